@@ -1,0 +1,45 @@
+import type { LineRef } from './record.js';
+import type { Severity } from './severity.js';
+import type { RuleId } from './rules.js';
+
+/** One violation, with the log lines that prove it (fewest first, in log order). */
+export interface Finding {
+  rule: RuleId;
+  severity: Severity;
+  /** The session id the request presented; null for event-id-without-session. */
+  session: string | null;
+  /** RFC 3339 time of the record that completes the violation. */
+  at: string;
+  message: string;
+  evidence: LineRef[];
+}
+
+/** A rule that could not be judged for a session, and why (never a guess). */
+export interface NotKnowable {
+  rule: RuleId;
+  session: string | null;
+  reason: string;
+}
+
+export interface NodeSummary {
+  records: number;
+  /** Estimated clock skew in ms, where causality shows one. */
+  skew_ms?: number;
+}
+
+export interface Summary {
+  records: number;
+  rejected_lines: number;
+  ignored_lines: number;
+  sessions: number;
+  by_rule: Partial<Record<RuleId, number>>;
+  nodes: Record<string, NodeSummary>;
+}
+
+/** The `--format json` report: the public shape of ../shared/spec/rules.md. */
+export interface Report {
+  version: 1;
+  findings: Finding[];
+  not_knowable: NotKnowable[];
+  summary: Summary;
+}

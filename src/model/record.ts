@@ -1,0 +1,101 @@
+// The normalized record: what every input format becomes before it is stored.
+// Field names follow ../shared/spec/log-format.md; event ids are opaque strings
+// (the integer 1204 and the string "1204" are the same id).
+
+export const RECORD_KINDS = [
+  'session.created',
+  'session.state_changed',
+  'session.terminated',
+  'session.evicted',
+  'stream.opened',
+  'stream.closed',
+  'stream.fenced',
+  'event.sent',
+  'event.replayed',
+  'buffer.trimmed',
+  'upgrade',
+  'request.sent',
+  'request.answered',
+  'request.cancelled',
+  'request.reissued',
+  'request.timed_out',
+  'call',
+  'http',
+] as const;
+
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+export const DECISIONS = ['resume', 'attach', 'fresh', 'reject'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** Where a stored record came from: the server's own log, or inferred from a proxy `http` record. */
+export type Origin = 'server' | 'proxy';
+
+export interface NormalizedRecord {
+  kind: RecordKind;
+  tsMs: number;
+  origin: Origin;
+  seq?: number;
+  node?: string;
+  session?: string | null;
+  incarnation?: string;
+  stream?: string;
+  sequence?: string;
+  conn?: string;
+  principal?: string;
+  req?: string;
+  // lifecycle
+  via?: string;
+  reason?: string;
+  aspect?: string;
+  logEvicted?: boolean;
+  // events
+  eventId?: string;
+  rpcKind?: string;
+  rpcId?: string;
+  method?: string;
+  attached?: boolean;
+  ofStream?: string;
+  oldestRetained?: string;
+  // upgrade
+  lastEventId?: string | null;
+  newStream?: string;
+  decision?: Decision;
+  status?: number;
+  replayed?: number;
+  reemitted?: number;
+  cancelled?: number;
+  firstReplayed?: string;
+  replayedIds?: string[];
+  newSession?: string;
+  resetSignalled?: boolean;
+  // server-to-client requests
+  requestId?: string;
+  newRequestId?: string;
+  // client calls
+  tool?: string;
+  argsHash?: string;
+  executed?: boolean;
+  // proxy access records
+  httpMethod?: string;
+  path?: string;
+  reqHeaders?: Record<string, string>;
+  respHeaders?: Record<string, string>;
+  sseEventIds?: string[];
+  durationMs?: number;
+  bytes?: number;
+  /** Unknown fields, kept verbatim (not used by any rule). */
+  extra?: Record<string, unknown>;
+}
+
+/** Provenance: every stored row points back to one input line. */
+export interface LineRef {
+  file: string;
+  line: number;
+}
+
+/** What one input line became. */
+export type LineOutcome =
+  | { type: 'records'; records: NormalizedRecord[]; format: string }
+  | { type: 'ignored' }
+  | { type: 'rejected'; reason: string };
