@@ -1,0 +1,54 @@
+import type { Finding } from '../model/finding.js';
+import { RULES } from '../model/rules.js';
+import { quoteLine, sessionLabel, type LineText } from './common.js';
+import { EXPLANATIONS } from './explanations.js';
+
+const WIDTH = 78;
+
+/**
+ * A short account of one finding for the person who has to act on it: what
+ * happened (the message and the witness lines, in order), why that breaks the
+ * boundary between stream and session resumption, and what the server should
+ * have done.
+ */
+export function explainFinding(finding: Finding, lineText: LineText): string {
+  const text = EXPLANATIONS[finding.rule];
+  const witness =
+    finding.evidence.length === 0
+      ? ['  (no evidence lines recorded)']
+      : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, 240)}`);
+  return [
+    `${finding.rule} (${finding.severity}): ${RULES[finding.rule].summary}`,
+    `Session ${sessionLabel(finding.session)}, at ${finding.at}.`,
+    '',
+    'What happened',
+    ...wrap(finding.message, '  '),
+    '  The lines that show it, in order:',
+    ...witness,
+    '',
+    'Why this breaks the boundary between stream and session resumption',
+    ...wrap(text.whyItBreaks, '  '),
+    '',
+    'What the server should have done',
+    ...wrap(text.shouldHave, '  '),
+    '',
+    `More: docs/rules.md#${finding.rule}`,
+    '',
+  ].join('\n');
+}
+
+/** Greedy word wrap of prose (log lines are never wrapped: they are quoted as they are). */
+function wrap(prose: string, indent: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of prose.split(/\s+/).filter(Boolean)) {
+    if (line && indent.length + line.length + 1 + word.length > WIDTH) {
+      lines.push(indent + line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}

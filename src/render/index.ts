@@ -1,0 +1,46 @@
+import type { Report } from '../model/finding.js';
+import type { FailOn } from '../model/severity.js';
+import type { LineText } from './common.js';
+import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+import { renderSarif } from './sarif.js';
+import { renderText } from './text.js';
+
+export type { LineText } from './common.js';
+export { explainFinding } from './explain.js';
+export { EXPLANATIONS, type RuleExplanation } from './explanations.js';
+
+export const FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export interface RenderOptions {
+  /** Resolves evidence to log line text (the CLI reads it through the store). */
+  lineText?: LineText;
+  /** ANSI colour for text. */
+  color?: boolean;
+  /** resumescope's version, for SARIF. */
+  toolVersion?: string;
+  /** The gate shown in the markdown status line. */
+  failOn?: FailOn;
+}
+
+export function isFormat(s: string): s is Format {
+  return (FORMATS as readonly string[]).includes(s);
+}
+
+/** Report to bytes, in one of the output formats; pure. */
+export function render(format: Format, report: Report, opts: RenderOptions = {}): string {
+  switch (format) {
+    case 'text':
+      return renderText(report, { lineText: opts.lineText, color: opts.color });
+    case 'json':
+      return renderJson(report);
+    case 'sarif':
+      return renderSarif(report, { toolVersion: opts.toolVersion ?? '0.0.0', lineText: opts.lineText });
+    case 'junit':
+      return renderJunit(report, { lineText: opts.lineText });
+    case 'markdown':
+      return renderMarkdown(report, { lineText: opts.lineText, failOn: opts.failOn });
+  }
+}

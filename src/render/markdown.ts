@@ -1,0 +1,87 @@
+import { exitCodeFor } from '../findings/gate.js';
+import type { Finding, Report } from '../model/finding.js';
+import type { FailOn } from '../model/severity.js';
+import {
+  countBySeverity,
+  groupBySeverityAndRule,
+  groupNotKnowable,
+  noLineText,
+  plural,
+  quoteLine,
+  SEVERITIES_DESCENDING,
+  sessionLabel,
+  type LineText,
+} from './common.js';
+
+export interface MarkdownOptions {
+  lineText?: LineText;
+  /** The gate the status line reports (default error, as the CLI's --fail-on). */
+  failOn?: FailOn;
+  /** Findings shown in full; the rest are counted. A PR comment is capped at 65,536 characters. */
+  maxDetails?: number;
+}
+
+/** For a CI job summary or a PR comment: status, a count table, then each finding folded. */
+export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
+  const lineText = opts.lineText ?? noLineText;
+  const failOn = opts.failOn ?? 'error';
+  const maxDetails = opts.maxDetails ?? 50;
+  const s = report.summary;
+  const counts = countBySeverity(report.findings);
+  const bySeverity = SEVERITIES_DESCENDING.filter((sev) => counts[sev] > 0).map((sev) => `${counts[sev]} ${sev}`);
+  const status = exitCodeFor(report, failOn) === 1 ? '❌' : '✅';
+  const found = report.findings.length === 0 ? 'no findings' : `${plural(report.findings.length, 'finding')} (${bySeverity.join(', ')})`;
+  const out: string[] = [
+    `${status} **resumescope**: ${found} in ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')} (gate: fail on ${failOn})`,
+  ];
+
+  const groups = groupBySeverityAndRule(report.findings);
+  if (groups.length > 0) {
+    out.push('', '| rule | severity | count |', '|---|---|---:|');
+    for (const g of groups) for (const r of g.rules) out.push(`| \`${r.rule}\` | ${g.severity} | ${r.findings.length} |`);
+    const ordered = groups.flatMap((g) => g.rules.flatMap((r) => r.findings));
+    out.push('');
+    for (const f of ordered.slice(0, maxDetails)) out.push(...details(f, lineText), '');
+    if (ordered.length > maxDetails) {
+      out.push(`…and ${plural(ordered.length - maxDetails, 'more finding')}: run \`resumescope\` with \`--format text\` for all of them.`, '');
+    }
+  }
+
+  const notKnowable = groupNotKnowable(report.not_knowable);
+  if (notKnowable.length > 0) {
+    out.push('', '**Not knowable** (the logs do not hold the facts these rules need):', '');
+    for (const g of notKnowable) {
+      out.push(`- \`${g.rule}\`: ${inline(g.reason)} (${plural(g.sessions.length, 'session')}: ${g.sessions.map((x) => `\`${sessionLabel(x)}\``).join(', ')})`);
+    }
+  }
+  if (s.rejected_lines > 0) {
+    out.push('', `⚠️ ${plural(s.rejected_lines, 'rejected line')} could not be read as records: \`resumescope query rejected\` lists them.`);
+  }
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+function details(f: Finding, lineText: LineText): string[] {
+  const evidence = f.evidence.map((ref) => quoteLine(ref, lineText));
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
+  return [
+    '<details>',
+    `<summary><b>${f.severity}</b> <code>${inline(f.rule)}</code> · session <code>${inline(sessionLabel(f.session))}</code> · ${inline(f.at)}</summary>`,
+    '',
+    inline(f.message),
+    '',
+    `${fence}text`,
+    ...evidence,
+    fence,
+    '',
+    '</details>',
+  ];
+}
+
+/** Text placed in Markdown/HTML: tags and entities in a log-derived message must not render. */
+function inline(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+}
+
+function longestBacktickRun(s: string): number {
+  return Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
+}

@@ -1,0 +1,98 @@
+import { findingKey } from '../findings/baseline.js';
+import type { Finding, Report } from '../model/finding.js';
+import type { LineRef } from '../model/record.js';
+import { RULE_IDS, RULES, type RuleId } from '../model/rules.js';
+import type { Severity } from '../model/severity.js';
+import { noLineText, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
+import { EXPLANATIONS } from './explanations.js';
+
+export interface SarifOptions {
+  /** resumescope's own version, for tool.driver.version. */
+  toolVersion: string;
+  /** Adds each evidence line's text as region.snippet where it resolves. */
+  lineText?: LineText;
+  /** Where the rule docs live; each rule's helpUri is this plus `#<rule-id>`. */
+  rulesDocUri?: string;
+}
+
+export type SarifLevel = 'error' | 'warning' | 'note';
+
+/** SARIF has no "critical": it becomes error, and properties.severity keeps the original. */
+export const SARIF_LEVEL: Record<Severity, SarifLevel> = { critical: 'error', error: 'error', warning: 'warning', info: 'note' };
+
+const SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const FINGERPRINT = 'resumescope/findingKey/v1';
+
+export function toSarif(report: Report, opts: SarifOptions) {
+  const lineText = opts.lineText ?? noLineText;
+  const docs = opts.rulesDocUri ?? 'docs/rules.md';
+  const ruleIndex = (id: RuleId): number => RULE_IDS.indexOf(id);
+
+  const location = (ref: LineRef) => {
+    const text = lineText(ref);
+    return {
+      physicalLocation: {
+        artifactLocation: { uri: encodeURI(ref.file) },
+        region: text === undefined ? { startLine: ref.line } : { startLine: ref.line, snippet: { text } },
+      },
+    };
+  };
+
+  const result = (f: Finding) => {
+    const [primary, ...related] = f.evidence;
+    return {
+      ruleId: f.rule,
+      ruleIndex: ruleIndex(f.rule),
+      level: SARIF_LEVEL[f.severity],
+      message: { text: `${f.message} (session ${sessionLabel(f.session)}, ${f.at})` },
+      ...(primary ? { locations: [location(primary)] } : {}),
+      ...(related.length > 0
+        ? { relatedLocations: related.map((ref, i) => ({ id: i + 1, ...location(ref), message: { text: 'further evidence' } })) }
+        : {}),
+      partialFingerprints: { [FINGERPRINT]: findingKey(f) },
+      properties: { severity: f.severity, session: f.session, at: f.at },
+    };
+  };
+
+  return {
+    $schema: SCHEMA,
+    version: '2.1.0' as const,
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'resumescope',
+            version: opts.toolVersion,
+            rules: RULE_IDS.map((id) => ({
+              id,
+              shortDescription: { text: RULES[id].summary },
+              fullDescription: { text: EXPLANATIONS[id].meaning },
+              help: { text: EXPLANATIONS[id].shouldHave },
+              helpUri: `${docs}#${id}`,
+              defaultConfiguration: { level: SARIF_LEVEL[RULES[id].severity] },
+              properties: { severity: RULES[id].severity, tags: [RULES[id].family] },
+            })),
+          },
+        },
+        // Rules the logs could not judge are not results (nothing was found) but must not vanish either.
+        invocations: [
+          {
+            executionSuccessful: true,
+            toolExecutionNotifications: sortNotKnowable(report.not_knowable).map((n) => ({
+              level: 'note' as const,
+              message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
+              associatedRule: { id: n.rule, index: ruleIndex(n.rule) },
+            })),
+          },
+        ],
+        results: sortFindings(report.findings).map(result),
+      },
+    ],
+  };
+}
+
+export type SarifLog = ReturnType<typeof toSarif>;
+
+export function renderSarif(report: Report, opts: SarifOptions): string {
+  return `${JSON.stringify(toSarif(report, opts), null, 2)}\n`;
+}

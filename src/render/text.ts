@@ -1,0 +1,69 @@
+import type { Report } from '../model/finding.js';
+import { RULES } from '../model/rules.js';
+import type { Severity } from '../model/severity.js';
+import {
+  countBySeverity,
+  groupBySeverityAndRule,
+  groupNotKnowable,
+  noLineText,
+  plural,
+  quoteLine,
+  SEVERITIES_DESCENDING,
+  sessionLabel,
+  type LineText,
+} from './common.js';
+
+export interface TextOptions {
+  lineText?: LineText;
+  /** ANSI colour; the CLI turns it on for a TTY without NO_COLOR. */
+  color?: boolean;
+}
+
+const SEVERITY_COLOUR: Record<Severity, string> = { critical: '1;35', error: '1;31', warning: '1;33', info: '1;36' };
+
+/** What a person on call reads first: the counts, then the worst findings with the lines that prove them. */
+export function renderText(report: Report, opts: TextOptions = {}): string {
+  const lineText = opts.lineText ?? noLineText;
+  const paint = (code: string, s: string): string => (opts.color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const out: string[] = [summaryLine(report)];
+
+  for (const group of groupBySeverityAndRule(report.findings)) {
+    out.push('', paint(SEVERITY_COLOUR[group.severity], group.severity.toUpperCase()));
+    for (const { rule, findings } of group.rules) {
+      out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', RULES[rule].summary)}`);
+      for (const f of findings) {
+        out.push(`    ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
+        for (const ref of f.evidence) out.push(paint('2', `        ${quoteLine(ref, lineText)}`));
+      }
+    }
+  }
+
+  const notKnowable = groupNotKnowable(report.not_knowable);
+  if (notKnowable.length > 0) {
+    out.push('', paint('1', 'NOT KNOWABLE') + ' (the logs do not hold the facts these rules need; nothing was guessed)');
+    for (const g of notKnowable) {
+      const sessions = `${g.sessions.length === 1 ? 'session' : 'sessions'} ${g.sessions.map(sessionLabel).join(', ')}`;
+      out.push(`  ${paint('1', g.rule)}: ${g.reason} ${paint('2', `(${sessions})`)}`);
+    }
+  }
+
+  if (report.summary.rejected_lines > 0) {
+    out.push(
+      '',
+      `${plural(report.summary.rejected_lines, 'rejected line')} could not be read as records; see which and why with \`resumescope query rejected\`.`,
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function summaryLine(report: Report): string {
+  const s = report.summary;
+  const counts = countBySeverity(report.findings);
+  const bySeverity = SEVERITIES_DESCENDING.filter((sev) => counts[sev] > 0).map((sev) => `${counts[sev]} ${sev}`);
+  const findings = report.findings.length === 0 ? 'no findings' : `${plural(report.findings.length, 'finding')} (${bySeverity.join(', ')})`;
+  return [
+    `resumescope: ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')}`,
+    findings,
+    `${plural(s.rejected_lines, 'rejected line')}, ${plural(s.ignored_lines, 'ignored line')}`,
+  ].join(' · ');
+}
