@@ -1,0 +1,9 @@
+import { httpEdge } from './http-edge.js';
+import { replayIntegrity } from './replay-integrity.js';
+import { sessionContinuity } from './session-continuity.js';
+import { streamVsSession } from './stream-vs-session.js';
+import type { Detector } from './types.js';
+import { writersAndRequests } from './writers-and-requests.js';
+
+/** Every detector family, in catalogue order (../shared/spec/rules.md). */
+export const DETECTORS: Detector[] = [replayIntegrity, sessionContinuity, streamVsSession, writersAndRequests, httpEdge];

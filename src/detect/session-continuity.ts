@@ -1,0 +1,4 @@
+import type { Detector } from './types.js';
+
+// Being written: see the detector family brief. Judges no rule yet.
+export const sessionContinuity: Detector = { rules: [], run: () => ({ findings: [], notKnowable: [] }) };

@@ -1,0 +1,39 @@
+import type { NodeSummary, Summary } from '../model/finding.js';
+import type { Db } from '../store/db.js';
+
+export function summarize(db: Db): Omit<Summary, 'by_rule'> {
+  const totals = db.prepare('SELECT coalesce(sum(records),0) AS records, coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored FROM sources').get() as {
+    records: number;
+    rejected: number;
+    ignored: number;
+  };
+  const sessions = db.prepare("SELECT count(DISTINCT session) AS n FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'").pluck().get() as number;
+  const nodes: Record<string, NodeSummary> = {};
+  for (const row of db.prepare('SELECT node, count(*) AS n FROM records WHERE node IS NOT NULL GROUP BY node ORDER BY node').all() as { node: string; n: number }[]) {
+    nodes[row.node] = { records: row.n };
+  }
+  for (const [node, skew] of estimateSkew(db)) if (nodes[node]) nodes[node].skew_ms = skew;
+  return { records: totals.records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes };
+}
+
+/**
+ * Causality shows skew where one node logs an event replayed (or a request
+ * answered) before another node logged sending it. The estimate for a node is
+ * the largest such inversion against it: a lower bound on how far behind its
+ * clock runs.
+ */
+export function estimateSkew(db: Db): Map<string, number> {
+  const rows = db
+    .prepare(
+      `SELECT later.node AS node, max(earlier.ts_ms - later.ts_ms) AS skew
+       FROM records later
+       JOIN records earlier ON earlier.session = later.session AND earlier.node IS NOT NULL AND earlier.node <> later.node
+       WHERE later.node IS NOT NULL AND (
+         (later.kind = 'event.replayed' AND earlier.kind = 'event.sent' AND earlier.event_id = later.event_id)
+         OR (later.kind = 'request.answered' AND earlier.kind = 'request.sent' AND earlier.request_id = later.request_id))
+         AND earlier.ts_ms > later.ts_ms
+       GROUP BY later.node`,
+    )
+    .all() as { node: string; skew: number }[];
+  return new Map(rows.map((r) => [r.node, -r.skew]));
+}

@@ -1,0 +1,64 @@
+import type { NormalizedRecord } from '../model/record.js';
+
+// What a reverse proxy's access record says about resumption. A proxy sees
+// headers and statuses, not server state: inferred records carry only what was
+// seen (counters stay unknown), and are marked origin 'proxy'.
+
+const ok = (status: number) => status >= 200 && status < 300;
+
+export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
+  const status = h.status!;
+  const method = (h.httpMethod ?? '').toUpperCase();
+  const reqH = h.reqHeaders ?? {};
+  const respH = h.respHeaders ?? {};
+  const session = reqH['mcp-session-id'] ?? null;
+  const lastEventId = reqH['last-event-id'] ?? null;
+  const minted = respH['mcp-session-id'];
+  const isSse = (respH['content-type'] ?? '').includes('text/event-stream');
+  const base = {
+    tsMs: h.tsMs,
+    origin: 'proxy' as const,
+    ...(h.node !== undefined && { node: h.node }),
+    ...(h.conn !== undefined && { conn: h.conn }),
+    ...(h.principal !== undefined && { principal: h.principal }),
+    ...(h.req !== undefined && { req: h.req }),
+  };
+  const out: NormalizedRecord[] = [];
+  const resetSignalled = h.resetSignalled;
+
+  const mintedNew = minted !== undefined && minted !== session && ok(status);
+  if (mintedNew) {
+    out.push({ ...base, kind: 'session.created', session: minted });
+    out.push({
+      ...base,
+      kind: 'upgrade',
+      session,
+      lastEventId,
+      decision: 'fresh',
+      status,
+      newSession: minted,
+      ...(resetSignalled !== undefined && { resetSignalled }),
+    });
+    return out;
+  }
+  if (method === 'GET' || lastEventId !== null) {
+    const accepted = ok(status) && (isSse || method === 'GET');
+    const decision = !accepted ? 'reject' : lastEventId !== null ? 'resume' : 'attach';
+    out.push({
+      ...base,
+      kind: 'upgrade',
+      session,
+      lastEventId,
+      decision,
+      status,
+      ...(resetSignalled !== undefined && { resetSignalled }),
+    });
+    return out;
+  }
+  if (method === 'POST' && session !== null && h.rpcKind === 'response' && h.rpcId !== undefined) {
+    out.push({ ...base, kind: 'request.answered', session, requestId: h.rpcId, status });
+  } else if (method === 'POST' && session !== null && h.rpcKind === 'request' && h.rpcId !== undefined && h.method !== undefined) {
+    out.push({ ...base, kind: 'call', session, rpcId: h.rpcId, method: h.method, status });
+  }
+  return out;
+}

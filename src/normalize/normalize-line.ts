@@ -1,0 +1,78 @@
+import type { LineOutcome, NormalizedRecord } from '../model/record.js';
+import { isObject, type Json } from './fields.js';
+import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
+import { kindOf, normalizeSpecObject } from './spec-record.js';
+
+export const SPEC_FORMAT = 'resumescope';
+
+/**
+ * Normalizes the lines of one input file. The file's format is detected from
+ * its first recognizable line and then kept (a file is one export), unless the
+ * user forces one with --input-format.
+ */
+export class LineNormalizer {
+  private format: InputFormat | typeof SPEC_FORMAT | undefined;
+
+  constructor(forced?: string, private readonly formats: InputFormat[] = INPUT_FORMATS) {
+    if (forced !== undefined && forced !== 'auto') {
+      if (forced === SPEC_FORMAT) this.format = SPEC_FORMAT;
+      else {
+        const f = formats.find((x) => x.name === forced);
+        if (!f) throw new Error(`unknown input format "${forced}" (known: ${[SPEC_FORMAT, ...formats.map((x) => x.name)].join(', ')})`);
+        this.format = f;
+      }
+    }
+  }
+
+  get formatName(): string | undefined {
+    return this.format === undefined ? undefined : this.format === SPEC_FORMAT ? SPEC_FORMAT : this.format.name;
+  }
+
+  normalize(text: string): LineOutcome {
+    if (text.trim() === '') return { type: 'ignored' };
+    let obj: unknown;
+    try {
+      obj = JSON.parse(text);
+    } catch (err) {
+      return { type: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
+    }
+    if (!isObject(obj)) return { type: 'rejected', reason: 'not a JSON object' };
+    const format = this.format ?? this.detect(obj);
+    if (format === undefined) return { type: 'ignored' };
+    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
+    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj), SPEC_FORMAT) : { type: 'ignored' };
+    return this.fromAdapter(format, obj);
+  }
+
+  private detect(obj: Json): InputFormat | typeof SPEC_FORMAT | undefined {
+    const k = kindOf(obj);
+    if (k.kind !== undefined || k.unknownCanonical !== undefined) {
+      this.format = SPEC_FORMAT;
+      return SPEC_FORMAT;
+    }
+    const f = this.formats.find((x) => x.detect(obj));
+    if (f) this.format = f;
+    return f;
+  }
+
+  private fromAdapter(format: InputFormat, obj: Json): LineOutcome {
+    let specs: Json[];
+    try {
+      specs = format.toSpec(obj);
+    } catch (err) {
+      return { type: 'rejected', reason: `${format.name}: ${(err as Error).message}` };
+    }
+    if (specs.length === 0) return { type: 'ignored' };
+    const records: NormalizedRecord[] = [];
+    for (const s of specs) {
+      const out = normalizeSpecObject(s);
+      if (out.type === 'rejected') return { type: 'rejected', reason: `${format.name}: ${out.reason}` };
+      if (out.type === 'records') records.push(...out.records);
+    }
+    return records.length ? { type: 'records', records, format: format.name } : { type: 'ignored' };
+  }
+}
+
+function withFormat(o: ReturnType<typeof normalizeSpecObject>, format: string): LineOutcome {
+  return o.type === 'records' ? { ...o, format } : o;
+}

@@ -1,0 +1,74 @@
+import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+
+/** An input the reader can open: a file, a folder's member, or stdin. */
+export interface Source {
+  /** As shown in reports and evidence (`-` reads as `<stdin>`). */
+  name: string;
+  path: string | null;
+  open(): Readable;
+}
+
+const LOG_FILE = /\.(ndjson|jsonl|log|json)(\.gz)?$/i;
+
+export class InputError extends Error {}
+
+/** Expands PATH arguments: files, folders (their log files, sorted), or `-` for stdin. */
+export function expandPaths(paths: string[], stdin: () => Readable = () => process.stdin): Source[] {
+  const out: Source[] = [];
+  for (const p of paths) {
+    if (p === '-') {
+      out.push({ name: '<stdin>', path: null, open: () => gunzipIfNeeded(stdin()) });
+      continue;
+    }
+    let st;
+    try {
+      st = statSync(p);
+    } catch (err) {
+      throw new InputError(`${p}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    if (st.isDirectory()) {
+      const members = readdirSync(p).filter((f) => LOG_FILE.test(f)).sort();
+      if (members.length === 0) throw new InputError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or .gz log files`);
+      for (const f of members) out.push(fileSource(join(p, f)));
+    } else {
+      out.push(fileSource(p));
+    }
+  }
+  return out;
+}
+
+export function fileSource(path: string): Source {
+  return { name: path, path, open: () => gunzipIfNeeded(createReadStream(path)) };
+}
+
+/** Detects gzip by its magic bytes, not the file name: exports get renamed. */
+export function gunzipIfNeeded(input: Readable): Readable {
+  const out = new PassThrough();
+  let decided = false;
+  input.once('error', (e) => out.destroy(e));
+  input.on('data', function first(chunk: Buffer) {
+    if (decided) return;
+    decided = true;
+    input.off('data', first);
+    input.pause();
+    const isGzip = chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
+    if (isGzip) {
+      const gunzip = createGunzip();
+      gunzip.once('error', (e) => out.destroy(new Error(`gzip: ${e.message}`)));
+      gunzip.pipe(out);
+      gunzip.write(chunk);
+      input.pipe(gunzip);
+    } else {
+      out.write(chunk);
+      input.pipe(out);
+    }
+    input.resume();
+  });
+  input.once('end', () => {
+    if (!decided) out.end();
+  });
+  return out;
+}

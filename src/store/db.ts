@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3';
+import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+
+export type Db = Database.Database;
+
+export class StoreError extends Error {}
+
+/**
+ * Opens (or creates) a timeline database. ':memory:' gives the embedded,
+ * throw-away database that analysing commands use when no --db is given.
+ */
+export function openDb(path: string = ':memory:', opts: { readonly?: boolean } = {}): Db {
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  } catch (err) {
+    throw new StoreError(`${path}: cannot open database (${(err as Error).message})`);
+  }
+  if (path !== ':memory:' && !opts.readonly) {
+    // WAL + one transaction per ingested file: a crash mid-ingest leaves the last complete file.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  try {
+    checkVersion(db, path, opts.readonly ?? false);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function checkVersion(db: Db, path: string, readonly: boolean): void {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").get();
+  const hasTables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table'").get() as { n: number };
+  if (!hasMeta) {
+    if (hasTables.n > 0) throw new StoreError(`${path}: not a resumescope database (no meta table)`);
+    if (readonly) throw new StoreError(`${path}: empty database; ingest logs into it first`);
+    db.exec(SCHEMA_SQL);
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+    return;
+  }
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+  const version = Number(row?.value);
+  if (version === SCHEMA_VERSION) return;
+  if (version > SCHEMA_VERSION) {
+    throw new StoreError(
+      `${path}: written by a newer resumescope (schema v${version}; this one reads v${SCHEMA_VERSION}). Upgrade resumescope, or re-ingest the logs into a new --db file.`,
+    );
+  }
+  // No older schema has been released; anything else is not ours to guess at.
+  throw new StoreError(`${path}: unknown schema version ${row?.value ?? '(none)'}; re-ingest the logs into a new --db file.`);
+}

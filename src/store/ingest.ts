@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import type { NormalizedRecord } from '../model/record.js';
+import { LineNormalizer } from '../normalize/normalize-line.js';
+import type { InputLine } from '../read/lines.js';
+import { splitLines } from '../read/lines.js';
+import type { Source } from '../read/sources.js';
+import type { Db } from './db.js';
+import { recordWriter, type RecordWriter } from './insert.js';
+
+export interface SourceStats {
+  name: string;
+  lines: number;
+  recordLines: number;
+  records: number;
+  ignored: number;
+  rejected: number;
+  format?: string;
+  /** The first rejected line, for the "unusable input" message. */
+  firstProblem?: { line: number; reason: string };
+  /** Set when the same bytes were ingested before: nothing was added. */
+  duplicateOf?: string;
+  /** Could not be read at all (message), as opposed to read with bad lines. */
+  readError?: string;
+}
+
+/** An input file is unusable when it cannot be read or not one of its lines is a record. */
+export function isUnusable(s: SourceStats): boolean {
+  return s.readError !== undefined || (s.duplicateOf === undefined && s.recordLines === 0);
+}
+
+const PREVIEW_BYTES = 4096;
+
+/**
+ * Writes the lines of one source into the store. Ties in time within a run of
+ * equal timestamps are put in `seq` order, so that records keep the order the
+ * node wrote them in (millisecond timestamps tie often).
+ */
+export class SourceIngest {
+  readonly stats: SourceStats;
+  readonly sourceId: number;
+  private readonly normalizer: LineNormalizer;
+  private readonly writer: RecordWriter;
+  private tieGroup: { line: number; rec: NormalizedRecord; raw: string }[] = [];
+  private readonly rejectStmt;
+  readonly touched = new Set<string>();
+
+  constructor(private readonly db: Db, name: string, opts: { inputFormat?: string; complete?: boolean } = {}) {
+    this.normalizer = new LineNormalizer(opts.inputFormat);
+    this.writer = recordWriter(db);
+    this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
+    // A placeholder hash until the content is known; unique per run.
+    const placeholder = `pending:${process.pid}:${Date.now()}:${Math.random()}`;
+    this.sourceId = Number(
+      db
+        .prepare('INSERT INTO sources (name, sha256, complete, ingested_at) VALUES (?, ?, ?, ?)')
+        .run(name, placeholder, opts.complete === false ? 0 : 1, new Date().toISOString()).lastInsertRowid,
+    );
+    this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
+  }
+
+  add(l: InputLine): void {
+    this.stats.lines++;
+    if ('error' in l) return this.reject(l.line, l.error, l.preview);
+    const out = this.normalizer.normalize(l.text);
+    if (out.type === 'ignored') {
+      this.stats.ignored++;
+      return;
+    }
+    if (out.type === 'rejected') return this.reject(l.line, out.reason, l.text.slice(0, PREVIEW_BYTES));
+    this.stats.recordLines++;
+    this.stats.format ??= out.format;
+    for (const rec of out.records) {
+      const last = this.tieGroup[this.tieGroup.length - 1];
+      if (last && last.rec.tsMs !== rec.tsMs) this.flush();
+      this.tieGroup.push({ line: l.line, rec, raw: l.text });
+    }
+  }
+
+  private reject(line: number, reason: string, text: string): void {
+    this.stats.rejected++;
+    this.stats.firstProblem ??= { line, reason };
+    this.rejectStmt.run(this.sourceId, line, reason, text);
+  }
+
+  /** Writes the pending tie group; call before committing a batch. */
+  flush(): void {
+    const group = this.tieGroup;
+    if (group.length === 0) return;
+    if (group.length > 1 && group.every((g) => g.rec.seq !== undefined)) group.sort((a, b) => a.rec.seq! - b.rec.seq!);
+    for (const { line, rec, raw } of group) {
+      this.writer.write(this.sourceId, line, rec, raw);
+      this.stats.records++;
+      if (rec.session) this.touched.add(rec.session);
+      if (rec.newSession) this.touched.add(rec.newSession);
+    }
+    this.tieGroup = [];
+  }
+
+  /** Records counts and the content hash; false when those bytes were already ingested. */
+  finish(sha256: string | null): boolean {
+    this.flush();
+    if (sha256 !== null) {
+      const prior = this.db.prepare('SELECT name FROM sources WHERE sha256 = ?').get(sha256) as { name: string } | undefined;
+      if (prior) {
+        this.stats.duplicateOf = prior.name;
+        return false;
+      }
+    }
+    const s = this.stats;
+    this.db
+      .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, rejected = ? WHERE id = ?')
+      .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.rejected, this.sourceId);
+    markDirty(this.db, this.touched);
+    return true;
+  }
+}
+
+export function markDirty(db: Db, sessions: Iterable<string>): void {
+  const stmt = db.prepare('INSERT OR IGNORE INTO dirty_sessions (session) VALUES (?)');
+  for (const s of sessions) stmt.run(s);
+}
+
+/**
+ * Ingests one source in one transaction: a crash or a read error leaves the
+ * database as it was before this file.
+ */
+export async function ingestSource(db: Db, source: Source, opts: { inputFormat?: string } = {}): Promise<SourceStats> {
+  const hash = createHash('sha256');
+  db.exec('BEGIN');
+  let ingest: SourceIngest | undefined;
+  try {
+    ingest = new SourceIngest(db, source.name, opts);
+    for await (const l of splitLines(source.open(), (c) => hash.update(c))) ingest.add(l);
+    const kept = ingest.finish(hash.digest('hex'));
+    db.exec(kept ? 'COMMIT' : 'ROLLBACK');
+    return ingest.stats;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    const stats = ingest?.stats ?? { name: source.name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
+    return { ...stats, readError: (err as Error).message };
+  }
+}
+
+export async function ingestAll(db: Db, sources: Source[], opts: { inputFormat?: string } = {}): Promise<SourceStats[]> {
+  const out: SourceStats[] = [];
+  for (const s of sources) out.push(await ingestSource(db, s, opts));
+  return out;
+}

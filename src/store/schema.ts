@@ -1,0 +1,112 @@
+// resumescope timeline schema. Bump SCHEMA_VERSION on any change and add a migration in db.ts.
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA_SQL = `
+-- resumescope timeline, schema version 1.
+-- Raw layer: one row per normalized record, with provenance (source, line).
+-- Derived layer (rebuilt per touched session by derive.sql): sessions, streams,
+-- events, requests. Views give each record kind a table of its own, lnav style.
+
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE IF NOT EXISTS sources (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,            -- as given on the command line; evidence cites it
+  sha256 TEXT NOT NULL UNIQUE,   -- content hash: re-ingesting the same bytes adds nothing
+  format TEXT,
+  lines INTEGER NOT NULL DEFAULT 0,        -- = record_lines + ignored + rejected
+  record_lines INTEGER NOT NULL DEFAULT 0,
+  records INTEGER NOT NULL DEFAULT 0,      -- a proxy line may yield several records
+  ignored INTEGER NOT NULL DEFAULT 0,
+  rejected INTEGER NOT NULL DEFAULT 0,
+  complete INTEGER NOT NULL DEFAULT 0, -- 0 while a followed file is still growing
+  ingested_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS rejected (
+  id INTEGER PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  line INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  text TEXT                       -- the line (first 4 KiB)
+);
+
+CREATE TABLE IF NOT EXISTS records (
+  id INTEGER PRIMARY KEY,         -- insertion order: ties in ts keep file order
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  line INTEGER NOT NULL,
+  ts_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  origin TEXT NOT NULL,           -- server | proxy (inferred from an http record)
+  shadowed INTEGER NOT NULL DEFAULT 0, -- proxy inference superseded by a server record with the same req
+  seq INTEGER, node TEXT, session TEXT, incarnation TEXT, stream TEXT, sequence TEXT,
+  conn TEXT, principal TEXT, req TEXT,
+  via TEXT, reason TEXT, aspect TEXT, log_evicted INTEGER,
+  event_id TEXT, rpc_kind TEXT, rpc_id TEXT, method TEXT, attached INTEGER, of_stream TEXT, oldest_retained TEXT,
+  last_event_id TEXT, new_stream TEXT, decision TEXT, status INTEGER,
+  replayed INTEGER, reemitted INTEGER, cancelled INTEGER, first_replayed TEXT, replayed_ids TEXT,
+  new_session TEXT, reset_signalled INTEGER,
+  request_id TEXT, new_request_id TEXT,
+  tool TEXT, args_hash TEXT, executed INTEGER,
+  http_method TEXT, path TEXT, req_headers TEXT, resp_headers TEXT, sse_event_ids TEXT, duration_ms INTEGER, bytes INTEGER,
+  extra TEXT,
+  raw TEXT NOT NULL               -- the log line, so evidence can be quoted from the database alone
+);
+CREATE INDEX IF NOT EXISTS records_session ON records (session, ts_ms, id);
+CREATE INDEX IF NOT EXISTS records_kind ON records (kind, ts_ms, id);
+CREATE INDEX IF NOT EXISTS records_source_line ON records (source_id, line);
+
+-- Sessions touched since the last derive (live mode re-evaluates only these).
+CREATE TABLE IF NOT EXISTS dirty_sessions (session TEXT PRIMARY KEY);
+
+-- Derived: one row per session.created (an incarnation); ended_* from the first end after it.
+CREATE TABLE IF NOT EXISTS incarnations (
+  session TEXT NOT NULL, created_id INTEGER NOT NULL PRIMARY KEY, created_ts INTEGER NOT NULL,
+  incarnation TEXT, node TEXT, owner TEXT,
+  ended_id INTEGER, ended_ts INTEGER, ended_how TEXT, log_evicted INTEGER
+);
+CREATE INDEX IF NOT EXISTS incarnations_session ON incarnations (session, created_ts);
+
+-- Derived: one row per stream (an SSE response body).
+CREATE TABLE IF NOT EXISTS streams (
+  session TEXT NOT NULL, stream TEXT NOT NULL, lane TEXT NOT NULL, via TEXT,
+  opened_id INTEGER, opened_ts INTEGER, node TEXT, conn TEXT, principal TEXT,
+  closed_id INTEGER, closed_ts INTEGER, close_reason TEXT,
+  fenced_id INTEGER, fenced_ts INTEGER,
+  superseded_id INTEGER, superseded_ts INTEGER, -- the accepted upgrade that replaced it
+  PRIMARY KEY (session, stream)
+);
+
+-- Derived: one row per emitted event, in emission order per lane and per session.
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,         -- the record id of the event.sent / request.sent
+  session TEXT NOT NULL, stream TEXT NOT NULL, lane TEXT NOT NULL, event_id TEXT NOT NULL,
+  ts_ms INTEGER NOT NULL, lane_pos INTEGER NOT NULL, attached INTEGER,
+  request_id TEXT, method TEXT
+);
+CREATE INDEX IF NOT EXISTS events_lookup ON events (session, event_id);
+CREATE INDEX IF NOT EXISTS events_lane ON events (session, lane, lane_pos);
+CREATE INDEX IF NOT EXISTS events_id ON events (event_id);
+
+-- Derived: server-to-client requests, from sent to their first resolution.
+CREATE TABLE IF NOT EXISTS requests (
+  session TEXT NOT NULL, request_id TEXT NOT NULL, sent_id INTEGER NOT NULL PRIMARY KEY,
+  sent_ts INTEGER NOT NULL, stream TEXT, method TEXT, event_id TEXT,
+  answered_id INTEGER, answered_ts INTEGER,      -- first 2xx answer
+  cancelled_id INTEGER, reissued_id INTEGER, timed_out_id INTEGER,
+  resolved_ts INTEGER                            -- first of answered, cancelled, reissued
+);
+CREATE INDEX IF NOT EXISTS requests_session ON requests (session, request_id);
+
+-- Views: the judged upgrades (proxy inference shadowed by a server record is dropped).
+CREATE VIEW IF NOT EXISTS upgrades AS
+  SELECT * FROM records WHERE kind = 'upgrade' AND shadowed = 0;
+CREATE VIEW IF NOT EXISTS calls AS
+  SELECT * FROM records WHERE kind = 'call' AND shadowed = 0;
+CREATE VIEW IF NOT EXISTS http AS
+  SELECT * FROM records WHERE kind = 'http';
+CREATE VIEW IF NOT EXISTS evidence AS
+  SELECT r.id, s.name AS file, r.line, r.ts_ms, r.kind, r.session, r.raw FROM records r JOIN sources s ON s.id = r.source_id;
+CREATE VIEW IF NOT EXISTS rejected_lines AS
+  SELECT s.name AS file, x.line, x.reason, x.text FROM rejected x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
+`;
