@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { applyBaseline, findingKey, parseBaseline, writeBaseline } from '../../src/findings/baseline.js';
+import type { Finding } from '../../src/model/finding.js';
+import { FINDINGS, makeReport } from '../render/fixture.js';
+
+describe('findingKey', () => {
+  it('is 16 hex digits and the same on a re-run of the same logs', () => {
+    const key = findingKey(FINDINGS[0]!);
+    expect(key).toMatch(/^[0-9a-f]{16}$/);
+    expect(findingKey(structuredClone(FINDINGS[0]!))).toBe(key);
+  });
+
+  it('does not change when the evidence lines shift in a re-export', () => {
+    const f = FINDINGS[0]!;
+    const shifted: Finding = { ...f, evidence: f.evidence.map((e) => ({ file: e.file.replace('.ndjson', '-2.ndjson'), line: e.line + 40 })) };
+    expect(findingKey(shifted)).toBe(findingKey(f));
+  });
+
+  it('tells apart findings that differ in rule, session, time or message', () => {
+    const f = FINDINGS[0]!;
+    const variants: Finding[] = [
+      { ...f, rule: 'phantom-event-id' },
+      { ...f, session: 'S9' },
+      { ...f, session: null },
+      { ...f, at: '2026-11-09T10:00:04.001Z' },
+      { ...f, message: `${f.message}.` },
+    ];
+    const keys = new Set([f, ...variants].map(findingKey));
+    expect(keys.size).toBe(variants.length + 1);
+  });
+});
+
+describe('baseline round trip', () => {
+  it('write then apply suppresses every finding of the baseline run', () => {
+    const report = makeReport();
+    const { report: after, suppressed } = applyBaseline(report, writeBaseline(report));
+    expect(suppressed).toBe(FINDINGS.length);
+    expect(after.findings).toEqual([]);
+    expect(after.summary.by_rule).toEqual({});
+    expect(after.not_knowable).toEqual(report.not_knowable);
+  });
+
+  it('suppresses exactly the known findings and keeps the new ones, also after a trip through JSON and shifted lines', () => {
+    const known = FINDINGS.slice(0, 3);
+    const baseline = parseBaseline(JSON.parse(JSON.stringify(writeBaseline(makeReport(known)))));
+    const rerun = FINDINGS.map((f) => ({ ...f, evidence: f.evidence.map((e) => ({ ...e, line: e.line + 7 })) }));
+    const { report, suppressed } = applyBaseline(makeReport(rerun), baseline);
+    expect(suppressed).toBe(3);
+    expect(report.findings.map((f) => f.rule)).toEqual(FINDINGS.slice(3).map((f) => f.rule));
+    expect(report.summary.by_rule).toEqual({ 'event-id-without-session': 1, 'dual-writer': 1, '404-storm': 1 });
+  });
+
+  it('writes version 1 with one entry per finding, sorted by time then rule', () => {
+    const file = writeBaseline(makeReport([...FINDINGS].reverse()));
+    expect(file.version).toBe(1);
+    expect(file.keys).toHaveLength(FINDINGS.length);
+    const order = file.keys.map((k) => `${k.at} ${k.rule}`);
+    expect(order).toEqual([...order].sort());
+    expect(file.keys[0]).toEqual({
+      key: findingKey(FINDINGS[1]!),
+      rule: 'cross-principal-replay',
+      session: 'S1',
+      at: '2026-11-09T10:00:04.000Z',
+      message: FINDINGS[1]!.message,
+    });
+    expect(writeBaseline(makeReport(FINDINGS))).toEqual(file);
+  });
+
+  it('rejects a file that is not a baseline', () => {
+    expect(() => parseBaseline({ version: 2, keys: [] })).toThrow(/version/);
+    expect(() => parseBaseline({ version: 1, keys: [{ key: 'nothex', rule: 'dual-writer' }] })).toThrow(/keys\[0\]\.key/);
+    expect(() => parseBaseline({ version: 1, keys: [{ key: '0123456789abcdef', rule: 'no-such-rule' }] })).toThrow(/keys\[0\]\.rule/);
+  });
+});
