@@ -1,0 +1,80 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { detect } from '../../detect/run.js';
+import { lineTextResolver } from '../../detect/evidence.js';
+import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
+import { filterReport } from '../../findings/filter.js';
+import { exitCodeFor } from '../../findings/gate.js';
+import { explainFinding, render } from '../../render/index.js';
+import { UsageError, useColor, VERSION, type Io } from '../io.js';
+import {
+  addInputOptions, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, ruleList,
+  type ThresholdFlags,
+} from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+interface AnalyzeFlags extends InputOptions, ThresholdFlags {
+  format: string;
+  failOn?: string;
+  rule: string[];
+  session: string[];
+  output?: string;
+  baseline?: string;
+  writeBaseline?: string;
+  explain?: boolean;
+}
+
+export function registerAnalyze(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('analyze')
+    .description('find resumption violations in logs, with the log lines that prove each (the CI gate)')
+    .argument('[paths...]', 'log files, folders, or - for stdin (plain or .gz)');
+  addInputOptions(cmd);
+  addThresholdOptions(cmd);
+  addReportOptions(cmd);
+  cmd
+    .option('--baseline <file>', 'suppress the known, accepted findings listed in this file')
+    .option('--write-baseline <file>', 'write the current findings as a baseline file')
+    .option('--explain', 'after the report, explain every finding in plain English')
+    .action(async (paths: string[], flags: AnalyzeFlags) => done(await analyze(paths, flags, io)));
+}
+
+export async function analyze(paths: string[], flags: AnalyzeFlags, io: Io): Promise<number> {
+  const config = loadConfig(flags.config);
+  const format = formatOf(flags.format);
+  const rules = ruleList(flags.rule);
+  const failOn = failOnOf(flags.failOn, config);
+  const ws = await openWorkspace(paths, flags, io);
+  try {
+    let report = detect(ws.db, detectOptions(flags, config));
+    report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
+    if (flags.baseline !== undefined) {
+      const applied = applyBaseline(report, readBaseline(flags.baseline));
+      report = applied.report;
+      if (applied.suppressed > 0) io.err(`resumescope: ${applied.suppressed} known finding(s) suppressed by ${flags.baseline}\n`);
+    }
+    if (flags.writeBaseline !== undefined) {
+      writeFileSync(flags.writeBaseline, JSON.stringify(writeBaseline(report), null, 2) + '\n');
+      io.err(`resumescope: wrote ${report.findings.length} finding(s) to ${flags.writeBaseline}\n`);
+    }
+    const lineText = lineTextResolver(ws.db);
+    let text = render(format, report, { lineText, color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn });
+    if (flags.explain && report.findings.length > 0) {
+      text += '\n' + report.findings.map((f) => explainFinding(f, lineText)).join('\n\n') + '\n';
+    }
+    if (flags.output !== undefined) writeFileSync(flags.output, text);
+    else io.out(text);
+    if (ws.unusable) return 2;
+    return exitCodeFor(report, failOn);
+  } finally {
+    ws.db.close();
+  }
+}
+
+function readBaseline(path: string) {
+  try {
+    return parseBaseline(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (err) {
+    throw new UsageError(`${path}: not a usable baseline (${(err as Error).message})`);
+  }
+}

@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+import { detect } from '../../detect/run.js';
+import { lineTextResolver } from '../../detect/evidence.js';
+import { filterReport } from '../../findings/filter.js';
+import { explainFinding } from '../../render/index.js';
+import { UsageError, type Io } from '../io.js';
+import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, ruleList, positiveInt, type ThresholdFlags } from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+interface ExplainFlags extends InputOptions, ThresholdFlags {
+  rule: string[];
+  session: string[];
+  n?: string;
+}
+
+export function registerExplain(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('explain')
+    .description('explain findings in plain English: what happened, why it breaks the boundary, what the server should have done')
+    .argument('[paths...]', 'log files, folders, or - for stdin');
+  addInputOptions(cmd);
+  addThresholdOptions(cmd);
+  cmd
+    .option('--rule <ids>', 'only findings of these rules', (v: string, p: string[]) => [...p, ...v.split(',')], [])
+    .option('--session <ids>', 'only findings of these sessions', (v: string, p: string[]) => [...p, ...v.split(',')], [])
+    .option('-n <number>', 'only the Nth matching finding (1-based, in report order)')
+    .action(async (paths: string[], flags: ExplainFlags) => {
+      const ws = await openWorkspace(paths, flags, io);
+      try {
+        const rules = ruleList(flags.rule);
+        let report = detect(ws.db, detectOptions(flags, loadConfig(flags.config)));
+        report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
+        let findings = report.findings;
+        if (flags.n !== undefined) {
+          const n = positiveInt(flags.n, '-n');
+          if (n > findings.length) throw new UsageError(`-n ${n}: only ${findings.length} matching finding(s)`);
+          findings = [findings[n - 1]!];
+        }
+        if (findings.length === 0) io.out('No finding matches: nothing to explain.\n');
+        const lineText = lineTextResolver(ws.db);
+        io.out(findings.map((f, i) => `#${i + 1}  ${explainFinding(f, lineText)}`).join('\n\n') + (findings.length ? '\n' : ''));
+        done(ws.unusable ? 2 : 0);
+      } finally {
+        ws.db.close();
+      }
+    });
+}

@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { deriveTimeline } from '../../store/derive.js';
+import type { Io } from '../io.js';
+import { addInputOptions } from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+export function registerIngest(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('ingest')
+    .description('read logs into a SQLite timeline (merged by time; re-ingesting a file adds nothing)')
+    .argument('<paths...>', 'log files, folders, or - for stdin (plain or .gz)');
+  addInputOptions(cmd).action(async (paths: string[], flags: InputOptions) => {
+    const ws = await openWorkspace(paths, flags, io);
+    try {
+      deriveTimeline(ws.db);
+      for (const s of ws.sources) {
+        if (s.duplicateOf !== undefined || s.readError !== undefined) continue;
+        io.out(`${s.name}: ${s.lines} lines: ${s.recordLines} records, ${s.ignored} ignored, ${s.rejected} rejected${s.format ? ` (${s.format})` : ''}\n`);
+      }
+      if (flags.db === undefined) io.err('resumescope: no --db given: the timeline was built in memory and is gone; pass --db FILE to keep it\n');
+      done(ws.unusable ? 2 : 0);
+    } finally {
+      ws.db.close();
+    }
+  });
+}

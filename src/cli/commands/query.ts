@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { DEFAULT_DETECT_OPTIONS } from '../../detect/types.js';
+import { listQueries, loadQuery, QUERIES_DIR } from '../../detect/sql.js';
+import { deriveTimeline } from '../../store/derive.js';
+import type { Db } from '../../store/db.js';
+import { renderRows } from '../../render/rows.js';
+import { UsageError, type Io } from '../io.js';
+import { addInputOptions } from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+export function registerQuery(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('query')
+    .description('read-only SQL over the timeline, or a named query from queries/ (--list)')
+    .argument('[sql]', 'SQL text, or the name of a query in queries/ (e.g. rejected)')
+    .argument('[paths...]', 'log files, folders, or - for stdin');
+  addInputOptions(cmd)
+    .option('--list', 'list the named queries')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & { list?: boolean; format: string }) => {
+      if (flags.list) {
+        for (const q of listQueries()) io.out(`${q.name.padEnd(32)} ${q.title}\n`);
+        return done(0);
+      }
+      if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
+      const text = existsSync(`${QUERIES_DIR}${sql}.sql`) ? loadQuery(sql) : sql;
+      const ws = await openWorkspace(paths, flags, io);
+      try {
+        deriveTimeline(ws.db);
+        const rows = runReadOnly(ws.db, text);
+        io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
+        done(ws.unusable ? 2 : 0);
+      } finally {
+        ws.db.close();
+      }
+    });
+}
+
+/** Runs one statement that does not write; the detectors' named parameters get their defaults. */
+export function runReadOnly(db: Db, sql: string): Record<string, unknown>[] {
+  let stmt;
+  try {
+    stmt = db.prepare(sql);
+  } catch (err) {
+    throw new UsageError(`SQL: ${(err as Error).message}`);
+  }
+  if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
+  if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
+  const d = DEFAULT_DETECT_OPTIONS;
+  const defaults: Record<string, number> = {
+    storm_count: d.stormCount,
+    storm_window_ms: d.stormWindowMs,
+    duplicate_call_window_ms: d.duplicateCallWindowMs,
+    fence_grace_ms: d.fenceGraceMs,
+  };
+  const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
+  const params = Object.fromEntries(Object.entries(defaults).filter(([k]) => used.has(k)));
+  try {
+    return stmt.all(params) as Record<string, unknown>[];
+  } catch (err) {
+    throw new UsageError(`SQL: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import { renderTimelineText } from '../../render/timeline.js';
+import { sessionIds, sessionTimeline } from '../../store/timeline.js';
+import { UsageError, type Io } from '../io.js';
+import { addInputOptions } from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+export function registerTimeline(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('timeline')
+    .description("one session's story: incarnations, streams as lanes, upgrades and requests, file:line on every row")
+    .argument('<session>', 'the Mcp-Session-Id')
+    .argument('[paths...]', 'log files, folders, or - for stdin');
+  addInputOptions(cmd)
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (session: string, paths: string[], flags: InputOptions & { format: string }) => {
+      const ws = await openWorkspace(paths, flags, io);
+      try {
+        const t = sessionTimeline(ws.db, session);
+        if (!t) {
+          const known = sessionIds(ws.db).slice(0, 10);
+          throw new UsageError(`session ${session} is not in the log${known.length ? ` (sessions: ${known.join(', ')}${known.length === 10 ? ', …' : ''})` : ''}`);
+        }
+        io.out(flags.format === 'json' ? JSON.stringify(t, null, 2) + '\n' : renderTimelineText(t));
+        done(ws.unusable ? 2 : 0);
+      } finally {
+        ws.db.close();
+      }
+    });
+}

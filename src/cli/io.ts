@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+
+/** Process concerns kept in one place: output streams, colour, the package version. */
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+  isTty: boolean;
+}
+
+export const processIo: Io = {
+  out: (s) => void process.stdout.write(s),
+  err: (s) => void process.stderr.write(s),
+  isTty: Boolean(process.stdout.isTTY),
+};
+
+export function useColor(io: Io): boolean {
+  return io.isTty && !process.env.NO_COLOR && process.env.CI !== 'true';
+}
+
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+/** A command-line mistake: exit 2 with the message, no stack. */
+export class UsageError extends Error {}

@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { StoreError } from '../store/db.js';
+import { registerAnalyze } from './commands/analyze.js';
+import { registerExplain } from './commands/explain.js';
+import { registerIngest } from './commands/ingest.js';
+import { registerQuery } from './commands/query.js';
+import { registerRules } from './commands/rules.js';
+import { registerTimeline } from './commands/timeline.js';
+import { processIo, UsageError, VERSION, type Io } from './io.js';
+
+/** Builds the command line; commands stay thin and report their exit code through `done`. */
+export function buildProgram(io: Io, done: (code: number) => void): Command {
+  const program = new Command('resumescope')
+    .description('Forensic analyzer for MCP stream resumption (Last-Event-ID) and session resumption (Mcp-Session-Id)')
+    .version(VERSION)
+    .showHelpAfterError()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .exitOverride();
+  for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules]) {
+    register(program, io, done);
+  }
+  return program;
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UsageError || err instanceof StoreError) {
+      io.err(`resumescope: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import type { RunOptions } from '../detect/run.js';
+import { parseConfig, parseDuration, type Config } from '../findings/config.js';
+import { isRuleId, type RuleId } from '../model/rules.js';
+import { SEVERITIES, type FailOn } from '../model/severity.js';
+import { FORMATS, isFormat, type Format } from '../render/index.js';
+import { UsageError } from './io.js';
+
+// Flags shared by the analysing commands, and how flags and the config file combine.
+
+export function addInputOptions(cmd: Command): Command {
+  return cmd
+    .option('--db <file>', 'keep the timeline in this SQLite file (default: an in-memory database)')
+    .option('--input-format <name>', 'force the input format instead of detecting it per file');
+}
+
+export function addThresholdOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'thresholds, disabled rules and gate from a JSON file (default: ./resumescope.config.json if present)')
+    .option('--storm-count <n>', '404-storm: POSTs that make a storm (default 5)')
+    .option('--storm-window <duration>', '404-storm: window, e.g. 10s (default 10s)')
+    .option('--dup-window <duration>', 'duplicate-tool-call: window, e.g. 60s (default 60s)')
+    .option('--fence-grace <duration>', 'stale-writer-blocks-reconnect: fence grace period (default 5s)');
+}
+
+export function addReportOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('-f, --format <format>', 'output format').choices([...FORMATS]).default('text'))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...SEVERITIES, 'never']))
+    .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
+    .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
+    .option('-o, --output <file>', 'write the report to a file instead of stdout');
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export interface ThresholdFlags {
+  config?: string;
+  stormCount?: string;
+  stormWindow?: string;
+  dupWindow?: string;
+  fenceGrace?: string;
+}
+
+export function loadConfig(path: string | undefined): Config {
+  const file = path ?? (existsSync('resumescope.config.json') ? 'resumescope.config.json' : undefined);
+  if (file === undefined) return {};
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read config (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  try {
+    return parseConfig(text, file);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Flags win over the config file, which wins over the defaults. */
+export function detectOptions(flags: ThresholdFlags, config: Config): RunOptions {
+  const t = config.thresholds ?? {};
+  const out: RunOptions = {
+    stormCount: flags.stormCount !== undefined ? positiveInt(flags.stormCount, '--storm-count') : t.stormCount,
+    stormWindowMs: flags.stormWindow !== undefined ? duration(flags.stormWindow, '--storm-window') : t.stormWindowMs,
+    duplicateCallWindowMs: flags.dupWindow !== undefined ? duration(flags.dupWindow, '--dup-window') : t.duplicateCallWindowMs,
+    fenceGraceMs: flags.fenceGrace !== undefined ? duration(flags.fenceGrace, '--fence-grace') : t.fenceGraceMs,
+    disabled: config.rules?.disable ?? [],
+  };
+  return out;
+}
+
+export function duration(s: string, flag: string): number {
+  try {
+    return parseDuration(s);
+  } catch (err) {
+    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+export function positiveInt(s: string, flag: string): number {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got "${s}"`);
+  return n;
+}
+
+export function ruleList(ids: string[]): RuleId[] {
+  for (const id of ids) if (!isRuleId(id)) throw new UsageError(`--rule: unknown rule "${id}" (see resumescope rules)`);
+  return ids as RuleId[];
+}
+
+export function failOnOf(flag: string | undefined, config: Config): FailOn {
+  return (flag as FailOn | undefined) ?? config.failOn ?? 'error';
+}
+
+export function formatOf(s: string): Format {
+  if (!isFormat(s)) throw new UsageError(`--format: unknown format "${s}"`);
+  return s;
+}

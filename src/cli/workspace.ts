@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { expandPaths, InputError } from '../read/sources.js';
+import { openDb, type Db } from '../store/db.js';
+import { ingestAll, isUnusable, type SourceStats } from '../store/ingest.js';
+import { UsageError, type Io } from './io.js';
+
+export interface InputOptions {
+  db?: string;
+  inputFormat?: string;
+}
+
+export interface OpenedWorkspace {
+  db: Db;
+  sources: SourceStats[];
+  /** True when an input file was unusable: the run must exit 2 after reporting. */
+  unusable: boolean;
+}
+
+/**
+ * Every analysing command takes PATHs directly (an embedded database, or
+ * --db FILE to keep it), or just --db for a database ingested earlier: the
+ * user never has to run two commands where one will do.
+ */
+export async function openWorkspace(paths: string[], opts: InputOptions, io: Io): Promise<OpenedWorkspace> {
+  if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
+  if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
+  let sources;
+  try {
+    sources = expandPaths(paths);
+  } catch (err) {
+    if (err instanceof InputError) throw new UsageError(err.message);
+    throw err;
+  }
+  const db = openDb(opts.db ?? ':memory:');
+  const stats = await ingestAll(db, sources, { ...(opts.inputFormat !== undefined && { inputFormat: opts.inputFormat }) });
+  for (const s of stats) reportSource(s, io);
+  return { db, sources: stats, unusable: stats.some(isUnusable) };
+}
+
+/** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
+export function reportSource(s: SourceStats, io: Io): void {
+  if (s.readError !== undefined) {
+    io.err(`resumescope: ${s.name}: unusable: ${s.readError}\n`);
+  } else if (s.duplicateOf !== undefined) {
+    io.err(`resumescope: ${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added\n`);
+  } else if (s.recordLines === 0) {
+    const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
+    io.err(`resumescope: ${s.name}: unusable: no record lines (${why})\n`);
+  } else if (s.rejected > 0) {
+    const first = s.firstProblem!;
+    io.err(
+      `resumescope: ${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); they are kept: resumescope query rejected\n`,
+    );
+  }
+}

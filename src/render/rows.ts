@@ -1,0 +1,22 @@
+// Query results as a table, JSON or CSV.
+
+export type RowsFormat = 'table' | 'json' | 'csv';
+
+export function renderRows(rows: Record<string, unknown>[], format: RowsFormat): string {
+  if (format === 'json') return JSON.stringify(rows, null, 2) + '\n';
+  const cols = rows.length ? Object.keys(rows[0]!) : [];
+  if (format === 'csv') return [cols.map(csvCell).join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
+  if (rows.length === 0) return '(no rows)\n';
+  const cell = (v: unknown) => {
+    const s = v === null || v === undefined ? '' : String(v);
+    return s.length > 80 ? s.slice(0, 79) + '…' : s;
+  };
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+}
+
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

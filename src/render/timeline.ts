@@ -1,0 +1,91 @@
+import { isoTime } from '../normalize/time.js';
+import type { SessionTimeline, TimelineRecord } from '../store/timeline.js';
+
+// A session's story as text: incarnations, streams as lanes, then every record
+// on one row with its lane marked and file:line, so a reader can go to the log.
+
+const v = (x: unknown) => (x === null || x === undefined ? '∅' : String(x));
+
+/** One line saying what a record means, in the words of the seeds. */
+export function describeRecord(r: TimelineRecord): string {
+  switch (r.kind) {
+    case 'session.created':
+      return `session created${r.incarnation ? ` (incarnation ${r.incarnation})` : ''}${r.principal ? ` for ${r.principal}` : ''}`;
+    case 'session.state_changed':
+      return `state changed: ${v(r.aspect)}`;
+    case 'session.terminated':
+      return `session terminated${r.reason ? ` (${r.reason})` : ''}`;
+    case 'session.evicted':
+      return `session evicted${r.reason ? ` (${r.reason})` : ''}${r.log_evicted === 0 ? ', event log kept' : ''}`;
+    case 'stream.opened':
+      return `stream ${v(r.stream)} opened via ${v(r.via)}${r.conn ? ` on ${r.conn}` : ''}`;
+    case 'stream.closed':
+      return `stream ${v(r.stream)} closed${r.reason ? ` (${r.reason})` : ''}`;
+    case 'stream.fenced':
+      return `stream ${v(r.stream)} fenced`;
+    case 'event.sent':
+      return `event ${v(r.event_id)} sent on ${v(r.stream)}${r.method ? `: ${r.method}` : ''}${r.attached === 0 ? ' (unattached)' : ''}`;
+    case 'event.replayed':
+      return `event ${v(r.event_id)} replayed on ${v(r.stream)}`;
+    case 'buffer.trimmed':
+      return `buffer trimmed${r.stream ? ` on ${r.stream}` : ''}: oldest retained ${v(r.oldest_retained)}`;
+    case 'upgrade': {
+      const counters = ['replayed', 'reemitted', 'cancelled']
+        .filter((k) => r[k] !== null && r[k] !== undefined)
+        .map((k) => `${k} ${r[k]}`)
+        .join(', ');
+      const into = r.new_stream ? ` → ${r.new_stream}` : r.new_session ? ` → new session ${r.new_session}` : '';
+      return `UPGRADE (session ${v(r.session)}, last-event-id ${v(r.last_event_id)}, ${v(r.decision)}) ${v(r.status)}${into}${counters ? ` [${counters}]` : ''}${r.reason ? ` ${r.reason}` : ''}`;
+    }
+    case 'request.sent':
+      return `request ${v(r.request_id)} ${v(r.method)} sent on ${v(r.stream)}`;
+    case 'request.answered':
+      return `request ${v(r.request_id)} answered (${v(r.status)})`;
+    case 'request.cancelled':
+      return `request ${v(r.request_id)} cancelled`;
+    case 'request.reissued':
+      return `request ${v(r.request_id)} reissued as ${v(r.new_request_id)} on ${v(r.stream)}`;
+    case 'request.timed_out':
+      return `request ${v(r.request_id)} timed out`;
+    case 'call':
+      return `call ${v(r.method)}${r.tool ? ` ${r.tool}` : ''} id ${v(r.rpc_id)} → ${v(r.status)}${r.executed === 0 ? ' (not executed)' : ''}`;
+    case 'http':
+      return `http ${v(r.http_method)} ${v(r.path)} → ${v(r.status)}`;
+    default:
+      return r.kind;
+  }
+}
+
+export function renderTimelineText(t: SessionTimeline): string {
+  const out: string[] = [`session ${t.session}`];
+  for (const i of t.incarnations) {
+    const end = i.ended_ts !== null ? `, ${i.ended_how} ${isoTime(i.ended_ts)}` : ', live at end of log';
+    out.push(`  incarnation ${i.incarnation ?? '(no nonce)'}: created ${isoTime(i.created_ts)}${i.node ? ` on ${i.node}` : ''}${i.owner ? ` by ${i.owner}` : ''}${end}`);
+  }
+  if (t.incarnations.length === 0) out.push('  (its creation is not in the log)');
+  const lanes = [...new Set(t.lanes.map((l) => l.lane))];
+  out.push('  lanes (a lane is one stream lineage; resumptions continue it on a new stream):');
+  lanes.forEach((lane, i) => {
+    const members = t.lanes.filter((l) => l.lane === lane).map((l) => `${l.stream}${l.via ? `/${l.via}` : ''}${laneState(l)}`);
+    out.push(`    ${laneMark(i)} ${lane}: ${members.join(' → ')}`);
+  });
+  out.push('');
+  const width = Math.max(...t.records.map((r) => `${r.file}:${r.line}`.length));
+  for (const r of t.records) {
+    const col = r.lane === null ? -1 : lanes.indexOf(r.lane);
+    const gutter = lanes.map((_, i) => (i === col ? laneMark(i) : '│')).join('');
+    out.push(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+function laneState(l: SessionTimeline['lanes'][number]): string {
+  if (l.fenced_ts !== null) return ' (fenced)';
+  if (l.closed_ts !== null) return ` (closed${l.close_reason ? `: ${l.close_reason}` : ''})`;
+  if (l.superseded_ts !== null) return ' (superseded, never closed)';
+  return '';
+}
+
+function laneMark(i: number): string {
+  return 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[i % 26]!;
+}
