@@ -1,0 +1,111 @@
+// The decision boundary of the seeds: branch on the combination of
+// Mcp-Session-Id and Last-Event-ID. A session id is an identity across
+// streams; an event id is a position within one stream. Neither stands in
+// for the other.
+
+import { DEFAULT_POLICY, type Policy } from './policy.js';
+import type { EngineState, Incarnation } from './state.js';
+import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCode } from './types.js';
+import { isLive, isStandalone, lineageMembers } from './lineage.js';
+import { pendingRequests } from './requests.js';
+import { isEventRetained } from './retention.js';
+
+/**
+ * Decides one reconnect. Pure: reads `state` (which may be undefined for a session id never
+ * observed), never mutates it. `state` must be what is known just before the request.
+ */
+export function decide(state: EngineState | undefined, request: EngineRequest, policy: Policy = DEFAULT_POLICY): EngineDecision {
+  const sessionId = headerValue(request.sessionId);
+  const lastEventId = headerValue(request.lastEventId);
+  if (sessionId === null) {
+    if (lastEventId !== null) return reject(400, 'event_id_without_session');
+    return request.isInitialize ? outcome('fresh', 200, 'initialize', { newSession: true }) : reject(400, 'session_required');
+  }
+  const inc = state && servingIncarnation(state, request.node);
+  if (!inc || inc.ended) return reject(404, 'session_not_found');
+  if (request.principal !== undefined && inc.owner !== undefined && request.principal !== inc.owner) {
+    return reject(403, 'principal_mismatch');
+  }
+  return lastEventId === null ? attach(inc, request, policy) : resume(state, inc, lastEventId, request, policy);
+}
+
+/**
+ * The incarnation that answers on `node`: the latest created one, skipping those created on
+ * another known node (sessions are not shared between nodes).
+ */
+export function servingIncarnation(state: EngineState, node?: string): Incarnation | undefined {
+  return state.incarnations.findLast((i) => i.created && (node === undefined || i.node === undefined || i.node === node));
+}
+
+/** Session resumption on a new stream: no replay; every pending request re-emitted or cancelled. */
+function attach(inc: Incarnation, request: EngineRequest, policy: Policy): EngineDecision {
+  const writers = splitByNode([...inc.streams.values()].filter((s) => isLive(s) && isStandalone(inc, s)), request.node);
+  if (writers.unfenceable.length > 0) return unresumable(['prior_writer_unfenceable'], policy);
+  const pending = pendingRequests(inc).map((r) => r.id);
+  const reemit = policy.pendingOnAttach === 'reemit';
+  return outcome('attach', 200, 'session_resumption', {
+    reemit: reemit ? pending : [],
+    cancel: reemit ? [] : pending,
+    fence: writers.fenceable,
+  });
+}
+
+/** Stream resumption: replay after Last-Event-ID on its lane, if every check passes. */
+function resume(state: EngineState, inc: Incarnation, lastEventId: string, request: EngineRequest, policy: Policy): EngineDecision {
+  const checks: CheckCode[] = [];
+  const event = inc.events.get(lastEventId);
+  const emittedElsewhere = !event && state.incarnations.some((other) => other !== inc && other.events.has(lastEventId));
+  if (!event && !emittedElsewhere && !request.foreignSession) checks.push('unknown_event_id');
+  if (emittedElsewhere || request.foreignSession) checks.push('foreign_event_id');
+  if (!event) return unresumable(checks, policy);
+
+  if (!isEventRetained(inc, event, request.tsMs, policy)) checks.push('position_evicted');
+  if (inc.stateChanges.some((change) => change.pos > event.pos)) checks.push('state_changed_in_window');
+  const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
+  if (replay.some((id) => isAnsweredRequest(inc, id))) checks.push('answered_request_in_window');
+  const lineage = event.stream === undefined ? [] : lineageMembers(inc, event.stream);
+  const writers = splitByNode(lineage.filter(isLive), request.node);
+  if (writers.unfenceable.length > 0) checks.push('prior_writer_unfenceable');
+  if (checks.length > 0) return unresumable(checks, policy);
+
+  return outcome('resume', 200, 'stream_resumption', { replay, fence: writers.fenceable });
+}
+
+function isAnsweredRequest(inc: Incarnation, eventId: string): boolean {
+  const requestId = inc.events.get(eventId)?.requestId;
+  return requestId !== undefined && inc.requests.get(requestId)?.answered === true;
+}
+
+/** A node can fence only its own writers; one on another known node stays a second writer. */
+function splitByNode(streams: { id: string; node?: string }[], node: string | undefined) {
+  const onOtherNode = (s: { node?: string }) => node !== undefined && s.node !== undefined && s.node !== node;
+  return {
+    fenceable: streams.filter((s) => !onOtherNode(s)).map((s) => s.id),
+    unfenceable: streams.filter(onOtherNode).map((s) => s.id),
+  };
+}
+
+/**
+ * Unknown and foreign ids get the same 409 as an evicted window, not 404: the session
+ * itself exists, and 404 tells a client its session is gone.
+ */
+function unresumable(checks: CheckCode[], policy: Policy): EngineDecision {
+  if (policy.unresumable === 'reset') {
+    return outcome('fresh', 200, 'resumption_unavailable', { newSession: true, resetSignalled: true, checks });
+  }
+  return outcome('reject', 409, 'resumption_unavailable', { checks });
+}
+
+function reject(status: number, reason: ReasonCode): EngineDecision {
+  return outcome('reject', status, reason, { checks: [reason] });
+}
+
+/** A decision with nothing to replay, re-emit, cancel or fence unless `parts` says so; arrays are never shared. */
+function outcome(decision: DecisionClass, status: number, reason: ReasonCode, parts: Partial<EngineDecision> = {}): EngineDecision {
+  return { decision, status, reason, replay: [], reemit: [], cancel: [], fence: [], newSession: false, resetSignalled: false, checks: [], ...parts };
+}
+
+/** An absent or empty header is no header; event ids are compared as strings. */
+function headerValue(value: string | number | null | undefined): string | null {
+  return value === null || value === undefined || value === '' ? null : String(value);
+}

@@ -1,0 +1,105 @@
+// Streams and their lineages. A lineage is the chain of streams (HTTP response
+// bodies) that carry one logical stream across resumptions: an accepted
+// resume or attach, or a shared `sequence`, links a stream to the one it
+// continues. Links always join two roots, so the chains never cycle.
+
+import type { EngineRecord } from './types.js';
+import type { Incarnation, StreamInfo } from './state.js';
+
+/** What a record can tell about the stream it names. */
+type StreamFacts = Pick<EngineRecord, 'node' | 'conn' | 'principal' | 'sequence' | 'via'>;
+
+export function isAcceptedUpgrade(record: EngineRecord): boolean {
+  // A missing status is taken at its word: the server logged that it resumed or attached.
+  if (record.status === undefined) return record.decision === 'resume' || record.decision === 'attach';
+  return record.status >= 200 && record.status < 300;
+}
+
+/** The stream, registered from whatever record first names it (no `via` unless the record says). */
+export function touchStream(inc: Incarnation, id: string, record: StreamFacts, pos: number): StreamInfo {
+  let stream = inc.streams.get(id);
+  if (!stream) {
+    stream = { id, openedPos: pos, closed: false, fenced: false, superseded: false };
+    inc.streams.set(id, stream);
+  }
+  stream.node ??= record.node;
+  stream.conn ??= record.conn;
+  stream.principal ??= record.principal;
+  if (record.sequence !== undefined && stream.sequence === undefined) {
+    stream.sequence = record.sequence;
+    const root = inc.sequences.get(record.sequence);
+    if (root === undefined) inc.sequences.set(record.sequence, id);
+    else linkLineage(inc, id, root);
+  }
+  return stream;
+}
+
+/** A response body starts on this stream id; a reused id (the TypeScript SDK does that) is live again. */
+export function openStream(inc: Incarnation, id: string, record: StreamFacts, pos: number): StreamInfo {
+  const stream = touchStream(inc, id, record, pos);
+  stream.via ??= record.via;
+  stream.openedPos = pos;
+  stream.closed = false;
+  stream.fenced = false;
+  stream.superseded = false;
+  return stream;
+}
+
+export function lineageRoot(inc: Incarnation, id: string): string {
+  let current = id;
+  for (let parent = inc.streams.get(current)?.continues; parent !== undefined; parent = inc.streams.get(current)?.continues) {
+    current = parent;
+  }
+  return current;
+}
+
+function linkLineage(inc: Incarnation, newer: string, older: string): void {
+  const newerRoot = lineageRoot(inc, newer);
+  const olderRoot = lineageRoot(inc, older);
+  const root = inc.streams.get(newerRoot);
+  if (newerRoot !== olderRoot && root) root.continues = olderRoot;
+}
+
+export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
+  const root = lineageRoot(inc, id);
+  return [...inc.streams.values()].filter((s) => lineageRoot(inc, s.id) === root);
+}
+
+/** A writer nobody has proven dead: neither closed nor fenced. */
+export function isLive(stream: StreamInfo): boolean {
+  return !stream.closed && !stream.fenced;
+}
+
+/**
+ * Part of the session's standalone (GET) stream: its lineage began with a GET. A
+ * resumed POST response stays a POST lineage even though the resumption was a GET.
+ */
+export function isStandalone(inc: Incarnation, stream: StreamInfo): boolean {
+  return inc.streams.get(lineageRoot(inc, stream.id))?.via === 'get';
+}
+
+/**
+ * An accepted `resume` supersedes the stream it resumes and the stream that emitted
+ * `last_event_id`; an accepted `attach` supersedes every earlier standalone stream.
+ * The new stream continues their lineage.
+ */
+export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: number): void {
+  if (!isAcceptedUpgrade(record)) return;
+  let superseded: string[] = [];
+  if (record.decision === 'resume') {
+    const emitter = record.lastEventId == null ? undefined : inc.events.get(String(record.lastEventId))?.stream;
+    superseded = [...new Set([record.stream, emitter])].filter((s): s is string => s !== undefined);
+  } else if (record.decision === 'attach') {
+    superseded = [...inc.streams.values()]
+      .filter((s) => s.id !== record.newStream && isStandalone(inc, s))
+      .map((s) => s.id);
+  } else {
+    return;
+  }
+  for (const id of superseded) touchStream(inc, id, {}, pos).superseded = true;
+  if (record.newStream === undefined) return;
+  // The new stream's kind comes from its lineage; only a fresh standalone stream is known to be a GET.
+  const via = record.decision === 'attach' ? 'get' : undefined;
+  openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos);
+  for (const id of superseded) linkLineage(inc, record.newStream, id);
+}

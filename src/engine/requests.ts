@@ -1,0 +1,47 @@
+// Server-to-client requests (sampling, elicitation, roots/list, ...) and their
+// lifecycle. They belong to the session, not to the stream that carried them:
+// an attach must re-emit or cancel every one still pending.
+
+import type { EngineRecord } from './types.js';
+import type { Incarnation, ServerRequest } from './state.js';
+
+/** The request's entry, created blank when a lifecycle record comes before its `request.sent`. */
+export function requestEntry(inc: Incarnation, id: string): ServerRequest {
+  let request = inc.requests.get(id);
+  if (!request) {
+    request = { id, sent: false, answered: false, cancelled: false, reissued: false, timedOut: false };
+    inc.requests.set(id, request);
+  }
+  return request;
+}
+
+export function noteRequestSent(
+  inc: Incarnation,
+  id: string,
+  record: Pick<EngineRecord, 'stream' | 'method'>,
+  eventId: string | undefined,
+  pos: number,
+): void {
+  const request = requestEntry(inc, id);
+  if (!request.sent) {
+    request.sent = true;
+    request.sentPos = pos;
+  }
+  request.stream ??= record.stream;
+  request.method ??= record.method;
+  if (eventId !== undefined) {
+    request.eventId ??= eventId;
+    const event = inc.events.get(eventId);
+    if (event) event.requestId ??= id;
+  }
+}
+
+/** Sent, and not answered (2xx), cancelled, re-issued or timed out. */
+export function isPending(request: ServerRequest): boolean {
+  return request.sent && !request.answered && !request.cancelled && !request.reissued && !request.timedOut;
+}
+
+/** The incarnation's pending requests, in the order they were sent. */
+export function pendingRequests(inc: Incarnation): ServerRequest[] {
+  return [...inc.requests.values()].filter(isPending).sort((a, b) => (a.sentPos ?? 0) - (b.sentPos ?? 0));
+}

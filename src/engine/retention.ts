@@ -1,0 +1,53 @@
+// Is a position still replayable? Under 'as-logged' the log says so (trims,
+// an evicted session log); under a numeric retention the what-if world
+// applies its own limits and ignores the logged trims.
+
+import type { Policy } from './policy.js';
+import type { EmittedEvent, EngineState, Incarnation } from './state.js';
+
+/**
+ * Whether `eventId`, emitted on `lane` (its `sequence`, else its `stream`), can still be
+ * replayed at `atMs` under `policy`. The latest incarnation that emitted it on that lane
+ * is the one asked; an id never emitted there is not retained.
+ */
+export function isRetained(state: EngineState, lane: string, eventId: string | number, atMs: number, policy: Policy): boolean {
+  const id = String(eventId);
+  const inc = state.incarnations.findLast((i) => i.events.get(id)?.lane === lane);
+  const event = inc?.events.get(id);
+  return inc !== undefined && event !== undefined && isEventRetained(inc, event, atMs, policy);
+}
+
+export function isEventRetained(inc: Incarnation, event: EmittedEvent, atMs: number, policy: Policy): boolean {
+  if (inc.logEvicted) return false;
+  const retention = policy.retention;
+  if (retention === 'as-logged') return !inc.trims.some((t) => trimAppliesTo(inc, t.stream, event) && emittedBefore(inc, event, t.oldestRetained));
+  if (retention.maxAgeMs !== undefined && atMs - event.tsMs > retention.maxAgeMs) return false;
+  if (retention.maxEvents !== undefined) {
+    const laterOnLane = (inc.lanes.get(event.lane)?.length ?? 0) - event.laneIndex - 1;
+    if (laterOnLane > retention.maxEvents) return false;
+  }
+  return true;
+}
+
+/** A trim without `stream` covers the whole session; with one, that stream's lane. */
+function trimAppliesTo(inc: Incarnation, trimmedStream: string | undefined, event: EmittedEvent): boolean {
+  if (trimmedStream === undefined || trimmedStream === event.stream) return true;
+  const stream = inc.streams.get(trimmedStream);
+  return (stream?.sequence ?? trimmedStream) === event.lane;
+}
+
+/**
+ * `event` comes before `oldestRetained` in emission order. For an id never seen emitted,
+ * ids made of digits are compared numerically; any other such id proves nothing, and the
+ * position is not taken as trimmed.
+ */
+function emittedBefore(inc: Incarnation, event: EmittedEvent, oldestRetained: string): boolean {
+  const oldest = inc.events.get(oldestRetained);
+  if (oldest) return event.pos < oldest.pos;
+  if (isDigits(oldestRetained) && isDigits(event.id)) return BigInt(event.id) < BigInt(oldestRetained);
+  return false;
+}
+
+function isDigits(id: string): boolean {
+  return /^\d+$/.test(id);
+}

@@ -1,0 +1,217 @@
+// What the engine knows about one session id, rebuilt from its log records in
+// order. The state is plain data (Maps, arrays, no methods) so that a caller
+// can clone or persist it; `observe` mutates it in place.
+
+import type { EngineRecord } from './types.js';
+import { isAcceptedUpgrade, observeUpgrade, openStream, touchStream } from './lineage.js';
+import { noteRequestSent, requestEntry } from './requests.js';
+
+export interface StreamInfo {
+  id: string;
+  via?: string;
+  node?: string;
+  conn?: string;
+  principal?: string;
+  sequence?: string;
+  openedPos: number;
+  closed: boolean;
+  fenced: boolean;
+  superseded: boolean;
+  /** The stream this one continues (resumption, attach or shared `sequence`): its lineage parent. */
+  continues?: string;
+}
+
+export interface EmittedEvent {
+  id: string;
+  /** `sequence` when the record has one, else `stream`: the order replay follows. */
+  lane: string;
+  stream?: string;
+  pos: number;
+  tsMs: number;
+  laneIndex: number;
+  attached: boolean;
+  /** The server-to-client request this event carried, if any. */
+  requestId?: string;
+}
+
+export interface ServerRequest {
+  id: string;
+  method?: string;
+  stream?: string;
+  eventId?: string;
+  /** False while only lifecycle records were seen (clock skew can log an answer first). */
+  sent: boolean;
+  sentPos?: number;
+  answered: boolean;
+  cancelled: boolean;
+  reissued: boolean;
+  timedOut: boolean;
+}
+
+export interface SessionEnd {
+  kind: 'terminated' | 'evicted';
+  tsMs: number;
+  pos: number;
+}
+
+/** One life of a session id: each `session.created` starts one. */
+export interface Incarnation {
+  /** False for records seen before any `session.created` (the log starts mid-session). */
+  created: boolean;
+  nonce?: string;
+  createdTsMs?: number;
+  node?: string;
+  /** Principal of `session.created`, else the first principal logged for it. */
+  owner?: string;
+  ended?: SessionEnd;
+  /** The event log was dropped with the session (`session.evicted`, `log_evicted` not false). */
+  logEvicted: boolean;
+  streams: Map<string, StreamInfo>;
+  /** `sequence` value -> first stream seen with it: the root its lineage hangs on. */
+  sequences: Map<string, string>;
+  events: Map<string, EmittedEvent>;
+  /** lane -> event ids in emission order. */
+  lanes: Map<string, string[]>;
+  stateChanges: { pos: number; tsMs: number; aspect?: string }[];
+  trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
+  requests: Map<string, ServerRequest>;
+}
+
+export interface EngineState {
+  sessionId?: string;
+  /** Position of the next observed record: the engine's notion of log order. */
+  nextPos: number;
+  incarnations: Incarnation[];
+}
+
+export function createState(): EngineState {
+  return { nextPos: 0, incarnations: [] };
+}
+
+/** Feeds one record, in log order. Records of other kinds (`call`, `http`, ...) are ignored. */
+export function observe(state: EngineState, record: EngineRecord): void {
+  const pos = state.nextPos++;
+  if (state.sessionId === undefined && record.session != null) state.sessionId = String(record.session);
+  if (record.kind === 'session.created') {
+    state.incarnations.push(newIncarnation(record));
+    return;
+  }
+  const inc = incarnationFor(state, record);
+  // A rejected reconnect's principal is whoever knocked, not the owner.
+  if (inc.owner === undefined && record.principal !== undefined && (record.kind !== 'upgrade' || isAcceptedUpgrade(record))) {
+    inc.owner = record.principal;
+  }
+  switch (record.kind) {
+    case 'session.state_changed':
+      inc.stateChanges.push({ pos, tsMs: record.tsMs, aspect: record.aspect });
+      break;
+    case 'session.terminated':
+    case 'session.evicted':
+      inc.ended ??= { kind: record.kind === 'session.evicted' ? 'evicted' : 'terminated', tsMs: record.tsMs, pos };
+      if (record.kind === 'session.evicted' && record.logEvicted !== false) inc.logEvicted = true;
+      break;
+    case 'stream.opened':
+      if (record.stream !== undefined) openStream(inc, record.stream, record, pos);
+      break;
+    case 'stream.closed':
+      if (record.stream !== undefined) touchStream(inc, record.stream, record, pos).closed = true;
+      break;
+    case 'stream.fenced':
+      if (record.stream !== undefined) touchStream(inc, record.stream, record, pos).fenced = true;
+      break;
+    case 'event.sent': {
+      const event = emit(inc, record, pos);
+      if (event && record.rpcKind === 'request' && record.rpcId != null) {
+        noteRequestSent(inc, String(record.rpcId), record, event.id, pos);
+      }
+      break;
+    }
+    case 'request.sent':
+      if (record.requestId != null) noteRequestSent(inc, String(record.requestId), record, emit(inc, record, pos)?.id, pos);
+      break;
+    case 'request.answered':
+      // Only a 2xx means the answer was taken; a 404 leaves the request pending.
+      if (record.requestId != null && record.status !== undefined && record.status >= 200 && record.status < 300) {
+        requestEntry(inc, String(record.requestId)).answered = true;
+      }
+      break;
+    case 'request.cancelled':
+      if (record.requestId != null) requestEntry(inc, String(record.requestId)).cancelled = true;
+      break;
+    case 'request.timed_out':
+      if (record.requestId != null) requestEntry(inc, String(record.requestId)).timedOut = true;
+      break;
+    case 'request.reissued':
+      if (record.requestId != null) {
+        const old = requestEntry(inc, String(record.requestId));
+        old.reissued = true;
+        if (record.newRequestId != null) {
+          noteRequestSent(inc, String(record.newRequestId), { stream: record.stream, method: old.method }, undefined, pos);
+        }
+      }
+      break;
+    case 'buffer.trimmed':
+      if (record.oldestRetained != null) {
+        inc.trims.push({ stream: record.stream, oldestRetained: String(record.oldestRetained), pos, tsMs: record.tsMs });
+      }
+      break;
+    case 'upgrade':
+      observeUpgrade(inc, record, pos);
+      break;
+  }
+}
+
+/** Records the first emission of an event id; a repeated id (a fork) keeps its first place. */
+function emit(inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent | undefined {
+  if (record.eventId == null) return undefined;
+  const id = String(record.eventId);
+  const known = inc.events.get(id);
+  if (known) return known;
+  if (record.stream !== undefined) touchStream(inc, record.stream, record, pos);
+  const lane = record.sequence ?? record.stream ?? '';
+  const laneIds = inc.lanes.get(lane) ?? [];
+  inc.lanes.set(lane, laneIds);
+  const event: EmittedEvent = {
+    id,
+    lane,
+    stream: record.stream,
+    pos,
+    tsMs: record.tsMs,
+    laneIndex: laneIds.length,
+    attached: record.attached !== false,
+  };
+  laneIds.push(id);
+  inc.events.set(id, event);
+  return event;
+}
+
+function newIncarnation(record?: EngineRecord): Incarnation {
+  return {
+    created: record !== undefined,
+    nonce: record?.incarnation,
+    createdTsMs: record?.tsMs,
+    node: record?.node,
+    owner: record?.principal,
+    logEvicted: false,
+    streams: new Map(),
+    sequences: new Map(),
+    events: new Map(),
+    lanes: new Map(),
+    stateChanges: [],
+    trims: [],
+    requests: new Map(),
+  };
+}
+
+/** A record naming an incarnation nonce goes to that one; otherwise to the latest. */
+function incarnationFor(state: EngineState, record: EngineRecord): Incarnation {
+  if (record.incarnation !== undefined) {
+    const named = state.incarnations.findLast((i) => i.nonce === record.incarnation);
+    if (named) return named;
+  }
+  const latest = state.incarnations.at(-1);
+  if (latest) return latest;
+  const implicit = newIncarnation();
+  state.incarnations.push(implicit);
+  return implicit;
+}
