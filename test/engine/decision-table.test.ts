@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { decide, resolvePolicy, type EngineDecision, type EngineRecord, type EngineRequest, type Policy } from '../../src/engine/index.js';
-import { at, liveSessionWithEvents, rec, stateOf } from './log.js';
+import { at, liveSessionWithEvents, rec, stateOf, type Fields } from './log.js';
 
 interface Row {
   name: string;
@@ -51,7 +51,7 @@ describe('no Mcp-Session-Id', () => {
 });
 
 describe('unknown or ended session: 404', () => {
-  const notFound = { decision: 'reject', status: 404, reason: 'session_not_found', replay: [], reemit: [] } as const;
+  const notFound: Partial<EngineDecision> = { decision: 'reject', status: 404, reason: 'session_not_found', replay: [], reemit: [] };
   run([
     { name: 'never observed at all', log: [], request: { lastEventId: '5' }, expect: notFound },
     {
@@ -313,8 +313,8 @@ describe('live session with Last-Event-ID: resume', () => {
 });
 
 describe('live session with an unresumable Last-Event-ID', () => {
-  const unavailable = (checks: string[]) => ({ decision: 'reject', status: 409, reason: 'resumption_unavailable', replay: [], checks }) as const;
-  const trimmed = (oldest: string, fields: Partial<EngineRecord> = {}) => rec('buffer.trimmed', 20, { stream: 'g1', oldestRetained: oldest, ...fields });
+  const unavailable = (checks: string[]): Partial<EngineDecision> => ({ decision: 'reject', status: 409, reason: 'resumption_unavailable', replay: [], checks });
+  const trimmed = (oldest: string, fields: Fields = {}) => rec('buffer.trimmed', 20, { stream: 'g1', oldestRetained: oldest, ...fields });
   run([
     { name: 'never emitted in this session', log: events(9), request: { lastEventId: '77' }, expect: unavailable(['unknown_event_id']) },
     {
@@ -400,7 +400,7 @@ describe('live session with an unresumable Last-Event-ID', () => {
 });
 
 describe('near misses that stay resumable', () => {
-  const resumes = (replay: string[]) => ({ decision: 'resume', status: 200, replay, checks: [] }) as const;
+  const resumes = (replay: string[]): Partial<EngineDecision> => ({ decision: 'resume', status: 200, replay, checks: [] });
   run([
     { name: 'a trim naming an earlier oldest_retained keeps the position', log: [...events(9), rec('buffer.trimmed', 20, { stream: 'g1', oldestRetained: '3' })], request: { lastEventId: '5' }, expect: resumes(['6', '7', '8', '9']) },
     { name: 'oldest_retained equal to Last-Event-ID keeps it', log: [...events(9), rec('buffer.trimmed', 20, { stream: 'g1', oldestRetained: 5 })], request: { lastEventId: '5' }, expect: resumes(['6', '7', '8', '9']) },

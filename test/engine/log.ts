@@ -8,8 +8,11 @@ export const T0 = Date.UTC(2026, 10, 9, 10, 0, 0);
 /** Epoch ms of `seconds` after T0. */
 export const at = (seconds: number): number => T0 + seconds * 1000;
 
+/** Fields a log carries; some (such as `reason`) are logged but not read by the engine. */
+export type Fields = Omit<Partial<EngineRecord>, 'kind' | 'tsMs'> & { reason?: string };
+
 /** One record of `kind` at `seconds`, for session S1 unless `fields` says otherwise. */
-export function rec(kind: string, seconds: number, fields: Omit<Partial<EngineRecord>, 'kind' | 'tsMs'> = {}): EngineRecord {
+export function rec(kind: string, seconds: number, fields: Fields = {}): EngineRecord {
   return { kind, tsMs: at(seconds), session: 'S1', ...fields };
 }
 
