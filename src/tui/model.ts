@@ -1,0 +1,124 @@
+// The view model: the contract between the dashboard and whatever feeds it
+// (the SQLite store for `tui`, the file follower for `watch`). Components
+// render these shapes and nothing else, so they stay pure and testable.
+import type { Finding } from '../model/finding.js';
+import type { Severity } from '../model/severity.js';
+
+/** One log line a finding or timeline row points at; `text` is the raw line when the store has it. */
+export interface EvidenceLine {
+  file: string;
+  line: number;
+  text?: string;
+}
+
+export interface FeedItem {
+  /** Stable identity across refreshes: keeps the selection on the same finding while new ones arrive. */
+  key: string;
+  rule: string;
+  severity: Severity;
+  session: string | null;
+  /** RFC 3339 time of the record that completes the violation. */
+  at: string;
+  message: string;
+  evidence: EvidenceLine[];
+}
+
+export type SessionState = 'live' | 'ended' | 'forked' | 'unknown';
+
+/** The last upgrade a session saw: what the client presented and what the server decided. */
+export interface DecisionTriple {
+  lastEventId: string | null;
+  decision: string;
+  status?: number;
+}
+
+export interface SessionRow {
+  session: string;
+  state: SessionState;
+  streams: number;
+  lastTriple: DecisionTriple | null;
+  replayed: number;
+  reemitted: number;
+  findings: number;
+  /** RFC 3339 time of the session's latest record. */
+  lastSeen: string;
+}
+
+/** Per-interval counts; every array is aligned with `labels` (one entry per interval). */
+export interface Series {
+  labels: string[];
+  decisions: { resume: number[]; attach: number[]; fresh: number[]; reject: number[] };
+  replayed: number[];
+  reemitted: number[];
+  http404: number[];
+}
+
+export interface DashboardModel {
+  sources: string[];
+  mode: 'recorded' | 'live';
+  records: number;
+  ratePerSec: number;
+  rejected: number;
+  ignored: number;
+  bySeverity: Record<Severity, number>;
+  /** Newest first. The dashboard re-sorts defensively, but producers should keep this order. */
+  feed: FeedItem[];
+  sessions: SessionRow[];
+  series: Series;
+}
+
+export interface TimelineRow {
+  at: string;
+  /** The stream this row happened on; null for session-level records (created, state change, end). */
+  lane: string | null;
+  kind: string;
+  text: string;
+  ref: { file: string; line: number };
+  /** Set when the row is evidence of a finding, so it can be coloured like one. */
+  severity?: Severity;
+}
+
+export interface SessionLane {
+  stream: string;
+  via?: string;
+  state: string;
+}
+
+export interface SessionDetail {
+  session: string;
+  incarnations: string[];
+  lanes: SessionLane[];
+  /** In log order. */
+  rows: TimelineRow[];
+  findings: FeedItem[];
+}
+
+/** Turns an engine finding into a feed item; `key` defaults to what identifies a finding in a report. */
+export function toFeedItem(finding: Finding, key?: string): FeedItem {
+  const first = finding.evidence[0];
+  return {
+    key: key ?? `${finding.rule}|${finding.session ?? ''}|${finding.at}|${first ? `${first.file}:${first.line}` : ''}`,
+    rule: finding.rule,
+    severity: finding.severity,
+    session: finding.session,
+    at: finding.at,
+    message: finding.message,
+    evidence: finding.evidence.map((e) => ({ file: e.file, line: e.line })),
+  };
+}
+
+/** An empty model: what the dashboard shows before the first record arrives. */
+export function emptyDashboardModel(sources: string[] = [], mode: DashboardModel['mode'] = 'recorded'): DashboardModel {
+  return {
+    sources,
+    mode,
+    records: 0,
+    ratePerSec: 0,
+    rejected: 0,
+    ignored: 0,
+    bySeverity: { info: 0, warning: 0, error: 0, critical: 0 },
+    feed: [],
+    sessions: [],
+    series: { labels: [], decisions: { resume: [], attach: [], fresh: [], reject: [] }, replayed: [], reemitted: [], http404: [] },
+  };
+}

@@ -1,0 +1,83 @@
+// Mounts the dashboard on the terminal. Model changes can arrive thousands of
+// times a second while a log is tailed; drawing at most once per throttle
+// interval keeps the event loop free for keys and for reading input.
+import { render } from 'ink';
+import { performance } from 'node:perf_hooks';
+import { App } from './App.js';
+import type { DashboardModel, SessionDetail } from './model.js';
+
+export interface RenderDashboardOptions {
+  /** Minimum time between two redraws caused by model changes (default 100 ms). */
+  throttleMs?: number;
+  /** Registers a listener for model changes; returns the unsubscribe function. */
+  subscribe: (onChange: () => void) => () => void;
+  /** Where to draw and read keys from; the process's own streams by default. */
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+}
+
+export const DEFAULT_THROTTLE_MS = 100;
+
+/** Draws the dashboard until the user quits (q, or ctrl+c), then resolves. */
+export function renderDashboard(
+  getModel: () => DashboardModel,
+  loadDetail: (session: string) => SessionDetail | undefined,
+  opts: RenderDashboardOptions,
+): Promise<void> {
+  const stdout = opts.stdout ?? process.stdout;
+  const stdin = opts.stdin ?? process.stdin;
+  const throttleMs = opts.throttleMs ?? DEFAULT_THROTTLE_MS;
+
+  let timer: NodeJS.Timeout | undefined;
+  let lastDraw = Number.NEGATIVE_INFINITY;
+  let closed = false;
+
+  const quit = () => instance.unmount();
+  const element = () => {
+    lastDraw = performance.now();
+    return (
+      <App
+        model={getModel()}
+        loadDetail={loadDetail}
+        width={stdout.columns || 80}
+        height={stdout.rows || 24}
+        onQuit={quit}
+      />
+    );
+  };
+
+  const instance = render(element(), { stdout, stdin });
+
+  const draw = () => {
+    timer = undefined;
+    if (!closed) instance.rerender(element());
+  };
+  // Leading edge when idle, then at most one draw per interval; changes in between coalesce.
+  const scheduleDraw = () => {
+    if (closed || timer !== undefined) return;
+    timer = setTimeout(draw, Math.max(0, lastDraw + throttleMs - performance.now()));
+  };
+  // A resize is drawn at once: a frame laid out for the old size would wrap and scroll.
+  const onResize = () => {
+    clearTimeout(timer);
+    draw();
+  };
+
+  const unsubscribe = opts.subscribe(scheduleDraw);
+  stdout.on('resize', onResize);
+
+  const cleanUp = () => {
+    closed = true;
+    clearTimeout(timer);
+    timer = undefined;
+    unsubscribe();
+    stdout.off('resize', onResize);
+  };
+  return instance.waitUntilExit().then(
+    () => cleanUp(),
+    (error: unknown) => {
+      cleanUp();
+      throw error;
+    },
+  );
+}

@@ -1,0 +1,32 @@
+import { cellWidth, truncateEnd } from './text.js';
+
+/** A run of text with one style: rows are built from these, then fitted to a width. */
+export interface Segment {
+  text: string;
+  color?: string;
+  bold?: boolean;
+  dim?: boolean;
+  inverse?: boolean;
+}
+
+/** Keep the segments that fit in `width` cells, cutting the last one that does not. */
+export function fitSegments(segments: readonly Segment[], width: number): Segment[] {
+  const out: Segment[] = [];
+  let left = width;
+  for (const seg of segments) {
+    if (left <= 0) break;
+    const w = cellWidth(seg.text);
+    if (w <= left) {
+      out.push(seg);
+      left -= w;
+    } else {
+      out.push({ ...seg, text: truncateEnd(seg.text, left) });
+      break;
+    }
+  }
+  return out;
+}
+
+export function segmentsWidth(segments: readonly Segment[]): number {
+  return segments.reduce((w, s) => w + cellWidth(s.text), 0);
+}
