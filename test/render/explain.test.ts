@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RECORD_KINDS } from '../../src/model/record.js';
+import { RULE_IDS, RULES } from '../../src/model/rules.js';
+import { explainFinding } from '../../src/render/explain.js';
+import { EXPLANATIONS } from '../../src/render/explanations.js';
+import { FINDINGS, LOG_LINES, lineText } from './fixture.js';
+
+const docs = readFileSync(fileURLToPath(new URL('../../docs/rules.md', import.meta.url)), 'utf8');
+const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** The text of docs/rules.md from `## <id>` up to the next rule heading. */
+function docSection(id: string): string | undefined {
+  const parts = docs.split(/^## /m);
+  return parts.find((p) => p.split('\n')[0]!.trim() === id);
+}
+
+describe('explanations', () => {
+  it('has non-empty meaning, whyItBreaks and shouldHave for every rule id', () => {
+    expect(Object.keys(EXPLANATIONS).sort()).toEqual([...RULE_IDS].sort());
+    for (const id of RULE_IDS) {
+      for (const text of Object.values(EXPLANATIONS[id])) expect(text.trim().length).toBeGreaterThan(40);
+    }
+  });
+
+  it('docs/rules.md has a section per rule id that says the same as explanations.ts', () => {
+    for (const id of RULE_IDS) {
+      const section = docSection(id);
+      expect(section, `docs/rules.md has no "## ${id}"`).toBeDefined();
+      const text = squash(section!);
+      expect(text, `${id}: meaning differs from explanations.ts`).toContain(squash(EXPLANATIONS[id].meaning));
+      expect(text, `${id}: shouldHave differs from explanations.ts`).toContain(squash(EXPLANATIONS[id].shouldHave));
+      expect(text, `${id}: no near miss`).toMatch(/near miss/i);
+      expect(text).toContain(`**Severity:** ${RULES[id].severity}`);
+    }
+  });
+
+  it('docs/rules.md examples are records of the log format, a positive and a near miss per rule', () => {
+    for (const id of RULE_IDS) {
+      const blocks = [...docSection(id)!.matchAll(/```ndjson\n([\s\S]*?)```/g)].map((m) => m[1]!.trim().split('\n'));
+      expect(blocks, id).toHaveLength(2);
+      for (const line of blocks.flat()) {
+        const record = JSON.parse(line);
+        expect(Number.isNaN(Date.parse(record.ts)), line).toBe(false);
+        expect(RECORD_KINDS, line).toContain(record.kind);
+      }
+    }
+  });
+});
+
+describe('explainFinding', () => {
+  it('tells what happened with the witness lines in order, why it breaks the boundary and what to do', () => {
+    const f = FINDINGS[4]!; // dual-writer
+    const text = explainFinding(f, lineText);
+    expect(text.split('\n')[0]).toBe('dual-writer (error): An upgrade superseded a stream that was neither closed nor fenced: two writers.');
+    expect(text).toContain('Session S2, at 2026-11-09T10:00:09.000Z.');
+    expect(squash(text)).toContain(f.message);
+    const first = text.indexOf(`server-a.ndjson:7  ${LOG_LINES['server-a.ndjson']![6]}`);
+    const second = text.indexOf(`server-b.ndjson:4  ${LOG_LINES['server-b.ndjson']![3]}`);
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(first);
+    expect(squash(text)).toContain(EXPLANATIONS['dual-writer'].whyItBreaks);
+    expect(squash(text)).toContain(EXPLANATIONS['dual-writer'].shouldHave);
+    expect(text.indexOf('Why this breaks')).toBeGreaterThan(second);
+  });
+
+  it('wraps prose for a terminal but quotes log lines whole', () => {
+    const text = explainFinding(FINDINGS[0]!, lineText);
+    const prose = text.split('\n').filter((l) => !l.includes('.ndjson:'));
+    for (const l of prose) expect(l.length).toBeLessThanOrEqual(100);
+    expect(text).toContain(LOG_LINES['server-b.ndjson']![1]);
+  });
+
+  it('still explains a finding whose lines cannot be read', () => {
+    const text = explainFinding(FINDINGS[3]!, () => undefined);
+    expect(text).toContain('server-b.ndjson:3');
+    expect(text).toContain('Session (no session)');
+    expect(squash(text)).toContain(EXPLANATIONS['event-id-without-session'].shouldHave);
+  });
+});

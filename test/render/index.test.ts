@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { FORMATS, isFormat, render } from '../../src/render/index.js';
+import { renderJson } from '../../src/render/json.js';
+import { renderJunit } from '../../src/render/junit.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderSarif } from '../../src/render/sarif.js';
+import { renderText } from '../../src/render/text.js';
+import { lineText, makeReport } from './fixture.js';
+
+describe('render', () => {
+  const report = makeReport();
+
+  it('dispatches each format to its renderer with the options that apply', () => {
+    expect(render('json', report)).toBe(renderJson(report));
+    expect(render('text', report, { lineText, color: true })).toBe(renderText(report, { lineText, color: true }));
+    expect(render('sarif', report, { lineText, toolVersion: '9.9.9' })).toBe(renderSarif(report, { lineText, toolVersion: '9.9.9' }));
+    expect(render('junit', report, { lineText })).toBe(renderJunit(report, { lineText }));
+    expect(render('markdown', report, { lineText, failOn: 'critical' })).toBe(renderMarkdown(report, { lineText, failOn: 'critical' }));
+  });
+
+  it('knows its formats', () => {
+    expect([...FORMATS]).toEqual(['text', 'json', 'sarif', 'junit', 'markdown']);
+    expect(isFormat('sarif')).toBe(true);
+    expect(isFormat('html')).toBe(false);
+  });
+
+  it('ends every format with a newline and never depends on the clock', () => {
+    for (const format of FORMATS) {
+      const first = render(format, report, { lineText, toolVersion: '1.0.0' });
+      expect(first.endsWith('\n')).toBe(true);
+      expect(render(format, makeReport(), { lineText, toolVersion: '1.0.0' })).toBe(first);
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { renderJson } from '../../src/render/json.js';
+import { FINDINGS, makeReport } from './fixture.js';
+
+describe('renderJson', () => {
+  it('has exactly the contract shape and key order', () => {
+    const out = JSON.parse(renderJson(makeReport()));
+    expect(Object.keys(out)).toEqual(['version', 'findings', 'not_knowable', 'summary']);
+    expect(out.version).toBe(1);
+    for (const f of out.findings) {
+      expect(Object.keys(f)).toEqual(['rule', 'severity', 'session', 'at', 'message', 'evidence']);
+      for (const e of f.evidence) expect(Object.keys(e)).toEqual(['file', 'line']);
+    }
+    for (const n of out.not_knowable) expect(Object.keys(n)).toEqual(['rule', 'session', 'reason']);
+    expect(Object.keys(out.summary)).toEqual(['records', 'rejected_lines', 'ignored_lines', 'sessions', 'by_rule', 'nodes']);
+    expect(out.summary.nodes).toEqual({ a: { records: 7 }, b: { records: 8, skew_ms: -12 } });
+    expect(Object.keys(out.summary.nodes)).toEqual(['a', 'b']);
+  });
+
+  it('keeps every finding and sorts them by time, then rule', () => {
+    const out = JSON.parse(renderJson(makeReport([...FINDINGS].reverse())));
+    expect(out.findings.map((f: { at: string; rule: string }) => `${f.at.slice(11, 19)} ${f.rule}`)).toEqual([
+      '10:00:04 cross-principal-replay',
+      '10:00:04 engine-divergence',
+      '10:00:04 silent-truncation',
+      '10:00:06 event-id-without-session',
+      '10:00:09 dual-writer',
+      '10:01:04 404-storm',
+    ]);
+    expect(out.findings[3]).toEqual(FINDINGS[3]);
+    expect(out.findings[3].session).toBeNull();
+  });
+
+  it('is byte-identical whatever order the detectors produced', () => {
+    const shuffled = makeReport([FINDINGS[4]!, FINDINGS[0]!, FINDINGS[5]!, FINDINGS[2]!, FINDINGS[1]!, FINDINGS[3]!]);
+    shuffled.not_knowable.reverse();
+    expect(renderJson(shuffled)).toBe(renderJson(makeReport()));
+  });
+
+  it('leaves out fields beyond the contract that a detector may have attached', () => {
+    const extra = { ...FINDINGS[0]!, family: 'replay-integrity', evidence: [{ file: 'a.ndjson', line: 3, offset: 120 }] };
+    const out = JSON.parse(renderJson(makeReport([extra])));
+    expect(out.findings[0]).not.toHaveProperty('family');
+    expect(out.findings[0].evidence).toEqual([{ file: 'a.ndjson', line: 3 }]);
+  });
+});

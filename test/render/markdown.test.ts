@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { FINDINGS, lineText, makeReport } from './fixture.js';
+
+describe('renderMarkdown', () => {
+  const md = renderMarkdown(makeReport(), { lineText });
+
+  it('starts with a status line that follows the gate', () => {
+    expect(md.split('\n')[0]).toMatch(/^❌ \*\*resumescope\*\*: 6 findings \(1 critical, 3 error, 1 warning, 1 info\)/);
+    const warningsOnly = makeReport(FINDINGS.filter((f) => f.severity === 'warning' || f.severity === 'info'));
+    expect(renderMarkdown(warningsOnly).split('\n')[0]).toMatch(/^✅ .*2 findings.*fail on error/);
+    expect(renderMarkdown(warningsOnly, { failOn: 'warning' }).split('\n')[0]).toMatch(/^❌/);
+    expect(renderMarkdown(makeReport([])).split('\n')[0]).toMatch(/^✅ .*no findings/);
+  });
+
+  it('has a rule | severity | count table, most severe first', () => {
+    const lines = md.split('\n');
+    const header = lines.indexOf('| rule | severity | count |');
+    expect(header).toBeGreaterThan(0);
+    expect(lines[header + 1]).toBe('|---|---|---:|');
+    expect(lines.slice(header + 2, header + 8)).toEqual([
+      '| `cross-principal-replay` | critical | 1 |',
+      '| `silent-truncation` | error | 1 |',
+      '| `event-id-without-session` | error | 1 |',
+      '| `dual-writer` | error | 1 |',
+      '| `404-storm` | warning | 1 |',
+      '| `engine-divergence` | info | 1 |',
+    ]);
+  });
+
+  it('folds each finding into <details> with session, time, message and evidence in a code block', () => {
+    expect(md.match(/<details>/g)).toHaveLength(FINDINGS.length);
+    expect(md.match(/<\/details>/g)).toHaveLength(FINDINGS.length);
+    const dual = /<details>\n<summary>.*dual-writer.*<\/summary>([\s\S]*?)<\/details>/.exec(md);
+    expect(dual?.[0]).toContain('session <code>S2</code> · 2026-11-09T10:00:09.000Z');
+    expect(dual?.[1]).toContain('attach opened g8 while standalone stream g7 was neither closed nor fenced');
+    expect(dual?.[1]).toMatch(/```text\nserver-a\.ndjson:7 {2}\{"ts".*\nserver-b\.ndjson:4 {2}\{.*\n```/);
+  });
+
+  it('keeps log-derived text from breaking out of its markup', () => {
+    const sneaky = { ...FINDINGS[4]!, message: 'stream <b>g7</b> | still open' };
+    const out = renderMarkdown(makeReport([sneaky]), { lineText: () => 'a line with ``` inside' });
+    expect(out).toContain('stream &lt;b&gt;g7&lt;/b&gt; \\| still open');
+    expect(out).toMatch(/````text\n.*``` inside\n.*\n````/);
+  });
+
+  it('summarizes not knowable per rule and reason, and counts findings beyond the cap', () => {
+    expect(md).toContain('- `orphaned-request`: proxy log: pending server requests are not visible (2 sessions: `S4`, `S5`)');
+    const capped = renderMarkdown(makeReport(), { maxDetails: 2 });
+    expect(capped.match(/<details>/g)).toHaveLength(2);
+    expect(capped).toContain('…and 4 more findings');
+  });
+});

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { findingKey } from '../../src/findings/baseline.js';
+import { RULE_IDS, RULES } from '../../src/model/rules.js';
+import { renderSarif } from '../../src/render/sarif.js';
+import { FINDINGS, lineText, makeReport } from './fixture.js';
+
+const sarif = () => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText }));
+
+describe('renderSarif', () => {
+  it('is one SARIF 2.1.0 run by resumescope at the given version', () => {
+    const log = sarif();
+    expect(log.version).toBe('2.1.0');
+    expect(log.$schema).toMatch(/sarif-2\.1\.0/);
+    expect(log.runs).toHaveLength(1);
+    expect(log.runs[0].tool.driver.name).toBe('resumescope');
+    expect(log.runs[0].tool.driver.version).toBe('1.2.3');
+  });
+
+  it('describes every rule of the catalogue with its summary, docs anchor and default level', () => {
+    const rules = sarif().runs[0].tool.driver.rules;
+    expect(rules.map((r: { id: string }) => r.id)).toEqual([...RULE_IDS]);
+    for (const r of rules) {
+      expect(r.shortDescription.text).toBe(RULES[r.id as keyof typeof RULES].summary);
+      expect(r.helpUri).toBe(`docs/rules.md#${r.id}`);
+      expect(['error', 'warning', 'note']).toContain(r.defaultConfiguration.level);
+    }
+    expect(rules.find((r: { id: string }) => r.id === 'cross-principal-replay').defaultConfiguration.level).toBe('error');
+    expect(rules.find((r: { id: string }) => r.id === 'engine-divergence').defaultConfiguration.level).toBe('note');
+  });
+
+  it('gives each finding one result whose ruleId and ruleIndex point at its descriptor', () => {
+    const run = sarif().runs[0];
+    expect(run.results).toHaveLength(FINDINGS.length);
+    for (const r of run.results) {
+      expect(RULE_IDS).toContain(r.ruleId);
+      expect(run.tool.driver.rules[r.ruleIndex].id).toBe(r.ruleId);
+    }
+  });
+
+  it('maps severities to levels and keeps the original severity', () => {
+    const results = sarif().runs[0].results;
+    const byRule = (id: string) => results.find((r: { ruleId: string }) => r.ruleId === id);
+    expect(byRule('cross-principal-replay')).toMatchObject({ level: 'error', properties: { severity: 'critical' } });
+    expect(byRule('dual-writer')).toMatchObject({ level: 'error', properties: { severity: 'error' } });
+    expect(byRule('404-storm')).toMatchObject({ level: 'warning', properties: { severity: 'warning' } });
+    expect(byRule('engine-divergence')).toMatchObject({ level: 'note', properties: { severity: 'info' } });
+  });
+
+  it('puts the first evidence line as the location and the rest as related locations, with line numbers', () => {
+    const results = sarif().runs[0].results;
+    const truncation = results.find((r: { ruleId: string }) => r.ruleId === 'silent-truncation');
+    expect(truncation.locations).toHaveLength(1);
+    expect(truncation.locations[0].physicalLocation.artifactLocation.uri).toBe('server-a.ndjson');
+    expect(truncation.locations[0].physicalLocation.region.startLine).toBe(5);
+    expect(truncation.locations[0].physicalLocation.region.snippet.text).toContain('"kind":"buffer.trimmed"');
+    expect(truncation.relatedLocations.map((l: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }) => [
+      l.physicalLocation.artifactLocation.uri,
+      l.physicalLocation.region.startLine,
+    ])).toEqual([['server-b.ndjson', 2]]);
+    const storm = results.find((r: { ruleId: string }) => r.ruleId === '404-storm');
+    expect(storm.relatedLocations).toHaveLength(4);
+    for (const r of results) {
+      for (const l of [...r.locations, ...(r.relatedLocations ?? [])]) {
+        expect(Number.isInteger(l.physicalLocation.region.startLine)).toBe(true);
+        expect(l.physicalLocation.region.startLine).toBeGreaterThanOrEqual(1);
+      }
+    }
+  });
+
+  it('fingerprints each result with the baseline key, so code scanning tracks it across runs', () => {
+    const results = sarif().runs[0].results;
+    const keys = results.map((r: { partialFingerprints: Record<string, string> }) => Object.values(r.partialFingerprints)[0]);
+    expect(new Set(keys)).toEqual(new Set(FINDINGS.map(findingKey)));
+  });
+
+  it('reports not-knowable rules as notifications, not as results', () => {
+    const notes = sarif().runs[0].invocations[0].toolExecutionNotifications;
+    expect(notes).toHaveLength(3);
+    expect(notes.map((n: { associatedRule: { id: string } }) => n.associatedRule.id).sort()).toEqual([
+      'orphaned-request',
+      'orphaned-request',
+      'pending-not-reemitted',
+    ]);
+    expect(notes[0].message.text).toContain('S4');
+  });
+});
