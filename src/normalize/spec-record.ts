@@ -23,26 +23,26 @@ const A = {
 
 const KIND_ALIASES = ['event', 'type', 'msg'] as const;
 
-/** Fields each kind cannot do without (beyond ts and kind). */
+/** Fields each kind cannot do without (beyond ts and kind): those log-format.md lists without `?`. */
 const REQUIRED: Partial<Record<RecordKind, (keyof NormalizedRecord)[]>> = {
   'session.created': ['session'],
-  'session.state_changed': ['session'],
+  'session.state_changed': ['session', 'aspect'],
   'session.terminated': ['session'],
   'session.evicted': ['session'],
-  'stream.opened': ['session', 'stream'],
+  'stream.opened': ['session', 'stream', 'via'],
   'stream.closed': ['session', 'stream'],
   'stream.fenced': ['session', 'stream'],
   'event.sent': ['session', 'stream', 'eventId'],
   'event.replayed': ['session', 'stream', 'eventId'],
   'buffer.trimmed': ['session', 'oldestRetained'],
   upgrade: ['decision'],
-  'request.sent': ['session', 'stream', 'requestId'],
-  'request.answered': ['session', 'requestId'],
+  'request.sent': ['session', 'stream', 'requestId', 'method'],
+  'request.answered': ['session', 'requestId', 'status'],
   'request.cancelled': ['session', 'requestId'],
-  'request.reissued': ['session', 'requestId', 'newRequestId'],
+  'request.reissued': ['session', 'requestId', 'newRequestId', 'stream'],
   'request.timed_out': ['session', 'requestId'],
-  call: ['session', 'rpcId', 'method'],
-  http: ['httpMethod', 'status'],
+  call: ['session', 'rpcId', 'method', 'status'],
+  http: ['httpMethod', 'path', 'status'],
 };
 
 const SPEC_NAME: Partial<Record<keyof NormalizedRecord, string>> = {
