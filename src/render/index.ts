@@ -37,7 +37,7 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'json':
       return renderJson(report);
     case 'sarif':
-      return renderSarif(report, { toolVersion: opts.toolVersion ?? '0.0.0', lineText: opts.lineText });
+      return renderSarif(report, { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText });
     case 'junit':
       return renderJunit(report, { lineText: opts.lineText });
     case 'markdown':
