@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { T0, T0_MS, outcomeOf, recordOf, rejectionOf } from './support.js';
+
+// log-format.md: fields may sit one level down in `mcp`, `data`, `fields` or
+// `attributes`; the top level is looked at first; dotted names are accepted
+// flat and nested; an alias counts only where its value has the expected type.
+
+describe('wrapper objects', () => {
+  it.each(['mcp', 'data', 'fields', 'attributes'])('fields inside %s are found', (wrapper) => {
+    const r = recordOf({ level: 30, time: T0_MS, msg: 'event.sent', [wrapper]: { session: 'S1', stream: 'g1', event_id: 3 } });
+    expect(r).toMatchObject({ kind: 'event.sent', tsMs: T0_MS, session: 'S1', stream: 'g1', eventId: '3' });
+  });
+
+  it("reads the spec's pino-shaped upgrade", () => {
+    const r = recordOf({
+      level: 30, time: T0_MS, pid: 7, hostname: 'web-1', msg: 'upgrade',
+      mcp: { session: 'S1', last_event_id: '5', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 },
+    });
+    expect(r).toMatchObject({ kind: 'upgrade', node: 'web-1', session: 'S1', lastEventId: '5', decision: 'resume', status: 200, replayed: 0 });
+  });
+
+  it('kind and ts may sit in the wrapper too', () => {
+    expect(recordOf({ level: 'info', data: { kind: 'session.created', ts: T0, session: 'S1' } })).toMatchObject({ kind: 'session.created', tsMs: T0_MS });
+  });
+
+  it('the top level is looked at first: its value wins over the wrapper', () => {
+    expect(recordOf({ ts: T0, kind: 'session.created', session: 'TOP', mcp: { session: 'INNER' } }).session).toBe('TOP');
+  });
+
+  it('a top-level alias wins over the canonical name in the wrapper', () => {
+    expect(recordOf({ ts: T0, kind: 'session.created', session_id: 'TOP', data: { session: 'INNER' } }).session).toBe('TOP');
+  });
+
+  it('the wrapper fills what the top level lacks', () => {
+    const r = recordOf({ ts: T0, kind: 'stream.opened', session: 'TOP', fields: { session: 'INNER', stream: 'g1', via: 'post' } });
+    expect([r.session, r.stream, r.via]).toEqual(['TOP', 'g1', 'post']);
+  });
+
+  it('looks only one level down', () => {
+    expect(rejectionOf({ ts: T0, kind: 'session.created', data: { extra: { session: 'S1' } } })).toMatch(/missing required field session/);
+  });
+
+  it('other nested objects are not wrappers', () => {
+    expect(rejectionOf({ ts: T0, kind: 'session.created', payload: { session: 'S1' } })).toMatch(/missing required field session/);
+  });
+});
+
+describe('dotted names', () => {
+  it('mcp.session.id as one flat key (OpenTelemetry style)', () => {
+    expect(recordOf({ ts: T0, kind: 'session.created', 'mcp.session.id': 'S1' }).session).toBe('S1');
+  });
+
+  it('mcp.session.id as the nested path', () => {
+    expect(recordOf({ ts: T0, kind: 'session.created', mcp: { session: { id: 'S1' } } }).session).toBe('S1');
+  });
+
+  it('mcp.session.id flat inside an attributes wrapper (an OTLP log record)', () => {
+    expect(recordOf({ timestamp: T0, attributes: { event: 'session.created', 'mcp.session.id': 'S1' } }).session).toBe('S1');
+  });
+});
+
+describe('alias types', () => {
+  const ecs = { '@timestamp': T0, event: { kind: 'event', category: ['web'], action: 'request' }, host: { name: 'web-1', ip: ['10.0.0.1'] } };
+
+  it('an ECS line with event and host objects is an ordinary log line, not a record', () => {
+    expect(outcomeOf({ ...ecs, message: 'GET /health 200' })).toEqual({ type: 'ignored' });
+  });
+
+  it('an ECS event object does not hide a string kind alias', () => {
+    expect(recordOf({ ...ecs, type: 'session.created', session: 'S1' }).kind).toBe('session.created');
+  });
+
+  it('an ECS host object is not a node; a later string alias is', () => {
+    expect(recordOf({ ...ecs, kind: 'session.created', session: 'S1' }).node).toBeUndefined();
+    expect(recordOf({ ...ecs, kind: 'session.created', session: 'S1', hostname: 'web-2' }).node).toBe('web-2');
+  });
+
+  it('a non-string msg (a structured message) is not a kind', () => {
+    expect(outcomeOf({ ts: T0, msg: { text: 'upgrade' } })).toEqual({ type: 'ignored' });
+  });
+});
