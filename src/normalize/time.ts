@@ -11,8 +11,11 @@ export function parseTime(v: unknown): number | undefined {
   }
   if (typeof v === 'string') {
     if (/^\d+(\.\d+)?$/.test(v)) return parseTime(Number(v));
-    if (!RFC3339.test(v)) return undefined;
-    const ms = Date.parse(v.replace(' ', 'T'));
+    const m = RFC3339.exec(v);
+    if (!m) return undefined;
+    // Without a zone, Date.parse reads local time: the same log would give
+    // another timeline on another machine. A log without a zone is read as UTC.
+    const ms = Date.parse(v.replace(' ', 'T') + (m[3] === undefined ? 'Z' : ''));
     return Number.isNaN(ms) ? undefined : ms;
   }
   return undefined;
