@@ -36,7 +36,8 @@ export class LineNormalizer {
     } catch (err) {
       return { type: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
     }
-    if (!isObject(obj)) return { type: 'rejected', reason: 'not a JSON object' };
+    // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
+    if (!isObject(obj)) return { type: 'ignored' };
     const format = this.format ?? this.detect(obj);
     if (format === undefined) return { type: 'ignored' };
     if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
