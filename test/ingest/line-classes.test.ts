@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { T0, ingestLines, outcomeOf, rejectionOf, rows } from './support.js';
+
+// log-format.md "Which lines count": a record, an ignored line (valid JSON
+// naming no known kind: counted, not stored), or a rejected line (stored with
+// file, line and reason, and counted).
+
+describe('ignored lines', () => {
+  it.each([
+    ['an application log line without any kind', { level: 'info', time: T0, msg: 'listening on :8080' }],
+    ['alias candidates that name no known kind', { ts: T0, event: 'user.login', type: 'audit', msg: 'ok' }],
+    ['alias candidates that are not strings', { ts: T0, event: { action: 'x' }, type: 3, msg: ['a'] }],
+    ['an empty object', {}],
+  ])('%s', (_what, line) => {
+    expect(outcomeOf(line)).toEqual({ type: 'ignored' });
+  });
+
+  it.each([
+    ['an array', '[1,2,3]'],
+    ['a number', '42'],
+    ['a string', '"server started"'],
+    ['null', 'null'],
+  ])('valid JSON that is %s has no kind: ignored', (_what, text) => {
+    expect(outcomeOf(text)).toEqual({ type: 'ignored' });
+  });
+
+  it('a blank line is ignored', () => {
+    expect(outcomeOf('   ')).toEqual({ type: 'ignored' });
+  });
+});
+
+describe('rejected lines', () => {
+  it('a canonical kind with an unknown value, naming the value', () => {
+    expect(rejectionOf({ ts: T0, kind: 'stream.reopened', session: 'S1' })).toMatch(/unknown kind "stream\.reopened"/);
+  });
+
+  it('a canonical kind with an unknown value, even where an alias names a known kind', () => {
+    expect(rejectionOf({ ts: T0, kind: 'audit', event: 'session.created', session: 'S1' })).toMatch(/unknown kind "audit"/);
+  });
+
+  it.each(['{"ts":"2026-11-09T10:00:00Z","kind":"session.created",', 'GET /mcp 200', '{ts: 1}'])('invalid JSON: %s', (text) => {
+    expect(rejectionOf(text)).toMatch(/invalid JSON/);
+  });
+
+  it('an unparsable time, quoting it', () => {
+    expect(rejectionOf({ ts: 'yesterday at noon', kind: 'session.created', session: 'S1' })).toMatch(/unparsable time "yesterday at noon"/);
+  });
+
+  it('a known kind without a time', () => {
+    expect(rejectionOf({ msg: 'session.created', session: 'S1' })).toMatch(/session\.created: missing ts/);
+  });
+});
+
+describe('what is stored and counted', () => {
+  it('rejected lines keep file, line, reason and text; ignored lines are only counted', async () => {
+    const bad = '{"kind":"session.created"';
+    const { db, sources } = await ingestLines([
+      { ts: T0, kind: 'session.created', session: 'S1' },
+      { level: 'info', msg: 'hello' },
+      bad,
+      { ts: T0, kind: 'nope' },
+    ]);
+    expect(rows(db, 'SELECT file, line, reason, text FROM rejected_lines')).toEqual([
+      { file: 'server.ndjson', line: 3, reason: expect.stringMatching(/^invalid JSON/), text: bad },
+      { file: 'server.ndjson', line: 4, reason: 'unknown kind "nope"', text: '{"ts":"2026-11-09T10:00:00.000Z","kind":"nope"}' },
+    ]);
+    expect(rows(db, 'SELECT line, kind FROM records')).toEqual([{ line: 1, kind: 'session.created' }]);
+    expect(sources[0]).toMatchObject({ lines: 4, recordLines: 1, records: 1, ignored: 1, rejected: 2, firstProblem: { line: 3 } });
+  });
+
+  it('a file without a single record is flagged unusable', async () => {
+    const { isUnusable } = await import('../../src/store/ingest.js');
+    const { sources } = await ingestLines([{ msg: 'only app logs' }, { ts: T0, kind: 'nope' }]);
+    expect(isUnusable(sources[0]!)).toBe(true);
+  });
+});

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseTime } from '../../src/normalize/time.js';
+import { T0, T0_MS, ingestLines, recordOf, rejectionOf, rows } from './support.js';
+
+// log-format.md: `ts` is an RFC 3339 string or epoch milliseconds; event ids
+// are opaque strings or integers, and 1204 and "1204" are the same id.
+
+describe('times', () => {
+  it.each([
+    ['UTC with milliseconds', '2026-11-09T10:00:00.000Z'],
+    ['UTC without fraction', '2026-11-09T10:00:00Z'],
+    ['a positive offset', '2026-11-09T11:00:00+01:00'],
+    ['a negative offset', '2026-11-09T05:00:00.000-05:00'],
+    ['lower-case t and z', '2026-11-09t10:00:00z'],
+    ['a space for the T', '2026-11-09 10:00:00Z'],
+    ['nanoseconds (Go, OpenTelemetry)', '2026-11-09T10:00:00.000000000Z'],
+  ])('RFC 3339, %s', (_what, ts) => {
+    expect(recordOf({ ts, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS);
+  });
+
+  it('keeps milliseconds', () => {
+    expect(recordOf({ ts: '2026-11-09T10:00:00.123+00:00', kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS + 123);
+  });
+
+  it('epoch milliseconds as a number', () => {
+    expect(recordOf({ ts: T0_MS + 7, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS + 7);
+  });
+
+  it('the same instant written both ways sorts as one', async () => {
+    const { db } = await ingestLines([
+      { ts: T0_MS, kind: 'session.created', session: 'S1' },
+      { ts: '2026-11-09T11:00:00.000+01:00', kind: 'session.terminated', session: 'S1' },
+    ]);
+    expect(rows(db, 'SELECT DISTINCT ts_ms FROM records')).toEqual([{ ts_ms: T0_MS }]);
+  });
+
+  describe('a time without a zone', () => {
+    const savedTz = process.env.TZ;
+    afterEach(() => {
+      if (savedTz === undefined) delete process.env.TZ;
+      else process.env.TZ = savedTz;
+    });
+
+    // The same log must give the same timeline on every machine.
+    it('is read as UTC, whatever the local time zone', () => {
+      process.env.TZ = 'America/New_York';
+      const newYork = parseTime('2026-11-09T10:00:00.000');
+      process.env.TZ = 'Asia/Tokyo';
+      const tokyo = parseTime('2026-11-09T10:00:00.000');
+      expect([newYork, tokyo]).toEqual([T0_MS, T0_MS]);
+    });
+  });
+
+  it.each([
+    ['words', 'yesterday'],
+    ['a US date', '11/09/2026 10:00'],
+    ['an impossible month and hour', '2026-13-45T99:00:00Z'],
+    ['an empty string', ''],
+  ])('rejects %s', (_what, ts) => {
+    expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toMatch(/unparsable time/);
+  });
+
+  it.each([
+    ['a boolean', true],
+    ['an object', { seconds: 1 }],
+    ['a negative number', -5],
+  ])('rejects a time that is %s', (_what, ts) => {
+    expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toMatch(/\bts\b|time/);
+  });
+});
+
+describe('event and request ids', () => {
+  it('an integer and its string are one id in every id field', () => {
+    const a = recordOf({ ts: T0, kind: 'upgrade', session: 'S1', last_event_id: 1204, first_replayed: 1205, decision: 'resume', status: 200 });
+    const b = recordOf({ ts: T0, kind: 'upgrade', session: 'S1', last_event_id: '1204', first_replayed: '1205', decision: 'resume', status: 200 });
+    expect([a.lastEventId, a.firstReplayed]).toEqual([b.lastEventId, b.firstReplayed]);
+    expect(recordOf({ ts: T0, kind: 'buffer.trimmed', session: 'S1', oldest_retained: 90 }).oldestRetained).toBe('90');
+    expect(recordOf({ ts: T0, kind: 'request.answered', session: 'S1', request_id: 7, status: 200 }).requestId).toBe('7');
+  });
+
+  it('an id that is not a digit string stays as written', () => {
+    expect(recordOf({ ts: T0, kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'g1_00042' }).eventId).toBe('g1_00042');
+  });
+
+  it('a resumption from a header string finds the event logged with an integer id', async () => {
+    const { db } = await ingestLines([
+      { ts: T0, kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
+      { ts: T0, kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1204 },
+      { ts: T0, kind: 'upgrade', session: 'S1', last_event_id: '1204', new_stream: 'g2', decision: 'resume', status: 200 },
+    ]);
+    // No `stream` on the upgrade: the lineage is found through the event id alone.
+    expect(rows(db, 'SELECT stream, lane, superseded_id FROM streams ORDER BY stream')).toEqual([
+      { stream: 'g1', lane: 'g1', superseded_id: 3 },
+      { stream: 'g2', lane: 'g1', superseded_id: null },
+    ]);
+  });
+
+  it('an answer with a string id resolves the request sent with an integer id', async () => {
+    const { db } = await ingestLines([
+      { ts: T0, kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 7, method: 'roots/list' },
+      { ts: T0, kind: 'request.answered', session: 'S1', request_id: '7', status: 202 },
+    ]);
+    expect(rows(db, 'SELECT request_id, answered_id FROM requests')).toEqual([{ request_id: '7', answered_id: 2 }]);
+  });
+});
