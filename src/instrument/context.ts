@@ -1,0 +1,49 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Recorder } from './recorder.js';
+import type { SseBody } from './tracker.js';
+
+// The HTTP request being handled, visible to the event-store wrapper through
+// async context: the SDK calls the store from inside `handleRequest` (and from
+// tool handlers it started there), with no session id in the call.
+
+export interface ReplayFacts {
+  lastEventId: string;
+  /** The SDK stream id the store resolved `lastEventId` to ('' when it resolved none). */
+  sequence?: string;
+  replayedIds: string[];
+  /** Set when the store threw. */
+  error?: string;
+}
+
+export interface RequestContext {
+  readonly recorder: Recorder;
+  readonly httpMethod: string;
+  /** The `Mcp-Session-Id` header as received. */
+  readonly presentedSession: string | null;
+  readonly lastEventId: string | null;
+  readonly conn: string;
+  readonly principal?: string;
+  /** The presented session, or the one minted by this request once its response head is out. */
+  session?: string;
+  headWritten: boolean;
+  /** Records that need the response head (the session it mints, the body it opens) before they can be written. */
+  readonly deferred: Array<() => void>;
+  /** The SDK stream id this response serves, once known. */
+  sequence?: string;
+  body?: SseBody;
+  replay?: ReplayFacts;
+}
+
+export const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** The request in flight for this recorder, if any. */
+export function currentRequest(recorder: Recorder): RequestContext | undefined {
+  const ctx = requestContext.getStore();
+  return ctx?.recorder === recorder ? ctx : undefined;
+}
+
+/** Runs `write` now, or once the request's response head is out if it is not yet. */
+export function whenHeadWritten(ctx: RequestContext | undefined, write: () => void): void {
+  if (ctx !== undefined && !ctx.headWritten) ctx.deferred.push(write);
+  else write();
+}

@@ -1,0 +1,140 @@
+import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { currentRequest, whenHeadWritten, type ReplayFacts, type RequestContext } from './context.js';
+import { rpcFacts } from './jsonrpc.js';
+import type { Recorder } from './recorder.js';
+import type { RecordFields } from './records.js';
+import { SDK_STANDALONE_STREAM_ID, trackerOf, type Tracker } from './tracker.js';
+
+/** The SDK's request-timeout error code, as its `notifications/cancelled` reason spells it. */
+const TIMED_OUT_REASON = /MCP error -32001\b/;
+
+/**
+ * Wraps the EventStore given to `StreamableHTTPServerTransport`: every stored
+ * event is logged as `event.sent` (plus `request.sent` for a server-to-client
+ * request), and every replay's facts feed the request's `upgrade` record.
+ * Pass-through: ids, messages, replays and errors are the wrapped store's.
+ *
+ * Use one wrapper per transport, or one shared by all: the session an event
+ * belongs to comes from the HTTP request in flight (see `instrumentRequests`).
+ */
+export function instrumentEventStore(store: EventStore, recorder: Recorder): EventStore {
+  const tracker = trackerOf(recorder);
+  // A wrapper used by one transport only has seen one session: a fallback for
+  // events stored outside any request (a timer, a background task).
+  const sessionsSeen = new Set<string>();
+  const sessionOf = (ctx: RequestContext | undefined, streamId: string): string | undefined =>
+    ctx?.session ?? (sessionsSeen.size === 1 ? [...sessionsSeen][0] : tracker.soleSessionOf(streamId));
+
+  const wrapped: EventStore = {
+    async storeEvent(streamId, message) {
+      const eventId = await store.storeEvent(streamId, message);
+      const ctx = currentRequest(recorder);
+      claimPostSequence(tracker, ctx, streamId);
+      whenHeadWritten(ctx, () => {
+        const session = sessionOf(ctx, streamId);
+        if (session !== undefined) sessionsSeen.add(session);
+        logStoredEvent(recorder, tracker, { session, streamId, eventId, message });
+      });
+      return eventId;
+    },
+
+    async replayEventsAfter(lastEventId, { send }) {
+      const ctx = currentRequest(recorder);
+      const facts: ReplayFacts = { lastEventId, replayedIds: [] };
+      if (ctx !== undefined) ctx.replay = facts;
+      try {
+        const sequence = await store.replayEventsAfter(lastEventId, {
+          send: async (eventId, message) => {
+            await send(eventId, message);
+            facts.replayedIds.push(eventId);
+          },
+        });
+        facts.sequence = sequence;
+        return sequence;
+      } catch (err) {
+        facts.error = err instanceof Error ? err.message : String(err);
+        throw err;
+      } finally {
+        // Without the middleware nobody sees the HTTP status: log what the store saw.
+        if (ctx === undefined) {
+          const session = sessionsSeen.size === 1 ? [...sessionsSeen][0] : undefined;
+          recorder.record({
+            kind: 'upgrade',
+            ...(session !== undefined && { session }),
+            last_event_id: lastEventId,
+            ...(facts.error === undefined
+              ? { decision: 'resume', ...replayFields(tracker, facts) }
+              : { decision: 'reject', reason: `replay_failed: ${facts.error}` }),
+          });
+        }
+      }
+    },
+  };
+  const resolveStream = store.getStreamIdForEventId?.bind(store);
+  if (resolveStream !== undefined) wrapped.getStreamIdForEventId = resolveStream;
+  return wrapped;
+}
+
+/** The `upgrade` fields a replay establishes. */
+export function replayFields(tracker: Tracker, facts: ReplayFacts): Omit<RecordFields, 'kind'> {
+  const origin = tracker.originOf(facts.lastEventId);
+  const ids = facts.replayedIds;
+  return {
+    ...(origin !== undefined && { stream: origin.stream }),
+    ...(facts.sequence ? { sequence: facts.sequence } : {}),
+    replayed: ids.length,
+    ...(ids.length > 0 && { first_replayed: ids[0], replayed_ids: [...ids] }),
+  };
+}
+
+// The SDK stores a POST response stream's first event (its priming event, or
+// the first message) while handling that POST: that names the SDK stream the
+// response body serves.
+function claimPostSequence(tracker: Tracker, ctx: RequestContext | undefined, streamId: string): void {
+  if (ctx === undefined || ctx.httpMethod !== 'POST' || ctx.sequence !== undefined) return;
+  if (streamId === SDK_STANDALONE_STREAM_ID) return;
+  ctx.sequence = streamId;
+  if (ctx.body !== undefined) tracker.bind(ctx.body, streamId);
+}
+
+interface StoredEvent {
+  session: string | undefined;
+  streamId: string;
+  eventId: string;
+  message: unknown;
+}
+
+function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamId, eventId, message }: StoredEvent): void {
+  const body = session === undefined ? undefined : tracker.bodyFor(session, streamId);
+  // Stored while no body serves that SDK stream: it exists only for replay.
+  const stream = body?.stream ?? `unbound:${streamId}`;
+  const rpc = rpcFacts(message);
+  // An event that cannot be tied to a session is still written: the analyzer
+  // rejects the line visibly rather than the log losing it silently.
+  const where = { ...(session !== undefined && { session }), stream };
+  if (session !== undefined) {
+    tracker.noteSequence(streamId, session);
+    tracker.noteOrigin(eventId, { session, stream, sequence: streamId });
+  }
+  recorder.record({
+    kind: 'event.sent',
+    ...where,
+    sequence: streamId,
+    event_id: eventId,
+    ...(rpc.kind !== undefined && { rpc_kind: rpc.kind }),
+    ...(rpc.id !== undefined && { rpc_id: rpc.id }),
+    ...(rpc.method !== undefined && { method: rpc.method }),
+    ...(body?.open !== true && { attached: false }),
+  });
+  if (rpc.kind === 'request' && rpc.id !== undefined) {
+    recorder.record({ kind: 'request.sent', ...where, request_id: rpc.id, method: rpc.method, event_id: eventId });
+  }
+  if (rpc.cancels !== undefined) {
+    const { requestId, reason } = rpc.cancels;
+    if (reason !== undefined && TIMED_OUT_REASON.test(reason)) {
+      recorder.record({ kind: 'request.timed_out', ...where, request_id: requestId });
+    } else {
+      recorder.record({ kind: 'request.cancelled', ...where, request_id: requestId, ...(reason !== undefined && { reason }) });
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { RpcKind } from './records.js';
+
+// What the log needs from one JSON-RPC message, read defensively: the
+// instrumentation sees whatever a client or the application sent.
+
+export interface RpcFacts {
+  kind?: RpcKind;
+  id?: string | number;
+  method?: string;
+  /** `params.name` of a `tools/call`. */
+  tool?: string;
+  /** sha256 of the canonical JSON of a `tools/call`'s `params.arguments`. */
+  argsHash?: string;
+  /** For `notifications/cancelled`: the request it cancels, and why. */
+  cancels?: { requestId: string | number; reason?: string };
+}
+
+export function rpcFacts(message: unknown): RpcFacts {
+  if (!isObject(message)) return {};
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
+  const method = typeof message.method === 'string' ? message.method : undefined;
+  if (method !== undefined && id !== undefined) return { kind: 'request', id, method, ...toolFacts(method, message.params) };
+  if (method !== undefined) return { kind: 'notification', method, ...cancelFacts(method, message.params) };
+  if (id !== undefined && ('result' in message || 'error' in message)) return { kind: 'response', id };
+  return {};
+}
+
+/** A POST body holds one message or a batch. */
+export function rpcMessages(body: unknown): unknown[] {
+  return Array.isArray(body) ? body : body === undefined ? [] : [body];
+}
+
+function toolFacts(method: string, params: unknown): Pick<RpcFacts, 'tool' | 'argsHash'> {
+  if (method !== 'tools/call' || !isObject(params) || typeof params.name !== 'string') return {};
+  return { tool: params.name, argsHash: sha256Hex(canonicalJson(params.arguments ?? {})) };
+}
+
+function cancelFacts(method: string, params: unknown): Pick<RpcFacts, 'cancels'> {
+  if (method !== 'notifications/cancelled' || !isObject(params)) return {};
+  const requestId = params.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return {};
+  return { cancels: { requestId, ...(typeof params.reason === 'string' && { reason: params.reason }) } };
+}
+
+/** JSON with object keys sorted at every depth, so equal arguments hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isObject(value)) {
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

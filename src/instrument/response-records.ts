@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { RequestContext } from './context.js';
+import { replayFields } from './event-store.js';
+import { jsonRpcErrorMessage } from './http.js';
+import { rpcFacts, rpcMessages } from './jsonrpc.js';
+import type { RecordFields } from './records.js';
+import { SDK_STANDALONE_STREAM_ID, trackerOf, type SseBody } from './tracker.js';
+
+// What one HTTP exchange with a StreamableHTTPServerTransport means in the
+// log, decided when its response head goes out (status and headers known)
+// and when the response closes.
+
+export interface ResponseHead {
+  status: number;
+  /** The `mcp-session-id` response header. */
+  sessionHeader: string | undefined;
+  eventStream: boolean;
+}
+
+export interface Exchange {
+  ctx: RequestContext;
+  res: ServerResponse;
+  /** The parsed POST body, where it could be read. */
+  body: unknown;
+  head?: ResponseHead;
+  /** The start of an error response's body, once it is written. */
+  errorBody?: () => string;
+}
+
+const ok = (status: number): boolean => status >= 200 && status < 300;
+
+export function onResponseHead(ex: Exchange, head: ResponseHead): void {
+  ex.head = head;
+  const { ctx } = ex;
+  if (ctx.httpMethod === 'POST') onPostHead(ex, head);
+  else if (ctx.httpMethod === 'GET' && ok(head.status)) onAcceptedGet(ex, head);
+  else if (ctx.httpMethod === 'DELETE' && ok(head.status) && ctx.presentedSession !== null) {
+    ctx.recorder.record({ kind: 'session.terminated', session: ctx.presentedSession, reason: 'client_delete' });
+    trackerOf(ctx.recorder).forgetSession(ctx.presentedSession);
+  }
+  ctx.headWritten = true;
+  flushDeferred(ctx);
+}
+
+export function onResponseClose(ex: Exchange): void {
+  const { ctx, res, head } = ex;
+  ctx.body?.close(res.writableEnded ? 'server' : 'client');
+  if (ctx.httpMethod === 'GET' && (head === undefined || !ok(head.status))) logRejectedGet(ex);
+  ctx.headWritten = true;
+  flushDeferred(ctx);
+}
+
+function onPostHead(ex: Exchange, head: ResponseHead): void {
+  const { ctx } = ex;
+  const recorder = ctx.recorder;
+  const minted = ctx.presentedSession === null && ok(head.status) ? head.sessionHeader : undefined;
+  ctx.session = ctx.presentedSession ?? minted;
+  const session = ctx.session ?? null;
+  const who = requestIdentity(ctx);
+  if (minted !== undefined) {
+    recorder.record({ kind: 'session.created', session: minted, incarnation: randomUUID(), ...principalOf(ctx) });
+  }
+  if (head.eventStream && ctx.session !== undefined) {
+    ctx.body = openBody(ex, 'post', ctx.session);
+    if (ctx.sequence !== undefined) trackerOf(recorder).bind(ctx.body, ctx.sequence);
+  }
+  if (minted !== undefined) {
+    recorder.record({
+      kind: 'upgrade',
+      session: null,
+      last_event_id: ctx.lastEventId,
+      decision: 'fresh',
+      status: head.status,
+      new_session: minted,
+      ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
+      ...who,
+    });
+  }
+  if (ctx.body !== undefined) recorder.record({ kind: 'stream.opened', session, stream: ctx.body.stream, via: 'post', ...who });
+  for (const message of rpcMessages(ex.body)) {
+    const rpc = rpcFacts(message);
+    if (rpc.kind === 'request' && rpc.id !== undefined) {
+      recorder.record({
+        kind: 'call',
+        session,
+        rpc_id: rpc.id,
+        method: rpc.method,
+        ...(rpc.tool !== undefined && { tool: rpc.tool, args_hash: rpc.argsHash }),
+        status: head.status,
+        ...who,
+      });
+    } else if (rpc.kind === 'response' && rpc.id !== undefined) {
+      recorder.record({ kind: 'request.answered', session, request_id: rpc.id, status: head.status, ...who });
+    }
+  }
+}
+
+function onAcceptedGet(ex: Exchange, head: ResponseHead): void {
+  const { ctx } = ex;
+  const tracker = trackerOf(ctx.recorder);
+  ctx.session = ctx.presentedSession ?? undefined;
+  const replay = ctx.replay !== undefined && ctx.replay.error === undefined ? ctx.replay : undefined;
+  const sequence = replay !== undefined ? replay.sequence : SDK_STANDALONE_STREAM_ID;
+  if (head.eventStream && ctx.session !== undefined) ctx.body = openBody(ex, 'get', ctx.session);
+  const predecessor = ctx.body !== undefined && sequence ? tracker.bind(ctx.body, sequence) : undefined;
+  // The SDK ends the body it replaces before answering: log that end first if
+  // it has happened, so the log does not show two live writers.
+  if (predecessor?.open && predecessor.endedByServer()) predecessor.close('server');
+  const replayed = replay !== undefined ? replayFields(tracker, replay) : { replayed: 0 };
+  ctx.recorder.record({
+    kind: 'upgrade',
+    session: ctx.presentedSession,
+    last_event_id: ctx.lastEventId,
+    ...(replay !== undefined && replayed.stream === undefined && predecessor !== undefined && { stream: predecessor.stream }),
+    ...replayed,
+    ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
+    decision: replay !== undefined ? 'resume' : 'attach',
+    status: head.status,
+    // The SDK re-emits no pending server request on a new stream, nor fails one: observably none.
+    reemitted: 0,
+    cancelled: 0,
+    ...requestIdentity(ctx),
+  });
+  if (ctx.body !== undefined) {
+    ctx.recorder.record({ kind: 'stream.opened', session: ctx.body.session, stream: ctx.body.stream, via: 'get', ...requestIdentity(ctx) });
+  }
+}
+
+function logRejectedGet(ex: Exchange): void {
+  const { ctx, head } = ex;
+  const message = ex.errorBody === undefined ? undefined : jsonRpcErrorMessage(ex.errorBody());
+  const reason =
+    ctx.replay?.error !== undefined ? `replay_failed: ${ctx.replay.error}` : (message ?? (head ? `http_${head.status}` : 'no_response'));
+  ctx.recorder.record({
+    kind: 'upgrade',
+    session: ctx.presentedSession,
+    last_event_id: ctx.lastEventId,
+    decision: 'reject',
+    ...(head !== undefined && { status: head.status }),
+    reason,
+    ...requestIdentity(ctx),
+  });
+}
+
+function openBody(ex: Exchange, via: 'get' | 'post', session: string): SseBody {
+  const { recorder } = ex.ctx;
+  const body: SseBody = {
+    stream: trackerOf(recorder).newStreamId(via),
+    session,
+    via,
+    open: true,
+    endedByServer: () => ex.res.writableEnded,
+    close(reason) {
+      if (!body.open) return;
+      body.open = false;
+      recorder.record({ kind: 'stream.closed', session, stream: body.stream, reason });
+    },
+  };
+  return body;
+}
+
+function flushDeferred(ctx: RequestContext): void {
+  for (const write of ctx.deferred.splice(0)) write();
+}
+
+function principalOf(ctx: RequestContext): Pick<RecordFields, 'principal'> {
+  return ctx.principal === undefined ? {} : { principal: ctx.principal };
+}
+
+function requestIdentity(ctx: RequestContext): Pick<RecordFields, 'conn' | 'principal'> {
+  return { conn: ctx.conn, ...principalOf(ctx) };
+}

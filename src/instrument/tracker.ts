@@ -1,0 +1,111 @@
+import { BoundedMap } from './bounded-map.js';
+import type { Recorder } from './recorder.js';
+
+// What the middleware and the event-store wrapper learn about one server and
+// share through its recorder: which HTTP response body currently serves which
+// SDK stream of which session, and where each event id was first sent.
+
+/** The SDK's fixed stream id for the standalone GET stream (private in 1.32.2, the same for every session). */
+export const SDK_STANDALONE_STREAM_ID = '_GET_stream';
+
+/** One SSE response body: what the log calls a stream. */
+export interface SseBody {
+  readonly stream: string;
+  readonly session: string;
+  readonly via: 'get' | 'post';
+  /** The SDK stream id this body serves, once known. */
+  sequence?: string;
+  open: boolean;
+  /** Whether the server has already ended the body (its `stream.closed` may not be logged yet). */
+  endedByServer(): boolean;
+  /** Logs `stream.closed` once. */
+  close(reason: 'client' | 'server'): void;
+}
+
+export interface EventOrigin {
+  session: string;
+  stream: string;
+  sequence: string;
+}
+
+const MAX_SESSIONS = 10_000;
+const MAX_EVENTS = 100_000;
+
+export class Tracker {
+  private streamCount = 0;
+  private connCount = 0;
+  private readonly conns = new WeakMap<object, string>();
+  /** session → SDK stream id → the latest body that served it. */
+  private readonly bodies = new BoundedMap<string, Map<string, SseBody>>(MAX_SESSIONS);
+  /** SDK stream id → the sessions it was seen in (the standalone id is in all of them). */
+  private readonly sequenceSessions = new BoundedMap<string, Set<string>>(MAX_SESSIONS * 4);
+  private readonly origins = new BoundedMap<string, EventOrigin>(MAX_EVENTS);
+
+  newStreamId(via: 'get' | 'post'): string {
+    this.streamCount += 1;
+    return `${via}-${this.streamCount}`;
+  }
+
+  connOf(socket: object): string {
+    let id = this.conns.get(socket);
+    if (id === undefined) {
+      this.connCount += 1;
+      id = `c${this.connCount}`;
+      this.conns.set(socket, id);
+    }
+    return id;
+  }
+
+  /** Makes `body` the one serving `sequence`; returns the body it replaces. */
+  bind(body: SseBody, sequence: string): SseBody | undefined {
+    body.sequence = sequence;
+    let bySequence = this.bodies.get(body.session);
+    if (bySequence === undefined) {
+      bySequence = new Map();
+      this.bodies.set(body.session, bySequence);
+    }
+    const predecessor = bySequence.get(sequence);
+    bySequence.set(sequence, body);
+    this.noteSequence(sequence, body.session);
+    return predecessor === body ? undefined : predecessor;
+  }
+
+  bodyFor(session: string, sequence: string): SseBody | undefined {
+    return this.bodies.get(session)?.get(sequence);
+  }
+
+  noteSequence(sequence: string, session: string): void {
+    const sessions = this.sequenceSessions.get(sequence) ?? new Set<string>();
+    sessions.add(session);
+    this.sequenceSessions.set(sequence, sessions);
+  }
+
+  /** The one session an SDK stream id was seen in, if it is unambiguous. */
+  soleSessionOf(sequence: string): string | undefined {
+    const sessions = this.sequenceSessions.get(sequence);
+    return sessions?.size === 1 ? [...sessions][0] : undefined;
+  }
+
+  noteOrigin(eventId: string, origin: EventOrigin): void {
+    this.origins.set(eventId, origin);
+  }
+
+  originOf(eventId: string): EventOrigin | undefined {
+    return this.origins.get(eventId);
+  }
+
+  forgetSession(session: string): void {
+    this.bodies.delete(session);
+  }
+}
+
+const trackers = new WeakMap<Recorder, Tracker>();
+
+export function trackerOf(recorder: Recorder): Tracker {
+  let tracker = trackers.get(recorder);
+  if (tracker === undefined) {
+    tracker = new Tracker();
+    trackers.set(recorder, tracker);
+  }
+  return tracker;
+}
