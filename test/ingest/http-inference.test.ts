@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { NormalizedRecord } from '../../src/model/record.js';
+import { T0, T0_MS, ingestFiles, outcomeOf, rows } from './support.js';
+
+// log-format.md "Proxy access records": what the analyzer infers from one
+// `http` record, and how a request logged by both proxy and server counts once.
+
+const SSE = { 'content-type': 'text/event-stream' };
+
+function inferred(http: Record<string, unknown>): NormalizedRecord[] {
+  const out = outcomeOf({ ts: T0, kind: 'http', ...http });
+  if (out.type !== 'records') throw new Error(`expected records, got ${JSON.stringify(out)}`);
+  expect(out.records[0]).toMatchObject({ kind: 'http', origin: 'proxy' });
+  return out.records.slice(1);
+}
+
+describe('inference from one http record', () => {
+  it('a GET with last-event-id that got 200 text/event-stream is an accepted resumption', () => {
+    const got = inferred({
+      method: 'GET', path: '/mcp', status: 200, conn: 'c2', node: 'edge-1',
+      req_headers: { 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41' }, resp_headers: SSE,
+    });
+    expect(got).toEqual([
+      { kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, conn: 'c2', node: 'edge-1' },
+    ]);
+  });
+
+  it('a POST with last-event-id that got 200 text/event-stream is an accepted resumption too', () => {
+    const [u] = inferred({ method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': 41 }, resp_headers: SSE });
+    expect(u).toMatchObject({ kind: 'upgrade', decision: 'resume', status: 200, lastEventId: '41' });
+  });
+
+  it('a 404 on a request with last-event-id is a rejection', () => {
+    const [u, ...rest] = inferred({ method: 'GET', path: '/mcp', status: 404, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '41' }, resp_headers: {} });
+    expect(rest).toEqual([]);
+    expect(u).toMatchObject({ kind: 'upgrade', session: 'S1', lastEventId: '41', decision: 'reject', status: 404 });
+  });
+
+  it('a GET without last-event-id that got a stream is an attach (session resumption)', () => {
+    const [u] = inferred({ method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: SSE });
+    expect(u).toMatchObject({ kind: 'upgrade', session: 'S1', lastEventId: null, decision: 'attach', status: 200 });
+  });
+
+  it('a minted session id in the response is session.created plus a fresh upgrade', () => {
+    const got = inferred({
+      method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0,
+      req_headers: {}, resp_headers: { 'mcp-session-id': 'S-new', 'content-type': 'application/json' },
+    });
+    expect(got.map((r) => [r.kind, r.session, r.decision, r.newSession])).toEqual([
+      ['session.created', 'S-new', undefined, undefined],
+      ['upgrade', null, 'fresh', 'S-new'],
+    ]);
+  });
+
+  it('a response session id that differs from the presented one is a re-mint (fresh, with both ids)', () => {
+    const got = inferred({
+      method: 'GET', path: '/mcp', status: 200, reset_signalled: true,
+      req_headers: { 'mcp-session-id': 'S-old', 'last-event-id': '9' }, resp_headers: { 'Mcp-Session-Id': 'S-new', ...SSE },
+    });
+    expect(got.map((r) => r.kind)).toEqual(['session.created', 'upgrade']);
+    expect(got[1]).toMatchObject({ session: 'S-old', lastEventId: '9', decision: 'fresh', newSession: 'S-new', resetSignalled: true });
+  });
+
+  it('the same session id echoed in the response is not a new session', () => {
+    const got = inferred({ method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: { 'mcp-session-id': 'S1', ...SSE } });
+    expect(got.map((r) => [r.kind, r.decision])).toEqual([['upgrade', 'attach']]);
+  });
+
+  it('a POST carrying a JSON-RPC response that got 404 is a request.answered with status 404', () => {
+    const got = inferred({ method: 'POST', path: '/mcp', status: 404, rpc_kind: 'response', rpc_id: 'r7', req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} });
+    expect(got).toEqual([{ kind: 'request.answered', tsMs: T0_MS, origin: 'proxy', session: 'S1', requestId: 'r7', status: 404 }]);
+  });
+
+  it('a POST carrying a JSON-RPC request is a call', () => {
+    const got = inferred({
+      method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 3,
+      req_headers: { 'mcp-session-id': ['S1'] }, resp_headers: SSE,
+    });
+    expect(got).toEqual([{ kind: 'call', tsMs: T0_MS, origin: 'proxy', session: 'S1', rpcId: '3', method: 'tools/call', status: 200 }]);
+  });
+
+  it('a request the proxy cannot read anything into yields only the http record', () => {
+    expect(inferred({ method: 'DELETE', path: '/mcp', status: 204, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} })).toEqual([]);
+  });
+
+  it('stores the http record with its request line and lower-cased headers', async () => {
+    const { db } = await ingestFiles({
+      'proxy.ndjson': [{ ts: T0, kind: 'http', method: 'GET', path: '/mcp', status: 200, duration_ms: 1500, sse_event_ids: [42, '43'], req_headers: { 'Last-Event-ID': '41', 'MCP-Session-Id': 'S1' }, resp_headers: SSE }],
+    });
+    expect(rows(db, 'SELECT kind, origin, http_method, path, status, duration_ms, sse_event_ids, req_headers FROM records ORDER BY id')).toEqual([
+      { kind: 'http', origin: 'proxy', http_method: 'GET', path: '/mcp', status: 200, duration_ms: 1500, sse_event_ids: '["42","43"]', req_headers: '{"last-event-id":"41","mcp-session-id":"S1"}' },
+      { kind: 'upgrade', origin: 'proxy', http_method: null, path: null, status: 200, duration_ms: null, sse_event_ids: null, req_headers: null },
+    ]);
+  });
+});
+
+describe('a request logged by both proxy and server', () => {
+  const proxy = [
+    { ts: T0, kind: 'http', req: 'q1', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '5' }, resp_headers: SSE },
+    { ts: T0, kind: 'http', req: 'q2', method: 'POST', path: '/mcp', status: 404, rpc_kind: 'response', rpc_id: 'r1', req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} },
+    { ts: T0, kind: 'http', req: 'q3', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: SSE },
+  ];
+  const server = [
+    { ts: T0, kind: 'upgrade', req: 'q1', session: 'S1', last_event_id: 5, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 },
+    { ts: T0, kind: 'request.answered', req: 'q2', session: 'S1', request_id: 'r1', status: 404 },
+  ];
+
+  it('is counted once: the server record stands, the proxy inference is shadowed', async () => {
+    const { db } = await ingestFiles({ 'proxy.ndjson': proxy, 'server.ndjson': server });
+    expect(rows(db, 'SELECT req, origin, decision FROM upgrades ORDER BY req')).toEqual([
+      { req: 'q1', origin: 'server', decision: 'resume' },
+      { req: 'q3', origin: 'proxy', decision: 'attach' },
+    ]);
+    expect(rows(db, "SELECT req, origin FROM records WHERE kind = 'request.answered' AND shadowed = 0")).toEqual([{ req: 'q2', origin: 'server' }]);
+    // The proxy's own lines stay as evidence of what it saw.
+    expect(rows(db, "SELECT req, shadowed FROM http ORDER BY req")).toEqual([
+      { req: 'q1', shadowed: 1 },
+      { req: 'q2', shadowed: 1 },
+      { req: 'q3', shadowed: 0 },
+    ]);
+  });
+
+  it('is counted once whichever file comes first', async () => {
+    const { db } = await ingestFiles({ 'server.ndjson': server, 'proxy.ndjson': proxy });
+    expect(rows(db, 'SELECT req, origin FROM upgrades ORDER BY req')).toEqual([
+      { req: 'q1', origin: 'server' },
+      { req: 'q3', origin: 'proxy' },
+    ]);
+  });
+
+  it('without a shared req both views stay', async () => {
+    const { db } = await ingestFiles({ 'proxy.ndjson': proxy.map(({ req: _req, ...h }) => h), 'server.ndjson': server });
+    expect(rows(db, 'SELECT origin FROM upgrades ORDER BY origin')).toEqual([{ origin: 'proxy' }, { origin: 'proxy' }, { origin: 'server' }]);
+  });
+});
