@@ -1,0 +1,47 @@
+-- Which accepted stream resumptions re-emitted pending requests that the replay or the client already had?
+-- A pending request emitted on the resumed lineage was either received before Last-Event-ID or is in the replay:
+-- re-emitting it duplicates it. Only requests pending on other streams may be re-emitted: duplicates =
+-- reemitted - pending elsewhere. A NULL reemitted was not logged: such resumptions are not knowable.
+WITH resumes AS (
+  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.stream, u.new_stream, u.reemitted,
+    COALESCE(
+      (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream),
+      (SELECT e.lane FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id
+         AND (e.ts_ms, e.id) < (u.ts_ms, u.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1)) AS lane,
+    (SELECT i.created_id FROM incarnations i
+     WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id)
+     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
+  FROM upgrades u
+  WHERE u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL
+    AND (u.reemitted > 0 OR u.reemitted IS NULL)
+), pending AS (
+  SELECT r.id AS upgrade_id, q.sent_id, q.request_id, q.stream,
+    (s.lane IS r.lane) AS on_lane,
+    row_number() OVER (PARTITION BY r.id, (s.lane IS r.lane) ORDER BY q.sent_ts, q.sent_id) AS k,
+    sum(s.lane IS NOT r.lane) OVER (PARTITION BY r.id) AS elsewhere
+  FROM resumes r
+  JOIN requests q ON q.session = r.session AND (q.sent_ts, q.sent_id) < (r.ts_ms, r.id)
+  LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
+  LEFT JOIN incarnations i ON i.created_id = r.created_id
+  LEFT JOIN records ans ON ans.id = q.answered_id
+  LEFT JOIN records can ON can.id = q.cancelled_id
+  LEFT JOIN records reis ON reis.id = q.reissued_id
+  LEFT JOIN records tmo ON tmo.id = q.timed_out_id
+  WHERE (i.created_id IS NULL OR (q.sent_ts, q.sent_id) > (i.created_ts, i.created_id))
+    AND (ans.id IS NULL OR (ans.ts_ms, ans.id) > (r.ts_ms, r.id))
+    AND (can.id IS NULL OR (can.ts_ms, can.id) > (r.ts_ms, r.id))
+    AND (reis.id IS NULL OR (reis.ts_ms, reis.id) > (r.ts_ms, r.id))
+    AND (tmo.id IS NULL OR (tmo.ts_ms, tmo.id) > (r.ts_ms, r.id))
+)
+SELECT r.id AS upgrade_id, r.session, r.ts_ms AS at_ms, r.last_event_id, r.stream, r.new_stream, r.reemitted,
+  count(p.sent_id) FILTER (WHERE p.on_lane) AS pending_on_lane,
+  count(p.sent_id) FILTER (WHERE NOT p.on_lane) AS pending_elsewhere,
+  r.reemitted - count(p.sent_id) FILTER (WHERE NOT p.on_lane) AS duplicates,
+  (r.created_id IS NOT NULL) AS history_logged,
+  json_group_array(p.request_id ORDER BY p.k) FILTER (WHERE p.on_lane) AS on_lane_ids,
+  json_insert(json_group_array(p.sent_id ORDER BY p.k) FILTER (WHERE p.on_lane AND p.k <= r.reemitted - p.elsewhere),
+    '$[#]', r.id) AS evidence
+FROM resumes r LEFT JOIN pending p ON p.upgrade_id = r.id
+GROUP BY r.id
+HAVING r.reemitted IS NULL OR r.reemitted > count(p.sent_id) FILTER (WHERE NOT p.on_lane)
+ORDER BY r.ts_ms, r.id;

@@ -1,0 +1,56 @@
+import type { Db } from '../store/db.js';
+import { isoTime } from '../normalize/time.js';
+
+// Facts about the timeline that several detectors need to decide whether a
+// rule can be judged at all, and to present evidence in log order. Every
+// function takes the candidate sessions as one list (one query, not one per
+// session).
+
+/** Of the given sessions, those with no server record: a proxy log sees headers and statuses only. */
+export function proxyOnlySessions(db: Db, sessions: Iterable<string>): Set<string> {
+  return sessionsWhere(
+    db,
+    sessions,
+    `NOT EXISTS (SELECT 1 FROM records r WHERE r.session = c.value AND r.origin = 'server' AND r.shadowed = 0)`,
+  );
+}
+
+/** Of the given sessions, those whose creation is not in the log: their history before the log starts is unknown. */
+export function uncreatedSessions(db: Db, sessions: Iterable<string>): Set<string> {
+  return sessionsWhere(db, sessions, `NOT EXISTS (SELECT 1 FROM incarnations i WHERE i.session = c.value)`);
+}
+
+function sessionsWhere(db: Db, sessions: Iterable<string>, condition: string): Set<string> {
+  const list = [...new Set(sessions)];
+  if (list.length === 0) return new Set();
+  const rows = db.prepare(`SELECT c.value AS s FROM json_each(?) c WHERE ${condition}`).pluck().all(JSON.stringify(list)) as string[];
+  return new Set(rows);
+}
+
+/**
+ * Sorts each list of record ids into canonical log order (ts_ms, id): ids are
+ * insertion order per file, so records of several files need their times.
+ */
+export function inLogOrder(db: Db, lists: number[][]): number[][] {
+  const all = [...new Set(lists.flat())];
+  if (all.length === 0) return lists;
+  const ts = new Map<number, number>();
+  const stmt = db.prepare('SELECT r.id, r.ts_ms FROM json_each(?) c JOIN records r ON r.id = c.value');
+  for (const row of stmt.all(JSON.stringify(all)) as { id: number; ts_ms: number }[]) ts.set(row.id, row.ts_ms);
+  return lists.map((ids) => [...new Set(ids)].sort((a, b) => (ts.get(a) ?? 0) - (ts.get(b) ?? 0) || a - b));
+}
+
+/** A time as on-call reads it in a message: the ISO instant. */
+export const when = (ms: number): string => isoTime(ms);
+
+/** "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it. */
+export function listIds(ids: readonly (string | number | null | undefined)[], max = 5): string {
+  const shown = ids.filter((x) => x !== null && x !== undefined).map(String);
+  if (shown.length <= max) return shown.join(', ');
+  return `${shown.slice(0, max).join(', ')} and ${shown.length - max} more`;
+}
+
+/** "1 event" / "3 events". */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}

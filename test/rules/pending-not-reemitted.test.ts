@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const request = (ms: number, id: string, method = 'sampling/createMessage') => ({
+  ts: at(ms), kind: 'request.sent', session: 'S1', stream: 'g1', request_id: id, method,
+});
+const closed = { ts: at(900), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' };
+const attach = (counters: Record<string, unknown>) => ({
+  ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', decision: 'attach', status: 200, replayed: 0, ...counters,
+});
+
+describe('pending-not-reemitted', () => {
+  it('flags an attach that re-emitted fewer pending requests than there were', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      request(200, 'r2', 'elicitation/create'),
+      closed,
+      attach({ reemitted: 0, cancelled: 0 }),
+    ]);
+    const [f, ...rest] = findingsOf(report, 'pending-not-reemitted');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('2 pending server requests');
+    expect(f?.message).toContain('r1 sampling/createMessage');
+    expect(f?.message).toContain('r2 elicitation/create');
+    expect(f?.message).toContain('g2');
+    // one pending request more than re-emitted + cancelled (0) proves it, with the attach
+    expect(evidenceLines(f!)).toEqual([3, 6]);
+  });
+
+  it('needs one pending request more than the counters cover as evidence', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      request(200, 'r2'),
+      request(300, 'r3'),
+      closed,
+      attach({ reemitted: 1, cancelled: 0 }),
+    ]);
+    const [f] = findingsOf(report, 'pending-not-reemitted');
+    expect(f?.message).toContain('3 pending server requests');
+    expect(f?.message).toMatch(/re-emitted 1 and cancelled 0: 2 left/);
+    expect(evidenceLines(f!)).toEqual([3, 4, 7]);
+  });
+
+  it('counts only requests still pending at the attach (a 404 answer leaves one pending)', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      request(200, 'r2'),
+      request(250, 'r3'),
+      request(260, 'r4'),
+      { ts: at(300), kind: 'request.answered', session: 'S1', request_id: 'r1', status: 200 },
+      { ts: at(310), kind: 'request.cancelled', session: 'S1', request_id: 'r2' },
+      { ts: at(320), kind: 'request.timed_out', session: 'S1', request_id: 'r3' },
+      { ts: at(330), kind: 'request.answered', session: 'S1', request_id: 'r4', status: 404 },
+      closed,
+      attach({ reemitted: 1, cancelled: 0 }),
+      // answered after the attach: it was pending at the attach, and was re-emitted
+      { ts: at(1100), kind: 'request.answered', session: 'S1', request_id: 'r4', status: 200 },
+    ]);
+    expect(findingsOf(report, 'pending-not-reemitted')).toEqual([]);
+  });
+
+  it('does not flag an attach that cancelled what it did not re-emit', async () => {
+    const report = await analyzeLines([created, opened, request(100, 'r1'), request(200, 'r2'), closed, attach({ reemitted: 1, cancelled: 1 })]);
+    expect(findingsOf(report, 'pending-not-reemitted')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'pending-not-reemitted')).toEqual([]);
+  });
+
+  it('does not count requests of an earlier incarnation of the session id', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      { ts: at(200), kind: 'session.terminated', session: 'S1', reason: 'client_delete' },
+      { ts: at(300), kind: 'session.created', session: 'S1', principal: 'alice', incarnation: 'i-2' },
+      attach({ reemitted: 0, cancelled: 0 }),
+    ]);
+    expect(findingsOf(report, 'pending-not-reemitted')).toEqual([]);
+  });
+
+  it('is not knowable when the attach logged no counters, or the log starts after the creation', async () => {
+    const noCounters = await analyzeLines([created, opened, request(100, 'r1'), closed, attach({})]);
+    expect(findingsOf(noCounters, 'pending-not-reemitted')).toEqual([]);
+    expect(noCounters.not_knowable.filter((n) => n.rule === 'pending-not-reemitted')).toEqual([
+      { rule: 'pending-not-reemitted', session: 'S1', reason: expect.stringMatching(/1 pending server request \(r1\).*no reemitted\/cancelled counter/) },
+    ]);
+
+    const lateStart = await analyzeLines([opened, closed, attach({ reemitted: 0, cancelled: 0 })]);
+    expect(findingsOf(lateStart, 'pending-not-reemitted')).toEqual([]);
+    expect(lateStart.not_knowable.filter((n) => n.rule === 'pending-not-reemitted')).toEqual([
+      { rule: 'pending-not-reemitted', session: 'S1', reason: expect.stringMatching(/log starts after S1 was created/) },
+    ]);
+  });
+});

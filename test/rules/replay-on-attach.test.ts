@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const closed = { ts: at(900), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'client' };
+
+describe('replay-on-attach', () => {
+  it('flags an attach without Last-Event-ID that replayed past events', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 1),
+      sent(200, 2),
+      closed,
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', decision: 'attach', status: 200, replayed: 2, reemitted: 0, cancelled: 0, first_replayed: 1 },
+    ]);
+    const [f, ...rest] = findingsOf(report, 'replay-on-attach');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.severity).toBe('error');
+    expect(f?.message).toContain('S1');
+    expect(f?.message).toContain('g2');
+    expect(f?.message).toContain('2 past events');
+    expect(f?.message).toContain('event 1');
+    expect(evidenceLines(f!)).toEqual([6]);
+  });
+
+  it('takes the replay from event.replayed records when the counter is absent', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 1),
+      closed,
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', decision: 'attach', status: 200 },
+      { ts: at(1001), kind: 'event.replayed', session: 'S1', stream: 'g2', event_id: 1, of_stream: 'g1' },
+    ]);
+    const [f] = findingsOf(report, 'replay-on-attach');
+    expect(f?.message).toContain('event 1');
+    expect(evidenceLines(f!)).toEqual([5, 6]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
+  });
+
+  it('does not flag a stream resumption that replays, nor an attach that replays nothing', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 1),
+      sent(200, 2),
+      closed,
+      // resume with Last-Event-ID: replaying is its job
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: 2 },
+      { ts: at(1100), kind: 'stream.closed', session: 'S1', stream: 'g2' },
+      { ts: at(2000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 },
+      // a rejected attach replays nothing whatever it logged
+      { ts: at(3000), kind: 'upgrade', session: 'S1', last_event_id: null, decision: 'reject', status: 409, replayed: 3 },
+    ]);
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
+  });
+
+  it('reports an attach without a replayed counter as not knowable, per session', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 1),
+      closed,
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', decision: 'attach', status: 200 },
+    ]);
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === 'replay-on-attach');
+    expect(nk).toHaveLength(1);
+    expect(nk[0]?.session).toBe('S1');
+    expect(nk[0]?.reason).toMatch(/no replayed counter/);
+  });
+
+  it('says a proxy-only session cannot be judged', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    const nk = report.not_knowable.filter((n) => n.rule === 'replay-on-attach');
+    expect(nk).toEqual([{ rule: 'replay-on-attach', session: 'P1', reason: expect.stringMatching(/proxy log only/) }]);
+  });
+});
