@@ -9,10 +9,17 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// The splitter holds one byte more than the cap: a CRLF line's CR is no content.
+const HELD_BYTES = MAX_LINE_BYTES + 1;
+
+function tooLong(line: number, head: Buffer): InputLine {
+  return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
+}
 
 function decode(buf: Buffer, line: number): InputLine {
   let end = buf.length;
   if (end > 0 && buf[end - 1] === 0x0d) end--; // CRLF exports
+  if (end > MAX_LINE_BYTES) return tooLong(line, buf);
   const bytes = buf.subarray(0, end);
   if (bytes.includes(0)) {
     return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
@@ -51,7 +58,7 @@ export async function* splitLines(input: AsyncIterable<Buffer | string> | Readab
       const nl = chunk.indexOf(NEWLINE, start);
       const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
       if (!oversized) {
-        if (pendingLen + piece.length > MAX_LINE_BYTES) {
+        if (pendingLen + piece.length > HELD_BYTES) {
           oversized = true;
           pending = [Buffer.concat([...pending, piece]).subarray(0, 200)];
           pendingLen = 0;
@@ -63,7 +70,7 @@ export async function* splitLines(input: AsyncIterable<Buffer | string> | Readab
       if (nl === -1) break;
       lineNo++;
       if (oversized) {
-        yield { line: lineNo, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(pending[0] ?? Buffer.alloc(0)) };
+        yield tooLong(lineNo, pending[0] ?? Buffer.alloc(0));
       } else {
         yield decode(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingLen), lineNo);
       }
@@ -74,7 +81,7 @@ export async function* splitLines(input: AsyncIterable<Buffer | string> | Readab
     }
   }
   if (oversized) {
-    yield { line: lineNo + 1, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(pending[0] ?? Buffer.alloc(0)) };
+    yield tooLong(lineNo + 1, pending[0] ?? Buffer.alloc(0));
   } else if (pendingLen > 0) {
     yield decode(Buffer.concat(pending, pendingLen), lineNo + 1);
   }
