@@ -47,28 +47,29 @@ export function fileSource(path: string): Source {
 /** Detects gzip by its magic bytes, not the file name: exports get renamed. */
 export function gunzipIfNeeded(input: Readable): Readable {
   const out = new PassThrough();
-  let decided = false;
+  // The two magic bytes may arrive in separate chunks (a pipe can deliver one byte first).
+  let head = Buffer.alloc(0);
   input.once('error', (e) => out.destroy(e));
+  const onEnd = () => out.end(head);
   input.on('data', function first(chunk: Buffer) {
-    if (decided) return;
-    decided = true;
+    head = Buffer.concat([head, chunk]);
+    if (head.length < 2) return;
     input.off('data', first);
+    input.off('end', onEnd);
     input.pause();
-    const isGzip = chunk.length >= 2 && chunk[0] === 0x1f && chunk[1] === 0x8b;
+    const isGzip = head[0] === 0x1f && head[1] === 0x8b;
     if (isGzip) {
       const gunzip = createGunzip();
       gunzip.once('error', (e) => out.destroy(new Error(`gzip: ${e.message}`)));
       gunzip.pipe(out);
-      gunzip.write(chunk);
+      gunzip.write(head);
       input.pipe(gunzip);
     } else {
-      out.write(chunk);
+      out.write(head);
       input.pipe(out);
     }
     input.resume();
   });
-  input.once('end', () => {
-    if (!decided) out.end();
-  });
+  input.once('end', onEnd);
   return out;
 }
