@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 import { loadWorkspace, type Workspace } from '../../src/api.js';
 import type { LineOutcome, NormalizedRecord } from '../../src/model/record.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
-import type { Source } from '../../src/read/sources.js';
+import { gunzipIfNeeded, type Source } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { logSource, type LogLine } from '../helpers/logs.js';
@@ -60,9 +60,9 @@ export async function ingestSources(sources: Source[], opts: { db?: string } = {
   return ws;
 }
 
-/** A source whose bytes arrive in exactly these chunks. */
+/** A source whose bytes arrive in exactly these chunks, opened as stdin and files are (gzip detected). */
 export function chunkSource(chunks: (Buffer | string)[], name = 'chunks.ndjson'): Source {
-  return { name, path: null, open: () => Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c))) };
+  return { name, path: null, open: () => gunzipIfNeeded(Readable.from(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)))) };
 }
 
 export function tempDir(): string {

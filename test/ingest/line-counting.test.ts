@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { splitLines, type InputLine } from '../../src/read/lines.js';
+import { T0, chunkSource, ingestSources, rows } from './support.js';
+
+// Every input line is exactly one of record, ignored or rejected, and the
+// sources row says so: lines = record_lines + ignored + rejected.
+
+const rec = (session: string) => JSON.stringify({ ts: T0, kind: 'session.created', session });
+const app = JSON.stringify({ level: 'info', msg: 'hello' });
+
+async function countsOf(bytes: Buffer | string, chunks = 1) {
+  const buf = Buffer.from(bytes);
+  const size = Math.ceil(buf.length / chunks) || 1;
+  const parts: Buffer[] = [];
+  for (let i = 0; i < buf.length; i += size) parts.push(buf.subarray(i, i + size));
+  const { db, sources } = await ingestSources([chunkSource(parts)]);
+  const [row] = rows<{ lines: number; record_lines: number; ignored: number; rejected: number; records: number }>(
+    db,
+    'SELECT lines, record_lines, ignored, rejected, records FROM sources',
+  );
+  expect(row!.lines).toBe(row!.record_lines + row!.ignored + row!.rejected);
+  expect(sources[0]).toMatchObject({ lines: row!.lines, recordLines: row!.record_lines, ignored: row!.ignored, rejected: row!.rejected });
+  return row!;
+}
+
+describe('line counting', () => {
+  it.each([
+    ['newline-terminated', `${rec('S1')}\n${app}\n{bad\n`, { lines: 3, record_lines: 1, ignored: 1, rejected: 1 }],
+    ['a last line without newline', `${rec('S1')}\n${rec('S2')}`, { lines: 2, record_lines: 2, ignored: 0, rejected: 0 }],
+    ['a last bad line without newline', `${rec('S1')}\n{bad`, { lines: 2, record_lines: 1, ignored: 0, rejected: 1 }],
+    ['CRLF line ends', `${rec('S1')}\r\n${app}\r\n${rec('S2')}\r\n`, { lines: 3, record_lines: 2, ignored: 1, rejected: 0 }],
+    ['CRLF without a final line end', `${rec('S1')}\r\n${rec('S2')}`, { lines: 2, record_lines: 2, ignored: 0, rejected: 0 }],
+    ['blank lines between and after', `\n${rec('S1')}\n\n  \n${rec('S2')}\n\n`, { lines: 6, record_lines: 2, ignored: 4, rejected: 0 }],
+    ['blank CRLF lines', `${rec('S1')}\r\n\r\n`, { lines: 2, record_lines: 1, ignored: 1, rejected: 0 }],
+    ['an empty file', '', { lines: 0, record_lines: 0, ignored: 0, rejected: 0 }],
+    ['a lone newline', '\n', { lines: 1, record_lines: 0, ignored: 1, rejected: 0 }],
+  ])('%s', async (_what, text, expected) => {
+    expect(await countsOf(text)).toMatchObject(expected);
+  });
+
+  it('a proxy line that yields several records is one record line', async () => {
+    const http = JSON.stringify({ ts: T0, kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} });
+    expect(await countsOf(`${http}\n`)).toMatchObject({ lines: 1, record_lines: 1, records: 2 });
+  });
+
+  it('bad bytes are counted as rejected lines', async () => {
+    const bytes = Buffer.concat([Buffer.from(`${rec('S1')}\n`), Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]), Buffer.from('a\0b\n'), Buffer.from(`${rec('S2')}`)]);
+    expect(await countsOf(bytes)).toMatchObject({ lines: 4, record_lines: 2, rejected: 2 });
+  });
+
+  it('a gzip file counts its decompressed lines', async () => {
+    expect(await countsOf(gzipSync(`${rec('S1')}\r\n\r\n${app}`))).toMatchObject({ lines: 3, record_lines: 1, ignored: 2 });
+  });
+
+  it('CRLF records keep no carriage return in the stored line', async () => {
+    const { db } = await ingestSources([chunkSource([`${rec('S1')}\r\n`])]);
+    expect(rows(db, 'SELECT raw FROM records')).toEqual([{ raw: rec('S1') }]);
+  });
+
+  it('record lines keep their physical line numbers across blank and bad lines', async () => {
+    const { db } = await ingestSources([chunkSource([`\r\n{bad\r\n${app}\r\n${rec('S1')}`])]);
+    expect(rows(db, 'SELECT line FROM records')).toEqual([{ line: 4 }]);
+    expect(rows(db, 'SELECT line FROM rejected')).toEqual([{ line: 2 }]);
+  });
+});
+
+describe('chunk boundaries', () => {
+  // Whatever chunks the bytes arrive in, the lines are the same: CR/LF pairs,
+  // multi-byte characters and long lines may all straddle a chunk boundary.
+  const text = `${rec('S1')}\r\n\r\n{"ts":"${T0}","msg":"héllo ✓ 𝄞"}\n{"x":1}\r\n${'z'.repeat(300)}\nlast`;
+  const bytes = Buffer.from(text);
+
+  async function linesOf(chunks: Buffer[]): Promise<InputLine[]> {
+    const out: InputLine[] = [];
+    for await (const l of splitLines(chunks)) out.push(l);
+    return out;
+  }
+
+  it('gives the same lines for every way of cutting the bytes', async () => {
+    const whole = await linesOf([bytes]);
+    expect(whole.map((l) => ('text' in l ? l.text : l.error))).toEqual(text.split(/\r?\n/));
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 12 }), async (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+        const chunks = points.slice(1).map((end, i) => bytes.subarray(points[i], end));
+        expect(await linesOf(chunks)).toEqual(whole);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('counts the same when the bytes arrive one at a time', async () => {
+    expect(await countsOf(text, Buffer.byteLength(text))).toMatchObject({ lines: 6, record_lines: 1, ignored: 3, rejected: 2 });
+  });
+});
