@@ -12,7 +12,8 @@ import { isEventRetained } from './retention.js';
 
 /**
  * Decides one reconnect. Pure: reads `state` (which may be undefined for a session id never
- * observed), never mutates it. `state` must be what is known just before the request.
+ * observed), never mutates it. `state` must be what is known just before the request; a
+ * state recorded for another session id counts as none.
  */
 export function decide(state: EngineState | undefined, request: EngineRequest, policy: Policy = DEFAULT_POLICY): EngineDecision {
   const sessionId = headerValue(request.sessionId);
@@ -21,12 +22,13 @@ export function decide(state: EngineState | undefined, request: EngineRequest, p
     if (lastEventId !== null) return reject(400, 'event_id_without_session');
     return request.isInitialize ? outcome('fresh', 200, 'initialize', { newSession: true }) : reject(400, 'session_required');
   }
-  const inc = state && servingIncarnation(state, request.node);
-  if (!inc || inc.ended) return reject(404, 'session_not_found');
+  const ownState = state && (state.sessionId === undefined || state.sessionId === sessionId) ? state : undefined;
+  const inc = ownState && servingIncarnation(ownState, request.node);
+  if (!ownState || !inc || inc.ended) return reject(404, 'session_not_found');
   if (request.principal !== undefined && inc.owner !== undefined && request.principal !== inc.owner) {
     return reject(403, 'principal_mismatch');
   }
-  return lastEventId === null ? attach(inc, request, policy) : resume(state, inc, lastEventId, request, policy);
+  return lastEventId === null ? attach(inc, request, policy) : resume(ownState, inc, lastEventId, request, policy);
 }
 
 /**

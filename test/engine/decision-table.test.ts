@@ -438,6 +438,12 @@ describe('decide', () => {
     expect(decide(undefined, { sessionId: 'S9', lastEventId: null, tsMs: at(1) })).toMatchObject({ decision: 'reject', status: 404 });
   });
 
+  it('does not let one session\'s state answer for another session id', () => {
+    const s1 = stateOf(liveSessionWithEvents(3));
+    expect(decide(s1, { sessionId: 'S1', lastEventId: null, tsMs: at(9) })).toMatchObject({ decision: 'attach' });
+    expect(decide(s1, { sessionId: 'S2', lastEventId: null, tsMs: at(9) })).toMatchObject({ decision: 'reject', status: 404 });
+  });
+
   it('never shares arrays between decisions', () => {
     const first = decide(undefined, { sessionId: null, lastEventId: null, tsMs: at(1), isInitialize: true });
     first.replay.push('x');
