@@ -74,7 +74,7 @@ describe('chunk boundaries', () => {
 
   async function linesOf(chunks: Buffer[]): Promise<InputLine[]> {
     const out: InputLine[] = [];
-    for await (const l of splitLines(chunks)) out.push(l);
+    for await (const l of splitLines((async function* () { yield* chunks; })())) out.push(l);
     return out;
   }
 
