@@ -46,7 +46,9 @@ export function renderDashboard(
     );
   };
 
-  const instance = render(element(), { stdout, stdin });
+  // Console output would tear the frame, so ink routes it above the dashboard; but only on the
+  // process's own terminal: a caller drawing elsewhere keeps its console.
+  const instance = render(element(), { stdout, stdin, patchConsole: opts.stdout === undefined });
 
   const draw = () => {
     timer = undefined;
