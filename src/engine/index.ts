@@ -35,9 +35,14 @@ export type { EngineState, Incarnation, StreamInfo, EmittedEvent, ServerRequest,
  * Last-Event-ID; resumes only when the id is this incarnation's, retained, with no state
  * change or answered request in the replay window and every prior writer fenceable. An
  * unresumable id gets 409 `resumption_unavailable`, or a signalled reset under
- * `unresumable: 'reset'`.
+ * `unresumable: 'reset'`. Unknown and foreign ids get that same 409 (not 404), since the
+ * session itself exists. Replaying a log, decide each reconnect before observing its
+ * `upgrade` record.
  */
 export { decide, servingIncarnation } from './decide.js';
+
+/** `requestFromUpgrade(record)`: the request a logged `upgrade` answered, to re-decide it. */
+export { requestFromUpgrade } from './request.js';
 
 /** `isRetained(state, lane, eventId, atMs, policy)`: whether a position is still replayable. */
 export { isRetained } from './retention.js';

@@ -1,7 +1,7 @@
 // The engine as a server embeds it, fed the analyzer's own NormalizedRecord type.
 
 import { describe, expect, it } from 'vitest';
-import { ResumptionEngine, createState, decide, observe, type EngineRecord } from '../../src/engine/index.js';
+import { ResumptionEngine, createState, decide, observe, requestFromUpgrade, type EngineRecord } from '../../src/engine/index.js';
 import type { NormalizedRecord } from '../../src/model/record.js';
 import { at, liveSessionWithEvents } from './log.js';
 
@@ -72,5 +72,23 @@ describe('ResumptionEngine', () => {
     decide(state, { sessionId: 'S1', lastEventId: '1003', tsMs: at(20), node: 'n1' });
     decide(state, { sessionId: 'S1', lastEventId: null, tsMs: at(20) });
     expect(state).toEqual(before);
+  });
+});
+
+describe('requestFromUpgrade', () => {
+  it('re-asks a logged reconnect: decided before its own upgrade record is observed', () => {
+    const log = liveSessionWithEvents(9);
+    const upgrade: EngineRecord = { kind: 'upgrade', tsMs: at(20), session: 'S1', lastEventId: 5, stream: 'g1', newStream: 'g2', decision: 'resume', status: 200, node: 'n1', principal: 'alice' };
+    const state = createState();
+    log.forEach((r) => observe(state, r));
+    expect(requestFromUpgrade(upgrade)).toEqual({ sessionId: 'S1', lastEventId: '5', tsMs: at(20), node: 'n1', conn: undefined, principal: 'alice', isInitialize: false });
+    expect(decide(state, requestFromUpgrade(upgrade))).toMatchObject({ decision: 'resume', replay: ['6', '7', '8', '9'] });
+  });
+
+  it('takes a fresh upgrade without either header for the initialize POST', () => {
+    const init: EngineRecord = { kind: 'upgrade', tsMs: at(0), session: null, lastEventId: null, decision: 'fresh', status: 200, newStream: 'p0' };
+    expect(requestFromUpgrade(init)).toMatchObject({ sessionId: null, lastEventId: null, isInitialize: true });
+    expect(decide(undefined, requestFromUpgrade(init))).toMatchObject({ decision: 'fresh', newSession: true });
+    expect(requestFromUpgrade({ ...init, decision: 'reject', status: 400 }).isInitialize).toBe(false);
   });
 });
