@@ -16,17 +16,18 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean } =
   } catch (err) {
     throw new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
-  if (path !== ':memory:' && !opts.readonly) {
-    // WAL + one transaction per ingested file: a crash mid-ingest leaves the last complete file.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-  }
-  db.pragma('foreign_keys = ON');
   try {
+    // The first statements are where SQLite finds out the file is no database at all.
+    if (path !== ':memory:' && !opts.readonly) {
+      // WAL + one transaction per ingested file: a crash mid-ingest leaves the last complete file.
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
     checkVersion(db, path, opts.readonly ?? false);
   } catch (err) {
     db.close();
-    throw err;
+    throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
   return db;
 }
