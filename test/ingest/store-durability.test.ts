@@ -1,0 +1,166 @@
+import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { loadWorkspace } from '../../src/api.js';
+import { fileSource, type Source } from '../../src/read/sources.js';
+import { StoreError, openDb, type Db } from '../../src/store/db.js';
+import { T0, ingestSources, ndjson, rows, tempDir, track } from './support.js';
+
+// One --db file across runs: the same bytes twice add nothing, and a file
+// that fails half-way leaves the database exactly as it was before it.
+
+const TABLES = ['sources', 'records', 'rejected', 'dirty_sessions', 'incarnations', 'streams', 'events', 'requests'];
+
+function snapshot(db: Db): Record<string, unknown[]> {
+  return Object.fromEntries(TABLES.map((t) => [t, rows(db, `SELECT * FROM ${t} ORDER BY rowid`)]));
+}
+
+const serverLog = [
+  { ts: T0, kind: 'session.created', session: 'S1', principal: 'alice' },
+  { ts: T0, kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
+  { ts: T0, kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 },
+  { ts: T0, kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 'r1', method: 'roots/list', event_id: 1 },
+  '{oops',
+];
+
+function writeLog(dir: string, name: string, lines: unknown[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, ndjson(lines as never));
+  return path;
+}
+
+/** Fails after `good` lines, the way a disk read or a network mount fails. */
+function failingSource(name: string, good: string, message: string): Source {
+  return {
+    name,
+    path: null,
+    open: () =>
+      Readable.from(
+        (async function* () {
+          yield Buffer.from(good);
+          throw new Error(message);
+        })(),
+      ),
+  };
+}
+
+describe('re-ingesting', () => {
+  it('the same file into one --db adds nothing', async () => {
+    const dir = tempDir();
+    const dbPath = join(dir, 'timeline.db');
+    const log = writeLog(dir, 'server.ndjson', serverLog);
+    const first = await ingestSources([fileSource(log)], { db: dbPath });
+    const before = snapshot(first.db);
+    first.db.close();
+
+    const again = await ingestSources([fileSource(log)], { db: dbPath });
+    expect(again.sources[0]).toMatchObject({ duplicateOf: log });
+    expect(snapshot(again.db)).toEqual(before);
+    expect(before.records).toHaveLength(4);
+    expect(before.rejected).toHaveLength(1);
+  });
+
+  it('the same bytes under another name, or twice in one run, add nothing', async () => {
+    const dir = tempDir();
+    const a = writeLog(dir, 'a.ndjson', serverLog);
+    const b = writeLog(dir, 'b.ndjson', serverLog);
+    const { db, sources } = await ingestSources([fileSource(a), fileSource(b), fileSource(a)]);
+    expect(sources.map((s) => s.duplicateOf)).toEqual([undefined, a, a]);
+    expect(rows(db, 'SELECT name FROM sources')).toEqual([{ name: a }]);
+    expect(rows(db, 'SELECT count(*) AS n FROM records')).toEqual([{ n: 4 }]);
+  });
+
+  it('a changed file is new content and is added', async () => {
+    const dir = tempDir();
+    const dbPath = join(dir, 'timeline.db');
+    const log = writeLog(dir, 'server.ndjson', serverLog);
+    (await ingestSources([fileSource(log)], { db: dbPath })).db.close();
+    writeLog(dir, 'server.ndjson', [...serverLog, { ts: T0, kind: 'session.terminated', session: 'S1' }]);
+    const { db } = await ingestSources([fileSource(log)], { db: dbPath });
+    expect(rows(db, 'SELECT count(*) AS n FROM sources')).toEqual([{ n: 2 }]);
+  });
+});
+
+describe('a crash mid-file', () => {
+  it('leaves the database as before that file, in memory and on disk', async () => {
+    const dir = tempDir();
+    const dbPath = join(dir, 'timeline.db');
+    const { db } = await ingestSources([fileSource(writeLog(dir, 'a.ndjson', serverLog))], { db: dbPath });
+    const before = snapshot(db);
+
+    const half = ndjson([{ ts: T0, kind: 'session.created', session: 'S2' }, '{bad', { ts: T0, kind: 'session.terminated', session: 'S1' }]);
+    const ws = await loadWorkspace([failingSource('b.ndjson', half, 'EIO: i/o error, read')], { db: dbPath });
+    track(ws.db);
+    expect(ws.sources[0]!.readError).toBe('EIO: i/o error, read');
+    expect(ws.db.inTransaction).toBe(false);
+    expect(snapshot(ws.db)).toEqual(before);
+    ws.db.close();
+    db.close();
+
+    const reopened = track(openDb(dbPath));
+    expect(snapshot(reopened)).toEqual(before);
+  });
+
+  it('the files after it are still ingested, and the failed file can be ingested again once readable', async () => {
+    const dir = tempDir();
+    const good = ndjson([{ ts: T0, kind: 'session.created', session: 'S2' }]);
+    const { db, sources } = await ingestSources([
+      failingSource('b.ndjson', good, 'connection reset'),
+      fileSource(writeLog(dir, 'c.ndjson', [{ ts: T0, kind: 'session.created', session: 'S3' }])),
+      { name: 'b.ndjson', path: null, open: () => Readable.from([Buffer.from(good)]) },
+    ]);
+    expect(sources.map((s) => [s.readError, s.duplicateOf])).toEqual([
+      ['connection reset', undefined],
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
+    expect(rows(db, 'SELECT session FROM records ORDER BY id')).toEqual([{ session: 'S3' }, { session: 'S2' }]);
+  });
+});
+
+describe('schema version', () => {
+  function dbWithVersion(version: string): string {
+    const path = join(tempDir(), 'timeline.db');
+    const db = openDb(path);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(version);
+    db.close();
+    return path;
+  }
+
+  it('a new database records the version this resumescope writes', () => {
+    const path = join(tempDir(), 'timeline.db');
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '1' }]);
+  });
+
+  it('a database written by a newer resumescope is refused, saying what to do', () => {
+    const path = dbWithVersion('2');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v2; this one reads v1). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
+  });
+
+  it('loading logs into it is refused too, and it is left untouched', async () => {
+    const path = dbWithVersion('7');
+    await expect(loadWorkspace([], { db: path })).rejects.toThrow(/schema v7/);
+    const raw = track(new Database(path, { readonly: true }));
+    expect(rows(raw, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(raw, 'SELECT count(*) AS n FROM sources')).toEqual([{ n: 0 }]);
+  });
+
+  it('a SQLite file of another program is refused', () => {
+    const path = join(tempDir(), 'other.db');
+    const foreign = new Database(path);
+    foreign.exec('CREATE TABLE users (id INTEGER)');
+    foreign.close();
+    expect(() => openDb(path)).toThrow(`${path}: not a resumescope database (no meta table)`);
+  });
+
+  it('a file that is not a database at all is refused with its name', () => {
+    const path = join(tempDir(), 'notes.db');
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(200));
+    expect(() => openDb(path)).toThrow(StoreError);
+    expect(() => openDb(path)).toThrow(`${path}: cannot open database (file is not a database)`);
+  });
+});
