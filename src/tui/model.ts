@@ -53,6 +53,10 @@ export interface Series {
   http404: number[];
 }
 
+/**
+ * A snapshot: hand the dashboard a new object (with new arrays for what changed) on every
+ * change rather than mutating the last one, since derived views are recomputed by identity.
+ */
 export interface DashboardModel {
   sources: string[];
   mode: 'recorded' | 'live';
