@@ -86,8 +86,7 @@ export class SourceIngest {
   flush(): void {
     const group = this.tieGroup;
     if (group.length === 0) return;
-    if (group.length > 1 && group.every((g) => g.rec.seq !== undefined)) group.sort((a, b) => a.rec.seq! - b.rec.seq!);
-    for (const { line, rec, raw } of group) {
+    for (const { line, rec, raw } of group.length > 1 ? orderBySeq(group) : group) {
       this.writer.write(this.sourceId, line, rec, raw);
       this.stats.records++;
       if (rec.session) this.touched.add(rec.session);
@@ -113,6 +112,27 @@ export class SourceIngest {
     markDirty(this.db, this.touched);
     return true;
   }
+}
+
+/**
+ * `seq` is a per-node counter: within a tie, each node's records that carry
+ * one are put in seq order, in the places they held. Records without seq, and
+ * other nodes' records, stay where the file had them.
+ */
+function orderBySeq<T extends { rec: NormalizedRecord }>(group: T[]): T[] {
+  const slotsByNode = new Map<string | undefined, number[]>();
+  group.forEach((g, i) => {
+    if (g.rec.seq === undefined) return;
+    const slots = slotsByNode.get(g.rec.node) ?? [];
+    slots.push(i);
+    slotsByNode.set(g.rec.node, slots);
+  });
+  const out = group.slice();
+  for (const slots of slotsByNode.values()) {
+    const bySeq = slots.map((i) => group[i]!).sort((a, b) => a.rec.seq! - b.rec.seq!);
+    slots.forEach((slot, k) => (out[slot] = bySeq[k]!));
+  }
+  return out;
 }
 
 export function markDirty(db: Db, sessions: Iterable<string>): void {
