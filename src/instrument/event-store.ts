@@ -132,9 +132,14 @@ function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamI
   if (rpc.cancels !== undefined) {
     const { requestId, reason } = rpc.cancels;
     if (reason !== undefined && TIMED_OUT_REASON.test(reason)) {
-      recorder.record({ kind: 'request.timed_out', ...where, request_id: requestId });
+      recorder.record({ kind: 'request.timed_out', ...(session !== undefined && { session }), request_id: requestId });
     } else {
-      recorder.record({ kind: 'request.cancelled', ...where, request_id: requestId, ...(reason !== undefined && { reason }) });
+      recorder.record({
+        kind: 'request.cancelled',
+        ...(session !== undefined && { session }),
+        request_id: requestId,
+        ...(reason !== undefined && { reason }),
+      });
     }
   }
 }

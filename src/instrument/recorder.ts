@@ -15,7 +15,11 @@ export interface Recorder {
   readonly node: string;
   /** Stamps `ts`, `seq` and `node`, writes one line, and returns what it wrote. */
   record(fields: RecordFields): ResumptionRecord;
-  /** Resolves once every line written so far is handed to the sink; ends the sink only when the recorder opened it (a path). */
+  /**
+   * Resolves once every line written so far is handed to the sink; ends the
+   * sink only when the recorder opened it (a path). Records after close are
+   * not written.
+   */
   close(): Promise<void>;
 }
 
@@ -24,15 +28,16 @@ export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Re
   const clock = opts.clock ?? Date.now;
   const out = openSink(sink);
   let seq = 0;
+  let closing: Promise<void> | undefined;
   return {
     node,
     record(fields) {
       seq += 1;
       const written: ResumptionRecord = { ts: new Date(clock()).toISOString(), ...fields, seq, node };
-      out.write(written);
+      if (closing === undefined) out.write(written);
       return written;
     },
-    close: () => out.close(),
+    close: () => (closing ??= out.close()),
   };
 }
 

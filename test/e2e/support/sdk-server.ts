@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import { instrumentEventStore, instrumentHandler, type Recorder } from '../../../src/instrument/index.js';
+import { sleep } from './wait.js';
+
+// A real MCP server as its authors write one: McpServer per session,
+// StreamableHTTPServerTransport in stateful mode, a session → transport map,
+// node:http on 127.0.0.1, instrumented with resumescope/instrument.
+
+export interface SdkServerOptions {
+  recorder: Recorder;
+  /** Called once per new session; return one shared store to model a server-wide store. */
+  eventStore: () => EventStore;
+  /** Listen on this port (a restart reuses the old one); default any free port. */
+  port?: number;
+}
+
+export interface SessionEntry {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+export interface RunningSdkServer {
+  url: URL;
+  port: number;
+  sessions: Map<string, SessionEntry>;
+  /** Cuts the TCP connection under a session's live GET streams, as a network failure would. */
+  cutGetStreams(session: string): number;
+  close(): Promise<void>;
+}
+
+export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdkServer> {
+  const sessions = new Map<string, SessionEntry>();
+  const liveGets = new Set<{ session: string; res: ServerResponse }>();
+
+  const handle = instrumentHandler(
+    opts.recorder,
+    async (req: IncomingMessage, res: ServerResponse) => {
+      const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string') {
+        const entry = sessions.get(sessionId);
+        // A server that does not know the session (it restarted, say) says so.
+        if (entry === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
+        if (req.method === 'GET') {
+          const live = { session: sessionId, res };
+          liveGets.add(live);
+          res.once('close', () => liveGets.delete(live));
+        }
+        return entry.transport.handleRequest(req, res);
+      }
+      if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+      const entry = newSession(opts.eventStore(), opts.recorder, sessions);
+      await entry.server.connect(entry.transport);
+      return entry.transport.handleRequest(req, res);
+    },
+    { principalOf: (req) => (typeof req.headers['x-principal'] === 'string' ? req.headers['x-principal'] : undefined) },
+  );
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJsonError(res, 500, -32603, String(err));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    port,
+    sessions,
+    cutGetStreams(session) {
+      let cut = 0;
+      for (const live of [...liveGets]) {
+        if (live.session !== session) continue;
+        live.res.socket?.destroy();
+        cut += 1;
+      }
+      return cut;
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})));
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function newSession(store: EventStore, recorder: Recorder, sessions: Map<string, SessionEntry>): SessionEntry {
+  const server = new McpServer({ name: 'resumescope-e2e', version: '1.0.0' }, { capabilities: { logging: {} } });
+  const entry: SessionEntry = {
+    server,
+    transport: new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: instrumentEventStore(store, recorder),
+      onsessioninitialized: (id) => void sessions.set(id, entry),
+      onsessionclosed: (id) => void sessions.delete(id),
+    }),
+  };
+  registerTools(server);
+  return entry;
+}
+
+function registerTools(server: McpServer): void {
+  server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }));
+
+  // Streams progress on its own POST response before answering.
+  server.registerTool('count', { inputSchema: { to: z.number().int().min(1).max(20) } }, async ({ to }, extra) => {
+    for (let i = 1; i <= to; i++) {
+      // Apart in time: the SDK's example store orders ids by their millisecond.
+      await sleep(3);
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `count ${i}` } });
+    }
+    return { content: [{ type: 'text', text: `counted to ${to}` }] };
+  });
+
+  // Asks the client for a sampling on the standalone GET stream and answers
+  // the call at once, leaving the sampling request pending.
+  server.registerTool('ask', { inputSchema: { timeoutMs: z.number().int().min(1) } }, async ({ timeoutMs }) => {
+    server.server
+      .createMessage(
+        { messages: [{ role: 'user', content: { type: 'text', text: 'pick a colour' } }], maxTokens: 10 },
+        { timeout: timeoutMs },
+      )
+      .catch(() => {});
+    return { content: [{ type: 'text', text: 'asked' }] };
+  });
+}
+
+function sendJsonError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
