@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { iso, load, ofKind } from './rows.js';
+
+// OTLP/JSON log exports: one ExportLogsServiceRequest per line (the collector's
+// file exporter), or one flattened log record per line.
+
+const T0 = Date.parse('2026-11-09T10:00:00.000Z');
+const S = 'e5a1c7d2-90b4-4f3a-b8e6-1d2c3f4a5b6c';
+
+const nanos = (ms: number) => `${BigInt(ms) * 1_000_000n + 123_456n}`;
+const str = (v: string) => ({ stringValue: v });
+const int = (v: number) => ({ intValue: String(v) });
+type AnyValue = Record<string, unknown>;
+const attrs = (o: Record<string, AnyValue>) => Object.entries(o).map(([key, value]) => ({ key, value }));
+
+function logRecord(ms: number, a: Record<string, AnyValue>, body: AnyValue = str('')) {
+  return { timeUnixNano: nanos(ms), observedTimeUnixNano: nanos(ms + 5), severityText: 'INFO', body, attributes: attrs(a) };
+}
+
+function exportLine(resource: Record<string, AnyValue>, records: unknown[]) {
+  return { resourceLogs: [{ resource: { attributes: attrs(resource) }, scopeLogs: [{ scope: { name: 'mcp' }, logRecords: records }] }] };
+}
+
+const RESOURCE = { 'service.name': str('mcp-tools'), 'service.instance.id': str('mcp-0'), 'host.name': str('node-a') };
+
+describe('OTLP JSON through the pipeline', () => {
+  it('turns two log records of one line into two records, with kind, session, ids, time and node', async () => {
+    const { rows, stats } = await load([
+      exportLine(RESOURCE, [
+        logRecord(T0, { 'event.name': str('stream.opened'), 'mcp.session.id': str(S), stream: str('g1'), via: str('get') }),
+        logRecord(T0 + 1000, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1'), event_id: int(7), 'mcp.method.name': str('notifications/progress') }),
+      ]),
+    ]);
+    expect(stats).toMatchObject({ lines: 1, recordLines: 1, records: 2, format: 'otlp' });
+    expect(rows.map((r) => [r.kind, r.session, r.stream, r.event_id, r.method, r.node, r.line])).toEqual([
+      ['stream.opened', S, 'g1', null, null, 'mcp-0', 1],
+      ['event.sent', S, 'g1', '7', 'notifications/progress', 'mcp-0', 1],
+    ]);
+    // Nanoseconds truncate to the millisecond.
+    expect(rows.map((r) => iso(r.ts_ms))).toEqual([iso(T0), iso(T0 + 1000)]);
+  });
+
+  it('takes the kind from resumescope.kind, eventName or a body naming a known kind, and skips records that name none', async () => {
+    const { rows, stats } = await load([
+      exportLine(RESOURCE, [
+        logRecord(T0, { 'resumescope.kind': str('session.created'), 'mcp.session.id': str(S), principal: str('alice') }),
+        { ...logRecord(T0 + 1, { 'mcp.session.id': str(S), reason: str('client_delete') }), eventName: 'session.terminated' },
+        logRecord(T0 + 2, { 'mcp.session.id': str(S), stream: str('g1') }, str('stream.fenced')),
+        logRecord(T0 + 3, { 'http.route': str('/mcp') }, str('GET /mcp 200 in 2ms')),
+        logRecord(T0 + 4, { kind: str('server'), 'event.name': str('gc.pause') }),
+      ]),
+    ]);
+    expect(stats.records).toBe(3);
+    expect(rows.map((r) => [r.kind, r.principal])).toEqual([
+      ['session.created', 'alice'],
+      ['session.terminated', null],
+      ['stream.fenced', null],
+    ]);
+  });
+
+  it('counts a line whose records name no known kind as ignored', async () => {
+    const { stats } = await load([
+      exportLine(RESOURCE, [logRecord(T0, { 'mcp.session.id': str(S), stream: str('g1'), kind: str('upgrade'), decision: str('attach'), status: int(200) })]),
+      exportLine(RESOURCE, [logRecord(T0 + 1, {}, str('cache warm: 412 entries')), logRecord(T0 + 2, {}, str('slow upstream'))]),
+    ]);
+    expect(stats).toMatchObject({ lines: 2, recordLines: 1, ignored: 1, rejected: 0 });
+  });
+
+  it('decodes bool, double, array and kvlist values, and a structured body', async () => {
+    const { rows } = await load([
+      exportLine(RESOURCE, [
+        logRecord(T0, { kind: str('event.sent'), attached: { boolValue: false }, seq: { doubleValue: 4 } }, {
+          kvlistValue: { values: attrs({ session: str(S), stream: str('g1'), event_id: str('e-9') }) },
+        }),
+        logRecord(T0 + 1, {
+          kind: str('upgrade'),
+          session: str(S),
+          last_event_id: str('e-9'),
+          decision: str('resume'),
+          status: int(200),
+          replayed: int(0),
+          replayed_ids: { arrayValue: { values: [] } },
+        }),
+      ]),
+    ]);
+    expect(rows.map((r) => [r.kind, r.session, r.event_id ?? r.last_event_id])).toEqual([
+      ['event.sent', S, 'e-9'],
+      ['upgrade', S, 'e-9'],
+    ]);
+  });
+
+  it('reads a flattened log record per line, with the resource beside it', async () => {
+    const flat = {
+      ...logRecord(T0, { 'event.name': str('session.evicted'), 'mcp.session.id': str(S), reason: str('idle_timeout'), log_evicted: { boolValue: true } }),
+      resource: { attributes: attrs({ 'host.name': str('node-b') }) },
+    };
+    const { rows, stats } = await load([flat]);
+    expect(stats.format).toBe('otlp');
+    expect(rows.map((r) => [r.kind, r.session, r.node])).toEqual([['session.evicted', S, 'node-b']]);
+  });
+
+  it('falls back to observedTimeUnixNano when timeUnixNano is 0 (unknown)', async () => {
+    const rec = { ...logRecord(T0, { kind: str('session.created'), 'mcp.session.id': str(S) }), timeUnixNano: '0' };
+    const { rows } = await load([exportLine(RESOURCE, [rec])]);
+    expect(iso(rows[0]!.ts_ms)).toBe(iso(T0 + 5));
+  });
+
+  it('maps HTTP semantic-convention attributes of an http record, so proxy inference applies', async () => {
+    const { rows } = await load([
+      exportLine(RESOURCE, [
+        logRecord(T0, {
+          kind: str('http'),
+          'http.request.method': str('GET'),
+          'url.path': str('/mcp'),
+          'http.response.status_code': int(200),
+          'http.request.header.mcp-session-id': { arrayValue: { values: [str(S)] } },
+          'http.request.header.last-event-id': { arrayValue: { values: [str('41')] } },
+          'http.response.header.content-type': { arrayValue: { values: [str('text/event-stream')] } },
+        }),
+        logRecord(T0 + 10, {
+          kind: str('http'),
+          'http.request.method': str('POST'),
+          'url.path': str('/mcp'),
+          'http.response.status_code': int(404),
+          'http.request.header.mcp-session-id': { arrayValue: { values: [str(S)] } },
+          rpc_kind: str('response'),
+          rpc_id: int(3),
+        }),
+      ]),
+    ]);
+    expect(ofKind(rows, 'upgrade').map((r) => [r.decision, r.session, r.last_event_id, r.status])).toEqual([['resume', S, '41', 200]]);
+    expect(ofKind(rows, 'request.answered').map((r) => [r.session, r.request_id, r.status])).toEqual([[S, '3', 404]]);
+    expect(ofKind(rows, 'http').map((r) => r.session)).toEqual([S, S]);
+  });
+
+  it('rejects the line, naming the format, when a record of a known kind lacks a required field', async () => {
+    const { stats, rejected } = await load([exportLine(RESOURCE, [logRecord(T0, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1') })])]);
+    expect(stats.rejected).toBe(1);
+    expect(rejected[0]!.reason).toMatch(/^otlp: event\.sent: missing required field event_id/);
+  });
+});
