@@ -139,25 +139,27 @@ function deriveSupersession(db: Db): void {
       SELECT * FROM records WHERE kind = 'upgrade' AND shadowed = 0 AND status BETWEEN 200 AND 299
         AND decision IN ('resume', 'attach') AND session IN (${DIRTY})
     ), targets AS (
-      SELECT u.id AS up_id, u.ts_ms AS up_ts, u.session, u.stream AS target FROM accepted u
+      SELECT u.id AS up_id, u.ts_ms AS up_ts, u.session, u.new_stream, u.stream AS target FROM accepted u
       WHERE u.decision = 'resume' AND u.stream IS NOT NULL
       UNION
-      SELECT u.id, u.ts_ms, u.session, e.stream FROM accepted u
+      SELECT u.id, u.ts_ms, u.session, u.new_stream, e.stream FROM accepted u
       JOIN records e ON e.kind = 'event.sent' AND e.session = u.session AND e.event_id = u.last_event_id
         AND (e.ts_ms < u.ts_ms OR (e.ts_ms = u.ts_ms AND e.id < u.id))
       WHERE u.decision = 'resume'
       UNION
-      SELECT u.id, u.ts_ms, u.session, s.stream FROM accepted u
-      JOIN streams s ON s.session = u.session AND s.via = 'get' AND s.stream IS NOT u.new_stream
+      SELECT u.id, u.ts_ms, u.session, u.new_stream, s.stream FROM accepted u
+      JOIN streams s ON s.session = u.session AND s.via = 'get'
         AND (s.opened_ts < u.ts_ms OR (s.opened_ts = u.ts_ms AND s.opened_id < u.id))
       WHERE u.decision = 'attach'
     ), first_target AS (
+      -- An upgrade never supersedes the stream it opens (a stream id reused
+      -- across a resumption): drop those before picking the first, so that a
+      -- later upgrade that does supersede it is not hidden.
       SELECT *, row_number() OVER (PARTITION BY session, target ORDER BY up_ts, up_id) AS k FROM targets
-      WHERE target IS NOT NULL
+      WHERE target IS NOT NULL AND target IS NOT new_stream
     )
     UPDATE streams SET superseded_id = t.up_id, superseded_ts = t.up_ts
-    FROM first_target t WHERE t.k = 1 AND t.session = streams.session AND t.target = streams.stream
-      AND t.target IS NOT (SELECT new_stream FROM records WHERE id = t.up_id);
+    FROM first_target t WHERE t.k = 1 AND t.session = streams.session AND t.target = streams.stream;
   `);
 }
 
