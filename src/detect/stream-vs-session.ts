@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { inLogOrder, listIds, plural, proxyOnlySessions, uncreatedSessions, when } from './timeline-facts.js';
+import { listIds, plural, proxyOnlySessions, uncreatedSessions, when, withEvidenceInLogOrder } from './timeline-facts.js';
 import type { DetectOptions, Detector, RawFinding } from './types.js';
 
 // Stream versus session resumption (rules.md): a session resumption (attach,
@@ -177,10 +177,8 @@ export const streamVsSession: Detector = {
   rules: ['replay-on-attach', 'pending-not-reemitted', 'duplicate-reemit'],
   run(db, opts) {
     const parts = [replayOnAttach(db, opts), pendingNotReemitted(db, opts), duplicateReemit(db, opts)];
-    const findings = parts.flatMap((p) => p.findings);
-    const ordered = inLogOrder(db, findings.map((f) => f.evidenceIds));
     return {
-      findings: findings.map((f, i) => ({ ...f, evidenceIds: ordered[i] ?? f.evidenceIds })),
+      findings: withEvidenceInLogOrder(db, parts.flatMap((p) => p.findings)),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

@@ -54,3 +54,9 @@ export function listIds(ids: readonly (string | number | null | undefined)[], ma
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
+
+/** The findings with their evidence put in log order (detectors name ids as they find them). */
+export function withEvidenceInLogOrder<F extends { evidenceIds: number[] }>(db: Db, findings: F[]): F[] {
+  const ordered = inLogOrder(db, findings.map((f) => f.evidenceIds));
+  return findings.map((f, i) => ({ ...f, evidenceIds: ordered[i] ?? f.evidenceIds }));
+}

@@ -1,0 +1,52 @@
+-- Which resumptions or replays were served to a principal other than the owner of the session whose events were replayed?
+-- Whose events: the presented session's, or, when Last-Event-ID was emitted only in another session (a foreign
+-- event id), that session's. Owner: the principal of its creation, else the first principal logged for it.
+-- Served to: the upgrade's principal, else that of the stream opened on its connection. Rows where either is
+-- unknown have a NULL owner or client and are not knowable. Evidence: the owner's line, the foreign event,
+-- the client's line, the upgrade.
+WITH served AS (
+  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed
+  FROM upgrades u
+  WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
+    AND (u.decision = 'resume' OR u.replayed > 0 OR u.first_replayed IS NOT NULL)
+), sourced AS (
+  SELECT s.*,
+    (SELECT e.id FROM events e WHERE e.session = s.session AND e.event_id = s.last_event_id
+       AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event,
+    (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
+       AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS other_event
+  FROM served s
+), origin AS (
+  -- the session whose events were replayed, and the moment its incarnation is judged at
+  SELECT s.*, f.id AS foreign_event,
+    COALESCE(f.session, s.session) AS source_session,
+    (SELECT i.created_id FROM incarnations i
+     WHERE i.session = COALESCE(f.session, s.session) AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, s.ts_ms), COALESCE(f.id, s.id))
+     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
+  FROM sourced s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
+), owned AS (
+  SELECT o.*,
+    (SELECT r.id FROM records r
+     WHERE r.session = o.source_session AND r.principal IS NOT NULL AND r.shadowed = 0 AND (r.ts_ms, r.id) < (o.ts_ms, o.id)
+       AND (r.ts_ms, r.id) >= (COALESCE(i.created_ts, -1), COALESCE(i.created_id, -1))
+     ORDER BY r.ts_ms, r.id LIMIT 1) AS owner_id
+  FROM origin o LEFT JOIN incarnations i ON i.created_id = o.created_id
+), conn_streams AS MATERIALIZED (
+  SELECT conn, opened_id, opened_ts FROM streams WHERE conn IS NOT NULL AND principal IS NOT NULL AND opened_id IS NOT NULL
+), clients AS (
+  SELECT o.*,
+    CASE WHEN o.principal IS NOT NULL THEN o.id ELSE COALESCE(
+      (SELECT st.opened_id FROM streams st WHERE st.session = o.session AND st.stream = o.new_stream AND st.principal IS NOT NULL),
+      -- the stream last opened on its connection, else the next one opened on it
+      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.conn = o.conn AND cs.opened_ts <= o.ts_ms ORDER BY cs.opened_ts DESC, cs.opened_id DESC LIMIT 1),
+      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.conn = o.conn AND cs.opened_ts > o.ts_ms ORDER BY cs.opened_ts, cs.opened_id LIMIT 1)) END AS client_id
+  FROM owned o
+)
+SELECT c.id AS upgrade_id, c.session, c.ts_ms AS at_ms, c.decision, c.last_event_id, c.new_stream,
+  c.source_session, ow.principal AS owner, cl.principal AS client,
+  json_array(c.owner_id, c.foreign_event, c.client_id, c.id) AS evidence
+FROM clients c
+LEFT JOIN records ow ON ow.id = c.owner_id
+LEFT JOIN records cl ON cl.id = c.client_id
+WHERE ow.principal IS NULL OR cl.principal IS NULL OR ow.principal <> cl.principal
+ORDER BY c.ts_ms, c.id;

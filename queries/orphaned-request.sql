@@ -1,0 +1,58 @@
+-- Which server-to-client requests were stranded and never taken care of?
+-- Stranded: while the request was pending, its stream ended (closed, fenced, or its session ended) or was
+-- superseded, or a reconnect of its session was rejected; a request sent to an already ended stream counts.
+-- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
+-- out, and it timed out or is still pending when the log ends.
+-- Evidence: the request, the first thing that stranded it, its time-out.
+WITH req AS (
+  SELECT q.*, s.opened_ts, s.opened_id, s.closed_id, s.closed_ts, s.fenced_id, s.fenced_ts, s.superseded_id, s.superseded_ts,
+    t.ts_ms AS timed_out_ts
+  FROM requests q
+  JOIN streams s ON s.session = q.session AND s.stream = q.stream
+  LEFT JOIN records t ON t.id = q.timed_out_id
+  LEFT JOIN records ans ON ans.id = q.answered_id
+  LEFT JOIN records can ON can.id = q.cancelled_id
+  LEFT JOIN records reis ON reis.id = q.reissued_id
+  -- taken care of before it timed out (or at all, if it never did) rules it out
+  WHERE NOT (ans.id IS NOT NULL AND (t.id IS NULL OR (ans.ts_ms, ans.id) < (t.ts_ms, t.id)))
+    AND NOT (can.id IS NOT NULL AND (t.id IS NULL OR (can.ts_ms, can.id) < (t.ts_ms, t.id)))
+    AND NOT (reis.id IS NOT NULL AND (t.id IS NULL OR (reis.ts_ms, reis.id) < (t.ts_ms, t.id)))
+), causes AS (
+  SELECT sent_id, closed_id AS cause_id, closed_ts AS cause_ts, 'closed' AS how FROM req WHERE closed_id IS NOT NULL
+  UNION ALL
+  SELECT sent_id, fenced_id, fenced_ts, 'fenced' FROM req WHERE fenced_id IS NOT NULL
+  UNION ALL
+  SELECT sent_id, superseded_id, superseded_ts, 'superseded' FROM req WHERE superseded_id IS NOT NULL
+  UNION ALL
+  -- the end of the session ends its streams (the first end after the stream opened)
+  SELECT q.sent_id, x.id, x.ts_ms, 'session-ended' FROM req q
+  JOIN records x ON x.id = (
+    SELECT y.id FROM records y
+    WHERE y.session = q.session AND y.kind IN ('session.terminated', 'session.evicted') AND y.shadowed = 0
+      AND (y.ts_ms, y.id) > (COALESCE(q.opened_ts, q.sent_ts), COALESCE(q.opened_id, q.sent_id))
+    ORDER BY y.ts_ms, y.id LIMIT 1)
+  UNION ALL
+  -- a rejected reconnect of its session while it was pending
+  SELECT q.sent_id, x.id, x.ts_ms, 'reconnect-rejected' FROM req q
+  JOIN records x ON x.id = (
+    SELECT y.id FROM records y
+    WHERE y.session = q.session AND y.kind = 'upgrade' AND y.shadowed = 0
+      AND (y.decision = 'reject' OR y.status NOT BETWEEN 200 AND 299)
+      AND (y.ts_ms, y.id) > (q.sent_ts, q.sent_id)
+    ORDER BY y.ts_ms, y.id LIMIT 1)
+), first_cause AS (
+  SELECT c.*, row_number() OVER (PARTITION BY c.sent_id ORDER BY c.cause_ts, c.cause_id) AS k
+  FROM causes c JOIN req q ON q.sent_id = c.sent_id
+  -- while pending: before the time-out, if any
+  WHERE q.timed_out_id IS NULL OR (c.cause_ts, c.cause_id) < (q.timed_out_ts, q.timed_out_id)
+)
+SELECT q.session, COALESCE(q.timed_out_ts, max(q.sent_ts, c.cause_ts)) AS at_ms,
+  q.request_id, q.method, q.stream, q.sent_ts, c.how, c.cause_ts, u.decision AS cause_decision, u.status AS cause_status,
+  u.new_stream AS cause_new_stream, q.timed_out_ts,
+  (SELECT count(*) FROM records a WHERE a.session = q.session AND a.kind = 'request.answered' AND a.shadowed = 0
+     AND a.request_id = q.request_id AND a.status NOT BETWEEN 200 AND 299 AND a.ts_ms >= q.sent_ts) AS failed_answers,
+  json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence
+FROM req q
+JOIN first_cause c ON c.sent_id = q.sent_id AND c.k = 1
+JOIN records u ON u.id = c.cause_id
+ORDER BY at_ms, q.sent_id;

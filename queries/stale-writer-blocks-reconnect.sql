@@ -1,0 +1,40 @@
+-- Which sessions had reconnects rejected as conflicts while an earlier stream stayed registered, and that stream
+-- was neither closed nor fenced within :fence_grace_ms (default 5000) after the first such rejection?
+-- A conflict: a rejected upgrade with status 409 (other than for an unavailable window or unknown session), or a
+-- reason naming a conflict. Registered: opened before the rejection (GET, or the stream the reconnect names),
+-- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
+-- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end.
+WITH conflicts AS (
+  SELECT u.* FROM upgrades u
+  WHERE u.session IS NOT NULL AND (u.decision = 'reject' OR u.status NOT BETWEEN 200 AND 299)
+    AND (
+      (u.status = 409 AND COALESCE(lower(u.reason), '') NOT IN ('resumption_unavailable', 'session_not_found', 'unknown_session'))
+      OR lower(u.reason) LIKE '%conflict%' OR lower(u.reason) LIKE '%writer%' OR lower(u.reason) LIKE '%already%'
+    )
+), blocked AS (
+  SELECT c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id, s.session, s.stream, s.via, s.opened_id, s.opened_ts,
+    -- when the stale stream finally ended: closed, fenced, or its session ended
+    NULLIF(min(COALESCE(s.closed_ts, 9223372036854775807), COALESCE(s.fenced_ts, 9223372036854775807),
+      COALESCE((SELECT min(x.ts_ms) FROM records x WHERE x.session = s.session AND x.kind IN ('session.terminated', 'session.evicted')
+         AND x.shadowed = 0 AND (x.ts_ms, x.id) > (c.ts_ms, c.id)), 9223372036854775807)), 9223372036854775807) AS ended_ts,
+    row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k,
+    count(*) OVER (PARTITION BY s.session, s.stream) AS rejections
+  FROM conflicts c
+  JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
+    AND (s.opened_ts, s.opened_id) < (c.ts_ms, c.id)
+    AND (s.via IS NOT 'post' OR s.stream IS c.stream)
+    AND (s.closed_id IS NULL OR (s.closed_ts, s.closed_id) > (c.ts_ms, c.id))
+    AND (s.fenced_id IS NULL OR (s.fenced_ts, s.fenced_id) > (c.ts_ms, c.id))
+  WHERE NOT EXISTS (
+    SELECT 1 FROM records x WHERE x.session = s.session AND x.kind IN ('session.terminated', 'session.evicted') AND x.shadowed = 0
+      AND (x.ts_ms, x.id) > (s.opened_ts, s.opened_id) AND (x.ts_ms, x.id) < (c.ts_ms, c.id))
+), log_end AS (SELECT max(ts_ms) AS ts_ms FROM records)
+SELECT b.session, b.reject_ts AS at_ms, b.stream, b.via, b.opened_ts, b.status, b.reason, b.last_event_id, b.rejections,
+  b.ended_ts, :fence_grace_ms AS grace_ms,
+  (b.ended_ts IS NULL AND (SELECT ts_ms FROM log_end) < b.reject_ts + :fence_grace_ms) AS still_open_at_log_end,
+  json_array(b.opened_id, b.reject_id,
+    (SELECT s.closed_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.closed_ts = b.ended_ts),
+    (SELECT s.fenced_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.fenced_ts = b.ended_ts)) AS evidence
+FROM blocked b
+WHERE b.k = 1 AND (b.ended_ts IS NULL OR b.ended_ts > b.reject_ts + :fence_grace_ms)
+ORDER BY b.reject_ts, b.reject_id;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const requestEvent = (ms: number, id: number, req: string) => ({
+  ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id, rpc_kind: 'request', rpc_id: req, method: 'sampling/createMessage',
+});
+const requestSent = (ms: number, id: number, req: string) => ({
+  ts: at(ms), kind: 'request.sent', session: 'S1', stream: 'g1', request_id: req, method: 'sampling/createMessage', event_id: id,
+});
+const answered = (ms: number, req: string, status: number) => ({ ts: at(ms), kind: 'request.answered', session: 'S1', request_id: req, status });
+const resume = (ms: number, from: number) => ({
+  ts: at(ms), kind: 'upgrade', session: 'S1', last_event_id: from, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 2, reemitted: 0,
+});
+
+describe('answered-request-replayed', () => {
+  it('flags a resumption whose replay window holds an answered server request', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 1006),
+      requestEvent(200, 1007, 'req-42'),
+      requestSent(200, 1007, 'req-42'),
+      answered(500, 'req-42', 200),
+      sent(600, 1008),
+      resume(1000, 1006),
+    ]);
+    const [f, ...rest] = findingsOf(report, 'answered-request-replayed');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('from event 1006');
+    expect(f?.message).toContain('req-42 (sampling/createMessage) in event 1007');
+    expect(f?.message).toContain('2026-11-09T10:00:00.500Z');
+    // Last-Event-ID's event, the request's event, its answer, the resumption
+    expect(evidenceLines(f!)).toEqual([3, 4, 6, 8]);
+  });
+
+  it('does not flag a 404 answer, an answer after the upgrade, or a request before Last-Event-ID', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      requestSent(100, 1005, 'req-40'),
+      answered(150, 'req-40', 200),
+      sent(160, 1006),
+      requestSent(200, 1007, 'req-42'),
+      answered(300, 'req-42', 404),
+      requestSent(400, 1008, 'req-43'),
+      resume(1000, 1006),
+      answered(1100, 'req-43', 200),
+    ]);
+    expect(findingsOf(report, 'answered-request-replayed')).toEqual([]);
+  });
+
+  it('is not knowable from a proxy log', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '9' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    expect(report.not_knowable.filter((n) => n.rule === 'answered-request-replayed')).toEqual([
+      { rule: 'answered-request-replayed', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
+    ]);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = (session: string, principal?: string, ms = 0) => ({ ts: at(ms), kind: 'session.created', session, ...(principal && { principal }) });
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', conn: 'c1' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const resume = (ms: number, extra: Record<string, unknown>) => ({
+  ts: at(ms), kind: 'upgrade', session: 'S1', last_event_id: 1000, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, reemitted: 0, ...extra,
+});
+
+describe('cross-principal-replay', () => {
+  it('flags a resumption served to a principal other than the session owner', async () => {
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      sent(200, 1001),
+      resume(1000, { principal: 'bob', conn: 'c9' }),
+    ]);
+    const [f, ...rest] = findingsOf(report, 'cross-principal-replay');
+    expect(rest).toHaveLength(0);
+    expect(f?.severity).toBe('critical');
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('bob');
+    expect(f?.message).toContain('belongs to alice');
+    expect(f?.message).toContain('from event 1000');
+    expect(evidenceLines(f!)).toEqual([1, 5]);
+  });
+
+  it('follows a foreign event id to the session that emitted it', async () => {
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      created('S2', 'bob', 500),
+      { ts: at(1000), kind: 'upgrade', session: 'S2', last_event_id: 1000, new_stream: 'h1', decision: 'resume', status: 200, replayed: 3, principal: 'bob' },
+    ]);
+    const [f] = findingsOf(report, 'cross-principal-replay');
+    expect(f?.session).toBe('S2');
+    expect(f?.message).toContain('presenting S2 from event 1000 replayed events of S1 (owner alice) to bob');
+    expect(evidenceLines(f!)).toEqual([1, 3, 5]);
+  });
+
+  it('takes the principal of the stream opened on the connection when the upgrade has none', async () => {
+    const lines = (who: string) => [
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      resume(1000, { conn: 'c2' }),
+      { ts: at(1001), kind: 'stream.opened', session: 'S1', stream: 'g2', via: 'get', conn: 'c2', principal: who },
+    ];
+    expect(findingsOf(await analyzeLines(lines('alice')), 'cross-principal-replay')).toEqual([]);
+    const [f] = findingsOf(await analyzeLines(lines('mallory')), 'cross-principal-replay');
+    expect(f?.message).toContain('mallory');
+    expect(evidenceLines(f!)).toEqual([1, 4, 5]);
+  });
+
+  it('does not flag the owner resuming, with the owner taken from the first principal when the creation has none', async () => {
+    const report = await analyzeLines([
+      created('S1'),
+      { ...opened, principal: 'alice' },
+      sent(100, 1000),
+      resume(1000, { principal: 'alice' }),
+    ]);
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([]);
+  });
+
+  it('is not knowable without principals', async () => {
+    const report = await analyzeLines([created('S1'), opened, sent(100, 1000), resume(1000, {})]);
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([
+      { rule: 'cross-principal-replay', session: 'S1', reason: expect.stringMatching(/no principal is logged for S1/) },
+    ]);
+  });
+});

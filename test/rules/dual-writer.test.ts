@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = (ms: number, stream: string) => ({ ts: at(ms), kind: 'stream.opened', session: 'S1', stream, via: 'get', conn: 'c1' });
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const resume = (ms: number) => ({
+  ts: at(ms), kind: 'upgrade', session: 'S1', last_event_id: 1007, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0, conn: 'c2',
+});
+
+describe('dual-writer', () => {
+  it('flags a resumption accepted while the old stream was still neither closed nor fenced', async () => {
+    const report = await analyzeLines([
+      created,
+      opened(10, 'g1'),
+      sent(100, 1007),
+      resume(1000),
+      { ts: at(90_000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'half_open' },
+    ]);
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('from event 1007 on g2');
+    expect(f?.message).toContain('took over from g1');
+    expect(f?.message).toContain('two writers for lineage g1');
+    expect(f?.message).toContain('2026-11-09T10:01:30.000Z');
+    expect(evidenceLines(f!)).toEqual([2, 4]);
+  });
+
+  it('flags an attach while the earlier GET stream is still open', async () => {
+    const report = await analyzeLines([
+      created,
+      opened(10, 'g1'),
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 },
+    ]);
+    const [f] = findingsOf(report, 'dual-writer');
+    expect(f?.message).toContain('attach to S1 on g3 took over from g1');
+    expect(f?.message).toContain("standalone stream");
+    expect(evidenceLines(f!)).toEqual([2, 3]);
+  });
+
+  it('accepts a takeover fenced just before it, and ignores POST streams on an attach', async () => {
+    const report = await analyzeLines([
+      created,
+      opened(10, 'g1'),
+      { ts: at(20), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' },
+      sent(100, 1007),
+      // same millisecond as the upgrade, but logged before it
+      { ts: at(1000), kind: 'stream.fenced', session: 'S1', stream: 'g1' },
+      resume(1000),
+      { ts: at(2000), kind: 'stream.closed', session: 'S1', stream: 'g2' },
+      { ts: at(3000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 },
+    ]);
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+  });
+
+  it('flags a fence logged only after the upgrade, even in the same millisecond', async () => {
+    const report = await analyzeLines([created, opened(10, 'g1'), sent(100, 1007), resume(1000), { ts: at(1000), kind: 'stream.fenced', session: 'S1', stream: 'g1' }]);
+    expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4]);
+  });
+
+  it('is not knowable from a proxy log', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '5' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([
+      { rule: 'dual-writer', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const request = (ms: number, id: string, stream = 'g1') => ({
+  ts: at(ms), kind: 'request.sent', session: 'S1', stream, request_id: id, method: 'sampling/createMessage',
+});
+const closed = (ms: number) => ({ ts: at(ms), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' });
+const timedOut = (ms: number, id: string) => ({ ts: at(ms), kind: 'request.timed_out', session: 'S1', request_id: id });
+
+describe('orphaned-request', () => {
+  it('flags a request routed to a stream a resumption had already superseded, which then timed out', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1007 },
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1007, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 },
+      request(2000, 'req-43'),
+      timedOut(302_000, 'req-43'),
+    ]);
+    const [f, ...rest] = findingsOf(report, 'orphaned-request');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('req-43 (sampling/createMessage) on g1');
+    expect(f?.message).toContain('sent after g1 was superseded by resume on g2');
+    expect(f?.message).toContain('timed out at 2026-11-09T10:05:02.000Z');
+    expect(f?.at).toBe('2026-11-09T10:05:02.000Z');
+    expect(evidenceLines(f!)).toEqual([4, 5, 6]);
+  });
+
+  it('flags a request still pending at the end of the log after its stream closed, whose answer got 404', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      closed(200),
+      { ts: at(300), kind: 'request.answered', session: 'S1', request_id: 'r1', status: 404 },
+    ]);
+    const [f] = findingsOf(report, 'orphaned-request');
+    expect(f?.message).toContain('g1 was closed at 2026-11-09T10:00:00.200Z while it was pending');
+    expect(f?.message).toContain('still unanswered when the log ends');
+    expect(f?.message).toContain('1 answer got an error status');
+    expect(evidenceLines(f!)).toEqual([3, 4]);
+  });
+
+  it('flags a request pending while a reconnect of its session was rejected', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'r1'),
+      { ts: at(500), kind: 'upgrade', session: 'S1', last_event_id: 3, decision: 'reject', status: 409, reason: 'stream_active' },
+      timedOut(60_000, 'r1'),
+    ]);
+    const [f] = findingsOf(report, 'orphaned-request');
+    expect(f?.message).toContain('a reconnect of S1 was rejected (409)');
+    expect(evidenceLines(f!)).toEqual([3, 4, 5]);
+  });
+
+  it('does not flag a time-out on a live stream, nor requests answered, re-issued or cancelled after their stream died', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      request(100, 'slow'),
+      request(110, 'answered'),
+      request(120, 'reissued'),
+      request(130, 'cancelled'),
+      timedOut(1000, 'slow'),
+      closed(2000),
+      { ts: at(2100), kind: 'request.answered', session: 'S1', request_id: 'answered', status: 200 },
+      { ts: at(2200), kind: 'request.reissued', session: 'S1', request_id: 'reissued', new_request_id: 'reissued-2', stream: 'g2' },
+      { ts: at(2300), kind: 'request.cancelled', session: 'S1', request_id: 'cancelled', reason: 'stream_lost' },
+    ]);
+    expect(findingsOf(report, 'orphaned-request')).toEqual([]);
+  });
+
+  it('still flags a request cancelled only after it had timed out', async () => {
+    const report = await analyzeLines([created, opened, request(100, 'r1'), closed(200), timedOut(1000, 'r1'), { ts: at(1100), kind: 'request.cancelled', session: 'S1', request_id: 'r1' }]);
+    expect(evidenceLines(findingsOf(report, 'orphaned-request')[0]!)).toEqual([3, 4, 5]);
+  });
+
+  it('is not knowable from a proxy log', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 409, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '9' } },
+    ]);
+    expect(report.not_knowable.filter((n) => n.rule === 'orphaned-request')).toEqual([
+      { rule: 'orphaned-request', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
+    ]);
+  });
+});

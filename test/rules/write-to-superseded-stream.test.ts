@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, stream: string, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream, event_id: id });
+
+describe('write-to-superseded-stream', () => {
+  it('flags writes to a stream after a resumption superseded it', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 'g1', 1007),
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1007, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 },
+      sent(1100, 'g2', 1008),
+      { ts: at(1200), kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 'req-43', method: 'sampling/createMessage' },
+      sent(1300, 'g1', 1009),
+    ]);
+    const [f, ...rest] = findingsOf(report, 'write-to-superseded-stream');
+    expect(rest).toHaveLength(0);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('2 writes went to g1');
+    expect(f?.message).toContain('request req-43');
+    expect(f?.message).toContain('event 1009');
+    expect(f?.message).toContain('resume on g2');
+    expect(evidenceLines(f!)).toEqual([4, 6]);
+  });
+
+  it('does not flag a server that keeps its stream id across a resumption, nor writes before the takeover', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(100, 'g1', 1007),
+      sent(200, 'g1', 1008),
+      // the TypeScript SDK resumes its stream under the same id: g1 continues, it is not superseded
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1007, stream: 'g1', new_stream: 'g1', decision: 'resume', status: 200, replayed: 1, first_replayed: 1008 },
+      sent(1100, 'g1', 1009),
+    ]);
+    expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+  });
+
+  it('flags an unattached event written to a GET stream an attach replaced', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 },
+      { ts: at(1500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 12, attached: false },
+    ]);
+    const [f] = findingsOf(report, 'write-to-superseded-stream');
+    expect(f?.message).toContain('1 write went to g1 after attach on g3');
+    expect(evidenceLines(f!)).toEqual([3, 4]);
+  });
+
+  it('is not knowable from a proxy log', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    expect(report.not_knowable.filter((n) => n.rule === 'write-to-superseded-stream')).toEqual([
+      { rule: 'write-to-superseded-stream', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
+    ]);
+  });
+});
