@@ -1,4 +1,129 @@
-import type { Detector } from './types.js';
+import type { NotKnowable } from '../model/finding.js';
+import type { Db } from '../store/db.js';
+import { evidenceIds, queryRows } from './query-rows.js';
+import { listIds, plural, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import type { DetectOptions, Detector, DetectorOutput, RawFinding } from './types.js';
 
-// Being written: see the detector family brief. Judges no rule yet.
-export const httpEdge: Detector = { rules: [], run: () => ({ findings: [], notKnowable: [] }) };
+// Symptoms at the HTTP edge (rules.md): what a client sees when event ids
+// outlive their sessions. Both rules stand on statuses a proxy sees too.
+
+interface StormRow {
+  session: string;
+  at_ms: number;
+  posts: number;
+  first_ms: number;
+  last_ms: number;
+  answers: number;
+  calls: number;
+  proxy_posts: number;
+  rpc_ids: string;
+  evidence: string;
+}
+
+function notFoundStorm(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings = queryRows<StormRow>(db, '404-storm', opts).map((r): RawFinding => {
+    const kinds = [
+      r.answers > 0 ? plural(r.answers, 'answer to a server request', 'answers to server requests') : '',
+      r.calls > 0 ? plural(r.calls, 'call') : '',
+      r.proxy_posts > 0 ? `${r.proxy_posts} seen by the proxy` : '',
+    ].filter((k) => k !== '');
+    const ids = JSON.parse(r.rpc_ids) as string[];
+    return {
+      rule: '404-storm',
+      session: r.session,
+      atMs: r.at_ms,
+      message:
+        `${r.posts} POSTs for ${r.session} got 404 between ${when(r.first_ms)} and ${when(r.last_ms)} ` +
+        `(at least ${opts.stormCount} within ${opts.stormWindowMs} ms; ${kinds.join(', ')})` +
+        `${ids.length > 0 ? `, JSON-RPC ids ${listIds([...new Set(ids)])}` : ''}: the client keeps using a session or request ids the server no longer knows`,
+      evidenceIds: evidenceIds(r.evidence),
+    };
+  });
+  return { findings, notKnowable: [] };
+}
+
+interface DuplicateCallRow {
+  session: string;
+  at_ms: number;
+  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session';
+  tool: string | null;
+  rpc_id: string;
+  principal: string | null;
+  first_session: string;
+  first_rpc_id: string;
+  first_ms: number;
+  between_kind: string | null;
+  between_status: number | null;
+  between_session: string | null;
+  between_ms: number | null;
+  evidence: string;
+}
+
+function inBetween(r: DuplicateCallRow): string {
+  const at = r.between_ms === null ? '' : ` at ${when(r.between_ms)}`;
+  switch (r.how) {
+    case '404':
+      return `a POST of ${r.principal} got 404${at}`;
+    case 'ended':
+      return `${r.first_session} ended${at}`;
+    case 'replaced':
+      return `${r.first_session} was replaced by a fresh session${at}`;
+    case 'new-session':
+      return `a new session${r.between_session ? ` ${r.between_session}` : ''} was created for ${r.principal}${at}`;
+    case 'same-rpc':
+      return '';
+  }
+}
+
+function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings = queryRows<DuplicateCallRow>(db, 'duplicate-tool-call', opts).map((r): RawFinding => {
+    const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
+    const message =
+      r.how === 'same-rpc'
+        ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${when(r.first_ms)} and again at ${when(r.at_ms)}`
+        : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
+          `in ${r.first_session} (rpc id ${r.first_rpc_id}) at ${when(r.first_ms)}, then after ${inBetween(r)} again in ${r.session} (rpc id ${r.rpc_id}): a retry re-executed it`;
+    return { rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) };
+  });
+  return { findings, notKnowable: unattributedRetries(db, opts) };
+}
+
+/**
+ * A retry from another session is recognised by its principal: executions of
+ * the same tool and arguments within the window whose principal is unknown
+ * cannot be attributed to one client.
+ */
+function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
+  const sessions = db
+    .prepare(
+      `WITH execs AS (
+         SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash,
+           COALESCE(c.principal, (SELECT r.principal FROM records r WHERE r.session = c.session AND r.principal IS NOT NULL
+             AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
+         FROM calls c
+         WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND c.tool IS NOT NULL AND c.args_hash IS NOT NULL
+           AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1)
+       SELECT DISTINCT b.session FROM execs a
+       JOIN execs b ON b.tool = a.tool AND b.args_hash = a.args_hash AND b.session <> a.session
+         AND (b.ts_ms, b.id) > (a.ts_ms, a.id) AND b.ts_ms - a.ts_ms <= ?
+       WHERE a.principal IS NULL OR b.principal IS NULL`,
+    )
+    .pluck()
+    .all(opts.duplicateCallWindowMs) as string[];
+  return sessions.map((session) => ({
+    rule: 'duplicate-tool-call',
+    session,
+    reason: 'no principal is logged for a tools/call that another session executed with the same arguments: whether one client retried it is not known',
+  }));
+}
+
+export const httpEdge: Detector = {
+  rules: ['404-storm', 'duplicate-tool-call'],
+  run(db, opts) {
+    const parts = [notFoundStorm(db, opts), duplicateToolCall(db, opts)];
+    return {
+      findings: withEvidenceInLogOrder(db, parts.flatMap((p) => p.findings)),
+      notKnowable: parts.flatMap((p) => p.notKnowable),
+    };
+  },
+};

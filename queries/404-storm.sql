@@ -1,0 +1,39 @@
+-- Which sessions had a 404 storm: at least :storm_count POSTs answered 404 within :storm_window_ms?
+-- A POST: a proxy `http` POST, or a server `call` / `request.answered` (each request counted once: proxy rows
+-- shadowed by a server record are dropped, and records inferred from an `http` line are not counted again).
+-- Overlapping windows form one storm; evidence: the POSTs of its first window.
+WITH posts AS (
+  SELECT id, ts_ms, kind, COALESCE(request_id, rpc_id) AS rpc,
+    COALESCE(session, json_extract(req_headers, '$."mcp-session-id"')) AS session
+  FROM records
+  WHERE shadowed = 0 AND status = 404 AND (
+    (kind = 'http' AND upper(http_method) = 'POST')
+    OR (origin = 'server' AND kind IN ('call', 'request.answered')))
+), windowed AS (
+  SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window
+  FROM posts p WHERE session IS NOT NULL
+), window_starts AS (
+  SELECT w.*, lag(ts_ms) OVER (PARTITION BY session ORDER BY ts_ms, id) AS prev_start
+  FROM windowed w WHERE in_window >= :storm_count
+), storms AS (
+  -- a window start within the previous start's window continues that storm
+  SELECT session, start_ms, storm_end_ms FROM (
+    SELECT session, ts_ms AS start_ms, new_storm,
+      max(ts_ms) OVER (PARTITION BY session, storm_no) + :storm_window_ms AS storm_end_ms
+    FROM (
+      SELECT s.*, (prev_start IS NULL OR ts_ms > prev_start + :storm_window_ms) AS new_storm,
+        sum(prev_start IS NULL OR ts_ms > prev_start + :storm_window_ms) OVER (PARTITION BY session ORDER BY ts_ms, id) AS storm_no
+      FROM window_starts s))
+  WHERE new_storm
+), members AS (
+  SELECT s.session, s.start_ms, s.storm_end_ms, p.id, p.ts_ms, p.kind, p.rpc,
+    row_number() OVER (PARTITION BY s.session, s.start_ms ORDER BY p.ts_ms, p.id) AS k
+  FROM storms s JOIN posts p ON p.session = s.session AND p.ts_ms BETWEEN s.start_ms AND s.storm_end_ms
+)
+SELECT session, max(ts_ms) FILTER (WHERE k = :storm_count) AS at_ms, count(*) AS posts, min(ts_ms) AS first_ms, max(ts_ms) AS last_ms,
+  sum(kind = 'request.answered') AS answers, sum(kind = 'call') AS calls, sum(kind = 'http') AS proxy_posts,
+  json_group_array(rpc ORDER BY k) FILTER (WHERE rpc IS NOT NULL) AS rpc_ids,
+  json_group_array(id ORDER BY k) FILTER (WHERE ts_ms <= start_ms + :storm_window_ms) AS evidence
+FROM members
+GROUP BY session, start_ms
+ORDER BY at_ms, session;

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeFilesOf, analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const answer404 = (ms: number, id: string, req?: string) => ({
+  ts: at(ms), kind: 'request.answered', session: 'S1', request_id: id, status: 404, ...(req && { req }),
+});
+const proxyPost = (ms: number, id: string, req?: string) => ({
+  ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 404, req_headers: { 'mcp-session-id': 'S1' }, rpc_kind: 'response', rpc_id: id, ...(req && { req }),
+});
+
+describe('404-storm', () => {
+  it('reports one storm, with the POSTs of its first window as evidence', async () => {
+    const report = await analyzeLines([
+      created,
+      answer404(1000, 'r1'),
+      answer404(2000, 'r2'),
+      answer404(3000, 'r3'),
+      { ts: at(4000), kind: 'call', session: 'S1', rpc_id: '9', method: 'tools/call', tool: 'search', status: 404 },
+      answer404(5000, 'r4'),
+      answer404(11_500, 'r5'),
+      answer404(40_000, 'r6'),
+    ]);
+    const [f, ...rest] = findingsOf(report, '404-storm');
+    expect(rest).toHaveLength(0);
+    expect(f?.severity).toBe('warning');
+    expect(f?.session).toBe('S1');
+    // the fifth POST completes the storm
+    expect(f?.at).toBe('2026-11-09T10:00:05.000Z');
+    expect(f?.message).toContain('6 POSTs for S1 got 404');
+    expect(f?.message).toContain('5 answers to server requests, 1 call');
+    expect(f?.message).toContain('r1, r2, r3, 9, r4 and 1 more');
+    expect(evidenceLines(f!)).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('counts a request logged by both the proxy and the server once', async () => {
+    const ids = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    const files = {
+      'proxy.ndjson': ids.map((id, i) => proxyPost(1000 * (i + 1), id, `q${i}`)),
+      'server.ndjson': [created, ...ids.map((id, i) => answer404(1000 * (i + 1), id, `q${i}`))],
+    };
+    expect(findingsOf(await analyzeFilesOf(files, { stormCount: 6 }), '404-storm')).toEqual([]);
+    const [f] = findingsOf(await analyzeFilesOf(files), '404-storm');
+    expect(f?.message).toContain('5 POSTs');
+    expect(f?.evidence.map((e) => `${e.file}:${e.line}`)).toEqual(['server.ndjson:2', 'server.ndjson:3', 'server.ndjson:4', 'server.ndjson:5', 'server.ndjson:6']);
+  });
+
+  it('counts a proxy POST once, not again as the answer inferred from it', async () => {
+    const lines = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => proxyPost(1000 * (i + 1), id));
+    expect(findingsOf(await analyzeLines(lines, { stormCount: 6 }), '404-storm')).toEqual([]);
+    const [f] = findingsOf(await analyzeLines(lines), '404-storm');
+    expect(f?.message).toContain('5 seen by the proxy');
+    expect(evidenceLines(f!)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('does not flag 404s spread wider than the window, and honours configured thresholds', async () => {
+    const spread = [created, answer404(0, 'r1'), answer404(4000, 'r2'), answer404(8000, 'r3'), answer404(12_000, 'r4'), answer404(16_000, 'r5')];
+    expect(findingsOf(await analyzeLines(spread), '404-storm')).toEqual([]);
+    const [f] = findingsOf(await analyzeLines(spread, { stormCount: 3, stormWindowMs: 8000 }), '404-storm');
+    expect(f?.message).toContain('at least 3 within 8000 ms');
+    expect(evidenceLines(f!)).toEqual([2, 3, 4]);
+  });
+
+  it('reports two storms apart as two findings', async () => {
+    const burst = (start: number, tag: string) => [0, 1, 2, 3, 4].map((i) => answer404(start + i * 100, `${tag}${i}`));
+    const report = await analyzeLines([created, ...burst(1000, 'a'), ...burst(60_000, 'b')]);
+    expect(findingsOf(report, '404-storm').map(evidenceLines)).toEqual([
+      [2, 3, 4, 5, 6],
+      [7, 8, 9, 10, 11],
+    ]);
+  });
+});
