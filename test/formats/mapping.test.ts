@@ -65,6 +65,17 @@ describe('a mapping file as an input format', () => {
     expect(format()).toBe('mylb');
   });
 
+  it('reads digit strings as numbers, "true"/"false" as booleans and a comma list as ids', () => {
+    const fmt = loadMapping({
+      name: 'upgrades',
+      detect: { has: ['decision'] },
+      kind: 'upgrade',
+      fields: { ts: 't', session: 'sid', decision: 'decision', status: 'code', replayed: 'n', replayed_ids: 'ids', reset_signalled: 'reset' },
+    });
+    const { outcomes } = normalize(fmt, [{ t: '2026-11-09T10:00:00Z', sid: 'S1', decision: 'resume', code: '200', n: '2', ids: '5, 6', reset: 'false' }]);
+    expect(records(outcomes[0]!)).toMatchObject([{ kind: 'upgrade', status: 200, replayed: 2, replayedIds: ['5', '6'], resetSignalled: false }]);
+  });
+
   it('reports a bad value through the spec normalizer, naming the mapping', () => {
     const { outcomes } = normalize(mylb, [line({ when: 'at dawn' })]);
     expect(outcomes[0]).toEqual({ type: 'rejected', reason: expect.stringMatching(/^mylb: http: unparsable time "at dawn"/) });
@@ -74,14 +85,14 @@ describe('a mapping file as an input format', () => {
     const fmt = loadMapping({
       name: 'applog',
       detect: { equals: { 'source': 'mcp-audit' } },
-      fields: { ts: 'at', kind: 'what', session: 'ctx.sid', stream: 'ctx.stream', via: { value: 'get' }, replayed_ids: 'ids' },
+      fields: { ts: 'at', kind: 'what', session: 'ctx.sid', stream: 'ctx.hops.1', via: { value: 'get' } },
       absent: ['n/a'],
     });
     const { outcomes } = normalize(fmt, [
-      { source: 'mcp-audit', at: 1794218400000, what: 'stream.opened', ctx: { sid: 'S1', stream: 'g1' } },
-      { source: 'mcp-audit', at: 1794218400001, what: 'stream.opened', ctx: { sid: 'n/a', stream: 'g2' } },
-      { source: 'mcp-audit', at: 1794218400002, what: 'teleported', ctx: { sid: 'S1', stream: 'g1' } },
-      { source: 'other', at: 1794218400003, what: 'stream.opened', ctx: { sid: 'S1', stream: 'g1' } },
+      { source: 'mcp-audit', at: 1794218400000, what: 'stream.opened', ctx: { sid: 'S1', hops: ['edge', 'g1'] } },
+      { source: 'mcp-audit', at: 1794218400001, what: 'stream.opened', ctx: { sid: 'n/a', hops: ['edge', 'g2'] } },
+      { source: 'mcp-audit', at: 1794218400002, what: 'teleported', ctx: { sid: 'S1', hops: ['edge', 'g1'] } },
+      { source: 'other', at: 1794218400003, what: 'stream.opened', ctx: { sid: 'S1', hops: ['edge', 'g1'] } },
     ]);
     expect(records(outcomes[0]!)).toMatchObject([{ kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }]);
     expect(outcomes[1]).toEqual({ type: 'rejected', reason: 'applog: stream.opened: missing required field session' });

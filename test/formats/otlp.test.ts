@@ -99,6 +99,21 @@ describe('OTLP JSON through the pipeline', () => {
     expect(rows.map((r) => [r.kind, r.session, r.node])).toEqual([['session.evicted', S, 'node-b']]);
   });
 
+  it('reads the snake_case field names of the protobuf JSON mapping', async () => {
+    const line = {
+      resource_logs: [{
+        resource: { attributes: [{ key: 'service.instance.id', value: { string_value: 'mcp-1' } }] },
+        scope_logs: [{ log_records: [{ time_unix_nano: nanos(T0), attributes: [
+          { key: 'event.name', value: { string_value: 'session.created' } },
+          { key: 'mcp.session.id', value: { string_value: S } },
+          { key: 'seq', value: { int_value: '3' } },
+        ] }] }],
+      }],
+    };
+    const { rows } = await load([line]);
+    expect(rows.map((r) => [r.kind, r.session, r.node, r.ts_ms])).toEqual([['session.created', S, 'mcp-1', T0]]);
+  });
+
   it('falls back to observedTimeUnixNano when timeUnixNano is 0 (unknown)', async () => {
     const rec = { ...logRecord(T0, { kind: str('session.created'), 'mcp.session.id': str(S) }), timeUnixNano: '0' };
     const { rows } = await load([exportLine(RESOURCE, [rec])]);
