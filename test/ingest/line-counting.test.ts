@@ -1,8 +1,11 @@
 import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { splitLines, type InputLine } from '../../src/read/lines.js';
-import { T0, chunkSource, ingestSources, rows } from './support.js';
+import { analyzeFiles } from '../../src/api.js';
+import { T0, chunkSource, ingestSources, rows, tempDir } from './support.js';
 
 // Every input line is exactly one of record, ignored or rejected, and the
 // sources row says so: lines = record_lines + ignored + rejected.
@@ -63,6 +66,16 @@ describe('line counting', () => {
     const { db } = await ingestSources([chunkSource([`\r\n{bad\r\n${app}\r\n${rec('S1')}`])]);
     expect(rows(db, 'SELECT line FROM records')).toEqual([{ line: 4 }]);
     expect(rows(db, 'SELECT line FROM rejected')).toEqual([{ line: 2 }]);
+  });
+});
+
+describe('the report', () => {
+  it('counts records, ignored and rejected lines of every file', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.ndjson'), `${rec('S1')}\n${app}\n{bad\n`);
+    writeFileSync(join(dir, 'b.ndjson.gz'), gzipSync(`${rec('S2')}\r\n\r\n${JSON.stringify({ ts: T0, kind: 'nope' })}`));
+    const report = await analyzeFiles([join(dir, 'a.ndjson'), join(dir, 'b.ndjson.gz')]);
+    expect(report.summary).toMatchObject({ records: 2, ignored_lines: 2, rejected_lines: 2, sessions: 2 });
   });
 });
 
