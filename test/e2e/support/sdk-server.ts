@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { instrumentEventStore, instrumentHandler, type Recorder } from '../../../src/instrument/index.js';
+import { instrumentEventStore, instrumentHandler, instrumentRequests, type Recorder } from '../../../src/instrument/index.js';
 import { sleep } from './wait.js';
 
 // A real MCP server as its authors write one: McpServer per session,
@@ -12,11 +12,18 @@ import { sleep } from './wait.js';
 // node:http on 127.0.0.1, instrumented with resumescope/instrument.
 
 export interface SdkServerOptions {
-  recorder: Recorder;
+  /** Without one, the same server runs uninstrumented (to compare behaviour). */
+  recorder?: Recorder;
   /** Called once per new session; return one shared store to model a server-wide store. */
   eventStore: () => EventStore;
   /** Listen on this port (a restart reuses the old one); default any free port. */
   port?: number;
+  /**
+   * Express style: a body parser runs first and sets `req.body`, the
+   * instrumentation is (req, res, next) middleware, and the handler passes
+   * `req.body` to the SDK as its parsed body.
+   */
+  bodyParsedFirst?: boolean;
 }
 
 export interface SessionEntry {
@@ -37,28 +44,27 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
   const sessions = new Map<string, SessionEntry>();
   const liveGets = new Set<{ session: string; res: ServerResponse }>();
 
-  const handle = instrumentHandler(
-    opts.recorder,
-    async (req: IncomingMessage, res: ServerResponse) => {
-      const sessionId = req.headers['mcp-session-id'];
-      if (typeof sessionId === 'string') {
-        const entry = sessions.get(sessionId);
-        // A server that does not know the session (it restarted, say) says so.
-        if (entry === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
-        if (req.method === 'GET') {
-          const live = { session: sessionId, res };
-          liveGets.add(live);
-          res.once('close', () => liveGets.delete(live));
-        }
-        return entry.transport.handleRequest(req, res);
+  const route = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> => {
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const entry = sessions.get(sessionId);
+      // A server that does not know the session (it restarted, say) says so.
+      if (entry === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
+      if (req.method === 'GET') {
+        const live = { session: sessionId, res };
+        liveGets.add(live);
+        res.once('close', () => liveGets.delete(live));
       }
-      if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-      const entry = newSession(opts.eventStore(), opts.recorder, sessions);
-      await entry.server.connect(entry.transport);
-      return entry.transport.handleRequest(req, res);
-    },
-    { principalOf: (req) => (typeof req.headers['x-principal'] === 'string' ? req.headers['x-principal'] : undefined) },
-  );
+      return entry.transport.handleRequest(req, res, req.body);
+    }
+    if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const entry = newSession(opts.eventStore(), opts.recorder, sessions);
+    await entry.server.connect(entry.transport);
+    return entry.transport.handleRequest(req, res, req.body);
+  };
+  const principalOf = (req: IncomingMessage): string | undefined =>
+    typeof req.headers['x-principal'] === 'string' ? req.headers['x-principal'] : undefined;
+  const handle = opts.recorder === undefined ? route : instrumented(opts.recorder, route, principalOf, opts.bodyParsedFirst === true);
 
   const http: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -93,13 +99,33 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
   };
 }
 
-function newSession(store: EventStore, recorder: Recorder, sessions: Map<string, SessionEntry>): SessionEntry {
+type Route = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => Promise<void>;
+
+function instrumented(recorder: Recorder, route: Route, principalOf: (req: IncomingMessage) => string | undefined, bodyParsedFirst: boolean): Route {
+  if (!bodyParsedFirst) return instrumentHandler(recorder, route, { principalOf });
+  const middleware = instrumentRequests(recorder, { principalOf });
+  return async (req, res) => {
+    if (req.method === 'POST') req.body = await parseJsonBody(req);
+    await new Promise<void>((resolve, reject) => {
+      middleware(req, res, (err) => (err === undefined ? route(req, res).then(resolve, reject) : reject(err)));
+    });
+  };
+}
+
+/** What express.json() does, without express. */
+async function parseJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function newSession(store: EventStore, recorder: Recorder | undefined, sessions: Map<string, SessionEntry>): SessionEntry {
   const server = new McpServer({ name: 'resumescope-e2e', version: '1.0.0' }, { capabilities: { logging: {} } });
   const entry: SessionEntry = {
     server,
     transport: new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: instrumentEventStore(store, recorder),
+      eventStore: recorder === undefined ? store : instrumentEventStore(store, recorder),
       onsessioninitialized: (id) => void sessions.set(id, entry),
       onsessionclosed: (id) => void sessions.delete(id),
     }),
