@@ -1,0 +1,100 @@
+-- Every event id a served reconnect (an accepted resume, or a fresh answer to a Last-Event-ID) refers to, and where it was emitted: in the presented session's current incarnation, else by an earlier incarnation or another session; for the Last-Event-ID also its replay window.
+-- Roles: last_event_id, first_replayed, replayed_ids, event.replayed, first_seen (the first SSE id a proxy saw in the response).
+-- A proxy's inference is judged only for sessions whose upgrades the server did not log itself.
+WITH served AS (
+  SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
+    u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
+    CASE WHEN u.origin = 'proxy' THEN (
+      SELECT CAST(json_extract(h.sse_event_ids, '$[0]') AS TEXT) FROM records h
+      WHERE h.source_id = u.source_id AND h.line = u.line AND h.kind = 'http') END AS first_seen,
+    (SELECT i.created_id FROM incarnations i
+      WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id)
+      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS inc_id,
+    (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream) AS resumed_lane
+  FROM upgrades u
+  WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
+    AND u.decision IN ('resume', 'fresh')
+    AND (u.origin = 'server' OR NOT EXISTS (SELECT 1 FROM upgrades s WHERE s.session = u.session AND s.origin = 'server'))
+), ref AS (
+  SELECT up_id, 'last_event_id' AS role, 0 AS ord, up_id AS named_by, last_event_id AS event_id FROM served
+  UNION ALL
+  SELECT up_id, 'first_replayed', 0, up_id, first_replayed FROM served WHERE first_replayed IS NOT NULL
+  UNION ALL
+  SELECT up_id, 'first_seen', 0, up_id, first_seen FROM served WHERE first_seen IS NOT NULL
+  UNION ALL
+  SELECT v.up_id, 'replayed_ids', CAST(j.key AS INTEGER), v.up_id, CAST(j.value AS TEXT)
+  FROM served v, json_each(v.replayed_ids) j WHERE v.replayed_ids IS NOT NULL
+  UNION ALL
+  SELECT v.up_id, 'event.replayed', x.id, x.id, x.event_id
+  FROM records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
+  WHERE x.kind = 'event.replayed' AND x.shadowed = 0 AND (x.ts_ms, x.id) > (v.up_ts, v.up_id)
+), placed AS (
+  -- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
+  SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
+    (SELECT e.id FROM events e
+      WHERE e.session = v.session AND e.event_id = f.event_id
+        AND (i.created_id IS NULL OR (e.ts_ms, e.id) > (i.created_ts, i.created_id))
+        AND (e.ts_ms, e.id) < (v.up_ts, v.up_id)
+      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_id
+  FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.created_id = v.inc_id
+), located AS (
+  SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o.ts_ms AS own_ts,
+    CASE WHEN p.own_id IS NULL THEN (
+      SELECT e.id FROM events e
+      WHERE e.session = p.session AND e.event_id = p.event_id AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
+      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS earlier_incarnation_id,
+    CASE WHEN p.own_id IS NULL THEN (
+      SELECT e.id FROM events e
+      WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
+      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_session_id
+  FROM placed p LEFT JOIN events o ON o.id = p.own_id
+), window_lanes AS (
+  SELECT DISTINCT session, own_lane AS lane FROM located WHERE role = 'last_event_id' AND own_id IS NOT NULL
+), marks AS (
+  -- the lane's events and the upgrades in one time line: the highest position before each upgrade ends its window
+  SELECT e.session, e.lane, e.ts_ms, e.id, e.lane_pos AS pos, NULL AS up_id
+  FROM events e JOIN window_lanes w ON w.session = e.session AND w.lane = e.lane
+  UNION ALL
+  SELECT session, own_lane, up_ts, up_id, NULL, up_id FROM located WHERE role = 'last_event_id' AND own_id IS NOT NULL
+), heads AS (
+  SELECT up_id, max(pos) OVER (PARTITION BY session, lane ORDER BY ts_ms, id ROWS UNBOUNDED PRECEDING) AS head_pos
+  FROM marks
+), windows AS (
+  SELECT l.up_id, h.head_pos, max(h.head_pos - l.own_pos, 0) AS after_count
+  FROM located l JOIN heads h ON h.up_id = l.up_id
+  WHERE l.role = 'last_event_id' AND h.up_id IS NOT NULL
+)
+, facts AS (
+SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.stream, v.new_stream, v.resumed_lane,
+  v.replayed, v.first_replayed, v.replayed_ids, v.new_session, v.reset_signalled, v.inc_id, l.inc_ts,
+  l.role, l.ord, l.named_by, l.event_id,
+  l.own_id, l.own_stream, l.own_lane, l.own_pos, l.own_ts,
+  l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream,
+  w.head_pos, hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
+  CASE WHEN l.role = 'last_event_id' THEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = l.event_id) END AS ever_emitted,
+  -- the first state change after the event (or, where the event's place is unknown, in the incarnation) before the upgrade
+  CASE WHEN l.role = 'last_event_id' THEN (
+    SELECT c.id FROM records c
+    WHERE c.session = v.session AND c.kind = 'session.state_changed' AND c.shadowed = 0
+      AND (c.ts_ms, c.id) > (COALESCE(l.own_ts, l.inc_ts, -1), COALESCE(l.own_id, v.inc_id, -1)) AND (c.ts_ms, c.id) < (v.up_ts, v.up_id)
+    ORDER BY c.ts_ms, c.id LIMIT 1) END AS state_change_id,
+  CASE WHEN l.role = 'last_event_id' AND l.own_id IS NOT NULL AND v.decision = 'fresh' THEN (
+    SELECT e.id FROM events e JOIN requests q ON q.session = e.session AND q.request_id = e.request_id
+    WHERE e.session = v.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos
+      AND (e.ts_ms, e.id) < (v.up_ts, v.up_id) AND q.answered_id IS NOT NULL AND q.answered_ts <= v.up_ts
+    ORDER BY e.lane_pos LIMIT 1) END AS answered_in_window_id,
+  -- a Last-Event-ID sent by no one: the highest numeric id the session did send, to compare with
+  CASE WHEN l.role = 'last_event_id' AND l.own_id IS NULL AND l.earlier_incarnation_id IS NULL AND l.other_session_id IS NULL THEN (
+    SELECT e.id FROM events e
+    WHERE e.session = v.session AND e.event_id <> '' AND e.event_id NOT GLOB '*[^0-9]*'
+    ORDER BY length(ltrim(e.event_id, '0')) DESC, ltrim(e.event_id, '0') DESC LIMIT 1) END AS highest_numeric_id
+FROM located l
+JOIN served v ON v.up_id = l.up_id
+LEFT JOIN events os ON os.id = COALESCE(l.earlier_incarnation_id, l.other_session_id)
+LEFT JOIN windows w ON w.up_id = l.up_id AND l.role = 'last_event_id'
+LEFT JOIN events hd ON hd.session = v.session AND hd.lane = l.own_lane AND hd.lane_pos = w.head_pos AND w.head_pos > l.own_pos
+LEFT JOIN events nx ON nx.session = v.session AND nx.lane = l.own_lane AND nx.lane_pos = l.own_pos + 1 AND nx.lane_pos <= w.head_pos
+)
+SELECT f.*, hn.event_id AS highest_numeric_event_id, sc.aspect AS state_change_aspect, sc.ts_ms AS state_change_ts
+FROM facts f LEFT JOIN events hn ON hn.id = f.highest_numeric_id LEFT JOIN records sc ON sc.id = f.state_change_id
+ORDER BY f.at_ms, f.up_id, f.role <> 'last_event_id', f.role, f.ord;

@@ -1,0 +1,25 @@
+import { isoTime } from '../../normalize/time.js';
+
+// Small helpers so messages name concrete ids the same way everywhere.
+
+/** "7, 8 and 9", or the first few and how many more. */
+export function idList(ids: readonly string[], max = 5): string {
+  if (ids.length === 0) return '';
+  const shown = ids.slice(0, max);
+  if (ids.length > max) return `${shown.join(', ')} and ${ids.length - max} more`;
+  if (shown.length === 1) return shown[0]!;
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
+
+export function at(ms: number): string {
+  return isoTime(ms);
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}

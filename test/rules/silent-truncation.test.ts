@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { RETENTION_CAUSES, truncationCauses } from '../../src/detect/replay-integrity.js';
+import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
+import { deriveTimeline } from '../../src/store/derive.js';
+import { analyzeLines, at, evidenceLines, findingsOf, workspaceOf, type LogLine } from '../helpers/logs.js';
+
+const RULE = 'silent-truncation';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, id: number | string, stream = 'g1', session = 'S1') => ({ ts: at(ms), kind: 'event.sent', session, stream, event_id: id });
+const resume = (ms: number, fields: Record<string, unknown>) => ({
+  ts: at(ms),
+  kind: 'upgrade',
+  session: 'S1',
+  stream: 'g1',
+  new_stream: 'g2',
+  decision: 'resume',
+  status: 200,
+  reemitted: 0,
+  ...fields,
+});
+
+describe('silent-truncation', () => {
+  it('flags a replay shorter than what the stream sent after Last-Event-ID, naming the missing ids', async () => {
+    const report = await analyzeLines([
+      created, // 1
+      opened, // 2
+      sent(1000, 5), // 3
+      sent(1100, 6), // 4
+      sent(1200, 7), // 5
+      sent(1300, 8), // 6
+      resume(2000, { last_event_id: 5, replayed: 1, first_replayed: 6 }), // 7
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S1');
+    expect(f!.message).toContain('resumed S1 from event 5 on g1 but replayed 1 of 3 events sent after it (7 and 8 missing)');
+    // the position, every event it should have replayed, and the upgrade
+    expect(evidenceLines(f!)).toEqual([3, 4, 5, 6, 7]);
+  });
+
+  it('flags a resumption from a position a buffer.trimmed had already evicted, even with a full-looking replay', async () => {
+    const report = await analyzeLines([
+      created, // 1
+      opened, // 2
+      sent(1000, 5), // 3
+      sent(1100, 6), // 4
+      sent(1200, 7), // 5
+      { ts: at(1500), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 7 }, // 6
+      resume(2000, { last_event_id: 5, replayed: 2, first_replayed: 6 }), // 7
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('trimmed to 7');
+    expect(f!.message).toContain('event 5 was no longer retained');
+    expect(evidenceLines(f!)).toEqual([3, 6, 7]);
+  });
+
+  it('flags a replay that began past the event sent right after Last-Event-ID', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(1000, 'a'), // 3
+      sent(1100, 'b'), // 4
+      sent(1200, 'c'), // 5
+      resume(2000, { last_event_id: 'a', replayed: 2, first_replayed: 'c' }), // 6
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('the replay started at c, skipping b');
+    // opaque ids: the order comes from the emission lines of a, b and c
+    expect(evidenceLines(f!)).toEqual([3, 4, 5, 6]);
+  });
+
+  it('flags a resumption after the session log was evicted, but not when the eviction kept the log', async () => {
+    const log = (logEvicted: boolean | undefined): LogLine[] => [
+      created,
+      opened,
+      sent(1000, 5), // 3
+      { ts: at(1500), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout', ...(logEvicted !== undefined && { log_evicted: logEvicted }) }, // 4
+      resume(2000, { last_event_id: 5, replayed: 0 }), // 5
+    ];
+    const [f] = findingsOf(await analyzeLines(log(undefined)), RULE);
+    expect(f!.message).toContain("S1's event log was evicted");
+    expect(evidenceLines(f!)).toEqual([3, 4, 5]);
+    expect(findingsOf(await analyzeLines(log(false)), RULE)).toEqual([]);
+  });
+
+  it('does not flag complete replays: an earlier trim, other streams, later events and a resumed lineage', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      { ts: at(20), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' },
+      sent(1000, 5),
+      sent(1100, 6),
+      sent(1150, 90, 'p1'), // another stream of the session: not in g1's replay window
+      sent(1200, 7),
+      { ts: at(1300), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 4 }, // 5 still retained
+      resume(2000, { last_event_id: 5, replayed: 2, first_replayed: 6 }),
+      sent(2100, 8, 'g2'), // after the upgrade, on the resumed lineage
+      resume(3000, { last_event_id: 8, stream: 'g2', new_stream: 'g3', replayed: 0 }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
+  it('is not knowable for an upgrade that did not log its replayed counter', async () => {
+    const report = await analyzeLines([created, opened, sent(1000, 5), sent(1100, 6), resume(2000, { last_event_id: 5 })]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk).toHaveLength(1);
+    expect(nk[0]!.session).toBe('S1');
+    expect(nk[0]!.reason).toContain('replayed counter is absent');
+  });
+
+  describe('proxy-only sessions', () => {
+    const get = (ms: number, headers: Record<string, string>, sse?: (string | number)[]) => ({
+      ts: at(ms),
+      kind: 'http',
+      method: 'GET',
+      path: '/mcp',
+      status: 200,
+      req_headers: headers,
+      resp_headers: { 'content-type': 'text/event-stream' },
+      ...(sse && { sse_event_ids: sse }),
+    });
+
+    it('flags a replay whose first SSE id skips events the proxy saw sent after Last-Event-ID', async () => {
+      const report = await analyzeLines([
+        get(0, { 'mcp-session-id': 'P1' }, [4, 5, 6, 7]), // 1
+        get(5000, { 'mcp-session-id': 'P1', 'last-event-id': '5' }, [7, 8]), // 2
+      ]);
+      const [f] = findingsOf(report, RULE);
+      expect(f!.session).toBe('P1');
+      expect(f!.message).toContain('started at 7, skipping 6');
+      expect(f!.message).toContain('proxy log only');
+      expect(evidenceLines(f!)).toEqual([1, 2]);
+    });
+
+    it('is not knowable when the proxy did not record the SSE ids of the replay', async () => {
+      const report = await analyzeLines([get(0, { 'mcp-session-id': 'P1' }, [4, 5, 6]), get(5000, { 'mcp-session-id': 'P1', 'last-event-id': '5' })]);
+      expect(findingsOf(report, RULE)).toEqual([]);
+      const nk = report.not_knowable.filter((n) => n.rule === RULE);
+      expect(nk.map((n) => n.session)).toEqual(['P1']);
+      expect(nk[0]!.reason).toMatch(/proxy log only: .*replay count and the server's retention could not be seen/);
+    });
+  });
+
+  describe('what-if retention', () => {
+    // Event 5 is 60 s old at the reconnect; the server logged no trim and replayed everything.
+    const lines: LogLine[] = [created, opened, sent(1000, 5), sent(2000, 6), sent(3000, 7), resume(61_000, { last_event_id: 5, replayed: 2, first_replayed: 6 })];
+
+    async function causesUnder(retention: typeof DEFAULT_DETECT_OPTIONS.retention) {
+      const ws = await workspaceOf(lines);
+      try {
+        deriveTimeline(ws.db);
+        return truncationCauses(ws.db, { ...DEFAULT_DETECT_OPTIONS, retention }).truncations.map((t) => t.causes);
+      } finally {
+        ws.db.close();
+      }
+    }
+
+    it('judges retention by age and count instead of the logged trims', async () => {
+      expect(await causesUnder('as-logged')).toEqual([]);
+      expect(await causesUnder({ maxAgeMs: 120_000 })).toEqual([]);
+      expect(await causesUnder({ maxAgeMs: 30_000 })).toEqual([['max-age']]);
+      expect(await causesUnder({ maxEvents: 1 })).toEqual([['max-events']]);
+      expect([...RETENTION_CAUSES]).toEqual(expect.arrayContaining(['max-age', 'max-events', 'trimmed', 'log-evicted']));
+      expect(RETENTION_CAUSES.has('short-replay')).toBe(false);
+    });
+
+    it('reports the retention cause in the finding message through the whole pipeline', async () => {
+      const report = await analyzeLines(lines, { retention: { maxAgeMs: 30_000 } });
+      const [f] = findingsOf(report, RULE);
+      expect(f!.message).toContain('60 s after it was sent, beyond a retention of 30 s');
+      expect(evidenceLines(f!)).toEqual([3, 6]);
+    });
+  });
+});
