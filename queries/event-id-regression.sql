@@ -1,0 +1,21 @@
+-- Which event ids were emitted twice under one session id (ids must be unique per session, across its streams and incarnations)? One row per session and lane that re-used ids.
+-- Replays that went back to or before Last-Event-ID are judged from reconnect-references.
+WITH emission AS (
+  SELECT e.id, e.session, e.lane, e.stream, e.event_id, e.ts_ms,
+    row_number() OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS nth,
+    first_value(e.id) OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS first_id
+  FROM events e
+), again AS (
+  SELECT a.*, row_number() OVER (PARTITION BY a.session, a.lane ORDER BY a.ts_ms, a.id) AS k
+  FROM emission a WHERE a.nth = 2
+), per_lane AS (
+  SELECT session, lane, count(*) AS reused, group_concat(event_id, ', ') AS reused_ids
+  FROM (SELECT * FROM again ORDER BY ts_ms, id) GROUP BY session, lane
+)
+SELECT a.session, a.ts_ms AS at_ms, a.event_id, a.stream, f.stream AS first_stream, f.ts_ms AS first_ts,
+  g.reused, g.reused_ids, json_array(f.id, a.id) AS evidence
+FROM again a
+JOIN per_lane g ON g.session = a.session AND g.lane = a.lane
+JOIN events f ON f.id = a.first_id
+WHERE a.k = 1
+ORDER BY a.ts_ms, a.id;

@@ -1,0 +1,71 @@
+import type { NotKnowable } from '../../model/finding.js';
+import { compareIds, orderedByEmission } from '../resumption/event-order.js';
+import type { ReconnectFacts } from '../resumption/facts.js';
+import { proxyReplayStart } from '../resumption/proxy-view.js';
+import { queryRows, evidenceIds } from '../query-rows.js';
+import { at, idList } from '../resumption/wording.js';
+import type { DetectorOutput, RawFinding } from '../types.js';
+
+// event-id-regression: one event id emitted twice under one session id (SQL:
+// queries/event-id-regression.sql), or a resumption that replayed events at or
+// before its Last-Event-ID. Both mean the event sequence restarted: a fork.
+
+interface DuplicateRow {
+  session: string;
+  at_ms: number;
+  event_id: string;
+  stream: string;
+  first_stream: string;
+  first_ts: number;
+  reused: number;
+  reused_ids: string;
+  evidence: string;
+}
+
+export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  for (const d of queryRows<DuplicateRow>(facts.db, 'event-id-regression', facts.opts)) {
+    const others = String(d.reused_ids).split(', ').filter((id) => id !== String(d.event_id));
+    findings.push({
+      rule: 'event-id-regression',
+      session: d.session,
+      atMs: d.at_ms,
+      message:
+        `event id ${d.event_id} was sent twice under session ${d.session}: on stream ${d.first_stream} at ${at(d.first_ts)} and again on stream ${d.stream}` +
+        `${others.length > 0 ? ` (with ${idList(others)})` : ''}: the event sequence restarted, the mark of a fork`,
+      evidenceIds: evidenceIds(d.evidence),
+    });
+  }
+  for (const r of facts.resumptions) {
+    const regressed = (first: string, evidence: number[]) =>
+      findings.push({
+        rule: 'event-id-regression',
+        session: r.session,
+        atMs: r.atMs,
+        message: `resumed ${r.session} from event ${r.last.eventId} but replayed event ${first}, at or before it: the event sequence restarted, the mark of a fork`,
+        evidenceIds: [...evidence, r.upgradeId],
+      });
+    if (facts.isProxyOnly(r.session)) {
+      notKnowable.push({
+        rule: 'event-id-regression',
+        session: r.session,
+        reason: `proxy log only: the server's emissions are not visible, so an event id ${r.session} sent twice cannot be seen`,
+      });
+      const start = proxyReplayStart(facts.proxy, r);
+      if (start.kind === 'regressed') regressed(`${start.first} (the first id the proxy saw)`, start.seenIn === null ? [] : [start.seenIn]);
+      continue;
+    }
+    const back = r.replays.find((ref) => {
+      const order = compareIds(ref, r.last);
+      return order !== undefined && order <= 0;
+    });
+    if (back === undefined) continue;
+    const byEmission = orderedByEmission(back, r.last) && back.eventId !== r.last.eventId;
+    regressed(back.role === 'first_seen' ? `${back.eventId} (the first id the proxy saw)` : back.eventId, [
+      ...(byEmission ? [back.own!.recordId, r.last.own!.recordId] : []),
+      back.namedBy,
+    ]);
+  }
+  return { findings, notKnowable };
+}

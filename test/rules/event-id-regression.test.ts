@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const RULE = 'event-id-regression';
+
+const created = (session: string, ms = 0) => ({ ts: at(ms), kind: 'session.created', session });
+const sent = (ms: number, id: number | string, session = 'S1', stream = 'g1') => ({ ts: at(ms), kind: 'event.sent', session, stream, event_id: id });
+const resume = (ms: number, fields: Record<string, unknown>) => ({
+  ts: at(ms),
+  kind: 'upgrade',
+  session: 'S1',
+  stream: 'g1',
+  new_stream: 'g2',
+  decision: 'resume',
+  status: 200,
+  ...fields,
+});
+
+describe('event-id-regression', () => {
+  it('flags event ids sent again under one session id after a re-mint: one finding for the restarted sequence', async () => {
+    const report = await analyzeLines([
+      created('S1'), // 1
+      sent(1000, 1), // 2
+      sent(1100, 2), // 3
+      { ts: at(1500), kind: 'session.evicted', session: 'S1' }, // 4
+      created('S1', 1600), // 5
+      sent(1700, 1, 'S1', 'g9'), // 6
+      sent(1800, 2, 'S1', 'g9'), // 7
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S1');
+    expect(f!.message).toContain('event id 1 was sent twice under session S1: on stream g1');
+    expect(f!.message).toContain('again on stream g9 (with 2)');
+    expect(evidenceLines(f!)).toEqual([2, 6]);
+  });
+
+  it('flags a resumption that replayed an event at or before its Last-Event-ID', async () => {
+    const report = await analyzeLines([
+      created('S1'), // 1
+      sent(1000, 'a'), // 2
+      sent(1100, 'b'), // 3
+      sent(1200, 'c'), // 4
+      resume(2000, { last_event_id: 'c', replayed: 2, first_replayed: 'b' }), // 5
+      resume(3000, { last_event_id: 'c', stream: 'g2', new_stream: 'g3', replayed: 0 }), // 6
+      { ts: at(3001), kind: 'event.replayed', session: 'S1', stream: 'g3', event_id: 'c' }, // 7: c itself again
+    ]);
+    const found = findingsOf(report, RULE);
+    expect(found.map((f) => f.message)).toEqual([
+      expect.stringContaining('resumed S1 from event c but replayed event b, at or before it'),
+      expect.stringContaining('resumed S1 from event c but replayed event c, at or before it'),
+    ]);
+    // opaque ids: b before c is shown by their emission lines
+    expect(evidenceLines(found[0]!)).toEqual([3, 4, 5]);
+    expect(evidenceLines(found[1]!)).toEqual([6, 7]);
+  });
+
+  it('does not flag ids that repeat across sessions, nor a replay that starts right after Last-Event-ID', async () => {
+    const report = await analyzeLines([
+      created('S1'),
+      created('S2'),
+      sent(1000, 1),
+      sent(1100, 1, 'S2', 'x1'),
+      sent(1200, 2),
+      resume(2000, { last_event_id: 1, replayed: 1, first_replayed: 2, replayed_ids: [2] }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+
+  it('is not knowable for a proxy-only session: the server emissions are not visible', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '3' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.session)).toEqual(['P1']);
+    expect(nk[0]!.reason).toContain('proxy log only');
+  });
+
+  it('flags a proxy-only replay whose first SSE id goes back before Last-Event-ID', async () => {
+    const get = (ms: number, headers: Record<string, string>, sse: number[]) => ({
+      ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: headers,
+      resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: sse,
+    });
+    const report = await analyzeLines([get(0, { 'mcp-session-id': 'P1' }, [1, 2, 3]), get(5000, { 'mcp-session-id': 'P1', 'last-event-id': '3' }, [1, 2])]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('replayed event 1 (the first id the proxy saw), at or before it');
+    expect(evidenceLines(f!)).toEqual([1, 2]);
+  });
+});

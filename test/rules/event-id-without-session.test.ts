@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const RULE = 'event-id-without-session';
+
+const upgrade = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind: 'upgrade', session: null, new_stream: 'g9', ...fields });
+
+describe('event-id-without-session', () => {
+  it('flags an accepted Last-Event-ID without Mcp-Session-Id; the finding names no session', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1' },
+      { ts: at(10), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 5 },
+      upgrade(1000, { last_event_id: 5, decision: 'resume', status: 200, replayed: 3 }), // 3
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBeNull();
+    expect(f!.message).toContain('carrying Last-Event-ID 5 but no Mcp-Session-Id');
+    expect(evidenceLines(f!)).toEqual([3]);
+  });
+
+  it('flags what a proxy saw: a GET with last-event-id and no session header answered with an event stream', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'Last-Event-ID': '12' }, resp_headers: { 'Content-Type': 'text/event-stream' } },
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('Last-Event-ID 12');
+    expect(evidenceLines(f!)).toEqual([1]);
+  });
+
+  it('does not flag a rejected request, a request without Last-Event-ID, or a fresh session answer', async () => {
+    const report = await analyzeLines([
+      upgrade(0, { last_event_id: 5, decision: 'reject', status: 400, reason: 'event_id_without_session' }),
+      upgrade(100, { last_event_id: null, decision: 'fresh', status: 200, new_session: 'S3' }),
+      // fresh answers are judged by silent-fork and silent-reset only
+      upgrade(200, { last_event_id: 5, decision: 'fresh', status: 200, new_session: 'S4', reset_signalled: true }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+});
