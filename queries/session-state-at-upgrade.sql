@@ -1,0 +1,61 @@
+-- For every accepted (2xx) upgrade that presented a session id: was that session live on the node that answered, ended, created only on another node, or never created in the log?
+-- state: the latest lifecycle record before the upgrade decides (a proxy sees a DELETE answered 2xx as an end, never an eviction).
+WITH served AS (
+  SELECT u.* FROM upgrades u
+  WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh')
+    AND (u.origin = 'server' OR NOT EXISTS (SELECT 1 FROM upgrades s WHERE s.session = u.session AND s.origin = 'server'))
+), life AS (
+  SELECT id, session, ts_ms, kind, node, reason FROM records
+  WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0
+  UNION ALL
+  SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'http.delete', node, NULL FROM records
+  WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299
+), timeline AS (
+  SELECT id, session, ts_ms, kind, 0 AS is_upgrade FROM life WHERE session IN (SELECT session FROM served)
+  UNION ALL
+  SELECT id, session, ts_ms, 'upgrade', 1 FROM served
+), ordered AS (
+  SELECT t.*, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS rn FROM timeline t
+), flagged AS (
+  -- a creation logged in the same millisecond just before an upgrade, re-creating an id the log already had,
+  -- is that upgrade's own re-mint: that upgrade is judged by the lifecycle record before it
+  SELECT o.*, COALESCE(o.kind = 'session.created'
+      AND lead(o.is_upgrade) OVER w = 1 AND lead(o.ts_ms) OVER w = o.ts_ms
+      AND sum(1 - o.is_upgrade) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0, 0) AS reminted
+  FROM ordered o WINDOW w AS (PARTITION BY session ORDER BY ts_ms, id)
+), marked AS (
+  SELECT f.*,
+    CASE WHEN lag(f.reminted) OVER w = 1
+      THEN max(CASE WHEN is_upgrade = 0 THEN rn END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING)
+      ELSE max(CASE WHEN is_upgrade = 0 THEN rn END) OVER (w ROWS UNBOUNDED PRECEDING) END AS life_rn,
+    CASE WHEN lag(f.reminted) OVER w = 1 THEN lag(f.id) OVER w END AS reminted_before_id
+  FROM flagged f WINDOW w AS (PARTITION BY session ORDER BY ts_ms, id)
+), judged AS (
+  SELECT u.*, lr.id AS life_id, m.reminted_before_id,
+    CASE
+      WHEN lr.id IS NULL THEN 'never-created'
+      WHEN lr.kind <> 'session.created' THEN 'ended'
+      WHEN lr.node IS NOT NULL AND u.node IS NOT NULL AND lr.node <> u.node THEN 'other-node'
+      ELSE 'live' END AS state
+  FROM marked m JOIN served u ON u.id = m.id
+  LEFT JOIN ordered ol ON ol.session = m.session AND ol.rn = m.life_rn
+  LEFT JOIN life lr ON lr.id = ol.id
+  WHERE m.is_upgrade = 1
+)
+SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.decision, j.status, j.last_event_id,
+  j.new_session, j.reset_signalled, j.state,
+  j.life_id, lr.kind AS life_kind, lr.ts_ms AS life_ts, lr.node AS life_node, lr.reason AS life_reason,
+  -- a session never created in the log that the server had logged before: the log started late
+  CASE WHEN j.state = 'never-created' THEN (
+    SELECT r.id FROM records r WHERE r.session = j.session AND r.origin = 'server' AND (r.ts_ms, r.id) < (j.ts_ms, j.id)
+    ORDER BY r.ts_ms, r.id LIMIT 1) END AS prior_server_id,
+  -- the re-mint that answered it: a creation just before (see flagged), else the session's next record if it is a creation
+  COALESCE(j.reminted_before_id, (
+    SELECT CASE WHEN r.kind = 'session.created' THEN r.id END FROM records r
+    WHERE r.session = j.session AND r.shadowed = 0 AND r.kind <> 'http' AND (r.ts_ms, r.id) > (j.ts_ms, j.id)
+    ORDER BY r.ts_ms, r.id LIMIT 1)) AS reminted_id,
+  CASE j.state
+    WHEN 'never-created' THEN json_array(j.id)
+    ELSE json_array(j.life_id, j.id) END AS evidence
+FROM judged j LEFT JOIN life lr ON lr.id = j.life_id
+ORDER BY j.ts_ms, j.id;

@@ -1,0 +1,37 @@
+import type { NotKnowable } from '../../model/finding.js';
+import type { ReconnectFacts } from '../resumption/facts.js';
+import { at } from '../resumption/wording.js';
+import type { DetectorOutput, RawFinding } from '../types.js';
+
+// resume-across-state-change: a resumption was accepted although a
+// session.state_changed lies after the event Last-Event-ID and before the
+// upgrade. A replay carries events, not the session state the client missed.
+
+export function judgeResumesAcrossStateChange(facts: ReconnectFacts): DetectorOutput {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  for (const r of facts.resumptions) {
+    const id = r.last.eventId;
+    if (facts.isProxyOnly(r.session)) {
+      notKnowable.push({ rule: 'resume-across-state-change', session: r.session, reason: `proxy log only: ${r.session}'s state changes are not visible` });
+    } else if (r.stateChange === null) {
+      continue;
+    } else if (r.last.own === null) {
+      if (r.last.elsewhere !== null) continue; // a foreign id: foreign-event-id says what is wrong
+      notKnowable.push({
+        rule: 'resume-across-state-change',
+        session: r.session,
+        reason: `${r.session}'s ${r.stateChange.aspect ?? 'state'} changed at ${at(r.stateChange.atMs)}, but the log never shows event ${id} sent, so whether the change lies after it cannot be told`,
+      });
+    } else {
+      findings.push({
+        rule: 'resume-across-state-change',
+        session: r.session,
+        atMs: r.atMs,
+        message: `resumed ${r.session} from event ${id} across a ${r.stateChange.aspect ?? 'session'} state change at ${at(r.stateChange.atMs)}, made after event ${id} was sent: the replay cannot carry it, so the client's view of the session is stale`,
+        evidenceIds: [r.last.own.recordId, r.stateChange.recordId, r.upgradeId],
+      });
+    }
+  }
+  return { findings, notKnowable };
+}

@@ -1,0 +1,43 @@
+import type { NotKnowable } from '../../model/finding.js';
+import { at } from '../resumption/wording.js';
+import type { DetectorOutput, RawFinding } from '../types.js';
+import { endedHow, requestWords, resetDisclosure, type ServedUpgrade } from './session-states.js';
+
+// silent-fork: a request presenting a session id the answering node could not
+// know (never created in the log, ended, or created only on another node: no
+// shared session store) got 2xx and a session instead of 404/410, without both
+// a new distinct session id and reset_signalled.
+
+export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: string) => boolean): DetectorOutput {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  const nk = (u: ServedUpgrade, reason: string) => notKnowable.push({ rule: 'silent-fork', session: u.session, reason });
+  for (const u of served) {
+    if (u.state === 'live') {
+      if (proxyOnly(u.session)) nk(u, `proxy log only: the server's evictions of ${u.session} are not visible, so whether it was still known when ${requestWords(u)} was answered ${u.status} cannot be told`);
+      continue;
+    }
+    if (u.state === 'never-created' && u.priorServerId !== null) continue; // the log started after its creation
+    const disclosure = resetDisclosure(u);
+    if (disclosure.told) continue;
+    if (disclosure.unseen) {
+      nk(u, `proxy log only: ${u.session} was unknown and ${requestWords(u)} was answered with new session ${u.newSession}, but whether a reset frame was sent could not be seen`);
+      continue;
+    }
+    const minted = u.newSession !== null && u.newSession !== u.session ? `new session ${u.newSession}` : u.newSession === u.session || u.remintedId !== null ? `a re-minted ${u.session}` : `the session ${u.session}`;
+    const proxyNote = u.origin === 'proxy' && u.resetSignalled === null ? ' (proxy log: whether a reset frame was sent could not be seen)' : '';
+    const got = `got ${u.status} and ${minted} instead of 404/410, with ${disclosure.missing}${proxyNote}`;
+    const node = u.node ? ` on node ${u.node}` : '';
+    const finding = (message: string, evidenceIds: number[]) => findings.push({ rule: 'silent-fork', session: u.session, atMs: u.atMs, message, evidenceIds });
+    if (u.state === 'ended') {
+      finding(`${u.session} was ${endedHow(u.life!)} at ${at(u.life!.atMs)}, yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
+    } else if (u.state === 'other-node') {
+      finding(`${u.session} was created only on node ${u.life!.node}, yet ${requestWords(u)} answered by node ${u.node} (no shared session store) ${got}`, [u.life!.recordId, u.upgradeId]);
+    } else if (u.decision === 'fresh' || u.newSession !== null || u.remintedId !== null) {
+      finding(`${u.session} was never created in the log, yet ${requestWords(u)}${node} ${got}`, [u.upgradeId, ...(u.remintedId !== null ? [u.remintedId] : [])]);
+    } else {
+      nk(u, `the log holds no creation of ${u.session} and nothing of it before ${requestWords(u)} at ${at(u.atMs)}: whether the server knew the session (the log may start after it was created) cannot be told`);
+    }
+  }
+  return { findings, notKnowable };
+}

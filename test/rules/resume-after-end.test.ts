@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const RULE = 'resume-after-end';
+
+const created = (ms = 0) => ({ ts: at(ms), kind: 'session.created', session: 'S1' });
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const upgrade = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind: 'upgrade', session: 'S1', new_stream: `n${ms}`, status: 200, replayed: 0, ...fields });
+
+describe('resume-after-end', () => {
+  it('flags a resumption accepted after the session was terminated, even though its log was kept', async () => {
+    const report = await analyzeLines([
+      created(), // 1
+      sent(1000, 5), // 2
+      { ts: at(2000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' }, // 3
+      upgrade(3000, { decision: 'resume', last_event_id: 5, stream: 'g1' }), // 4
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S1');
+    expect(f!.message).toContain('resumed S1 from event 5 (status 200) although it was terminated (client_delete)');
+    expect(evidenceLines(f!)).toEqual([3, 4]);
+  });
+
+  it('flags an attach after an eviction that kept the event log', async () => {
+    const report = await analyzeLines([
+      created(), // 1
+      { ts: at(2000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout', log_evicted: false }, // 2
+      upgrade(3000, { decision: 'attach', last_event_id: null }), // 3
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('attached to S1 (status 200) although it was evicted (idle_timeout)');
+    expect(evidenceLines(f!)).toEqual([2, 3]);
+  });
+
+  it('does not flag a session created again after its end, a rejected resume, or a fresh answer', async () => {
+    const report = await analyzeLines([
+      created(),
+      { ts: at(1000), kind: 'session.terminated', session: 'S1' },
+      upgrade(1500, { decision: 'reject', status: 404, last_event_id: 5, reason: 'session_not_found' }),
+      upgrade(1600, { decision: 'fresh', last_event_id: 5, new_session: 'S2', reset_signalled: true }),
+      created(2000), // the id minted again: a live session
+      upgrade(3000, { decision: 'attach', last_event_id: null }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+
+  it('sees a DELETE a proxy logged as the end, and is not knowable where only evictions could have ended it', async () => {
+    const http = (ms: number, method: string, headers: Record<string, string>) => ({
+      ts: at(ms), kind: 'http', method, path: '/mcp', status: method === 'DELETE' ? 204 : 200, req_headers: headers,
+      resp_headers: method === 'GET' ? { 'content-type': 'text/event-stream' } : {},
+    });
+    const report = await analyzeLines([
+      http(0, 'GET', { 'mcp-session-id': 'P1' }), // 1
+      http(1000, 'DELETE', { 'mcp-session-id': 'P1' }), // 2
+      http(2000, 'GET', { 'mcp-session-id': 'P1', 'last-event-id': '4' }), // 3
+      http(3000, 'GET', { 'mcp-session-id': 'P2' }), // 4
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('P1');
+    expect(f!.message).toContain('a DELETE was answered 2xx');
+    expect(evidenceLines(f!)).toEqual([2, 3]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.session)).toEqual(['P1', 'P2']); // P1's first attach, before the DELETE, and P2
+    expect(nk[0]!.reason).toContain('proxy log only');
+  });
+});

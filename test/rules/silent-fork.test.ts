@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeFilesOf, analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const RULE = 'silent-fork';
+
+const upgrade = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind: 'upgrade', session: 'S1', status: 200, ...fields });
+
+describe('silent-fork', () => {
+  it('flags an evicted session served a resume with a re-minted id and no reset signal', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1', incarnation: 'i-1' }, // 1
+      { ts: at(500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7 }, // 2
+      { ts: at(31_000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout' }, // 3
+      { ts: at(46_000), kind: 'session.created', session: 'S1', incarnation: 'i-2' }, // 4: the re-mint answering the resume
+      upgrade(46_000, { decision: 'resume', last_event_id: 7, new_stream: 'g2', replayed: 3, first_replayed: 1 }), // 5
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S1');
+    expect(f!.message).toContain('S1 was evicted (idle_timeout)');
+    expect(f!.message).toContain('a resume from event 7 got 200 and a re-minted S1 instead of 404/410, with no new session id and no reset signal');
+    expect(evidenceLines(f!)).toEqual([3, 5]);
+  });
+
+  it('flags a session created only on another node, answered by a node without it (two export files)', async () => {
+    const report = await analyzeFilesOf({
+      'a.ndjson': [
+        { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' }, // a:1
+        { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 4, node: 'a' }, // a:2
+      ],
+      'b.ndjson': [
+        upgrade(2000, { decision: 'fresh', last_event_id: 4, new_session: 'S1', node: 'b' }), // b:1
+      ],
+    });
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('S1 was created only on node a, yet a request with Last-Event-ID 4 served fresh answered by node b');
+    expect(f!.message).toContain('a re-minted S1');
+    expect(f!.evidence).toEqual([
+      { file: 'a.ndjson', line: 1 },
+      { file: 'b.ndjson', line: 1 },
+    ]);
+  });
+
+  it('flags an id never created in the log that was minted again as fresh', async () => {
+    const report = await analyzeLines([upgrade(1000, { session: 'S7', decision: 'fresh', last_event_id: 3, new_session: 'S7', reset_signalled: true })]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('S7 was never created in the log');
+    expect(f!.message).toContain('with no new session id');
+    expect(evidenceLines(f!)).toEqual([1]);
+  });
+
+  it('does not flag a told reset, the node that created the session, or a node the log cannot place', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' },
+      { ts: at(10), kind: 'session.created', session: 'S3' }, // node unknown
+      { ts: at(1000), kind: 'session.evicted', session: 'S1' },
+      upgrade(2000, { decision: 'fresh', last_event_id: 7, new_session: 'S2', reset_signalled: true, node: 'a' }),
+      { ts: at(2000), kind: 'session.created', session: 'S2', node: 'a' },
+      upgrade(3000, { session: 'S2', decision: 'attach', node: 'a' }),
+      upgrade(3100, { session: 'S3', decision: 'attach', node: 'b' }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+
+  it('is not knowable for an id the log never mentions before, or a proxy that could not see the reset frame', async () => {
+    const report = await analyzeLines([
+      upgrade(1000, { session: 'S9', decision: 'attach', new_stream: 'g1' }),
+      {
+        ts: at(2000), kind: 'http', method: 'GET', path: '/mcp', status: 200,
+        req_headers: { 'mcp-session-id': 'GONE', 'last-event-id': '5' },
+        resp_headers: { 'mcp-session-id': 'NEW1', 'content-type': 'text/event-stream' },
+      },
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.session)).toEqual(['GONE', 'S9']);
+    expect(nk[0]!.reason).toContain('whether a reset frame was sent could not be seen');
+    expect(nk[1]!.reason).toContain('the log holds no creation of S9');
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+
+const RULE = 'silent-reset';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id, node: 'a' });
+const fresh = (ms: number, fields: Record<string, unknown>) => ({
+  ts: at(ms), kind: 'upgrade', session: 'S1', last_event_id: 5, new_stream: 'g2', decision: 'fresh', status: 200, node: 'a', ...fields,
+});
+
+describe('silent-reset', () => {
+  it('flags a live session whose evicted position was served fresh without a new id or a reset signal', async () => {
+    const report = await analyzeLines([
+      created, // 1
+      sent(1000, 5), // 2
+      sent(1100, 6), // 3
+      { ts: at(1500), kind: 'buffer.trimmed', session: 'S1', oldest_retained: 6 }, // 4: session-wide trim
+      fresh(2000, {}), // 5
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S1');
+    expect(f!.message).toContain('S1 was live on node a, but a request with Last-Event-ID 5 served fresh with no new session id and no reset signal');
+    expect(f!.message).toContain('the buffer had been trimmed to 6');
+    expect(evidenceLines(f!)).toEqual([2, 4, 5]);
+  });
+
+  it('flags an id the live session never sent, served fresh under the same id with a reset but no new id', async () => {
+    const report = await analyzeLines([created, sent(1000, 1), fresh(2000, { last_event_id: 40, new_session: 'S1', reset_signalled: true })]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('as a re-minted S1 with no new session id');
+    expect(f!.message).toContain('S1 never sent it since its creation');
+    expect(evidenceLines(f!)).toEqual([1, 3]);
+  });
+
+  it('does not flag a told reset, nor a fresh answer to a position that was still resumable', async () => {
+    const report = await analyzeLines([
+      created,
+      sent(1000, 5),
+      sent(1100, 6),
+      { ts: at(1500), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 5 }, // 5 still retained
+      fresh(2000, {}), // resumable, served fresh: the engine cross-check's business, not a silent reset
+      { ts: at(2500), kind: 'session.state_changed', session: 'S1', aspect: 'capabilities' },
+      fresh(3000, { new_session: 'S2', reset_signalled: true }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+
+  it('is not knowable for a proxy-only session: whether the position was resumable could not be seen', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: {}, resp_headers: { 'mcp-session-id': 'P1' } },
+      {
+        ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200,
+        req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '5' }, resp_headers: { 'mcp-session-id': 'P2', 'content-type': 'text/event-stream' },
+      },
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.session)).toEqual(['P1']);
+    expect(nk[0]!.reason).toContain('proxy log only');
+  });
+});
