@@ -5,8 +5,9 @@ import { cleanResume } from './support/scenarios.js';
 import { Stoppables } from './support/stoppables.js';
 import { makeTempDir } from './support/temp-dir.js';
 
-// (a) Real SDK server and client: initialize, a tool call, the GET stream cut
-// mid-stream, the client resumes with Last-Event-ID and the replay arrives.
+// (a) Real SDK server and client: initialize, a tool call, a sampling request
+// the client answers, the GET stream cut mid-stream, the client resumes with
+// Last-Event-ID and the replay arrives.
 
 const stop = new Stoppables();
 const dir = makeTempDir();
@@ -63,7 +64,7 @@ describe('SDK server, clean stream resumption', () => {
     expect(created.incarnation).toEqual(expect.any(String));
     const session = created.session;
     expect(ofKind('upgrade').find((r) => r.decision === 'fresh')).toMatchObject({ session: null, new_session: session, status: 200 });
-    expect(ofKind('call').map((c) => c.method)).toEqual(['initialize', 'tools/call']);
+    expect(ofKind('call').map((c) => c.tool ?? c.method)).toEqual(['initialize', 'echo', 'ask']);
     expect(ofKind('call')[1]).toMatchObject({
       session,
       tool: 'echo',
@@ -72,6 +73,12 @@ describe('SDK server, clean stream resumption', () => {
       principal: 'alice',
     });
     expect(ofKind('session.terminated')).toEqual([expect.objectContaining({ session, reason: 'client_delete' })]);
+  });
+
+  it("logs the sampling request and the client's answer to it, taken with a 202", () => {
+    const sent = only(ofKind('request.sent'), 'one server request');
+    expect(sent).toMatchObject({ method: 'sampling/createMessage', stream: run.cutStream });
+    expect(ofKind('request.answered')).toEqual([expect.objectContaining({ session: sent.session, request_id: sent.request_id, status: 202 })]);
   });
 
   it('writes records the analyzer reads whole: RFC 3339 times, one node, seq counting up', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecorder, type ResumptionRecord } from '../../src/instrument/index.js';
 import { OrderedEventStore } from '../e2e/support/ordered-event-store.js';
 import { startSdkServer, type RunningSdkServer } from '../e2e/support/sdk-server.js';
-import { connectClient } from '../e2e/support/sdk-client.js';
+import { connectClient, RPC_TIMEOUT } from '../e2e/support/sdk-client.js';
 import { Stoppables } from '../e2e/support/stoppables.js';
 import { waitFor } from '../e2e/support/wait.js';
 
@@ -120,7 +120,7 @@ describe('express-style middleware after a body parser', () => {
     const recorder = createRecorder((r) => got.push(r), { node: 'n1' });
     const server = stop.add(await startSdkServer({ recorder, eventStore: () => new OrderedEventStore(), bodyParsedFirst: true }), (s) => s.close());
     const client = stop.add(await connectClient(server.url, { principal: 'carol' }), (c) => c.close());
-    const result = await client.client.callTool({ name: 'echo', arguments: { text: 'parsed' } });
+    const result = await client.client.callTool({ name: 'echo', arguments: { text: 'parsed' } }, undefined, RPC_TIMEOUT);
     expect(result.content).toEqual([{ type: 'text', text: 'parsed' }]);
     await waitFor('the GET stream', () => got.some((r) => r.kind === 'stream.opened' && r.via === 'get'));
     expect(got.filter((r) => r.kind === 'call').map((c) => [c.method, c.tool, c.principal])).toEqual([

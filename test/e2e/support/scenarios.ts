@@ -5,7 +5,7 @@ import { createRecorder, type Recorder, type ResumptionRecord } from '../../../s
 import { readLog, waitForRecord } from './log.js';
 import { OrderedEventStore } from './ordered-event-store.js';
 import { openRawGet } from './raw-sse.js';
-import { connectClient, type ConnectedClient } from './sdk-client.js';
+import { connectClient, RPC_TIMEOUT, type ConnectedClient } from './sdk-client.js';
 import { startSdkServer, type RunningSdkServer, type SdkServerOptions, type SessionEntry } from './sdk-server.js';
 import type { Stoppables } from './stoppables.js';
 import { sleep, waitFor } from './wait.js';
@@ -64,13 +64,19 @@ class Harness {
   }
 }
 
-/** (a) A GET stream cut mid-stream; the client resumes it with Last-Event-ID and gets what it missed. */
+/**
+ * (a) A tool call, a sampling request the client answers, then the GET
+ * stream cut mid-stream; the client resumes it with Last-Event-ID and gets
+ * what it missed.
+ */
 export async function cleanResume(dir: string, stop: Stoppables): Promise<ScenarioLog & { received: string[]; cutStream: string }> {
   const h = new Harness(stop, dir, SCENARIO_FILES.cleanResume);
   const server = await h.server({ recorder: h.recorder('mcp-1'), eventStore: () => new OrderedEventStore() });
-  const client = await h.client(server.url, { principal: 'alice' });
-  await client.client.callTool({ name: 'echo', arguments: { text: 'hello' } });
+  const client = await h.client(server.url, { principal: 'alice', answerSampling: true });
+  await client.client.callTool({ name: 'echo', arguments: { text: 'hello' } }, undefined, RPC_TIMEOUT);
   const get = await waitForRecord(h.logFile, 'the GET stream', isGetOpened);
+  await client.client.callTool({ name: 'ask', arguments: { timeoutMs: 3000 } }, undefined, RPC_TIMEOUT);
+  await waitForRecord(h.logFile, "the client's answer to the sampling request", (r) => r.kind === 'request.answered');
   const entry = sessionEntry(server, client);
   await notify(entry, 'tick 1');
   await notify(entry, 'tick 2');
@@ -92,7 +98,7 @@ export async function serverRestart(dir: string, stop: Stoppables): Promise<Scen
   const before = h.recorder('mcp-1');
   const first = await h.server({ recorder: before, eventStore: () => new OrderedEventStore() });
   const client = await h.client(first.url, { principal: 'alice', reconnectDelayMs: 100 });
-  await client.client.callTool({ name: 'echo', arguments: { text: 'before the restart' } });
+  await client.client.callTool({ name: 'echo', arguments: { text: 'before the restart' } }, undefined, RPC_TIMEOUT);
   await waitForRecord(h.logFile, 'the GET stream', isGetOpened);
   // A graceful restart: streams end, the process state (transports, event store) is gone.
   await first.close();
@@ -100,7 +106,7 @@ export async function serverRestart(dir: string, stop: Stoppables): Promise<Scen
   const after = h.recorder('mcp-1-restarted');
   await h.server({ recorder: after, eventStore: () => new OrderedEventStore(), port: first.port });
   await waitForRecord(h.logFile, "the client's reconnect, answered by the new process", (r) => r.node === 'mcp-1-restarted' && r.kind === 'upgrade');
-  const postError = await client.client.callTool({ name: 'echo', arguments: { text: 'after the restart' } }).then(
+  const postError = await client.client.callTool({ name: 'echo', arguments: { text: 'after the restart' } }, undefined, RPC_TIMEOUT).then(
     () => undefined,
     (err: unknown) => err,
   );
@@ -117,7 +123,10 @@ export async function sharedEventStore(
   const server = await h.server({ recorder: h.recorder('mcp-1'), eventStore: () => shared });
   const alice = await h.client(server.url, { principal: 'alice' });
   const aliceIds: string[] = [];
-  await alice.client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, { onresumptiontoken: (id) => aliceIds.push(id) });
+  await alice.client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, {
+    ...RPC_TIMEOUT,
+    onresumptiontoken: (id) => aliceIds.push(id),
+  });
   const bob = await h.client(server.url, { principal: 'bob' });
   const stolenEventId = aliceIds[0];
   if (stolenEventId === undefined) throw new Error("alice's tool call carried no event id");
@@ -139,7 +148,7 @@ export async function pendingOnAttach(
   const server = await h.server({ recorder: h.recorder('mcp-1'), eventStore: () => new OrderedEventStore() });
   const client = await h.client(server.url, { principal: 'alice', reconnect: false });
   const get = await waitForRecord(h.logFile, 'the GET stream', isGetOpened);
-  await client.client.callTool({ name: 'ask', arguments: { timeoutMs: 1500 } });
+  await client.client.callTool({ name: 'ask', arguments: { timeoutMs: 1500 } }, undefined, RPC_TIMEOUT);
   await waitFor('the sampling request at the client', () => client.samplingRequests === 1);
   server.cutGetStreams(client.sessionId);
   await waitForRecord(h.logFile, 'the cut stream closed', (r) => r.kind === 'stream.closed' && r.stream === get.stream);

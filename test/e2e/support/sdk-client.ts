@@ -8,7 +8,7 @@ export interface ConnectedClient {
   sessionId: string;
   /** `data` of every notifications/message received, in order. */
   messages: string[];
-  /** sampling/createMessage requests received (never answered). */
+  /** sampling/createMessage requests received. */
   samplingRequests: number;
   close(): Promise<void>;
 }
@@ -19,7 +19,12 @@ export interface ClientOptions {
   reconnect?: boolean;
   /** Delay before a reconnect; default 300 ms, time for the server to store what the client missed. */
   reconnectDelayMs?: number;
+  /** Answer sampling requests at once (default: never answer, leaving them pending). */
+  answerSampling?: boolean;
 }
+
+/** Bounds every request a scenario makes (the SDK's default is 60 s). */
+export const RPC_TIMEOUT = { timeout: 3000 };
 
 export async function connectClient(url: URL, opts: ClientOptions = {}): Promise<ConnectedClient> {
   const transport = new StreamableHTTPClientTransport(url, {
@@ -45,13 +50,16 @@ export async function connectClient(url: URL, opts: ClientOptions = {}): Promise
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
     connected.messages.push(String(n.params.data));
   });
-  // A client that has not answered yet: the request stays pending on the server.
   client.setRequestHandler(CreateMessageRequestSchema, () => {
     connected.samplingRequests += 1;
+    if (opts.answerSampling === true) {
+      return { model: 'e2e', role: 'assistant' as const, content: { type: 'text' as const, text: 'blue' } };
+    }
+    // A client that has not answered yet: the request stays pending on the server.
     return new Promise<never>(() => {});
   });
   client.onerror = () => {};
-  await client.connect(transport);
+  await client.connect(transport, RPC_TIMEOUT);
   connected.sessionId = transport.sessionId ?? '';
   return connected;
 }
