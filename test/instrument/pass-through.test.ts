@@ -68,6 +68,12 @@ async function converse(url: URL): Promise<Answer[]> {
   );
   answers.push(await ask(url, { method: 'GET', headers: { accept: 'text/event-stream' } }));
   answers.push(await ask(url, { method: 'GET', headers: { accept: 'text/event-stream', 'last-event-id': 'e-unknown', ...inSession } }));
+  // One standalone stream per session: a second GET while the first is open is refused.
+  const held = new AbortController();
+  const first = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', ...inSession }, signal: held.signal });
+  answers.push({ status: first.status, contentType: first.headers.get('content-type'), mintsSession: first.headers.has('mcp-session-id'), body: '' });
+  answers.push(await ask(url, { method: 'GET', headers: { accept: 'text/event-stream', ...inSession } }));
+  held.abort();
   answers.push(await ask(url, { method: 'DELETE', headers: inSession }));
   answers.push(await post(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }), inSession));
   return answers;
@@ -90,7 +96,7 @@ afterAll(() => stop.stopAll());
 
 describe('instrumentation is pass-through', () => {
   it('answers every exchange exactly as the uninstrumented server does', () => {
-    expect(plain.map((a) => a.status)).toEqual([200, 202, 200, 400, 404, 406, 200, 400, 500, 200, 404]);
+    expect(plain.map((a) => a.status)).toEqual([200, 202, 200, 400, 404, 406, 200, 400, 500, 200, 409, 200, 404]);
     expect(plain[6]?.body).toContain('chunked');
     expect(instrumented).toEqual(plain);
   });
@@ -109,6 +115,8 @@ describe('instrumentation is pass-through', () => {
       ['fresh', 200, undefined],
       ['reject', 400, 'Bad Request: Mcp-Session-Id header is required'],
       ['reject', 500, 'replay_failed: unknown event id e-unknown'],
+      ['attach', 200, undefined],
+      ['reject', 409, 'Conflict: Only one SSE stream is allowed per session'],
     ]);
     expect(records.filter((r) => r.kind === 'session.terminated')).toHaveLength(1);
   });
