@@ -1,0 +1,253 @@
+// One session's records, in log order, folded into its derived timeline:
+// incarnations, streams (lanes, open/close/fence/superseded), events in
+// emission order per lane, and server-to-client request lifecycles.
+// Pure and linear in the session's records; derive.ts does the I/O.
+
+export interface FoldRecord {
+  id: number;
+  ts_ms: number;
+  kind: string;
+  node: string | null;
+  principal: string | null;
+  incarnation: string | null;
+  stream: string | null;
+  sequence: string | null;
+  conn: string | null;
+  via: string | null;
+  reason: string | null;
+  log_evicted: number | null;
+  event_id: string | null;
+  rpc_kind: string | null;
+  rpc_id: string | null;
+  method: string | null;
+  attached: number | null;
+  last_event_id: string | null;
+  new_stream: string | null;
+  decision: string | null;
+  status: number | null;
+  request_id: string | null;
+}
+
+export interface IncarnationRow {
+  created_id: number; created_ts: number; incarnation: string | null; node: string | null; owner: string | null;
+  ended_id: number | null; ended_ts: number | null; ended_how: string | null; log_evicted: number | null;
+}
+
+export interface StreamRow {
+  stream: string; lane: string; via: string | null;
+  opened_id: number | null; opened_ts: number | null; node: string | null; conn: string | null; principal: string | null;
+  closed_id: number | null; closed_ts: number | null; close_reason: string | null;
+  fenced_id: number | null; fenced_ts: number | null;
+  superseded_id: number | null; superseded_ts: number | null;
+}
+
+export interface EventRow {
+  id: number; stream: string; lane: string; event_id: string; ts_ms: number; lane_pos: number;
+  attached: number; request_id: string | null; method: string | null;
+}
+
+export interface RequestRow {
+  request_id: string; sent_id: number; sent_ts: number; stream: string | null; method: string | null; event_id: string | null;
+  answered_id: number | null; answered_ts: number | null; cancelled_id: number | null; reissued_id: number | null;
+  timed_out_id: number | null; resolved_ts: number | null;
+}
+
+export interface SessionFold {
+  incarnations: IncarnationRow[];
+  streams: StreamRow[];
+  events: EventRow[];
+  requests: RequestRow[];
+}
+
+const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
+const before = (a: { ts: number; id: number }, b: { ts: number; id: number }) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
+
+export function foldSession(records: readonly FoldRecord[]): SessionFold {
+  const incarnations: IncarnationRow[] = [];
+  const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
+  const emitted: FoldRecord[] = []; // event.sent and request.sent with event_id, in order
+  const eventSentKeys = new Set<string>(); // stream \0 event_id of every event.sent
+  const requestEvents = new Map<string, FoldRecord>(); // event_id → first request.sent naming it
+  const requests: RequestRow[] = [];
+  const latestSend = new Map<string, RequestRow>();
+  const accepted: FoldRecord[] = [];
+  const lastEmitter = new Map<string, string>(); // event_id → stream of the latest event.sent so far
+
+  const streamRow = (id: string) => {
+    let s = streams.get(id);
+    if (!s) {
+      s = {
+        stream: id, lane: id, via: null, opened_id: null, opened_ts: null, node: null, conn: null, principal: null,
+        closed_id: null, closed_ts: null, close_reason: null, fenced_id: null, fenced_ts: null,
+        superseded_id: null, superseded_ts: null, maxSequence: null,
+      };
+      streams.set(id, s);
+    }
+    return s;
+  };
+
+  const resumeTargets = new Map<number, string[]>();
+
+  for (const r of records) {
+    if (r.principal !== null) for (const inc of incarnations) inc.owner ??= r.principal;
+    if (r.kind === 'upgrade') {
+      if (r.new_stream !== null) {
+        const s = streamRow(r.new_stream);
+        if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
+        s.fromUpgrade ??= r;
+      }
+      if (ok(r.status) && (r.decision === 'resume' || r.decision === 'attach')) {
+        accepted.push(r);
+        if (r.decision === 'resume') {
+          const targets: string[] = [];
+          if (r.stream !== null) targets.push(r.stream);
+          const emitter = r.last_event_id === null ? undefined : lastEmitter.get(r.last_event_id);
+          if (emitter !== undefined) targets.push(emitter);
+          resumeTargets.set(r.id, targets);
+        }
+      }
+      continue;
+    }
+    if (r.stream !== null) {
+      const s = streamRow(r.stream);
+      if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
+      if (r.kind === 'stream.opened' && s.opened_id === null) {
+        Object.assign(s, { via: r.via, opened_id: r.id, opened_ts: r.ts_ms, node: r.node, conn: r.conn, principal: r.principal });
+      } else if (r.kind === 'stream.closed' && s.closed_id === null) {
+        Object.assign(s, { closed_id: r.id, closed_ts: r.ts_ms, close_reason: r.reason });
+      } else if (r.kind === 'stream.fenced' && s.fenced_id === null) {
+        Object.assign(s, { fenced_id: r.id, fenced_ts: r.ts_ms });
+      }
+    }
+    switch (r.kind) {
+      case 'session.created':
+        incarnations.push({
+          created_id: r.id, created_ts: r.ts_ms, incarnation: r.incarnation, node: r.node, owner: r.principal,
+          ended_id: null, ended_ts: null, ended_how: null, log_evicted: null,
+        });
+        break;
+      case 'session.terminated':
+      case 'session.evicted': {
+        // An end belongs to the latest creation before it; an incarnation ends at its first end.
+        const inc = incarnations[incarnations.length - 1];
+        if (inc && inc.ended_id === null) {
+          inc.ended_id = r.id;
+          inc.ended_ts = r.ts_ms;
+          inc.ended_how = r.kind === 'session.terminated' ? 'terminated' : 'evicted';
+          inc.log_evicted = r.log_evicted ?? 1;
+        }
+        break;
+      }
+      case 'event.sent':
+        if (r.event_id !== null && r.stream !== null) {
+          emitted.push(r);
+          eventSentKeys.add(`${r.stream}\0${r.event_id}`);
+          lastEmitter.set(r.event_id, r.stream);
+        }
+        break;
+      case 'request.sent': {
+        if (r.event_id !== null) {
+          emitted.push(r);
+          if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, r);
+        }
+        if (r.request_id === null) break;
+        const row: RequestRow = {
+          request_id: r.request_id, sent_id: r.id, sent_ts: r.ts_ms, stream: r.stream, method: r.method, event_id: r.event_id,
+          answered_id: null, answered_ts: null, cancelled_id: null, reissued_id: null, timed_out_id: null, resolved_ts: null,
+        };
+        requests.push(row);
+        latestSend.set(r.request_id, row);
+        break;
+      }
+      case 'request.answered':
+      case 'request.cancelled':
+      case 'request.reissued':
+      case 'request.timed_out': {
+        // Each resolution belongs to the latest send of that id before it; the first of each kind counts.
+        const q = r.request_id === null ? undefined : latestSend.get(r.request_id);
+        if (!q) break;
+        if (r.kind === 'request.answered') {
+          if (ok(r.status) && q.answered_id === null) Object.assign(q, { answered_id: r.id, answered_ts: r.ts_ms });
+        } else if (r.kind === 'request.cancelled') q.cancelled_id ??= r.id;
+        else if (r.kind === 'request.reissued') q.reissued_id ??= r.id;
+        else q.timed_out_id ??= r.id;
+        if (r.kind !== 'request.timed_out' && (r.kind !== 'request.answered' || ok(r.status)) && q.resolved_ts === null) q.resolved_ts = r.ts_ms;
+        break;
+      }
+    }
+  }
+
+  for (const s of streams.values()) {
+    if (s.maxSequence !== null) s.lane = s.maxSequence;
+    // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
+    const u = s.fromUpgrade;
+    if (u && s.opened_id === null) {
+      Object.assign(s, { via: s.via ?? 'get', opened_id: u.id, opened_ts: u.ts_ms, node: s.node ?? u.node, conn: s.conn ?? u.conn, principal: s.principal ?? u.principal });
+    }
+  }
+  linkLineages(streams, accepted, resumeTargets);
+  markSuperseded(streams, accepted, resumeTargets);
+
+  const lanePos = new Map<string, number>();
+  const events: EventRow[] = [];
+  for (const r of emitted) {
+    // A request.sent names the event.sent that carried it (one emission, not two);
+    // only when that event.sent is missing is the request itself the emission.
+    if (r.kind === 'request.sent' && eventSentKeys.has(`${r.stream}\0${r.event_id}`)) continue;
+    const s = streams.get(r.stream!);
+    if (!s) continue;
+    const pos = (lanePos.get(s.lane) ?? 0) + 1;
+    lanePos.set(s.lane, pos);
+    let requestId = r.kind === 'request.sent' ? r.request_id : r.rpc_kind === 'request' ? r.rpc_id : null;
+    let method = r.method;
+    if (requestId === null) {
+      const q = requestEvents.get(r.event_id!);
+      if (q) {
+        requestId = q.request_id;
+        method ??= q.method;
+      }
+    }
+    events.push({ id: r.id, stream: r.stream!, lane: s.lane, event_id: r.event_id!, ts_ms: r.ts_ms, lane_pos: pos, attached: r.attached ?? 1, request_id: requestId, method });
+  }
+  return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), events, requests };
+}
+
+/**
+ * An accepted resumption continues the resumed stream on a new response: the
+ * new stream joins the old one's lane (its lineage), chains included.
+ */
+function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+  for (const u of accepted) {
+    if (u.decision !== 'resume' || u.new_stream === null) continue;
+    const resumed = targets.get(u.id)?.[0];
+    if (resumed === undefined || resumed === u.new_stream) continue;
+    const from = streams.get(resumed)?.lane;
+    const to = streams.get(u.new_stream)?.lane;
+    if (from === undefined || to === undefined || from === to) continue;
+    for (const s of streams.values()) if (s.lane === to) s.lane = from;
+  }
+}
+
+/**
+ * Superseded (rules.md): an accepted resumption supersedes the stream it
+ * resumes and the stream that emitted last_event_id; an accepted attach
+ * supersedes every earlier GET stream of the session. An upgrade never
+ * supersedes the stream it opens (a stream id reused across a resumption).
+ */
+function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+  for (const u of accepted) {
+    const mark = (s: StreamRow | undefined) => {
+      if (!s || s.stream === u.new_stream || s.superseded_id !== null) return;
+      s.superseded_id = u.id;
+      s.superseded_ts = u.ts_ms;
+    };
+    if (u.decision === 'resume') {
+      for (const t of targets.get(u.id) ?? []) mark(streams.get(t));
+    } else {
+      const at = { ts: u.ts_ms, id: u.id };
+      for (const s of streams.values()) {
+        if (s.via === 'get' && s.opened_id !== null && before({ ts: s.opened_ts!, id: s.opened_id }, at)) mark(s);
+      }
+    }
+  }
+}
