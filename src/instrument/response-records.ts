@@ -108,11 +108,12 @@ function onAcceptedGet(ex: Exchange, head: ResponseHead): void {
   // it has happened, so the log does not show two live writers.
   if (predecessor?.open && predecessor.endedByServer()) predecessor.close('server');
   const replayed = replay !== undefined ? replayFields(tracker, replay) : { replayed: 0 };
+  // An id the log never saw sent: the body that last served that SDK stream is the one resumed.
+  if (replay !== undefined && replayed.stream === undefined && predecessor !== undefined) replayed.stream = predecessor.stream;
   ctx.recorder.record({
     kind: 'upgrade',
     session: ctx.presentedSession,
     last_event_id: ctx.lastEventId,
-    ...(replay !== undefined && replayed.stream === undefined && predecessor !== undefined && { stream: predecessor.stream }),
     ...replayed,
     ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
     decision: replay !== undefined ? 'resume' : 'attach',
