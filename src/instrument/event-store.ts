@@ -19,11 +19,15 @@ const TIMED_OUT_REASON = /MCP error -32001\b/;
  */
 export function instrumentEventStore(store: EventStore, recorder: Recorder): EventStore {
   const tracker = trackerOf(recorder);
-  // A wrapper used by one transport only has seen one session: a fallback for
-  // events stored outside any request (a timer, a background task).
+  // A wrapper used by one transport only has seen one session: the last
+  // resort for events stored outside any request (a timer, a background task).
   const sessionsSeen = new Set<string>();
+  const soleSessionSeen = (): string | undefined => (sessionsSeen.size === 1 ? [...sessionsSeen][0] : undefined);
   const sessionOf = (ctx: RequestContext | undefined, streamId: string): string | undefined =>
-    ctx?.session ?? (sessionsSeen.size === 1 ? [...sessionsSeen][0] : tracker.soleSessionOf(streamId));
+    ctx?.session ??
+    // A response stream's SDK id is unique to the session it was opened in; the standalone one is not.
+    (streamId === SDK_STANDALONE_STREAM_ID ? undefined : tracker.soleSessionOf(streamId)) ??
+    soleSessionSeen();
 
   const wrapped: EventStore = {
     async storeEvent(streamId, message) {
@@ -57,7 +61,7 @@ export function instrumentEventStore(store: EventStore, recorder: Recorder): Eve
       } finally {
         // Without the middleware nobody sees the HTTP status: log what the store saw.
         if (ctx === undefined) {
-          const session = sessionsSeen.size === 1 ? [...sessionsSeen][0] : undefined;
+          const session = soleSessionSeen();
           recorder.record({
             kind: 'upgrade',
             ...(session !== undefined && { session }),
