@@ -2,7 +2,8 @@ import type { Report } from './model/finding.js';
 import { detect, type RunOptions } from './detect/run.js';
 import { expandPaths, type Source } from './read/sources.js';
 import { openDb, type Db } from './store/db.js';
-import { ingestAll, type SourceStats } from './store/ingest.js';
+import { ingestAll, type IngestOptions, type SourceStats } from './store/ingest.js';
+import type { InputFormat } from './normalize/formats/index.js';
 
 // The programmatic entry: the same pipeline the CLI runs (read → normalize →
 // store → detect), for tests and for embedding.
@@ -11,6 +12,7 @@ export interface AnalyzeOptions extends RunOptions {
   /** Keep the timeline in this file; default is an in-memory database. */
   db?: string;
   inputFormat?: string;
+  formats?: InputFormat[];
 }
 
 export interface Workspace {
@@ -19,9 +21,9 @@ export interface Workspace {
 }
 
 /** Opens the database and ingests the given sources into it. */
-export async function loadWorkspace(sources: Source[], opts: { db?: string; inputFormat?: string } = {}): Promise<Workspace> {
+export async function loadWorkspace(sources: Source[], opts: { db?: string } & IngestOptions = {}): Promise<Workspace> {
   const db = openDb(opts.db ?? ':memory:');
-  const stats = await ingestAll(db, sources, { ...(opts.inputFormat !== undefined && { inputFormat: opts.inputFormat }) });
+  const stats = await ingestAll(db, sources, opts);
   return { db, sources: stats };
 }
 

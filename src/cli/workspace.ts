@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { expandPaths, InputError } from '../read/sources.js';
 import { openDb, type Db } from '../store/db.js';
-import { ingestAll, isUnusable, type SourceStats } from '../store/ingest.js';
+import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
+import { SPEC_FORMAT } from '../normalize/normalize-line.js';
+import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../store/ingest.js';
 import { UsageError, type Io } from './io.js';
 
 export interface InputOptions {
   db?: string;
   inputFormat?: string;
+  mapping?: string;
 }
 
 export interface OpenedWorkspace {
@@ -31,8 +34,9 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io)
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
+  const ingestOptions = inputFormats(opts);
   const db = openDb(opts.db ?? ':memory:');
-  const stats = await ingestAll(db, sources, { ...(opts.inputFormat !== undefined && { inputFormat: opts.inputFormat }) });
+  const stats = await ingestAll(db, sources, ingestOptions);
   for (const s of stats) reportSource(s, io);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
 }
@@ -52,4 +56,21 @@ export function reportSource(s: SourceStats, io: Io): void {
       `resumescope: ${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); they are kept: resumescope query rejected\n`,
     );
   }
+}
+
+/** The formats to detect with (a --mapping first), and a forced one checked before any file is read. */
+export function inputFormats(opts: InputOptions): IngestOptions {
+  let formats = INPUT_FORMATS;
+  if (opts.mapping !== undefined) {
+    try {
+      formats = [loadMappingFile(opts.mapping), ...INPUT_FORMATS];
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
+  const forced = opts.inputFormat;
+  if (forced !== undefined && forced !== 'auto' && forced !== SPEC_FORMAT && !formats.some((f) => f.name === forced)) {
+    throw new UsageError(`--input-format: unknown format "${forced}" (known: auto, ${[SPEC_FORMAT, ...formats.map((f) => f.name)].join(', ')})`);
+  }
+  return { formats, ...(forced !== undefined && { inputFormat: forced }) };
 }

@@ -41,7 +41,9 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
     });
     return out;
   }
-  if (method === 'GET' || lastEventId !== null) {
+  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing.
+  const plainPost = method === 'POST' && ok(status) && !isSse;
+  if (method === 'GET' || (lastEventId !== null && !plainPost)) {
     const accepted = ok(status) && (isSse || method === 'GET');
     const decision = !accepted ? 'reject' : lastEventId !== null ? 'resume' : 'attach';
     out.push({

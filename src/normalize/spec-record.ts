@@ -42,7 +42,8 @@ const REQUIRED: Partial<Record<RecordKind, (keyof NormalizedRecord)[]>> = {
   'request.reissued': ['session', 'requestId', 'newRequestId', 'stream'],
   'request.timed_out': ['session', 'requestId'],
   call: ['session', 'rpcId', 'method', 'status'],
-  http: ['httpMethod', 'path', 'status'],
+  // path is informational (no rule reads it): a proxy line without one is still judged.
+  http: ['httpMethod', 'status'],
 };
 
 const SPEC_NAME: Partial<Record<keyof NormalizedRecord, string>> = {

@@ -20,7 +20,9 @@ function decode(buf: Buffer, line: number): InputLine {
   let end = buf.length;
   if (end > 0 && buf[end - 1] === 0x0d) end--; // CRLF exports
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
-  const bytes = buf.subarray(0, end);
+  // A UTF-8 byte order mark (Windows exports) is not part of the first record.
+  const start = line === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  const bytes = buf.subarray(start, end);
   if (bytes.includes(0)) {
     return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
   }

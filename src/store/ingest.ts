@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NormalizedRecord } from '../model/record.js';
+import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLines } from '../read/lines.js';
@@ -30,6 +31,16 @@ export function isUnusable(s: SourceStats): boolean {
 
 const PREVIEW_BYTES = 4096;
 
+/** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
+const MAX_TIE_GROUP = 10_000;
+
+export interface IngestOptions {
+  /** Force one input format (`--input-format`) instead of detecting it per file. */
+  inputFormat?: string;
+  /** The adapters to detect with; a user mapping goes in front of the built-in ones. */
+  formats?: InputFormat[];
+}
+
 /**
  * Writes the lines of one source into the store. Ties in time within a run of
  * equal timestamps are put in `seq` order, so that records keep the order the
@@ -44,8 +55,8 @@ export class SourceIngest {
   private readonly rejectStmt;
   readonly touched = new Set<string>();
 
-  constructor(private readonly db: Db, name: string, opts: { inputFormat?: string; complete?: boolean } = {}) {
-    this.normalizer = new LineNormalizer(opts.inputFormat);
+  constructor(private readonly db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
+    this.normalizer = new LineNormalizer(opts.inputFormat, opts.formats);
     this.writer = recordWriter(db);
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
     // A placeholder hash until the content is known; unique per run.
@@ -71,7 +82,7 @@ export class SourceIngest {
     this.stats.format ??= out.format;
     for (const rec of out.records) {
       const last = this.tieGroup[this.tieGroup.length - 1];
-      if (last && last.rec.tsMs !== rec.tsMs) this.flush();
+      if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
       this.tieGroup.push({ line: l.line, rec, raw: l.text });
     }
   }
@@ -144,7 +155,7 @@ export function markDirty(db: Db, sessions: Iterable<string>): void {
  * Ingests one source in one transaction: a crash or a read error leaves the
  * database as it was before this file.
  */
-export async function ingestSource(db: Db, source: Source, opts: { inputFormat?: string } = {}): Promise<SourceStats> {
+export async function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
   const hash = createHash('sha256');
   db.exec('BEGIN');
   let ingest: SourceIngest | undefined;
@@ -161,7 +172,7 @@ export async function ingestSource(db: Db, source: Source, opts: { inputFormat?:
   }
 }
 
-export async function ingestAll(db: Db, sources: Source[], opts: { inputFormat?: string } = {}): Promise<SourceStats[]> {
+export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
   const out: SourceStats[] = [];
   for (const s of sources) out.push(await ingestSource(db, s, opts));
   return out;

@@ -31,7 +31,7 @@ const KINDS: Record<RecordKind, { fields: Fields; required: string[] }> = {
   'request.reissued': { fields: { session: 'S1', request_id: 'r1', new_request_id: 'r2', stream: 'g2' }, required: ['session', 'request_id', 'new_request_id', 'stream'] },
   'request.timed_out': { fields: { session: 'S1', request_id: 'r1' }, required: ['session', 'request_id'] },
   call: { fields: { session: 'S1', rpc_id: 9, method: 'tools/call', tool: 'search', args_hash: 'h1', status: 200 }, required: ['session', 'rpc_id', 'method', 'status'] },
-  http: { fields: { method: 'GET', path: '/mcp', status: 200, req_headers: {}, resp_headers: {} }, required: ['method', 'path', 'status'] },
+  http: { fields: { method: 'GET', path: '/mcp', status: 200, req_headers: {}, resp_headers: {} }, required: ['method', 'status'] },
 };
 
 function without(obj: Fields, field: string): Fields {
@@ -108,5 +108,12 @@ describe('record kinds', () => {
     expect(got[1]).toMatchObject({ request_id: 'r1', new_request_id: 'r2', stream: 'g2' });
     expect(got[2]).toMatchObject({ rpc_id: '9', tool: 'search', args_hash: 'h1', status: 200, executed: 0 });
     expect(got[3]).toMatchObject({ replayed_ids: '["6","7"]', reset_signalled: 1, cancelled: 2 });
+  });
+});
+
+describe('http without a path', () => {
+  it('is still a record: path is informational, no rule reads it', () => {
+    const out = outcomeOf({ ts: '2026-11-09T10:00:00.000Z', kind: 'http', method: 'GET', status: 404, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '5' } });
+    expect(out.type).toBe('records');
   });
 });
