@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeFiles, describeFindings, findingsOf, judges, type Report } from './support/analysis.js';
+import { analyzeFiles, describeFindings, findingsOf, type Report } from './support/analysis.js';
 import { pendingOnAttach } from './support/scenarios.js';
 import { Stoppables } from './support/stoppables.js';
 import { makeTempDir } from './support/temp-dir.js';
@@ -56,7 +56,7 @@ describe('SDK server, server request pending across a re-attach', () => {
     expect(findingsOf(report, 'pending-not-reemitted').map((f) => f.session), describeFindings(report)).toEqual([run.session]);
   });
 
-  it.skipIf(!judges('orphaned-request'))('gives the analyzer an orphaned-request for the timed-out sampling request', () => {
+  it('gives the analyzer an orphaned-request for the timed-out sampling request', () => {
     expect(findingsOf(report, 'orphaned-request').map((f) => f.session), describeFindings(report)).toContain(run.session);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeFiles, describeFindings, findingsOf, judges, type Report } from './support/analysis.js';
+import { analyzeFiles, describeFindings, findingsOf, type Report } from './support/analysis.js';
 import { sharedEventStore } from './support/scenarios.js';
 import { Stoppables } from './support/stoppables.js';
 import { makeTempDir } from './support/temp-dir.js';
@@ -54,11 +54,11 @@ describe('SDK server with one event store shared by all sessions', () => {
     ]);
   });
 
-  it.skipIf(!judges('foreign-event-id'))('gives the analyzer a foreign-event-id finding for bob', () => {
+  it('gives the analyzer a foreign-event-id finding for bob', () => {
     expect(findingsOf(report, 'foreign-event-id').map((f) => f.session), describeFindings(report)).toContain(run.bob);
   });
 
-  it.skipIf(!judges('cross-principal-replay'))("gives the analyzer a cross-principal-replay of alice's events to bob", () => {
+  it("gives the analyzer a cross-principal-replay of alice's events to bob", () => {
     expect(findingsOf(report, 'cross-principal-replay'), describeFindings(report)).not.toEqual([]);
   });
 });
