@@ -1,0 +1,54 @@
+// npm run bench [-- LINES]: ingest and analyze throughput next to a bare
+// line-split + JSON.parse pass over the same file, in the same run.
+// Needs dist/ (npm ci builds it). Speed goals live here, not in timed tests.
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { analyzeFiles, loadWorkspace } from '../dist/api.js';
+import { expandPaths } from '../dist/read/sources.js';
+import { generate } from './generate.js';
+
+const lines = Number(process.argv[2] ?? 1_000_000);
+const dir = mkdtempSync(join(tmpdir(), 'resumescope-bench-'));
+const file = join(dir, 'bench.ndjson');
+
+async function time(label, fn) {
+  const t0 = process.hrtime.bigint();
+  const result = await fn();
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { label, ms, result };
+}
+
+async function bareParse() {
+  let n = 0;
+  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (line) JSON.parse(line);
+    n++;
+  }
+  return n;
+}
+
+try {
+  const written = await generate(file, lines);
+  const mb = statSync(file).size / 1e6;
+  console.log(`generated ${written} lines (${mb.toFixed(1)} MB) in ${file}`);
+  const runs = [
+    await time('bare split + JSON.parse', bareParse),
+    await time('ingest (read → normalize → SQLite)', async () => {
+      const ws = await loadWorkspace(expandPaths([file]));
+      ws.db.close();
+      return ws.sources[0].lines;
+    }),
+    await time('analyze end to end', async () => (await analyzeFiles([file])).findings.length),
+  ];
+  const base = runs[0].ms;
+  for (const r of runs) {
+    const rate = Math.round(written / (r.ms / 1000));
+    console.log(`${r.label.padEnd(40)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate.toLocaleString('en').padStart(11)} lines/s  ${(r.ms / base).toFixed(2)}x bare`);
+  }
+  console.log(`heap after: ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
