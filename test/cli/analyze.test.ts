@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli } from './run-cli.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('analyze: the gate', () => {
+  it('exits 0 on a clean deployment and says so', async () => {
+    const r = await cli('analyze', 'samples/clean.ndjson');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('no findings');
+  });
+
+  it('exits 1 when a finding is at or above --fail-on (default error), and quotes the evidence', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('dual-writer');
+    expect(r.out).toMatch(/samples\/writers\.ndjson:13 +\{"ts"/);
+  });
+
+  it('--fail-on critical passes errors but not a critical finding; never always passes', async () => {
+    expect((await cli('analyze', 'samples/stream-vs-session.ndjson', '--fail-on', 'critical')).code).toBe(0);
+    expect((await cli('analyze', 'samples/writers.ndjson', '--fail-on', 'critical')).code).toBe(1);
+    expect((await cli('analyze', 'samples/writers.ndjson', '--fail-on', 'never')).code).toBe(0);
+  });
+
+  it('--format json is the contract shape', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--format', 'json');
+    const report = JSON.parse(r.out);
+    expect(Object.keys(report)).toEqual(['version', 'findings', 'not_knowable', 'summary']);
+    expect(Object.keys(report.summary).sort()).toEqual(['by_rule', 'ignored_lines', 'nodes', 'records', 'rejected_lines', 'sessions']);
+    expect(report.findings[0]).toMatchObject({ rule: expect.any(String), severity: expect.any(String), session: 'S-1001', evidence: expect.any(Array) });
+  });
+
+  it('--rule and --session filter the report and the gate', async () => {
+    const only = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json', '--rule', 'dual-writer')).out);
+    expect(only.findings.map((f: { rule: string }) => f.rule)).toEqual(['dual-writer']);
+    const none = await cli('analyze', 'samples/writers.ndjson', '--session', 'no-such-session');
+    expect(none.code).toBe(0);
+  });
+
+  it('an unknown rule or format is a command-line error (exit 2)', async () => {
+    const r = await cli('analyze', 'samples/clean.ndjson', '--rule', 'dual-writers');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown rule "dual-writers"');
+    expect((await cli('analyze', 'samples/clean.ndjson', '--format', 'xml')).code).toBe(2);
+  });
+
+  it('an unusable file exits 2 after the other files are analysed, naming file, line and why', async () => {
+    const bad = join(dir, 'broken.ndjson');
+    writeFileSync(bad, 'this is not json\n{"also": "no kind"}\n');
+    const r = await cli('analyze', 'samples/writers.ndjson', bad);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${bad}: unusable: no record lines (line 1: invalid JSON`);
+    expect(r.out).toContain('dual-writer');
+  });
+
+  it('a path that does not exist exits 2 with its name', async () => {
+    const r = await cli('analyze', join(dir, 'nope.ndjson'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('nope.ndjson: cannot read (ENOENT)');
+  });
+
+  it('thresholds from resumescope.config.json change what fires; flags win over the file', async () => {
+    const config = join(dir, 'rs.json');
+    writeFileSync(config, JSON.stringify({ thresholds: { stormCount: 10 } }));
+    const quiet = JSON.parse((await cli('analyze', 'samples/http-edge.ndjson', '--format', 'json', '--config', config)).out);
+    expect(quiet.summary.by_rule['404-storm']).toBeUndefined();
+    const loud = JSON.parse((await cli('analyze', 'samples/http-edge.ndjson', '--format', 'json', '--config', config, '--storm-count', '5')).out);
+    expect(loud.summary.by_rule['404-storm']).toBe(1);
+  });
+
+  it('a bad config file is exit 2 naming the key', async () => {
+    const config = join(dir, 'rs.json');
+    writeFileSync(config, JSON.stringify({ thresholds: { stromCount: 10 } }));
+    const r = await cli('analyze', 'samples/clean.ndjson', '--config', config);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('stromCount');
+  });
+
+  it('a baseline suppresses known findings so the gate passes, and only those', async () => {
+    const baseline = join(dir, 'known.json');
+    const found = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json')).out).findings.length;
+    expect((await cli('analyze', 'samples/writers.ndjson', '--write-baseline', baseline)).code).toBe(1);
+    expect(JSON.parse(readFileSync(baseline, 'utf8')).keys).toHaveLength(found);
+    const r = await cli('analyze', 'samples/writers.ndjson', '--baseline', baseline);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`${found} known finding(s) suppressed`);
+    expect((await cli('analyze', 'samples/writers.ndjson', 'samples/http-edge.ndjson', '--baseline', baseline)).code).toBe(1);
+  });
+
+  it('writes sarif, junit and markdown reports to a file with -o', async () => {
+    const sarif = join(dir, 'r.sarif');
+    await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '-o', sarif);
+    const doc = JSON.parse(readFileSync(sarif, 'utf8'));
+    const found = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json')).out).findings.length;
+    expect(doc.version).toBe('2.1.0');
+    expect(doc.runs[0].results.length).toBe(found);
+    expect(doc.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe('samples/writers.ndjson');
+    const junit = (await cli('analyze', 'samples/writers.ndjson', '--format', 'junit')).out;
+    expect(junit).toContain('<testsuite');
+    const md = (await cli('analyze', 'samples/writers.ndjson', '--format', 'markdown')).out;
+    expect(md).toContain('| `dual-writer` | error | 1 |');
+  });
+
+  it('--explain adds a plain-English account per finding', async () => {
+    const r = await cli('analyze', 'samples/stream-vs-session.ndjson', '--explain', '--rule', 'pending-not-reemitted');
+    expect(r.out.toLowerCase()).toContain('should');
+  });
+});

@@ -1,0 +1,116 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli } from './run-cli.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-cli-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('help and version', () => {
+  it('--help lists every command with its purpose', async () => {
+    const r = await cli('--help');
+    expect(r.code).toBe(0);
+    for (const c of ['analyze', 'ingest', 'timeline', 'query', 'explain', 'rules']) expect(r.out).toMatch(new RegExp(`\\n  ${c} .*\\w`));
+  });
+  it('--version prints the package version', async () => {
+    const r = await cli('--version');
+    expect(r.out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('ingest then analyse a kept database', () => {
+  it('keeps the timeline in --db, adds nothing on re-ingest, and later commands run on --db alone', async () => {
+    const db = join(dir, 't.db');
+    const first = await cli('ingest', 'samples/writers.ndjson', '--db', db);
+    expect(first.code).toBe(0);
+    expect(first.out).toContain('samples/writers.ndjson: 20 lines: 20 records, 0 ignored, 0 rejected');
+    expect(existsSync(db)).toBe(true);
+    const again = await cli('ingest', 'samples/writers.ndjson', '--db', db);
+    expect(again.err).toContain('already ingested');
+    const count = await cli('query', 'SELECT count(*) AS n FROM records', '--db', db, '--format', 'json');
+    expect(JSON.parse(count.out)).toEqual([{ n: 20 }]);
+    expect((await cli('analyze', '--db', db)).code).toBe(1);
+  });
+
+  it('a --db that does not exist is a clear error when no logs are given', async () => {
+    const r = await cli('analyze', '--db', join(dir, 'missing.db'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('no such database');
+  });
+
+  it('no input at all is a usage error', async () => {
+    expect((await cli('analyze')).code).toBe(2);
+  });
+});
+
+describe('timeline', () => {
+  it("tells one session's story with file:line on every row", async () => {
+    const r = await cli('timeline', 'S-1001', 'samples/writers.ndjson');
+    expect(r.code).toBe(0);
+    const rows = r.out.split('\n').filter((l) => /^\d\d:\d\d:\d\d\.\d{3}/.test(l));
+    expect(rows).toHaveLength(20);
+    for (const row of rows) expect(row).toMatch(/samples\/writers\.ndjson:\d+$/);
+    expect(r.out).toContain('UPGRADE (session S-1001, last-event-id 1007, resume) 200 → U2');
+  });
+
+  it('an unknown session names the sessions the log has', async () => {
+    const r = await cli('timeline', 'nope', 'samples/writers.ndjson');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('session nope is not in the log (sessions: S-1001)');
+  });
+
+  it('--format json gives lanes and records', async () => {
+    const t = JSON.parse((await cli('timeline', 'S-1001', 'samples/writers.ndjson', '--format', 'json')).out);
+    expect(t.lanes.map((l: { stream: string }) => l.stream)).toEqual(['U1', 'U2', 'U3']);
+    expect(t.records[0]).toMatchObject({ file: 'samples/writers.ndjson', line: 1 });
+  });
+});
+
+describe('query', () => {
+  it('--list names the queries with the question each answers', async () => {
+    const r = await cli('query', '--list');
+    expect(r.out).toMatch(/^rejected +Input lines that were kept/m);
+    expect(r.out).toMatch(/^dual-writer +\S/m);
+  });
+
+  it('runs a named query: rejected lines with file, line and reason', async () => {
+    const r = await cli('query', 'rejected', 'samples/proxy/nginx-404-storm.ndjson', 'test/fixtures/bad-lines.ndjson', '--format', 'csv');
+    expect(r.out.split('\n')[0]).toBe('file,line,reason,text');
+    expect(r.out).toContain('test/fixtures/bad-lines.ndjson,2,"invalid JSON');
+    expect(r.out).toContain('test/fixtures/bad-lines.ndjson,3,"unknown kind ""stream.opend"""');
+    expect(r.out).toContain('test/fixtures/bad-lines.ndjson,4,');
+  });
+
+  it('refuses a statement that would write', async () => {
+    const r = await cli('query', 'DELETE FROM records', 'samples/clean.ndjson');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('read-only');
+  });
+
+  it('a detector query runs standalone with its default thresholds', async () => {
+    const r = await cli('query', '404-storm', 'samples/http-edge.ndjson', '--format', 'json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toHaveLength(1);
+  });
+});
+
+describe('explain and rules', () => {
+  it('explains the Nth finding with its witness lines', async () => {
+    const r = await cli('explain', 'samples/writers.ndjson', '--rule', 'dual-writer');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('dual-writer');
+    expect(r.out).toContain('samples/writers.ndjson:13');
+  });
+  it('-n beyond the findings is a usage error', async () => {
+    expect((await cli('explain', 'samples/clean.ndjson', '-n', '3')).code).toBe(2);
+  });
+  it('rules lists all 22 rule ids with severities', async () => {
+    const r = await cli('rules');
+    expect(r.out.trim().split('\n')).toHaveLength(22);
+    expect(r.out).toMatch(/^cross-principal-replay +critical/m);
+  });
+});
