@@ -1,3 +1,4 @@
+import { engineDivergence } from './engine-divergence.js';
 import { httpEdge } from './http-edge.js';
 import { replayIntegrity } from './replay-integrity.js';
 import { sessionContinuity } from './session-continuity.js';
@@ -6,4 +7,4 @@ import type { Detector } from './types.js';
 import { writersAndRequests } from './writers-and-requests.js';
 
 /** Every detector family, in catalogue order (../shared/spec/rules.md). */
-export const DETECTORS: Detector[] = [replayIntegrity, sessionContinuity, streamVsSession, writersAndRequests, httpEdge];
+export const DETECTORS: Detector[] = [replayIntegrity, sessionContinuity, streamVsSession, writersAndRequests, httpEdge, engineDivergence];

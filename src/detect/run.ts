@@ -3,6 +3,7 @@ import { isoTime } from '../normalize/time.js';
 import { RULES, type RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
+import { explainEngineDivergences } from './engine-divergence.js';
 import { resolveEvidence } from './evidence.js';
 import { DETECTORS } from './registry.js';
 import { summarize } from './summary.js';
@@ -27,7 +28,7 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
     raw.push(...out.findings.filter((f) => !disabled.has(f.rule)));
     notKnowable.push(...out.notKnowable.filter((n) => !disabled.has(n.rule)));
   }
-  return assemble(db, raw, notKnowable);
+  return assemble(db, explainEngineDivergences(raw), notKnowable);
 }
 
 export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[]): Report {

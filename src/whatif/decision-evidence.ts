@@ -1,0 +1,74 @@
+import { servingIncarnation, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
+import { isLive, lineageMembers } from '../engine/lineage.js';
+import { isEventRetained } from '../engine/retention.js';
+import type { UpgradePoint } from './engine-replay.js';
+
+// The log lines behind an engine decision, where the engine can name them: the
+// trim or eviction that took the position, the state change in the replay
+// window, the creation or end of the session, the event a resume would
+// continue from. Record ids in log order, all before the upgrade itself.
+
+export function decisionEvidence(p: UpgradePoint, d: EngineDecision, policy: Policy): number[] {
+  const state = p.state;
+  if (state === undefined) return [];
+  const inc = servingIncarnation(state, p.request.node);
+  if (d.reason === 'session_not_found') return sessionNotFound(p, state, inc);
+  if (!inc) return [];
+  if (d.reason === 'principal_mismatch') return optional(p.createdRecordId(inc));
+  const positions: number[] = [];
+  const event = p.request.lastEventId === null ? undefined : inc.events.get(String(p.request.lastEventId));
+  if (d.decision === 'resume' && event) positions.push(event.pos);
+  if (event) for (const check of d.checks) positions.push(...checkPositions(inc, event, check, p.request, policy));
+  return idsAt(p, positions);
+}
+
+function checkPositions(
+  inc: Incarnation,
+  event: NonNullable<ReturnType<Incarnation['events']['get']>>,
+  check: string,
+  request: UpgradePoint['request'],
+  policy: Policy,
+): number[] {
+  switch (check) {
+    case 'position_evicted': {
+      if (inc.logEvicted && inc.ended) return [inc.ended.pos];
+      if (policy.retention !== 'as-logged') return [];
+      // The first logged trim that, on its own, takes the position.
+      const trim = inc.trims.find((t) => !isEventRetained({ ...inc, logEvicted: false, trims: [t] }, event, request.tsMs, policy));
+      return trim ? [trim.pos] : [];
+    }
+    case 'state_changed_in_window': {
+      const change = inc.stateChanges.find((c) => c.pos > event.pos);
+      return change ? [change.pos] : [];
+    }
+    case 'answered_request_in_window': {
+      const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
+      const carrier = replay.map((id) => inc.events.get(id)).find((e) => e?.requestId !== undefined && inc.requests.get(e.requestId)?.answered);
+      return carrier ? [carrier.pos] : [];
+    }
+    case 'prior_writer_unfenceable': {
+      const lineage = event.stream === undefined ? [] : lineageMembers(inc, event.stream);
+      const elsewhere = lineage.filter((s) => isLive(s) && request.node !== undefined && s.node !== undefined && s.node !== request.node);
+      return elsewhere.map((s) => s.openedPos);
+    }
+    default:
+      return [];
+  }
+}
+
+/** The end of the session, or its creation on another node than the one that answered. */
+function sessionNotFound(p: UpgradePoint, state: NonNullable<UpgradePoint['state']>, inc: Incarnation | undefined): number[] {
+  const ended = (inc ?? state.incarnations.at(-1))?.ended;
+  if (ended) return idsAt(p, [ended.pos]);
+  const createdElsewhere = state.incarnations.findLast((i) => i.created);
+  return createdElsewhere ? optional(p.createdRecordId(createdElsewhere)) : [];
+}
+
+function idsAt(p: UpgradePoint, positions: number[]): number[] {
+  const ids = [...new Set(positions)].sort((a, b) => a - b).map((pos) => p.recordIdAt(pos));
+  return ids.filter((id): id is number => id !== undefined);
+}
+
+function optional(id: number | undefined): number[] {
+  return id === undefined ? [] : [id];
+}

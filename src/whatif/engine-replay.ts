@@ -1,0 +1,185 @@
+import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
+import type { Db } from '../store/db.js';
+import { at } from '../detect/resumption/wording.js';
+import { isAccepted, STORED_RECORD_COLUMNS, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
+
+// Replays every session's server records through the embedded engine and
+// stops at each logged upgrade, with the state the engine knew just before
+// it: the engine-divergence cross-check and what-if both re-ask the logged
+// reconnects from here. One ordered read over the records_session index, in
+// pages (keyset on session, ts_ms, id); only reads, so nothing has to wait for
+// an open cursor.
+
+const PAGE = 2000;
+
+/** One logged reconnect, paused just before the engine observes the server's answer. */
+export interface UpgradePoint {
+  upgrade: LoggedUpgrade;
+  request: EngineRequest;
+  /** What the engine knew just before the upgrade (undefined: nothing of the session). Read it, never mutate it. */
+  state: EngineState | undefined;
+  /** Why the engine's answer here cannot stand for a correct server's (proxy log only, log starts mid-session). */
+  unknowable?: string;
+  /** The record the engine observed at position `pos` of this session's replay. */
+  recordIdAt(pos: number): number | undefined;
+  /** The `session.created` record that began this incarnation. */
+  createdRecordId(inc: Incarnation): number | undefined;
+}
+
+export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
+  visitSessionlessUpgrades(db, visit);
+  const foreign = foreignLastEventIds(db);
+  const page = db.prepare(
+    `SELECT ${STORED_RECORD_COLUMNS} FROM records
+     WHERE session IS NOT NULL AND shadowed = 0 AND (origin = 'server' OR kind = 'upgrade')
+       AND (session, ts_ms, id) > (@session, @ts, @id)
+     ORDER BY session, ts_ms, id LIMIT ${PAGE}`,
+  );
+  let replay: SessionReplay | undefined;
+  let cursor = { session: '', ts: Number.MIN_SAFE_INTEGER, id: -1 };
+  for (;;) {
+    const rows = page.all(cursor) as StoredRow[];
+    for (const row of rows) {
+      if (replay?.session !== row.session) {
+        replay?.finish();
+        replay = new SessionReplay(row.session!, foreign, visit);
+      }
+      replay.add(row);
+    }
+    if (rows.length < PAGE) break;
+    const last = rows[rows.length - 1]!;
+    cursor = { session: last.session!, ts: last.ts_ms, id: last.id };
+  }
+  replay?.finish();
+}
+
+/** Upgrades without a session (initialize, Last-Event-ID alone): no state to replay, the request alone decides. */
+function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void): void {
+  const page = db.prepare(
+    `SELECT ${STORED_RECORD_COLUMNS} FROM records
+     WHERE session IS NULL AND kind = 'upgrade' AND origin = 'server' AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
+     ORDER BY ts_ms, id LIMIT ${PAGE}`,
+  );
+  let cursor = { ts: Number.MIN_SAFE_INTEGER, id: -1 };
+  for (;;) {
+    const rows = page.all(cursor) as StoredRow[];
+    for (const row of rows) {
+      const upgrade = toLoggedUpgrade(row);
+      visit({ upgrade, request: requestFromUpgrade(upgrade.record), state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
+    }
+    if (rows.length < PAGE) break;
+    const last = rows[rows.length - 1]!;
+    cursor = { ts: last.ts_ms, id: last.id };
+  }
+}
+
+/**
+ * Upgrades whose Last-Event-ID this session never emitted but another session did before
+ * them: the engine cannot see other sessions, the analyzer can.
+ */
+function foreignLastEventIds(db: Db): Set<number> {
+  const ids = db
+    .prepare(
+      `SELECT u.id FROM records u
+       WHERE u.kind = 'upgrade' AND u.origin = 'server' AND u.shadowed = 0 AND u.session IS NOT NULL AND u.last_event_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id)
+         AND EXISTS (SELECT 1 FROM events e WHERE e.event_id = u.last_event_id AND e.session <> u.session AND (e.ts_ms, e.id) < (u.ts_ms, u.id))`,
+    )
+    .pluck()
+    .all() as number[];
+  return new Set(ids);
+}
+
+class SessionReplay {
+  private state: EngineState | undefined;
+  private readonly recordIds: number[] = [];
+  private readonly createdIds = new Map<Incarnation, number>();
+  /** A creation held back one record: it may be the re-mint that answers the upgrade logged right after it. */
+  private heldCreation: StoredRow | undefined;
+  /** Proxy-inferred upgrades, judged only if the session turns out to have no server record at all. */
+  private readonly proxyUpgrades: StoredRow[] = [];
+  private serverRecords = 0;
+
+  constructor(
+    readonly session: string,
+    private readonly foreign: ReadonlySet<number>,
+    private readonly visit: (p: UpgradePoint) => void,
+  ) {}
+
+  add(row: StoredRow): void {
+    if (row.origin !== 'server') {
+      this.proxyUpgrades.push(row);
+      return;
+    }
+    this.serverRecords++;
+    const held = this.heldCreation;
+    this.heldCreation = undefined;
+    if (held && isOwnReMint(held, row)) {
+      this.visitUpgrade(row);
+      this.observe(held);
+      this.observe(row);
+      return;
+    }
+    if (held) this.observe(held);
+    if (row.kind === 'session.created' && this.state?.incarnations.some((i) => i.created || i.ended)) {
+      this.heldCreation = row;
+      return;
+    }
+    if (row.kind === 'upgrade') this.visitUpgrade(row);
+    this.observe(row);
+  }
+
+  finish(): void {
+    if (this.heldCreation) this.observe(this.heldCreation);
+    if (this.serverRecords > 0) return;
+    for (const row of this.proxyUpgrades) {
+      const upgrade = toLoggedUpgrade(row);
+      this.visit({
+        ...this.point(upgrade),
+        unknowable: `proxy log only: the server's own records of ${this.session} (streams, events, retention, pending requests) are not in the log, so what a correct server would have decided cannot be replayed`,
+      });
+    }
+  }
+
+  private visitUpgrade(row: StoredRow): void {
+    const upgrade = toLoggedUpgrade(row);
+    this.visit({ ...this.point(upgrade), unknowable: this.unknowable(upgrade) });
+  }
+
+  private point(upgrade: LoggedUpgrade): UpgradePoint {
+    return {
+      upgrade,
+      request: { ...requestFromUpgrade(upgrade.record), ...(this.foreign.has(upgrade.id) && { foreignSession: true }) },
+      state: this.state,
+      recordIdAt: (pos) => this.recordIds[pos],
+      createdRecordId: (inc) => this.createdIds.get(inc),
+    };
+  }
+
+  private unknowable(u: LoggedUpgrade): string | undefined {
+    const state = this.state;
+    if (state !== undefined && !state.incarnations.some((i) => i.created)) {
+      return `the log starts after ${this.session} was created (its records before ${at(u.tsMs)} come with no session.created), so the engine cannot know its history and would answer 404 to every reconnect`;
+    }
+    if (state === undefined && isAccepted(u) && (u.decision === 'resume' || u.decision === 'attach')) {
+      return `the log holds nothing of ${this.session} before the ${u.decision} at ${at(u.tsMs)}: it may start after the session was created, so whether a correct server knew it cannot be told`;
+    }
+    return undefined;
+  }
+
+  private observe(row: StoredRow): void {
+    const state = (this.state ??= createState());
+    this.recordIds[state.nextPos] = row.id;
+    observe(state, toEngineRecord(row));
+    if (row.kind === 'session.created') this.createdIds.set(state.incarnations[state.incarnations.length - 1]!, row.id);
+  }
+}
+
+/**
+ * A creation of an id the log already had, in the same millisecond as an accepted upgrade
+ * of it, is that upgrade's own answer (a re-mint, as silent-fork reads it): the engine is
+ * asked what it knew before it.
+ */
+function isOwnReMint(created: StoredRow, next: StoredRow): boolean {
+  return next.kind === 'upgrade' && next.ts_ms === created.ts_ms && isAccepted(toLoggedUpgrade(next));
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { explainEngineDivergences } from '../../src/detect/engine-divergence.js';
+import type { RawFinding } from '../../src/detect/types.js';
+import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
+
+const RULE = 'engine-divergence';
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const closed = (ms: number) => ({ ts: at(ms), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'client' });
+const upgrade = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: 'g2', ...fields });
+
+// Events 1, 2, 3 on g1, which the client then dropped.
+const history: LogLine[] = [created, opened, sent(1000, 1), sent(2000, 2), sent(3000, 3), closed(4000)];
+
+describe('engine-divergence', () => {
+  it('flags a resume of an evicted position, names the trim, and says silent-truncation explains it', async () => {
+    const report = await analyzeLines([
+      ...history, // 1-6
+      { ts: at(30_000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 3 }, // 7
+      upgrade(31_000, { last_event_id: 1, decision: 'resume', status: 200, replayed: 1, first_replayed: 3 }), // 8
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.severity).toBe('info');
+    expect(f!.session).toBe('S1');
+    expect(f!.at).toBe(at(31_000));
+    expect(f!.message).toBe(
+      'server resumed S1 from 1 (200); a correct server would reject 409 resumption_unavailable: position_evicted (explained by: silent-truncation)',
+    );
+    expect(evidenceLines(f!)).toEqual([7, 8]);
+  });
+
+  it('flags a fresh session served to an unknown session id, explained by silent-fork', async () => {
+    const report = await analyzeLines([
+      created, // 1
+      upgrade(5000, { session: 'S9', stream: undefined, last_event_id: 3, decision: 'fresh', status: 200, new_session: 'S9' }), // 2
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('S9');
+    expect(f!.message).toBe(
+      'server served S9 from 3 fresh (200, new session S9); a correct server would reject 404 session_not_found (explained by: silent-fork)',
+    );
+    expect(evidenceLines(f!)).toEqual([2]);
+  });
+
+  it('asks the engine before a re-mint logged in the same millisecond as the resume it answered', async () => {
+    const report = await analyzeLines([
+      ...history, // 1-6
+      { ts: at(10_000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout' }, // 7
+      { ts: at(20_000), kind: 'session.created', session: 'S1' }, // 8: the server re-minted S1 to answer the resume
+      upgrade(20_000, { last_event_id: 2, decision: 'resume', status: 200, replayed: 1 }), // 9
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toMatch(/^server resumed S1 from 2 \(200\); a correct server would reject 404 session_not_found \(explained by: .*silent-fork/);
+    expect(evidenceLines(f!)).toEqual([7, 9]);
+  });
+
+  it('says no rule explains it when the server refused a resume every check allows', async () => {
+    const report = await analyzeLines([
+      ...history, // 1-6
+      upgrade(5000, { last_event_id: 2, decision: 'reject', status: 409, reason: 'resumption_unavailable', new_stream: undefined }), // 7
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe(
+      'server rejected S1 from 2 (409 resumption_unavailable); a correct server would resume it, replaying 1 event (3) (no rule explains it)',
+    );
+    // The emission of event 2 is what the engine resumes from.
+    expect(evidenceLines(f!)).toEqual([4, 7]);
+  });
+
+  it('flags a Last-Event-ID without session that was accepted, explained by event-id-without-session', async () => {
+    const report = await analyzeLines([
+      ...history,
+      { ts: at(5000), kind: 'upgrade', session: null, last_event_id: 2, decision: 'resume', status: 200, new_stream: 'g9', replayed: 1 }, // 7
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.session).toBeNull();
+    expect(f!.message).toBe(
+      'server resumed Last-Event-ID 2 without a session (200); a correct server would reject 400 event_id_without_session (explained by: event-id-without-session)',
+    );
+    expect(evidenceLines(f!)).toEqual([7]);
+  });
+
+  it('does not flag answers a correct server gives too', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S1' }, // initialize
+      ...history,
+      // a resume the engine accepts as well: position retained, window complete
+      upgrade(5000, { last_event_id: 2, decision: 'resume', status: 200, replayed: 1, first_replayed: 3 }),
+      { ts: at(5001), kind: 'stream.closed', session: 'S1', stream: 'g2', reason: 'client' },
+      // 404 for a session the log never created
+      upgrade(6000, { session: 'S7', stream: undefined, new_stream: undefined, last_event_id: 5, decision: 'reject', status: 404, reason: 'session_not_found' }),
+      // an evicted position answered with a told reset: a new distinct id and reset_signalled
+      { ts: at(40_000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 3 },
+      upgrade(41_000, { stream: 'g2', new_stream: undefined, last_event_id: 1, decision: 'fresh', status: 200, new_session: 'S2', reset_signalled: true }),
+      // a 409 where the class agrees although the engine would give another reason
+      upgrade(42_000, { stream: 'g2', new_stream: undefined, last_event_id: 77, decision: 'reject', status: 409 }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
+  it('is not knowable for a log that starts after the session was created', async () => {
+    const report = await analyzeLines([
+      { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 41 },
+      { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 42 },
+      upgrade(3000, { last_event_id: 41, decision: 'resume', status: 200, replayed: 1 }),
+      upgrade(4000, { last_event_id: 42, stream: 'g2', new_stream: 'g3', decision: 'resume', status: 200, replayed: 0 }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk).toHaveLength(1);
+    expect(nk[0]!.session).toBe('S1');
+    expect(nk[0]!.reason).toContain('the log starts after S1 was created');
+  });
+
+  it('is not knowable for a session only a proxy logged', async () => {
+    const get = (ms: number, headers: Record<string, string>) => ({
+      ts: at(ms),
+      kind: 'http',
+      method: 'GET',
+      path: '/mcp',
+      status: 200,
+      req_headers: headers,
+      resp_headers: { 'content-type': 'text/event-stream' },
+    });
+    const report = await analyzeLines([get(0, { 'mcp-session-id': 'P1' }), get(5000, { 'mcp-session-id': 'P1', 'last-event-id': '5' })]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.session)).toEqual(['P1']);
+    expect(nk[0]!.reason).toMatch(/^proxy log only/);
+  });
+});
+
+describe('explainEngineDivergences', () => {
+  const raw = (rule: RawFinding['rule'], evidenceIds: number[]): RawFinding => ({ rule, session: 'S1', atMs: 0, message: rule, evidenceIds });
+
+  it('names the rules whose evidence holds the divergent upgrade, in catalogue order, and only those', () => {
+    const out = explainEngineDivergences([
+      raw('dual-writer', [3, 9]),
+      raw('silent-truncation', [2, 9]),
+      raw('orphaned-request', [4]), // cites the trim the divergence names, not its upgrade
+      raw('engine-divergence', [4, 9]),
+      raw('engine-divergence', [4, 12]),
+    ]);
+    expect(out.map((f) => f.message)).toEqual([
+      'dual-writer',
+      'silent-truncation',
+      'orphaned-request',
+      'engine-divergence (explained by: silent-truncation, dual-writer)',
+      'engine-divergence (no rule explains it)',
+    ]);
+  });
+});
