@@ -1,10 +1,13 @@
 -- Which event ids were emitted twice under one session id (ids must be unique per session, across its streams and incarnations)? One row per session and lane that re-used ids.
 -- Replays that went back to or before Last-Event-ID are judged from reconnect-references.
-WITH emission AS (
+WITH reused AS MATERIALIZED (
+  -- grouped straight off the (session, event_id) index: only re-used ids are ordered below
+  SELECT session, event_id FROM events GROUP BY session, event_id HAVING count(*) > 1
+), emission AS (
   SELECT e.id, e.session, e.lane, e.stream, e.event_id, e.ts_ms,
     row_number() OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS nth,
     first_value(e.id) OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS first_id
-  FROM events e
+  FROM reused r JOIN events e ON e.session = r.session AND e.event_id = r.event_id
 ), again AS (
   SELECT a.*, row_number() OVER (PARTITION BY a.session, a.lane ORDER BY a.ts_ms, a.id) AS k
   FROM emission a WHERE a.nth = 2

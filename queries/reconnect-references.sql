@@ -1,7 +1,9 @@
 -- Every event id a served reconnect (an accepted resume, or a fresh answer to a Last-Event-ID) refers to, and where it was emitted: in the presented session's current incarnation, else by an earlier incarnation or another session; for the Last-Event-ID also its replay window.
 -- Roles: last_event_id, first_replayed, replayed_ids, event.replayed, first_seen (the first SSE id a proxy saw in the response).
 -- A proxy's inference is judged only for sessions whose upgrades the server did not log itself.
-WITH served AS (
+WITH server_upgraded AS MATERIALIZED (
+  SELECT DISTINCT session FROM upgrades WHERE origin = 'server' AND session IS NOT NULL
+), served AS MATERIALIZED (
   SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
     u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
     CASE WHEN u.origin = 'proxy' THEN (
@@ -14,8 +16,10 @@ WITH served AS (
   FROM upgrades u
   WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
     AND u.decision IN ('resume', 'fresh')
-    AND (u.origin = 'server' OR NOT EXISTS (SELECT 1 FROM upgrades s WHERE s.session = u.session AND s.origin = 'server'))
-), ref AS (
+    AND (u.origin = 'server' OR u.session NOT IN (SELECT session FROM server_upgraded))
+), replay_records AS MATERIALIZED (
+  SELECT id, session, stream, event_id, ts_ms FROM records WHERE kind = 'event.replayed' AND shadowed = 0
+), ref AS MATERIALIZED (
   SELECT up_id, 'last_event_id' AS role, 0 AS ord, up_id AS named_by, last_event_id AS event_id FROM served
   UNION ALL
   SELECT up_id, 'first_replayed', 0, up_id, first_replayed FROM served WHERE first_replayed IS NOT NULL
@@ -26,8 +30,8 @@ WITH served AS (
   FROM served v, json_each(v.replayed_ids) j WHERE v.replayed_ids IS NOT NULL
   UNION ALL
   SELECT v.up_id, 'event.replayed', x.id, x.id, x.event_id
-  FROM records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
-  WHERE x.kind = 'event.replayed' AND x.shadowed = 0 AND (x.ts_ms, x.id) > (v.up_ts, v.up_id)
+  FROM replay_records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
+  WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id)
 ), placed AS (
   -- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
   SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
@@ -37,32 +41,28 @@ WITH served AS (
         AND (e.ts_ms, e.id) < (v.up_ts, v.up_id)
       ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_id
   FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.created_id = v.inc_id
-), located AS (
+), located AS MATERIALIZED (
   SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o.ts_ms AS own_ts,
     CASE WHEN p.own_id IS NULL THEN (
       SELECT e.id FROM events e
       WHERE e.session = p.session AND e.event_id = p.event_id AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
       ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS earlier_incarnation_id,
+    -- any other session that sent it before the upgrade (no sort: a common id may be sent by every session)
     CASE WHEN p.own_id IS NULL THEN (
       SELECT e.id FROM events e
       WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
-      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_session_id
+      LIMIT 1) END AS other_session_id
   FROM placed p LEFT JOIN events o ON o.id = p.own_id
-), window_lanes AS (
-  SELECT DISTINCT session, own_lane AS lane FROM located WHERE role = 'last_event_id' AND own_id IS NOT NULL
-), marks AS (
-  -- the lane's events and the upgrades in one time line: the highest position before each upgrade ends its window
-  SELECT e.session, e.lane, e.ts_ms, e.id, e.lane_pos AS pos, NULL AS up_id
-  FROM events e JOIN window_lanes w ON w.session = e.session AND w.lane = e.lane
-  UNION ALL
-  SELECT session, own_lane, up_ts, up_id, NULL, up_id FROM located WHERE role = 'last_event_id' AND own_id IS NOT NULL
-), heads AS (
-  SELECT up_id, max(pos) OVER (PARTITION BY session, lane ORDER BY ts_ms, id ROWS UNBOUNDED PRECEDING) AS head_pos
-  FROM marks
-), windows AS (
-  SELECT l.up_id, h.head_pos, max(h.head_pos - l.own_pos, 0) AS after_count
-  FROM located l JOIN heads h ON h.up_id = l.up_id
-  WHERE l.role = 'last_event_id' AND h.up_id IS NOT NULL
+), windows AS MATERIALIZED (
+  -- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
+  -- walking the lane from Last-Event-ID costs the window, not the lane
+  SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM (
+    SELECT l.up_id, l.own_pos, COALESCE(
+      (SELECT e.lane_pos - 1 FROM events e
+        WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
+        ORDER BY e.lane_pos LIMIT 1),
+      (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
+    FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL) w
 )
 , facts AS (
 SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.stream, v.new_stream, v.resumed_lane,
@@ -75,7 +75,8 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   -- the first state change after the event (or, where the event's place is unknown, in the incarnation) before the upgrade
   CASE WHEN l.role = 'last_event_id' THEN (
     SELECT c.id FROM records c
-    WHERE c.session = v.session AND c.kind = 'session.state_changed' AND c.shadowed = 0
+    -- (+kind: walk the session's records in time, not every state change of every session)
+    WHERE c.session = v.session AND +c.kind = 'session.state_changed' AND c.shadowed = 0
       AND (c.ts_ms, c.id) > (COALESCE(l.own_ts, l.inc_ts, -1), COALESCE(l.own_id, v.inc_id, -1)) AND (c.ts_ms, c.id) < (v.up_ts, v.up_id)
     ORDER BY c.ts_ms, c.id LIMIT 1) END AS state_change_id,
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NOT NULL AND v.decision = 'fresh' THEN (

@@ -1,10 +1,12 @@
 -- For every accepted (2xx) upgrade that presented a session id: was that session live on the node that answered, ended, created only on another node, or never created in the log?
 -- state: the latest lifecycle record before the upgrade decides (a proxy sees a DELETE answered 2xx as an end, never an eviction).
-WITH served AS (
+WITH server_upgraded AS MATERIALIZED (
+  SELECT DISTINCT session FROM upgrades WHERE origin = 'server' AND session IS NOT NULL
+), served AS MATERIALIZED (
   SELECT u.* FROM upgrades u
   WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh')
-    AND (u.origin = 'server' OR NOT EXISTS (SELECT 1 FROM upgrades s WHERE s.session = u.session AND s.origin = 'server'))
-), life AS (
+    AND (u.origin = 'server' OR u.session NOT IN (SELECT session FROM server_upgraded))
+), life AS MATERIALIZED (
   SELECT id, session, ts_ms, kind, node, reason FROM records
   WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0
   UNION ALL

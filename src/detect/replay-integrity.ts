@@ -16,7 +16,7 @@ export { RETENTION_CAUSES, truncationCauses, type Truncation, type TruncationCau
 export const replayIntegrity: Detector = {
   rules: ['silent-truncation', 'phantom-event-id', 'foreign-event-id', 'event-id-without-session', 'event-id-regression'],
   run(db, opts) {
-    const facts = new ReconnectFacts(db, opts);
+    const facts = ReconnectFacts.of(db, opts);
     const truncation = truncationCauses(db, opts, facts);
     const parts: DetectorOutput[] = [
       { findings: truncation.truncations.map((t) => t.finding), notKnowable: truncation.notKnowable },

@@ -15,7 +15,7 @@ import type { Detector, DetectorOutput } from './types.js';
 export const sessionContinuity: Detector = {
   rules: ['resume-after-end', 'resume-across-state-change', 'silent-fork', 'silent-reset', 'session-id-reuse'],
   run(db, opts) {
-    const facts = new ReconnectFacts(db, opts);
+    const facts = ReconnectFacts.of(db, opts);
     const served = loadServedUpgrades(db, opts);
     const proxyOnly = (session: string) => facts.isProxyOnly(session);
     const parts: DetectorOutput[] = [

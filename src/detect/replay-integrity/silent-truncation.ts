@@ -36,30 +36,49 @@ export interface TruncationJudgement {
 
 const MAX_WINDOW_EVIDENCE = 20;
 
+interface Candidate {
+  r: Reconnect;
+  losses: RetentionLoss[];
+  replayedCount: number | null;
+  first: EventRef | undefined;
+  short: boolean;
+  late: boolean;
+  window: LaneSegment;
+}
+
 /** Judges every accepted resumption under `opts.retention` ('as-logged' or a what-if age/count limit). */
-export function truncationCauses(db: Db, opts: DetectOptions, facts = new ReconnectFacts(db, opts)): TruncationJudgement {
+export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectFacts.of(db, opts)): TruncationJudgement {
   const truncations: Truncation[] = [];
   const notKnowable: NotKnowable[] = [];
-  const judged: { r: Reconnect; losses: RetentionLoss[]; window: LaneSegment }[] = [];
+  const candidates: Candidate[] = [];
   for (const r of facts.resumptions) {
     if (facts.isProxyOnly(r.session)) {
       judgeProxyOnly(facts, r, truncations, notKnowable);
-    } else if (r.last.own === null) {
+      continue;
+    }
+    const last = r.last.own;
+    if (last === null || r.window === null) {
       if (r.incarnationId === null && r.last.elsewhere === null) {
         notKnowable.push(nk(r.session, `the log starts after ${r.session} was created and never shows event ${r.last.eventId} sent, so whether the resumption at ${at(r.atMs)} replayed everything after it cannot be told`));
       }
-    } else {
-      const last = r.last.own;
-      const losses = retentionLosses(r, facts.evictions, opts.retention);
-      judged.push({ r, losses, window: { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: last.pos + r.window!.afterCount } });
+      continue;
+    }
+    const afterCount = r.window.afterCount;
+    const losses = retentionLosses(r, facts.evictions, opts.retention);
+    const replayedCount = r.replayed ?? r.replayedIds?.length ?? null;
+    const first = firstReplayedRef(r);
+    const short = replayedCount !== null && replayedCount < afterCount;
+    const late = startsLate(r, first);
+    if (losses.length > 0 || short || late) {
+      candidates.push({ r, losses, replayedCount, first, short, late, window: { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: last.pos + afterCount } });
+    } else if (replayedCount === null && afterCount > 0) {
+      const seen = r.origin === 'proxy' ? 'the proxy record cannot show' : 'the upgrade did not log';
+      notKnowable.push(nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`));
     }
   }
-  const eventsOf = laneEvents(db, judged.map((j) => j.window));
-  for (const { r, losses, window } of judged) {
-    const verdict = judgeReplay(r, losses, eventsOf(window));
-    if (verdict.truncation) truncations.push(verdict.truncation);
-    if (verdict.notKnowable) notKnowable.push(verdict.notKnowable);
-  }
+  // The events of a window are fetched only for resumptions found truncated: their ids and lines are the witness.
+  const eventsOf = laneEvents(db, candidates.map((c) => c.window));
+  for (const c of candidates) truncations.push(describe(c, eventsOf(c.window)));
   return { truncations, notKnowable };
 }
 
@@ -69,41 +88,25 @@ interface Cause {
   evidence: number[];
 }
 
-function judgeReplay(r: Reconnect, losses: RetentionLoss[], window: LaneEvent[]): { truncation?: Truncation; notKnowable?: NotKnowable } {
+function describe(c: Candidate, window: LaneEvent[]): Truncation {
+  const { r } = c;
   const last = r.last.own!;
-  const causes: Cause[] = losses.map((l) => retentionCause(r, l));
-  const replayedCount = r.replayed ?? r.replayedIds?.length ?? null;
-  const first = firstReplayedRef(r);
-  const short = shortReplay(r, window, replayedCount, first);
-  if (short) causes.push(short);
-  const late = lateStart(r, window, first);
-  if (late) causes.push(late);
-
-  if (causes.length === 0) {
-    if (replayedCount === null && window.length > 0) {
-      const seen = r.origin === 'proxy' ? 'the proxy record cannot show' : 'the upgrade did not log';
-      return {
-        notKnowable: nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(window.length, 'event')} had been sent after it) ${seen}: the replayed counter is absent`),
-      };
-    }
-    return {};
-  }
+  const causes: Cause[] = c.losses.map((l) => retentionCause(r, l));
+  if (c.short) causes.push(shortReplay(r, window, c.replayedCount!, c.first));
+  if (c.late) causes.push(lateStart(r, window, c.first!));
   const [lead, ...rest] = causes as [Cause, ...Cause[]];
-  const also = rest.length > 0 ? `; also ${rest.map((c) => c.phrase).join('; ')}` : '';
-  const message = `resumed ${r.session} from event ${r.last.eventId} on ${last.stream} ${lead.phrase}${also}`;
+  const also = rest.length > 0 ? `; also ${rest.map((x) => x.phrase).join('; ')}` : '';
   return {
-    truncation: {
-      upgradeId: r.upgradeId,
+    upgradeId: r.upgradeId,
+    session: r.session,
+    atMs: r.atMs,
+    causes: causes.map((x) => x.cause),
+    finding: {
+      rule: 'silent-truncation',
       session: r.session,
       atMs: r.atMs,
-      causes: causes.map((c) => c.cause),
-      finding: {
-        rule: 'silent-truncation',
-        session: r.session,
-        atMs: r.atMs,
-        message,
-        evidenceIds: [last.recordId, ...lead.evidence, r.upgradeId],
-      },
+      message: `resumed ${r.session} from event ${r.last.eventId} on ${last.stream} ${lead.phrase}${also}`,
+      evidenceIds: [last.recordId, ...lead.evidence, r.upgradeId],
     },
   };
 }
@@ -139,8 +142,7 @@ function retentionCause(r: Reconnect, loss: RetentionLoss): Cause {
 }
 
 /** Fewer replayed than the lane sent after Last-Event-ID before the upgrade. */
-function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number | null, first: EventRef | undefined): Cause | undefined {
-  if (replayedCount === null || replayedCount >= window.length) return undefined;
+function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number, first: EventRef | undefined): Cause {
   let missing: LaneEvent[];
   if (r.replayedIds !== null) {
     const listed = new Set(r.replayedIds);
@@ -159,20 +161,24 @@ function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number | 
   };
 }
 
-/** The replay began later than the event sent right after Last-Event-ID. */
-function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef | undefined): Cause | undefined {
-  const next = window[0];
-  if (first === undefined || next === undefined) return undefined;
+/** Does the replay begin later than the event sent right after Last-Event-ID? */
+function startsLate(r: Reconnect, first: EventRef | undefined): boolean {
+  const next = r.window?.next;
+  const last = r.last.own;
+  if (first === undefined || next == null || last === null) return false;
+  const nextRef: OrderedId = { eventId: next.eventId, own: { recordId: next.recordId, stream: last.stream, lane: last.lane, pos: last.pos + 1, tsMs: 0 } };
+  return (compareIds(first, nextRef) ?? 0) > 0;
+}
+
+function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
   const last = r.last.own!;
-  const nextRef: OrderedId = { eventId: next.eventId, own: { recordId: next.recordId, stream: last.stream, lane: last.lane, pos: next.pos, tsMs: 0 } };
-  if ((compareIds(first, nextRef) ?? 0) <= 0) return undefined;
   const skipped = window.filter((e) =>
     first.own && first.own.lane === last.lane ? e.pos < first.own.pos : isDigits(e.eventId) && compareNumeric(e.eventId, first.eventId) < 0,
   );
   return {
     cause: 'late-first-replayed',
     phrase: `but the replay ${first.role === 'first_seen' ? 'the proxy saw ' : ''}started at ${first.eventId}, skipping ${idList(skipped.map((e) => e.eventId))} sent after it`,
-    evidence: [next.recordId, ...(first.own ? [first.own.recordId] : [])],
+    evidence: [r.window!.next!.recordId, ...(first.own ? [first.own.recordId] : [])],
   };
 }
 

@@ -4,8 +4,24 @@ import { loadProxyView, type ProxyView } from './proxy-view.js';
 import { loadReconnects, type Reconnect } from './reconnects.js';
 import { loadBufferEvictions, type BufferEviction } from './retention.js';
 
-/** The facts several rules judge from, each loaded once per detector run (and only if asked for). */
+const shared = new WeakMap<Db, { key: string; facts: ReconnectFacts }>();
+
+/** The facts several rules judge from, each loaded once (and only if asked for). */
 export class ReconnectFacts {
+  /**
+   * The facts of this database as it is now: both detector families judge
+   * from them, so the second reuses what the first loaded unless a write
+   * (total_changes) or other options came in between.
+   */
+  static of(db: Db, opts: DetectOptions): ReconnectFacts {
+    const key = `${db.prepare('SELECT total_changes()').pluck().get() as number}|${JSON.stringify(opts)}`;
+    const cached = shared.get(db);
+    if (cached?.key === key) return cached.facts;
+    const facts = new ReconnectFacts(db, opts);
+    shared.set(db, { key, facts });
+    return facts;
+  }
+
   private reconnectList?: Reconnect[];
   private evictionMap?: Map<string, BufferEviction[]>;
   private proxyView?: ProxyView;
