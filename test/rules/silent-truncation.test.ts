@@ -71,6 +71,22 @@ describe('silent-truncation', () => {
     expect(evidenceLines(f!)).toEqual([3, 4, 5, 6]);
   });
 
+  it('leads with one cause and names the others when a replay is both short and late', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      sent(1000, 5), // 3
+      sent(1100, 6), // 4
+      sent(1200, 7), // 5
+      sent(1300, 8), // 6
+      resume(2000, { last_event_id: 5, replayed: 1, first_replayed: 8 }), // 7
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('replayed 1 of 3 events sent after it (6 and 7 missing); also the replay started at 8');
+    expect(evidenceLines(f!)).toEqual([3, 4, 5, 6, 7]);
+  });
+
   it('flags a resumption after the session log was evicted, but not when the eviction kept the log', async () => {
     const log = (logEvicted: boolean | undefined): LogLine[] => [
       created,

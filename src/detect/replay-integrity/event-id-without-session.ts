@@ -21,7 +21,7 @@ export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): Detect
     rule: 'event-id-without-session' as const,
     session: null,
     atMs: r.at_ms,
-    message: `accepted a ${r.decision} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
+    message: `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
     evidenceIds: evidenceIds(r.evidence),
   }));
   return { findings, notKnowable: [] };

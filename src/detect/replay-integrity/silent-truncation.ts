@@ -84,7 +84,10 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectF
 
 interface Cause {
   cause: TruncationCause;
+  /** Completes "resumed S1 from event 5 on g1 …" when this cause leads the message. */
   phrase: string;
+  /** A few words for the causes that follow the lead one. */
+  brief: string;
   evidence: number[];
 }
 
@@ -95,7 +98,7 @@ function describe(c: Candidate, window: LaneEvent[]): Truncation {
   if (c.short) causes.push(shortReplay(r, window, c.replayedCount!, c.first));
   if (c.late) causes.push(lateStart(r, window, c.first!));
   const [lead, ...rest] = causes as [Cause, ...Cause[]];
-  const also = rest.length > 0 ? `; also ${rest.map((x) => x.phrase).join('; ')}` : '';
+  const also = rest.length > 0 ? `; also ${rest.map((x) => x.brief).join('; ')}` : '';
   return {
     upgradeId: r.upgradeId,
     session: r.session,
@@ -118,24 +121,28 @@ function retentionCause(r: Reconnect, loss: RetentionLoss): Cause {
       return {
         cause: 'trimmed',
         phrase: `although the buffer${loss.by.stream ? ` of ${loss.by.stream}` : ''} had been trimmed to ${loss.by.oldestRetained} at ${at(loss.by.atMs)}: event ${id} was no longer retained, so the replay cannot have been complete`,
+        brief: `the buffer had been trimmed to ${loss.by.oldestRetained}`,
         evidence: [loss.by.id],
       };
     case 'log-evicted':
       return {
         cause: 'log-evicted',
         phrase: `although ${r.session}'s event log was evicted at ${at(loss.by.atMs)}${loss.by.reason ? ` (${loss.by.reason})` : ''}: event ${id} was no longer retained, so the replay cannot have been complete`,
+        brief: `${r.session}'s event log had been evicted`,
         evidence: [loss.by.id],
       };
     case 'max-age':
       return {
         cause: 'max-age',
         phrase: `${seconds(loss.ageMs)} after it was sent, beyond a retention of ${seconds(loss.limitMs)}: event ${id} would no longer be retained`,
+        brief: `event ${id} was older than a retention of ${seconds(loss.limitMs)}`,
         evidence: [],
       };
     case 'max-events':
       return {
         cause: 'max-events',
         phrase: `with ${plural(loss.later, 'event')} sent after it, beyond a retention of ${plural(loss.limit, 'event')}: event ${id} would no longer be retained`,
+        brief: `${plural(loss.later, 'event')} followed it, beyond a retention of ${loss.limit}`,
         evidence: loss.headId === null ? [] : [loss.headId],
       };
   }
@@ -154,9 +161,11 @@ function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number, f
     missing = window.filter((e) => !replayed.has(e.recordId));
   }
   const missingIds = missing.map((e) => e.eventId);
+  const missingNote = missingIds.length > 0 ? ` (${idList(missingIds)} missing)` : '';
   return {
     cause: 'short-replay',
-    phrase: `but replayed ${replayedCount} of ${plural(window.length, 'event')} sent after it${missingIds.length > 0 ? ` (${idList(missingIds)} missing)` : ''}`,
+    phrase: `but replayed ${replayedCount} of ${plural(window.length, 'event')} sent after it${missingNote}`,
+    brief: `only ${replayedCount} of ${plural(window.length, 'event')} were replayed${missingNote}`,
     evidence: window.slice(0, MAX_WINDOW_EVIDENCE).map((e) => e.recordId),
   };
 }
@@ -178,6 +187,7 @@ function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
   return {
     cause: 'late-first-replayed',
     phrase: `but the replay ${first.role === 'first_seen' ? 'the proxy saw ' : ''}started at ${first.eventId}, skipping ${idList(skipped.map((e) => e.eventId))} sent after it`,
+    brief: `the replay started at ${first.eventId}`,
     evidence: [r.window!.next!.recordId, ...(first.own ? [first.own.recordId] : [])],
   };
 }

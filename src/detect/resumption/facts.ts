@@ -10,11 +10,14 @@ const shared = new WeakMap<Db, { key: string; facts: ReconnectFacts }>();
 export class ReconnectFacts {
   /**
    * The facts of this database as it is now: both detector families judge
-   * from them, so the second reuses what the first loaded unless a write
-   * (total_changes) or other options came in between.
+   * from them, so the second reuses what the first loaded unless a write (on
+   * this connection: total_changes; on another: data_version) or other options
+   * came in between.
    */
   static of(db: Db, opts: DetectOptions): ReconnectFacts {
-    const key = `${db.prepare('SELECT total_changes()').pluck().get() as number}|${JSON.stringify(opts)}`;
+    const changes = db.prepare('SELECT total_changes()').pluck().get() as number;
+    const otherWriters = db.pragma('data_version', { simple: true }) as number;
+    const key = `${changes}|${otherWriters}|${JSON.stringify(opts)}`;
     const cached = shared.get(db);
     if (cached?.key === key) return cached.facts;
     const facts = new ReconnectFacts(db, opts);
