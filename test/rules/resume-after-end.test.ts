@@ -33,6 +33,19 @@ describe('resume-after-end', () => {
     expect(evidenceLines(f!)).toEqual([2, 3]);
   });
 
+  it('is not hidden by a re-mint the server logged in the same millisecond, just before accepting the resume', async () => {
+    const report = await analyzeLines([
+      created(), // 1
+      sent(1000, 7), // 2
+      { ts: at(31_000), kind: 'session.evicted', session: 'S1' }, // 3
+      created(46_000), // 4: the resume handler minted S1 again to answer it
+      upgrade(46_000, { decision: 'resume', last_event_id: 7, stream: 'g1' }), // 5
+    ]);
+    const [f] = findingsOf(report, RULE);
+    expect(f!.message).toContain('resumed S1 from event 7 (status 200) although it was evicted');
+    expect(evidenceLines(f!)).toEqual([3, 5]);
+  });
+
   it('does not flag a session created again after its end, a rejected resume, or a fresh answer', async () => {
     const report = await analyzeLines([
       created(),

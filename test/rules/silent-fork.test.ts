@@ -58,6 +58,9 @@ describe('silent-fork', () => {
       { ts: at(2000), kind: 'session.created', session: 'S2', node: 'a' },
       upgrade(3000, { session: 'S2', decision: 'attach', node: 'a' }),
       upgrade(3100, { session: 'S3', decision: 'attach', node: 'b' }),
+      // a first creation and its attach in one millisecond: a live session, not a re-mint
+      { ts: at(4000), kind: 'session.created', session: 'S4', node: 'a' },
+      upgrade(4000, { session: 'S4', decision: 'attach', node: 'a' }),
     ]);
     expect(findingsOf(report, RULE)).toEqual([]);
   });
