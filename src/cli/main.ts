@@ -6,6 +6,7 @@ import { registerIngest } from './commands/ingest.js';
 import { registerQuery } from './commands/query.js';
 import { registerRules } from './commands/rules.js';
 import { registerTimeline } from './commands/timeline.js';
+import { registerWhatif } from './commands/whatif.js';
 import { processIo, UsageError, VERSION, type Io } from './io.js';
 
 /** Builds the command line; commands stay thin and report their exit code through `done`. */
@@ -16,7 +17,7 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
-  for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules]) {
+  for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules, registerWhatif]) {
     register(program, io, done);
   }
   return program;

@@ -1,0 +1,90 @@
+import { servingIncarnation, type EngineDecision, type Policy } from '../engine/index.js';
+import { seconds } from '../detect/resumption/wording.js';
+import type { Db } from '../store/db.js';
+import { decisionEvidence } from './decision-evidence.js';
+import { forEachUpgrade, type UpgradePoint } from './engine-replay.js';
+import { reDecide, type Unresumable } from './re-decide.js';
+import { isRetentionShortfall } from './retention-shortfall.js';
+import type { LoggedUpgrade } from './stored-record.js';
+import { requestSubject } from './wording.js';
+
+// Every logged reconnect decided twice by the engine, as logged and under the
+// what-if policy, in one replay of the log.
+
+export interface ReplayPolicy {
+  policy: Policy;
+  unresumable: Unresumable;
+}
+
+export interface RawFlip {
+  upgrade: LoggedUpgrade;
+  before: EngineDecision;
+  after: EngineDecision;
+  why: string;
+  /** Record ids: the lines behind the rejecting decision, then the upgrade. */
+  evidenceIds: number[];
+}
+
+export interface ReDecided {
+  flips: RawFlip[];
+  /** Upgrades whose short replay the logged retention caused and the what-if retention would not have. */
+  retentionShortfalls: Set<number>;
+  /** Reconnects whose position the change keeps, still refused for another reason: "7f3a91 from 1101 (the session state changed after event 1101)". */
+  stillRefused: string[];
+}
+
+export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, changeWords: string): ReDecided {
+  const flips: RawFlip[] = [];
+  const retentionShortfalls = new Set<number>();
+  const stillRefused: string[] = [];
+  forEachUpgrade(db, (p) => {
+    if (p.unknowable !== undefined) return;
+    if (isRetentionShortfall(p, before.policy, after.policy)) retentionShortfalls.add(p.upgrade.id);
+    const was = reDecide(p, before.policy, before.unresumable);
+    const would = reDecide(p, after.policy, after.unresumable);
+    if (was.decision === would.decision) {
+      if (was.checks.includes('position_evicted') && would.checks.length > 0 && !would.checks.includes('position_evicted')) {
+        stillRefused.push(`${requestSubject(p.request)} (${checkWords(p, would.checks)})`);
+      }
+      return;
+    }
+    const rejecting = was.checks.length > 0 ? { d: was, policy: before.policy } : { d: would, policy: after.policy };
+    flips.push({
+      upgrade: p.upgrade,
+      before: was,
+      after: would,
+      why: flipWhy(p, was, would, changeWords),
+      evidenceIds: [...decisionEvidence(p, rejecting.d, rejecting.policy), p.upgrade.id],
+    });
+  });
+  flips.sort((a, b) => a.upgrade.tsMs - b.upgrade.tsMs || a.upgrade.id - b.upgrade.id);
+  return { flips, retentionShortfalls, stillRefused };
+}
+
+/** "as logged: event 5 no longer retained (sent 60 s before); with 120 s retention every check passes". */
+function flipWhy(p: UpgradePoint, was: EngineDecision, would: EngineDecision, changeWords: string): string {
+  const accepts = (d: EngineDecision) => d.decision === 'resume' || d.decision === 'attach';
+  if (accepts(would)) return `as logged: ${checkWords(p, was.checks)}; with ${changeWords} every check passes`;
+  if (accepts(was)) return `with ${changeWords}: ${checkWords(p, would.checks)}`;
+  return `with ${changeWords}: ${checkWords(p, would.checks)}, answered ${would.decision === 'fresh' ? 'by a signalled reset' : `${would.status}`} instead of ${was.decision === 'fresh' ? 'a signalled reset' : was.status}`;
+}
+
+function checkWords(p: UpgradePoint, checks: string[]): string {
+  const id = p.request.lastEventId;
+  const age = positionAgeMs(p);
+  const words: Record<string, string> = {
+    position_evicted: `event ${id} no longer retained${age === undefined ? '' : ` (sent ${seconds(age)} before the reconnect)`}`,
+    state_changed_in_window: `the session state changed after event ${id}`,
+    answered_request_in_window: 'an answered request lies in the replay window',
+    prior_writer_unfenceable: 'a writer on another node cannot be fenced',
+    unknown_event_id: `event ${id} was never emitted in this session`,
+    foreign_event_id: `event ${id} belongs to another session`,
+  };
+  return checks.map((c) => words[c] ?? c).join(', ');
+}
+
+function positionAgeMs(p: UpgradePoint): number | undefined {
+  if (p.state === undefined || p.request.lastEventId === null) return undefined;
+  const event = servingIncarnation(p.state, p.request.node)?.events.get(String(p.request.lastEventId));
+  return event === undefined ? undefined : p.upgrade.tsMs - event.tsMs;
+}

@@ -1,0 +1,114 @@
+import { plural, seconds } from '../detect/resumption/wording.js';
+import { RETENTION_CAUSES, type TruncationCause } from '../detect/replay-integrity.js';
+import type { Finding } from '../model/finding.js';
+import { RULE_IDS, type RuleId } from '../model/rules.js';
+import type { Flip, PolicyChange, WhatIfPolicy } from './types.js';
+
+// The sentences an incident review asks for: "with 120 s retention: 3 of 4
+// silent-truncation findings disappear (the 4th replayed too few events: not a
+// retention problem)". Pure: built from the two reports' differences.
+
+/** A silent-truncation the what-if world still has, and why. */
+export interface RemainingTruncation {
+  session: string;
+  at: string;
+  causes: TruncationCause[];
+}
+
+export interface HeadlineInput {
+  change: PolicyChange;
+  policy: WhatIfPolicy;
+  before: Partial<Record<RuleId, number>>;
+  after: Partial<Record<RuleId, number>>;
+  disappeared: Finding[];
+  appeared: Finding[];
+  flips: Flip[];
+  remainingTruncations: RemainingTruncation[];
+  /** Reconnects whose position the change keeps but a correct server would still refuse, with why. */
+  stillRefused: string[];
+  /** How many silent-truncation findings disappear only because their short replay was the logged trim's doing. */
+  shortfallsForgiven: number;
+}
+
+/** "120 s retention and a 10 s fence grace": what the what-if world changes. */
+export function describeChange(change: PolicyChange, policy: WhatIfPolicy): string {
+  const parts: string[] = [];
+  const r = change.retention;
+  if (r?.maxAgeMs !== undefined && r.maxEvents !== undefined) parts.push(`${seconds(r.maxAgeMs)} / ${r.maxEvents}-event retention`);
+  else if (r?.maxAgeMs !== undefined) parts.push(`${seconds(r.maxAgeMs)} retention`);
+  else if (r?.maxEvents !== undefined) parts.push(`${r.maxEvents}-event retention`);
+  if (change.fenceGraceMs !== undefined) parts.push(`a ${seconds(change.fenceGraceMs)} fence grace`);
+  if (change.stormCount !== undefined || change.stormWindowMs !== undefined) {
+    parts.push(`a 404-storm at ${policy.stormCount} POSTs in ${seconds(policy.stormWindowMs)}`);
+  }
+  if (change.duplicateCallWindowMs !== undefined) parts.push(`a ${seconds(change.duplicateCallWindowMs)} duplicate-call window`);
+  if (change.unresumable !== undefined) parts.push(`unresumable reconnects ${change.unresumable === 'reset' ? 'reset' : 'rejected'}`);
+  return parts.length > 0 ? parts.join(' and ') : 'the policy as logged';
+}
+
+export function headlines(i: HeadlineInput): string[] {
+  const change = describeChange(i.change, i.policy);
+  const lines: string[] = [];
+  for (const rule of RULE_IDS) {
+    const gone = i.disappeared.filter((f) => f.rule === rule).length;
+    const came = i.appeared.filter((f) => f.rule === rule).length;
+    const was = i.before[rule] ?? 0;
+    const remainingNote = rule === 'silent-truncation' && i.change.retention !== undefined ? truncationNote(i.remainingTruncations, was, gone) : '';
+    if (gone === 0 && came === 0 && remainingNote === '') continue;
+    const parts: string[] = [];
+    if (gone > 0) parts.push(`${gone} of ${plural(was, `${rule} finding`)} disappear${gone === 1 ? 's' : ''}${remainingNote}`);
+    else if (remainingNote !== '') parts.push(`${was === 1 ? `the ${rule} finding stays` : `all ${was} ${rule} findings stay`}${remainingNote}`);
+    if (came > 0) parts.push(`${plural(came, `new ${rule} finding`)} appear${came === 1 ? 's' : ''}`);
+    lines.push(`with ${change}: ${parts.join('; ')}`);
+  }
+  if (i.shortfallsForgiven > 0) {
+    lines.push(
+      `${plural(i.shortfallsForgiven, 'resumption')} replayed short only by events the logged trims had dropped: with ${change} the server would still have held them, so the short replay is counted as the retention's doing`,
+    );
+  }
+  lines.push(flipLine(i.flips, change));
+  if (i.stillRefused.length > 0) {
+    lines.push(`with ${change}, a correct server would keep the position of ${plural(i.stillRefused.length, 'reconnect')} but still refuse ${i.stillRefused.length === 1 ? 'it' : 'them'}: ${i.stillRefused.join('; ')}`);
+  }
+  if (lines.length === 1 && i.flips.length === 0 && i.stillRefused.length === 0) return [`with ${change}: no finding and no reconnect decision changes`];
+  return lines;
+}
+
+/** Why the silent-truncations that stay, stay: "(the 4th replayed too few events: not a retention problem)". */
+function truncationNote(remaining: RemainingTruncation[], was: number, gone: number): string {
+  if (remaining.length === 0 || was === 0) return '';
+  if (remaining.length === 1) return ` (${gone === 0 ? 'it' : `the ${ordinal(was)}`} ${truncationWhy(remaining[0]!)})`;
+  const each = remaining.map((t) => `${t.session} at ${t.at} ${truncationWhy(t)}`);
+  return ` (${gone === 0 ? 'all' : `the other ${remaining.length}`}: ${each.join('; ')})`;
+}
+
+function truncationWhy(t: RemainingTruncation): string {
+  const phrases: Record<TruncationCause, string> = {
+    'short-replay': 'replayed too few events',
+    'late-first-replayed': 'started its replay past the next event',
+    'max-age': 'resumed a position older than the new retention',
+    'max-events': 'resumed a position more events back than the new retention keeps',
+    'log-evicted': "resumed after the session's event log was evicted",
+    trimmed: 'resumed a trimmed position',
+  };
+  const lead = t.causes[0];
+  const why = lead === undefined ? 'still truncated' : phrases[lead];
+  return t.causes.some((c) => RETENTION_CAUSES.has(c)) ? why : `${why}: not a retention problem`;
+}
+
+function flipLine(flips: Flip[], change: string): string {
+  if (flips.length === 0) return `with ${change}: no reconnect decision flips`;
+  const kinds = new Map<string, number>();
+  for (const f of flips) {
+    const k = `${f.before.decision} → ${f.after.decision}`;
+    kinds.set(k, (kinds.get(k) ?? 0) + 1);
+  }
+  const detail = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
+  return `with ${change}: ${plural(flips.length, 'reconnect decision')} flip${flips.length === 1 ? 's' : ''} (${detail})`;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}

@@ -1,0 +1,134 @@
+import { engineDivergence, engineDivergenceWith } from '../detect/engine-divergence.js';
+import { resolveEvidence } from '../detect/evidence.js';
+import { truncationCauses } from '../detect/replay-integrity.js';
+import { DETECTORS } from '../detect/registry.js';
+import { detect } from '../detect/run.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type Detector, type RawFinding } from '../detect/types.js';
+import type { EngineDecision } from '../engine/index.js';
+import type { Report } from '../model/finding.js';
+import { isoTime } from '../normalize/time.js';
+import type { Db } from '../store/db.js';
+import { diffFindings, findingKey } from './diff.js';
+import { reDecideAll, type RawFlip } from './flips.js';
+import { describeChange, headlines, type RemainingTruncation } from './headline.js';
+import { policyOf, type Unresumable } from './re-decide.js';
+import type { DecisionSummary, Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport } from './types.js';
+
+// `resumescope whatif`: the log judged twice, as logged and under another
+// policy, and what changes between the two: findings that disappear or
+// appear, and the reconnects the engine would decide the other way.
+
+export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
+  const { change } = opts;
+  const beforeOpts: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...defined(opts.baseline ?? {}), retention: 'as-logged' };
+  const afterOpts: DetectOptions = {
+    ...beforeOpts,
+    ...defined({
+      fenceGraceMs: change.fenceGraceMs,
+      stormCount: change.stormCount,
+      stormWindowMs: change.stormWindowMs,
+      duplicateCallWindowMs: change.duplicateCallWindowMs,
+    }),
+    retention: change.retention ?? 'as-logged',
+  };
+  const unresumable: Unresumable = change.unresumable ?? 'as-logged';
+  const policy: WhatIfPolicy = { ...pick(afterOpts), unresumable };
+  const disabled = opts.disabled ?? [];
+
+  // detect() derives the timeline the replay reads, so it runs first.
+  const before = detect(db, { ...beforeOpts, disabled });
+  const reDecided = reDecideAll(
+    db,
+    { policy: policyOf(beforeOpts), unresumable: 'as-logged' },
+    { policy: policyOf(afterOpts), unresumable },
+    describeChange(change, policy),
+  );
+  const forgiven = { count: 0 };
+  const after = detect(db, { ...afterOpts, disabled, detectors: afterDetectors(unresumable, reDecided.retentionShortfalls, forgiven) });
+  const { disappeared, appeared } = diffFindings(before.findings, after.findings);
+  const flips = resolveFlips(db, reDecided.flips);
+  return {
+    version: 1,
+    policy,
+    headline: headlines({
+      change,
+      policy,
+      before: before.summary.by_rule,
+      after: after.summary.by_rule,
+      disappeared,
+      appeared,
+      flips,
+      remainingTruncations: remainingTruncations(db, afterOpts, before, after, reDecided.retentionShortfalls),
+      shortfallsForgiven: forgiven.count,
+      stillRefused: reDecided.stillRefused,
+    }),
+    before: { by_rule: before.summary.by_rule },
+    after: { by_rule: after.summary.by_rule },
+    disappeared,
+    appeared,
+    flips,
+  };
+}
+
+/**
+ * The what-if world's detectors: the cross-check under its unresumable choice, and no
+ * silent-truncation for a short replay its retention would not have caused.
+ */
+function afterDetectors(unresumable: Unresumable, shortfalls: ReadonlySet<number>, forgiven: { count: number }): Detector[] {
+  return DETECTORS.map((d) => {
+    const detector = d === engineDivergence ? engineDivergenceWith(unresumable) : d;
+    if (shortfalls.size === 0 || !detector.rules.includes('silent-truncation')) return detector;
+    return {
+      rules: detector.rules,
+      run(db, o) {
+        const out = detector.run(db, o);
+        const isForgiven = (f: RawFinding) => f.rule === 'silent-truncation' && f.evidenceIds.some((id) => shortfalls.has(id));
+        const kept = out.findings.filter((f) => !isForgiven(f));
+        forgiven.count += out.findings.length - kept.length;
+        return { ...out, findings: kept };
+      },
+    };
+  });
+}
+
+/** The silent-truncations of the world as logged that the what-if world keeps, with their causes there. */
+function remainingTruncations(db: Db, afterOpts: DetectOptions, before: Report, after: Report, shortfalls: ReadonlySet<number>): RemainingTruncation[] {
+  if ((after.summary.by_rule['silent-truncation'] ?? 0) === 0) return [];
+  const keys = new Set(before.findings.filter((f) => f.rule === 'silent-truncation').map(findingKey));
+  return truncationCauses(db, afterOpts)
+    .truncations.filter((t) => !shortfalls.has(t.upgradeId))
+    .map((t) => ({ session: t.session, at: isoTime(t.atMs), causes: t.causes }))
+    .filter((t) => keys.has(findingKey({ rule: 'silent-truncation', ...t })));
+}
+
+function resolveFlips(db: Db, raw: RawFlip[]): Flip[] {
+  const refs = resolveEvidence(db, raw.flatMap((f) => f.evidenceIds));
+  return raw.map((f) => ({
+    session: f.upgrade.session,
+    at: isoTime(f.upgrade.tsMs),
+    last_event_id: f.upgrade.lastEventId,
+    logged: { decision: f.upgrade.decision ?? null, status: f.upgrade.status ?? null },
+    before: summary(f.before),
+    after: summary(f.after),
+    why: f.why,
+    evidence: f.evidenceIds.map((id) => refs.get(id)).filter((r) => r !== undefined),
+  }));
+}
+
+function summary(d: EngineDecision): DecisionSummary {
+  return { decision: d.decision, status: d.status, reason: d.reason, checks: d.checks };
+}
+
+function pick(o: DetectOptions): Omit<WhatIfPolicy, 'unresumable'> {
+  return {
+    retention: o.retention,
+    fenceGraceMs: o.fenceGraceMs,
+    stormCount: o.stormCount,
+    stormWindowMs: o.stormWindowMs,
+    duplicateCallWindowMs: o.duplicateCallWindowMs,
+  };
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
