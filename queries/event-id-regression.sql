@@ -1,4 +1,5 @@
--- Which event ids were emitted twice under one session id (ids must be unique per session, across its streams and incarnations)? One row per session and lane that re-used ids.
+-- Which event ids were emitted twice under one session id (one row per session and lane that re-used ids)?
+-- Ids must be unique per session, across its streams and incarnations.
 -- Replays that went back to or before Last-Event-ID are judged from reconnect-references.
 WITH reused AS MATERIALIZED (
   -- grouped straight off the (session, event_id) index: only re-used ids are ordered below

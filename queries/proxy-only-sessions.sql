@@ -1,4 +1,5 @@
--- Which sessions did only a proxy log (no server record for them)? For these, rules that need server state (retention, counters, emissions, state changes, evictions) are not knowable.
+-- Which sessions did only a proxy log? (Rules that need server state are not knowable for them.)
+-- Server state: retention, counters, emissions, state changes, evictions.
 SELECT r.session, count(*) AS records, sum(r.kind = 'upgrade') AS upgrades, min(r.ts_ms) AS first_ms
 FROM records r
 WHERE r.session IS NOT NULL AND r.shadowed = 0 AND r.kind <> 'http'

@@ -1,4 +1,5 @@
--- Which event ids did a proxy see in SSE responses (sse_event_ids), per response, for sessions only a proxy logged? It is the only emission order such a log shows.
+-- Which SSE event ids did a proxy see in each response, for sessions only a proxy logged?
+-- It is the only emission order such a log shows.
 SELECT h.id, h.ts_ms AS at_ms, json_extract(h.req_headers, '$."mcp-session-id"') AS session, h.sse_event_ids,
   (SELECT u.id FROM records u WHERE u.source_id = h.source_id AND u.line = h.line AND u.kind = 'upgrade') AS upgrade_id
 FROM records h

@@ -1,4 +1,5 @@
--- Every event id a served reconnect (an accepted resume, or a fresh answer to a Last-Event-ID) refers to, and where it was emitted: in the presented session's current incarnation, else by an earlier incarnation or another session; for the Last-Event-ID also its replay window.
+-- Where was each event id an accepted reconnect names (Last-Event-ID, replayed ids) sent, and what lies in its replay window?
+-- Covers accepted resumes and fresh answers to a Last-Event-ID; an id is placed in the presented session's current incarnation, else by an earlier incarnation or another session.
 -- Roles: last_event_id, first_replayed, replayed_ids, event.replayed, first_seen (the first SSE id a proxy saw in the response).
 -- A proxy's inference is judged only for sessions whose upgrades the server did not log itself.
 WITH server_upgraded AS MATERIALIZED (

@@ -1,4 +1,4 @@
--- For every accepted (2xx) upgrade that presented a session id: was that session live on the node that answered, ended, created only on another node, or never created in the log?
+-- Was the session each accepted upgrade presented live on the answering node, ended, created only elsewhere, or never created?
 -- state: the latest lifecycle record before the upgrade decides (a proxy sees a DELETE answered 2xx as an end, never an eviction).
 WITH server_upgraded AS MATERIALIZED (
   SELECT DISTINCT session FROM upgrades WHERE origin = 'server' AND session IS NOT NULL
