@@ -106,5 +106,6 @@ function trimsPast(trim: BufferEviction, last: Emission, lastEventId: string): b
   }
   const order = compareIds({ eventId: trim.oldestRetained, own: oldest }, { eventId: lastEventId, own: last });
   if (order !== undefined) return order > 0;
+  // A stream's trim naming an id sent on another lane has no emission order to go by: the ids themselves decide.
   return isDigits(trim.oldestRetained) && isDigits(lastEventId) && compareNumeric(trim.oldestRetained, lastEventId) > 0;
 }
