@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { WhatIfReport } from '../../src/whatif/index.js';
+import type { LogLine } from '../helpers/logs.js';
+import { incident } from './incident.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'resumescope-whatif-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function logFile(name: string, lines: LogLine[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+  return path;
+}
+
+async function run(...args: string[]) {
+  let out = '';
+  let err = '';
+  const code = await main(['node', 'resumescope', 'whatif', ...args], { out: (s) => void (out += s), err: (s) => void (err += s), isTty: false });
+  return { code, out, err };
+}
+
+const incidentLog = logFile('incident.ndjson', incident);
+
+describe('resumescope whatif', () => {
+  it('prints the headline first, then the findings that disappear with their lines, and exits 0', async () => {
+    const { code, out } = await run(incidentLog, '--retention', '120s');
+    expect(code).toBe(0);
+    const lines = out.split('\n');
+    expect(lines[0]).toBe('with 120 s retention: 3 of 4 silent-truncation findings disappear (the 4th replayed too few events: not a retention problem)');
+    expect(out).toMatch(/findings by rule +before +after\n {2}silent-truncation +4 +1\n/);
+    expect(out).toContain('findings that disappear (6):');
+    expect(out).toContain('  error silent-truncation S1 at 2026-11-09T10:01:00.000Z');
+    expect(out).toContain('reconnect decisions that flip (engine as logged → under the change) (3):');
+    expect(out).toContain(`  S1 at 2026-11-09T10:01:00.000Z, Last-Event-ID 1: reject 409 → resume 200 (the server logged resume 200)`);
+    expect(out).toContain(`      ${incidentLog}:7, 8`);
+  });
+
+  it('writes the json shape: policy, counts per rule before and after, disappeared, appeared, flips', async () => {
+    const { code, out } = await run(incidentLog, '--retention', '120s', '--fence-grace', '10s', '--format', 'json');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as WhatIfReport;
+    expect(Object.keys(report).sort()).toEqual(['after', 'appeared', 'before', 'disappeared', 'flips', 'headline', 'policy', 'version']);
+    expect(report.version).toBe(1);
+    expect(report.policy).toEqual({
+      retention: { maxAgeMs: 120_000 },
+      fenceGraceMs: 10_000,
+      unresumable: 'as-logged',
+      stormCount: 5,
+      stormWindowMs: 10_000,
+      duplicateCallWindowMs: 60_000,
+    });
+    expect(report.before.by_rule['silent-truncation']).toBe(4);
+    expect(report.after.by_rule['silent-truncation']).toBe(1);
+    const [gone] = report.disappeared;
+    expect(Object.keys(gone!).sort()).toEqual(['at', 'evidence', 'message', 'rule', 'session', 'severity']);
+    expect(gone!.evidence[0]).toEqual({ file: incidentLog, line: expect.any(Number) });
+    expect(report.appeared).toEqual([]);
+    expect(Object.keys(report.flips[0]!).sort()).toEqual(['after', 'at', 'before', 'evidence', 'last_event_id', 'logged', 'session', 'why']);
+    expect(report.headline[0]).toContain('with 120 s retention and a 10 s fence grace: 3 of 4 silent-truncation findings disappear');
+  });
+
+  it('counts retention in events too', async () => {
+    const { out } = await run(incidentLog, '--retention-events', '5', '--format', 'json');
+    const report = JSON.parse(out) as WhatIfReport;
+    expect(report.policy.retention).toEqual({ maxEvents: 5 });
+    expect(report.after.by_rule['silent-truncation']).toBe(1);
+  });
+
+  it('exits 2 when an input is unusable, after reporting on the others', async () => {
+    const broken = logFile('broken.ndjson', ['not json at all']);
+    const { code, out, err } = await run(incidentLog, broken, '--retention', '120s');
+    expect(code).toBe(2);
+    expect(err).toContain('broken.ndjson: unusable');
+    expect(out.split('\n')[0]).toContain('3 of 4 silent-truncation findings disappear');
+  });
+
+  it('exits 2 with a usage message when nothing is to change, or a duration does not parse', async () => {
+    const none = await run(incidentLog);
+    expect(none.code).toBe(2);
+    expect(none.err).toContain('say what to change, e.g. --retention 120s');
+    const bad = await run(incidentLog, '--retention', 'two minutes');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--retention: invalid duration "two minutes"');
+  });
+});
