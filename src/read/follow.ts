@@ -1,0 +1,365 @@
+import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import type { Readable } from 'node:stream';
+import { MAX_LINE_BYTES, type InputLine } from './lines.js';
+
+// Follows log files the way `tail -F` does: appended lines as they arrive; a
+// file renamed away (rotation) is read to its end and the new file at the path
+// is read from its start; a file that shrank (copytruncate) is read again from
+// its start; a path that does not exist yet is waited for; and stdin. fs.watch
+// wakes the follower at once where the filesystem reports changes, and a
+// bounded poll catches what it misses (network and overlay filesystems).
+
+/**
+ * What the follower saw. Every file generation (the first file at a path, each
+ * file after a rotation or truncation) is its own source with its own name and
+ * line numbers, so evidence file:line stays true after the path changed.
+ */
+export type FollowEvent =
+  | { type: 'lines'; source: string; lines: InputLine[] }
+  /** The source gets no more lines: its file was replaced or truncated, or stdin ended. */
+  | { type: 'end'; source: string; why: 'rotated' | 'truncated' | 'eof' };
+
+export interface FollowOptions {
+  signal: AbortSignal;
+  /** How often files are checked when fs.watch stays silent (default 250 ms). */
+  pollMs?: number;
+  /** Read for `-` (default process.stdin). */
+  stdin?: Readable;
+  /** Most bytes read from one file before the batch is handed over (default 4 MiB). */
+  maxBatchBytes?: number;
+}
+
+export const STDIN_NAME = '<stdin>';
+export const DEFAULT_POLL_MS = 250;
+
+/** The source name of a file generation: the path itself, then marked by what replaced the previous one. */
+export function generationName(path: string, generation: number, why: 'rotated' | 'truncated' | null): string {
+  return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
+}
+
+/** Follows `-` (stdin) and file paths until the signal aborts; yields batches of complete lines. */
+export async function* follow(paths: string[], opts: FollowOptions): AsyncGenerator<FollowEvent> {
+  const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;
+  const maxBatch = opts.maxBatchBytes ?? 4 * 1024 * 1024;
+  const { signal } = opts;
+  const wake = new Wakeup();
+  const files = [...new Set(paths.filter((p) => p !== '-'))].map((p) => new FollowedFile(p));
+  const stdin = paths.includes('-') ? new FollowedStdin(opts.stdin ?? process.stdin, () => wake.kick()) : undefined;
+  const watchers = watchDirectories(files, () => wake.kick());
+  const poll = setInterval(() => wake.kick(), pollMs);
+  const onAbort = () => wake.kick();
+  signal.addEventListener('abort', onAbort);
+  try {
+    while (!signal.aborted) {
+      const events: FollowEvent[] = [];
+      let more = false;
+      for (const f of files) more = f.check(events, maxBatch) || more;
+      if (stdin) events.push(...stdin.drain());
+      for (const e of events) {
+        if (signal.aborted) return;
+        yield e;
+      }
+      // A file read only up to the batch cap goes on at once; otherwise wait for a change or the poll.
+      if (!more && !signal.aborted) await wake.wait();
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    clearInterval(poll);
+    for (const w of watchers) w.close();
+    for (const f of files) f.close();
+    stdin?.close();
+  }
+}
+
+/** Coalesces wake-ups: any number of kicks while nobody waits make one. */
+class Wakeup {
+  private kicked = false;
+  private resolve: (() => void) | undefined;
+
+  kick(): void {
+    if (this.resolve) {
+      const r = this.resolve;
+      this.resolve = undefined;
+      r();
+    } else {
+      this.kicked = true;
+    }
+  }
+
+  wait(): Promise<void> {
+    if (this.kicked) {
+      this.kicked = false;
+      return Promise.resolve();
+    }
+    return new Promise((r) => (this.resolve = r));
+  }
+}
+
+/** Watches the folders (a rename or a new file shows there, not on the file), where the platform can. */
+function watchDirectories(files: FollowedFile[], onChange: () => void): FSWatcher[] {
+  const byDir = new Map<string, Set<string>>();
+  for (const f of files) {
+    const names = byDir.get(dirname(f.path)) ?? new Set<string>();
+    names.add(basename(f.path));
+    byDir.set(dirname(f.path), names);
+  }
+  const out: FSWatcher[] = [];
+  for (const [dir, names] of byDir) {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        if (name === null || names.has(String(name))) onChange();
+      });
+      // A watch error (folder removed, too many watches) leaves the poll in charge.
+      w.on('error', () => w.close());
+      out.push(w);
+    } catch {
+      // No folder yet, or no inotify: the poll covers it.
+    }
+  }
+  return out;
+}
+
+interface OpenFile {
+  fd: number;
+  dev: number;
+  ino: number;
+  pos: number;
+  name: string;
+  lines: LineAssembler;
+}
+
+class FollowedFile {
+  private current: OpenFile | undefined;
+  private generation = -1;
+  private readonly buf = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(readonly path: string) {}
+
+  /** Reads what is new into `out`; true when the batch cap stopped it before the end of the file. */
+  check(out: FollowEvent[], maxBytes: number): boolean {
+    let cur = this.current;
+    if (cur === undefined) {
+      cur = this.open(null);
+      if (cur === undefined) return false;
+    }
+    let size: number;
+    try {
+      size = fstatSync(cur.fd).size;
+    } catch {
+      size = cur.pos;
+    }
+    if (size < cur.pos) {
+      // Truncated in place: what was before is gone; the new content starts at 0.
+      this.finish(out, 'truncated');
+      cur = this.open('truncated');
+      if (cur === undefined) return false;
+    }
+    const more = this.read(cur, out, maxBytes);
+    if (more) return true;
+    // Read to the end: is the path still this file? A rotation renames it away and creates a new one.
+    const named = statOrUndefined(this.path);
+    if (named !== undefined && (named.ino !== cur.ino || named.dev !== cur.dev)) {
+      this.finish(out, 'rotated');
+      const next = this.open('rotated');
+      return next !== undefined && this.read(next, out, maxBytes);
+    }
+    return false;
+  }
+
+  close(): void {
+    if (this.current) closeQuietly(this.current.fd);
+    this.current = undefined;
+  }
+
+  private open(why: 'rotated' | 'truncated' | null): OpenFile | undefined {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch {
+      return undefined; // not there (yet): tail -F waits for it
+    }
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      closeQuietly(fd);
+      return undefined;
+    }
+    this.generation++;
+    this.current = { fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler() };
+    return this.current;
+  }
+
+  private read(cur: OpenFile, out: FollowEvent[], maxBytes: number): boolean {
+    const lines: InputLine[] = [];
+    let total = 0;
+    let more = false;
+    for (;;) {
+      const n = readSync(cur.fd, this.buf, 0, this.buf.length, cur.pos);
+      if (n === 0) break;
+      cur.pos += n;
+      total += n;
+      for (const l of cur.lines.push(this.buf.subarray(0, n))) lines.push(l);
+      if (total >= maxBytes) {
+        more = true;
+        break;
+      }
+    }
+    if (lines.length > 0) out.push({ type: 'lines', source: cur.name, lines });
+    return more;
+  }
+
+  /** The old file is done: its unterminated last line counts, as at the end of any input. */
+  private finish(out: FollowEvent[], why: 'rotated' | 'truncated'): void {
+    const cur = this.current;
+    if (cur === undefined) return;
+    if (why === 'rotated') this.read(cur, out, Number.POSITIVE_INFINITY);
+    const last = cur.lines.end();
+    if (last.length > 0) out.push({ type: 'lines', source: cur.name, lines: last });
+    out.push({ type: 'end', source: cur.name, why });
+    closeQuietly(cur.fd);
+    this.current = undefined;
+  }
+}
+
+class FollowedStdin {
+  private readonly lines = new LineAssembler();
+  private pending: InputLine[] = [];
+  private ended = false;
+  private reported = false;
+  private readonly onData = (chunk: Buffer | string) => {
+    this.pending.push(...this.lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    this.onChange();
+  };
+  private readonly onEnd = () => {
+    this.pending.push(...this.lines.end());
+    this.ended = true;
+    this.onChange();
+  };
+
+  constructor(
+    private readonly input: Readable,
+    private readonly onChange: () => void,
+  ) {
+    input.on('data', this.onData);
+    input.once('end', this.onEnd);
+    // A broken pipe ends the input like EOF does; it must not take the process down.
+    input.once('error', this.onEnd);
+  }
+
+  drain(): FollowEvent[] {
+    const out: FollowEvent[] = [];
+    if (this.pending.length > 0) out.push({ type: 'lines', source: STDIN_NAME, lines: this.pending });
+    this.pending = [];
+    if (this.ended && !this.reported) {
+      this.reported = true;
+      out.push({ type: 'end', source: STDIN_NAME, why: 'eof' });
+    }
+    return out;
+  }
+
+  close(): void {
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('error', this.onEnd);
+    this.input.pause();
+  }
+}
+
+function statOrUndefined(path: string): { ino: number; dev: number } | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+const NEWLINE = 0x0a;
+const PREVIEW_BYTES = 200;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Cuts a growing byte stream into complete lines one chunk at a time (splitLines
+ * wants the whole stream as one iterable). A partial last line is held until
+ * its newline arrives; a line over the cap keeps only its head, for the preview.
+ * Lines are judged as splitLines judges them (CRLF, NUL bytes, invalid UTF-8).
+ */
+export class LineAssembler {
+  private pending: Buffer[] = [];
+  private pendingLen = 0;
+  private oversizedHead: Buffer | null = null;
+  private lineNo = 0;
+
+  /** The lines this chunk completes, numbered on from the previous ones. */
+  push(chunk: Buffer): InputLine[] {
+    const out: InputLine[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      this.hold(chunk.subarray(start, nl === -1 ? chunk.length : nl));
+      if (nl === -1) return out;
+      out.push(this.take());
+      start = nl + 1;
+    }
+  }
+
+  /** The input ended: a held partial line is a line after all. */
+  end(): InputLine[] {
+    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take()] : [];
+  }
+
+  private hold(piece: Buffer): void {
+    if (piece.length === 0 || this.oversizedHead !== null) return;
+    // One byte over the cap is allowed: a CRLF line's CR is no content.
+    if (this.pendingLen + piece.length > MAX_LINE_BYTES + 1) {
+      this.oversizedHead = Buffer.concat([...this.pending, piece]).subarray(0, PREVIEW_BYTES);
+      this.pending = [];
+      this.pendingLen = 0;
+      return;
+    }
+    // A copy: the caller reuses its read buffer.
+    this.pending.push(Buffer.from(piece));
+    this.pendingLen += piece.length;
+  }
+
+  private take(): InputLine {
+    const line = ++this.lineNo;
+    const head = this.oversizedHead;
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingLen);
+    this.pending = [];
+    this.pendingLen = 0;
+    this.oversizedHead = null;
+    return head !== null ? tooLong(line, head) : decodeLine(bytes, line);
+  }
+}
+
+function tooLong(line: number, head: Buffer): InputLine {
+  return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
+}
+
+function decodeLine(buf: Buffer, line: number): InputLine {
+  const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
+  if (end > MAX_LINE_BYTES) return tooLong(line, buf);
+  const bytes = buf.subarray(0, end);
+  if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
+  const text = bytes.toString('utf8');
+  if (text.includes('\uFFFD')) {
+    try {
+      strictUtf8.decode(bytes);
+    } catch {
+      return { line, error: 'invalid UTF-8', preview: preview(bytes) };
+    }
+  }
+  return { line, text };
+}
+
+function preview(bytes: Buffer): string {
+  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+}
