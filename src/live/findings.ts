@@ -1,0 +1,128 @@
+import type { Finding } from '../model/finding.js';
+import type { RuleId } from '../model/rules.js';
+import type { Severity } from '../model/severity.js';
+
+// The findings of a live run. A session is re-judged whenever it is touched,
+// and its current findings replace the earlier ones (a request pending at the
+// end of the log so far may be answered in the next batch); what was reported
+// once is remembered, so a finding is announced once however often it is found.
+//
+// A rule judged "when the log ends" cannot be final while the log grows: a
+// server request in flight when its stream closed is an orphaned-request only
+// if no answer follows. Such findings show in the book at once (the dashboard
+// draws the current state) but are announced only once they have stood for
+// the settle period, or when the run ends: an announcement cannot be taken back.
+
+/** Rules whose findings later lines can withdraw. */
+export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['orphaned-request']);
+export const DEFAULT_SETTLE_MS = 5_000;
+
+/** What identifies a finding across re-judgements: rule, session, time and message. */
+export function findingKey(f: Finding): string {
+  return `${f.rule}|${f.session ?? ''}|${f.at}|${f.message}`;
+}
+
+export class FindingBook {
+  private readonly bySession = new Map<string, Finding[]>();
+  /** Findings without a session each stand on one record, judged once: they only accumulate. */
+  private readonly sessionless = new Map<string, Finding>();
+  private readonly announced = new Set<string>();
+  /** End-of-log findings waiting to settle, with when they were first found. */
+  private readonly held = new Map<string, { finding: Finding; since: number }>();
+  private sorted: Finding[] | undefined = [];
+  /** Bumped on every change, so views can tell a stale copy. */
+  version = 0;
+
+  constructor(private readonly settleMs = DEFAULT_SETTLE_MS) {}
+
+  /**
+   * Replaces the findings of the judged sessions; returns the findings to
+   * announce (never announced before, and settled where their rule needs it), in time order.
+   */
+  apply(judged: Iterable<string>, findings: Finding[], now = 0): Finding[] {
+    const next = new Map<string, Finding[]>();
+    for (const s of judged) next.set(s, []);
+    const fresh: Finding[] = [];
+    const sessionlessBefore = this.sessionless.size;
+    for (const f of findings) {
+      const key = findingKey(f);
+      if (f.session === null) this.sessionless.set(key, f);
+      else {
+        const list = next.get(f.session);
+        // A finding about a session that was not judged is not this run's to keep.
+        if (list === undefined) continue;
+        list.push(f);
+      }
+      if (this.announced.has(key)) continue;
+      if (END_OF_LOG_RULES.has(f.rule)) {
+        if (!this.held.has(key)) this.held.set(key, { finding: f, since: now });
+        continue;
+      }
+      this.announced.add(key);
+      fresh.push(f);
+    }
+    let changed = fresh.length > 0 || this.sessionless.size !== sessionlessBefore;
+    for (const [s, list] of next) {
+      const before = this.bySession.get(s) ?? [];
+      if (!sameKeys(before, list)) changed = true;
+      if (list.length === 0) this.bySession.delete(s);
+      else this.bySession.set(s, list);
+    }
+    if (changed) {
+      this.version++;
+      this.sorted = undefined;
+    }
+    return fresh.sort(byTime);
+  }
+
+  /** Held findings that still stand after the settle period (all that still stand, at the end of a run). */
+  settle(now: number, end = false): Finding[] {
+    const out: Finding[] = [];
+    for (const [key, { finding, since }] of this.held) {
+      if (!this.stands(finding, key)) this.held.delete(key);
+      else if (end || now - since >= this.settleMs) {
+        this.held.delete(key);
+        this.announced.add(key);
+        out.push(finding);
+      }
+    }
+    return out.sort(byTime);
+  }
+
+  /** When the next held finding settles; undefined when none is held. */
+  nextSettle(): number | undefined {
+    let next: number | undefined;
+    for (const { since } of this.held.values()) next = Math.min(next ?? Number.POSITIVE_INFINITY, since + this.settleMs);
+    return next;
+  }
+
+  private stands(f: Finding, key: string): boolean {
+    return f.session === null ? this.sessionless.has(key) : this.forSession(f.session).some((g) => findingKey(g) === key);
+  }
+
+  /** Every current finding, oldest first. */
+  all(): Finding[] {
+    this.sorted ??= [...this.sessionless.values(), ...[...this.bySession.values()].flat()].sort(byTime);
+    return this.sorted;
+  }
+
+  forSession(session: string): Finding[] {
+    return this.bySession.get(session) ?? [];
+  }
+
+  countBySeverity(): Record<Severity, number> {
+    const out: Record<Severity, number> = { info: 0, warning: 0, error: 0, critical: 0 };
+    for (const f of this.all()) out[f.severity]++;
+    return out;
+  }
+}
+
+function byTime(a: Finding, b: Finding): number {
+  return a.at < b.at ? -1 : a.at > b.at ? 1 : a.rule.localeCompare(b.rule);
+}
+
+function sameKeys(a: Finding[], b: Finding[]): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map(findingKey));
+  return b.every((f) => keys.has(findingKey(f)));
+}

@@ -1,0 +1,51 @@
+import { stringify } from 'ndjson';
+import type { Transform } from 'node:stream';
+import type { Finding } from '../model/finding.js';
+
+// Headless watch output: one JSON line per new finding, in the report's
+// finding shape, written as soon as it is found. A reader that goes away
+// (`watch … | head -1`) is an ordinary end, not an error.
+
+export class FindingLines {
+  private readonly lines: Transform;
+  private gone = false;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    /** The reader went away: nothing more can be written. */
+    private readonly onGone: () => void,
+  ) {
+    this.lines = stringify();
+    this.lines.pipe(out, { end: false });
+    out.on('error', this.onError);
+  }
+
+  get closed(): boolean {
+    return this.gone;
+  }
+
+  print(f: Finding): void {
+    if (this.gone) return;
+    this.lines.write(f);
+  }
+
+  /** Lets what was printed reach the output, then lets go of it. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      if (this.gone) return resolve();
+      this.lines.once('end', resolve);
+      this.lines.end();
+    });
+    this.lines.unpipe(this.out);
+  }
+
+  private readonly onError = (err: NodeJS.ErrnoException) => {
+    if (this.gone) return;
+    this.gone = true;
+    this.lines.unpipe(this.out);
+    // Drain into nothing, so that close() still sees the end.
+    this.lines.resume();
+    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`resumescope: output: ${err.message}\n`);
+    this.onGone();
+  };
+}

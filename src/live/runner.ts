@@ -1,0 +1,87 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FollowEvent } from '../read/follow.js';
+import type { DetectionRound, LiveSession } from './session.js';
+
+// Feeds followed lines into a LiveSession and runs detection rounds: at once
+// when the pipeline is idle, then at most one per interval while lines keep
+// coming, so a burst costs a few rounds, not one per batch, and a lone
+// violating line is judged well within a second of being appended.
+
+export interface RunLiveOptions {
+  signal: AbortSignal;
+  /** Least time between two detection rounds (default 250 ms). */
+  detectEveryMs?: number;
+  /** After every round (findings first announced in it are `round.fresh`). */
+  onRound?: (round: DetectionRound) => void;
+  /** After every batch of lines written. */
+  onLines?: (source: string, lines: number) => void;
+  /** A source will get no more lines. */
+  onEnd?: (source: string, why: 'rotated' | 'truncated' | 'eof') => void;
+}
+
+export const DEFAULT_DETECT_EVERY_MS = 250;
+
+/** Runs until the events end or the signal aborts; a last round judges whatever arrived. */
+export async function runLive(live: LiveSession, events: AsyncIterable<FollowEvent>, opts: RunLiveOptions): Promise<void> {
+  const every = opts.detectEveryMs ?? DEFAULT_DETECT_EVERY_MS;
+  let timer: NodeJS.Timeout | undefined;
+  let lastRound = Number.NEGATIVE_INFINITY;
+  let failure: unknown;
+
+  let settleTimer: NodeJS.Timeout | undefined;
+  const round = () => {
+    timer = undefined;
+    lastRound = Date.now();
+    if (!live.pending) return;
+    try {
+      opts.onRound?.(live.detect());
+    } catch (err) {
+      // A round runs on a timer: keep its error for the caller rather than crash the process.
+      failure ??= err;
+    }
+    scheduleSettle();
+  };
+  // Findings that wait to settle are announced when they have, lines or not.
+  const scheduleSettle = () => {
+    const at = live.nextSettle();
+    clearTimeout(settleTimer);
+    settleTimer = undefined;
+    if (at === undefined || opts.signal.aborted) return;
+    settleTimer = setTimeout(() => {
+      settleTimer = undefined;
+      const settled = live.settle();
+      if (settled.length > 0) opts.onRound?.({ fresh: settled, sessions: [], records: 0, deriveMs: 0, detectMs: 0 });
+      scheduleSettle();
+    }, Math.max(0, at - Date.now()));
+  };
+  const schedule = () => {
+    if (timer !== undefined) return;
+    timer = setTimeout(round, Math.max(0, lastRound + every - Date.now()));
+  };
+
+  try {
+    for await (const e of events) {
+      if (failure !== undefined) break;
+      if (e.type === 'lines') {
+        live.addLines(e.source, e.lines);
+        opts.onLines?.(e.source, e.lines.length);
+        schedule();
+        // Let timers, keys and redraws in between batches of a long catch-up.
+        await nextTurn();
+      } else {
+        live.endSource(e.source);
+        opts.onEnd?.(e.source, e.why);
+      }
+      if (opts.signal.aborted) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(settleTimer);
+    timer = undefined;
+  }
+  if (failure !== undefined) throw failure;
+  // The end of the run is the end of the log: judge what arrived last, and announce what still stands.
+  if (live.pending) opts.onRound?.(live.detect());
+  const settled = live.settle(true);
+  if (settled.length > 0) opts.onRound?.({ fresh: settled, sessions: [], records: 0, deriveMs: 0, detectMs: 0 });
+}

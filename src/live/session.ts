@@ -1,0 +1,142 @@
+import { performance } from 'node:perf_hooks';
+import type { RunOptions } from '../detect/run.js';
+import type { Finding } from '../model/finding.js';
+import type { InputLine } from '../read/lines.js';
+import type { Db } from '../store/db.js';
+import { deriveTimeline } from '../store/derive.js';
+import { SourceIngest } from '../store/ingest.js';
+import { FindingBook } from './findings.js';
+import { ContextIndex } from './context-index.js';
+import { detectScoped } from './scope.js';
+
+// The incremental pipeline behind `watch`: batches of lines go into the store
+// as they arrive (one transaction each), and a detection round re-derives and
+// re-judges only the sessions touched since the last round.
+
+export interface LiveSessionOptions {
+  detect?: RunOptions;
+  inputFormat?: string;
+  /** Wall clock, for settling end-of-log findings (findings.ts). */
+  now?: () => number;
+  settleMs?: number;
+}
+
+/** What one detection round did. */
+export interface DetectionRound {
+  /** Findings never announced before, oldest first. */
+  fresh: Finding[];
+  /** The sessions re-judged. */
+  sessions: string[];
+  /** Records judged, including the context sessions copied for lookups. */
+  records: number;
+  deriveMs: number;
+  detectMs: number;
+}
+
+export class LiveSession {
+  readonly book: FindingBook;
+  private readonly index: ContextIndex;
+  private readonly ingests = new Map<string, SourceIngest>();
+  private readonly touched = new Set<string>();
+  /** Per session, bumped whenever a batch touches it: views cache on it. */
+  private readonly revisions = new Map<string, number>();
+  /** Records up to this id have been judged (the session-less ones are judged once, when new). */
+  private judgedUpTo = 0;
+  /** The latest record by time: where the log ends so far. */
+  private logEnd: { id: number; ts_ms: number } | undefined;
+  private readonly lastRecordId;
+  private readonly latestSince;
+  private readonly now: () => number;
+
+  constructor(
+    readonly db: Db,
+    private readonly opts: LiveSessionOptions = {},
+  ) {
+    this.book = new FindingBook(opts.settleMs);
+    this.index = new ContextIndex(db);
+    this.now = opts.now ?? Date.now;
+    this.lastRecordId = db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck();
+    this.latestSince = db.prepare('SELECT id, ts_ms FROM records WHERE id > ? ORDER BY ts_ms DESC, id DESC LIMIT 1');
+    // A --db file that holds records already: its sessions are judged in the first round.
+    for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) this.touched.add(s);
+  }
+
+  /** Writes one batch of one source's lines in one transaction; returns how many records it added. */
+  addLines(source: string, lines: InputLine[]): number {
+    if (lines.length === 0) return 0;
+    let ingest = this.ingests.get(source);
+    let added = 0;
+    this.db.transaction(() => {
+      ingest ??= this.open(source);
+      const before = ingest.stats.records;
+      for (const l of lines) ingest.add(l);
+      // Counts and the dirty sessions are written per batch; the content hash stays a placeholder while the file grows.
+      ingest.finish(null);
+      added = ingest.stats.records - before;
+    })();
+    for (const s of ingest!.touched) {
+      this.touched.add(s);
+      this.revisions.set(s, (this.revisions.get(s) ?? 0) + 1);
+    }
+    ingest!.touched.clear();
+    return added;
+  }
+
+  /** The source will get no more lines (its file was rotated away, or stdin ended). */
+  endSource(source: string): void {
+    const ingest = this.ingests.get(source);
+    if (ingest === undefined) return;
+    this.db.prepare('UPDATE sources SET complete = 1 WHERE id = ?').run(ingest.sourceId);
+    this.ingests.delete(source);
+  }
+
+  /** True when records arrived since the last detection round. */
+  get pending(): boolean {
+    return this.touched.size > 0 || (this.lastRecordId.get() as number) > this.judgedUpTo;
+  }
+
+  revision(session: string): number {
+    return this.revisions.get(session) ?? 0;
+  }
+
+  /** Re-derives and re-judges the touched sessions. */
+  detect(): DetectionRound {
+    const t0 = performance.now();
+    deriveTimeline(this.db);
+    const t1 = performance.now();
+    const sessions = [...this.touched];
+    this.touched.clear();
+    const from = this.judgedUpTo;
+    this.judgedUpTo = this.lastRecordId.get() as number;
+    const latest = this.latestSince.get(from) as { id: number; ts_ms: number } | undefined;
+    if (latest !== undefined && (this.logEnd === undefined || latest.ts_ms >= this.logEnd.ts_ms)) this.logEnd = latest;
+    const fresh: Finding[] = [];
+    let records = 0;
+    const now = this.now();
+    for (const run of detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id)) {
+      fresh.push(...this.book.apply(run.sessions, run.findings, now));
+      records += run.records;
+    }
+    fresh.push(...this.book.settle(now));
+    return { fresh, sessions, records, deriveMs: t1 - t0, detectMs: performance.now() - t1 };
+  }
+
+  /**
+   * End-of-log findings that have stood long enough (every one that still
+   * stands, when the run ends): announce these.
+   */
+  settle(end = false): Finding[] {
+    return this.book.settle(this.now(), end);
+  }
+
+  /** When settle() will next have something, by the wall clock; undefined when nothing waits. */
+  nextSettle(): number | undefined {
+    return this.book.nextSettle();
+  }
+
+  private open(source: string): SourceIngest {
+    const ingest = new SourceIngest(this.db, source, { complete: false, ...(this.opts.inputFormat !== undefined && { inputFormat: this.opts.inputFormat }) });
+    this.ingests.set(source, ingest);
+    return ingest;
+  }
+}
