@@ -1,0 +1,163 @@
+import { findingKey, type FindingBook } from '../../live/findings.js';
+import { isoTime } from '../../normalize/time.js';
+import type { Db } from '../../store/db.js';
+import { toFeedItem, type DashboardModel, type SessionRow, type SessionState } from '../model.js';
+import { SeriesCounter, type ChartRecord } from './series.js';
+
+// Builds the dashboard's model from the store. Every query is either over the
+// records that are new since the last refresh (by rowid) or over one session
+// (by the session index), so a refresh costs what changed, not the history:
+// session rows are kept and only the touched ones re-read.
+
+export interface ModelSourceOptions {
+  sources: string[];
+  mode: DashboardModel['mode'];
+  /** Wall clock for the record rate (live mode). */
+  now?: () => number;
+}
+
+/** Rate window: records per second over the last few seconds of wall time. */
+const RATE_WINDOW_MS = 5_000;
+/** Session rows' sessions whose state is judged from their findings. */
+const FORK_RULES = new Set(['silent-fork', 'session-id-reuse']);
+
+interface StoredRow extends Omit<SessionRow, 'findings' | 'state'> {
+  incarnations: number;
+  ended: boolean;
+}
+
+export class DashboardModelSource {
+  private readonly rows = new Map<string, StoredRow>();
+  private readonly counter = new SeriesCounter();
+  private seenUpTo = 0;
+  private readonly samples: { at: number; records: number }[] = [];
+  private snapshot: DashboardModel | undefined;
+  private bookVersion = -1;
+  private readonly now: () => number;
+  private readonly q;
+
+  constructor(
+    private readonly db: Db,
+    private readonly book: FindingBook,
+    private readonly opts: ModelSourceOptions,
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.q = {
+      totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(rejected), 0) AS rejected, coalesce(sum(ignored), 0) AS ignored FROM sources'),
+      newRecords: db.prepare(
+        'SELECT id, ts_ms, kind, origin, decision, status, replayed, reemitted FROM records WHERE id > ? AND shadowed = 0 AND (kind = \'upgrade\' OR status = 404) ORDER BY id',
+      ),
+      maxId: db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck(),
+      // Not DISTINCT: that walks the session index over the whole table instead of the new rowids.
+      newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
+      lastSeen: db.prepare('SELECT max(ts_ms) FROM records WHERE session = ? AND shadowed = 0').pluck(),
+      streams: db.prepare('SELECT count(*) FROM streams WHERE session = ?').pluck(),
+      lastUpgrade: db.prepare(
+        "SELECT last_event_id, decision, status FROM records WHERE session = ? AND +kind = 'upgrade' AND shadowed = 0 ORDER BY ts_ms DESC, id DESC LIMIT 1",
+      ),
+      counters: db.prepare(
+        "SELECT coalesce(sum(replayed), 0) AS replayed, coalesce(sum(reemitted), 0) AS reemitted FROM records WHERE session = ? AND +kind = 'upgrade' AND shadowed = 0",
+      ),
+      incarnations: db.prepare('SELECT count(*) AS n, (SELECT ended_ts IS NOT NULL FROM incarnations WHERE session = ? ORDER BY created_ts DESC, created_id DESC LIMIT 1) AS ended FROM incarnations WHERE session = ?'),
+      endRecord: db.prepare("SELECT 1 FROM records WHERE session = ? AND +kind IN ('session.terminated', 'session.evicted') AND shadowed = 0 LIMIT 1").pluck(),
+    };
+  }
+
+  /**
+   * Takes in the records stored since the last refresh, and re-reads the rows
+   * of `sessions` (the touched ones; new sessions are found by themselves).
+   */
+  refresh(sessions: Iterable<string> = []): void {
+    const from = this.seenUpTo;
+    this.seenUpTo = this.q.maxId.get() as number;
+    for (const r of this.q.newRecords.iterate(from) as Iterable<ChartRecord>) this.counter.add(r);
+    const stale = new Set(sessions);
+    for (const s of this.q.newSessions.all(from) as string[]) stale.add(s);
+    for (const s of stale) this.readRow(s);
+    this.snapshot = undefined;
+  }
+
+  /** The current model: the same object until something changed, a new one after. */
+  model(): DashboardModel {
+    const unchanged = this.snapshot !== undefined && this.bookVersion === this.book.version;
+    // The rate moves with the clock: live, a snapshot older than a second is redone.
+    if (unchanged && (this.opts.mode !== 'live' || !this.rateIsStale())) return this.snapshot!;
+    this.bookVersion = this.book.version;
+    const totals = this.q.totals.get() as { records: number; rejected: number; ignored: number };
+    const findings = this.book.all();
+    const feed = findings.map((f) => toFeedItem(f, findingKey(f))).reverse();
+    const sessions = [...this.rows.values()]
+      .map((r) => this.sessionRow(r))
+      .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.session.localeCompare(b.session)));
+    this.snapshot = {
+      sources: this.opts.sources,
+      mode: this.opts.mode,
+      records: totals.records,
+      ratePerSec: this.rate(totals.records),
+      rejected: totals.rejected,
+      ignored: totals.ignored,
+      bySeverity: this.book.countBySeverity(),
+      feed,
+      sessions,
+      series: this.counter.series(),
+    };
+    return this.snapshot;
+  }
+
+  private readRow(session: string): void {
+    const up = this.q.lastUpgrade.get(session) as { last_event_id: string | null; decision: string; status: number | null } | undefined;
+    const counters = this.q.counters.get(session) as { replayed: number; reemitted: number };
+    const inc = this.q.incarnations.get(session, session) as { n: number; ended: number | null };
+    const lastSeen = this.q.lastSeen.get(session) as number | null;
+    if (lastSeen === null) {
+      this.rows.delete(session);
+      return;
+    }
+    this.rows.set(session, {
+      session,
+      streams: this.q.streams.get(session) as number,
+      lastTriple: up ? { lastEventId: up.last_event_id, decision: up.decision, ...(up.status !== null && { status: up.status }) } : null,
+      replayed: counters.replayed,
+      reemitted: counters.reemitted,
+      lastSeen: isoTime(lastSeen),
+      incarnations: inc.n,
+      ended: inc.n > 0 ? inc.ended === 1 : this.q.endRecord.get(session) !== undefined,
+    });
+  }
+
+  private sessionRow(r: StoredRow): SessionRow {
+    const findings = this.book.forSession(r.session);
+    return {
+      session: r.session,
+      state: stateOf(r, findings.some((f) => FORK_RULES.has(f.rule))),
+      streams: r.streams,
+      lastTriple: r.lastTriple,
+      replayed: r.replayed,
+      reemitted: r.reemitted,
+      findings: findings.length,
+      lastSeen: r.lastSeen,
+    };
+  }
+
+  /** Records per second over the last few seconds; 0 for recorded logs. */
+  private rate(records: number): number {
+    if (this.opts.mode !== 'live') return 0;
+    const at = this.now();
+    this.samples.push({ at, records });
+    while (this.samples.length > 1 && this.samples[0]!.at < at - RATE_WINDOW_MS) this.samples.shift();
+    const first = this.samples[0]!;
+    const seconds = (at - first.at) / 1000;
+    return seconds > 0 ? (records - first.records) / seconds : 0;
+  }
+
+  private rateIsStale(): boolean {
+    const last = this.samples[this.samples.length - 1];
+    return last === undefined || this.now() - last.at >= 1000;
+  }
+}
+
+function stateOf(r: StoredRow, forked: boolean): SessionState {
+  if (forked || r.incarnations > 1) return 'forked';
+  if (r.ended) return 'ended';
+  return r.incarnations > 0 ? 'live' : 'unknown';
+}
