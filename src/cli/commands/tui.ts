@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { detect } from '../../detect/run.js';
+import { FindingBook } from '../../live/findings.js';
+import { sessionIds } from '../../store/timeline.js';
+import { detailLoader } from '../../tui/wire/detail.js';
+import { DashboardModelSource } from '../../tui/wire/model.js';
+import { openKeyboard, startDashboard } from '../../tui/wire/terminal.js';
+import type { Io } from '../io.js';
+import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
+import { openWorkspace, type InputOptions } from '../workspace.js';
+
+type TuiFlags = InputOptions & ThresholdFlags;
+
+export function registerTui(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('tui')
+    .description('explore recorded logs in the dashboard: findings, sessions, charts, and each session as lanes')
+    .argument('[paths...]', 'log files, folders, or - for stdin (plain or .gz); or none with --db');
+  addInputOptions(cmd);
+  addThresholdOptions(cmd);
+  cmd.action(async (paths: string[], flags: TuiFlags) => done(await tui(paths, flags, io)));
+}
+
+export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<number> {
+  // Ink needs a terminal to draw on and to read keys from; a pipe gets a report instead.
+  if (!process.stdout.isTTY || !process.stdin.isTTY || paths.includes('-')) {
+    io.err(
+      'resumescope tui: the dashboard needs a terminal on stdin and stdout (and cannot read the log from stdin).\n' +
+        `For a report, run: resumescope analyze ${paths.join(' ') || '--db FILE'}\n`,
+    );
+    return 2;
+  }
+  const options = detectOptions(flags, loadConfig(flags.config));
+  const ws = await openWorkspace(paths, flags, io);
+  try {
+    const report = detect(ws.db, options);
+    const book = new FindingBook();
+    const sessions = sessionIds(ws.db);
+    book.apply(sessions, report.findings);
+    const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : (ws.db.prepare('SELECT name FROM sources ORDER BY id').pluck().all() as string[]);
+    const source = new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded' });
+    source.refresh(sessions);
+    const keys = openKeyboard(false)!;
+    try {
+      await startDashboard(() => source.model(), detailLoader(ws.db, book), keys).done;
+    } finally {
+      keys.close();
+    }
+    return ws.unusable ? 2 : 0;
+  } finally {
+    ws.db.close();
+  }
+}

@@ -1,0 +1,147 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import { FindingLines } from '../../live/ndjson-out.js';
+import { runLive } from '../../live/runner.js';
+import { LiveSession } from '../../live/session.js';
+import type { Finding } from '../../model/finding.js';
+import { meetsThreshold, SEVERITIES, type Severity } from '../../model/severity.js';
+import { follow, STDIN_NAME } from '../../read/follow.js';
+import { openDb } from '../../store/db.js';
+import { detailLoader } from '../../tui/wire/detail.js';
+import { DashboardModelSource } from '../../tui/wire/model.js';
+import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
+import { UsageError, type Io } from '../io.js';
+import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type ThresholdFlags } from '../options.js';
+import type { InputOptions } from '../workspace.js';
+
+interface WatchFlags extends InputOptions, ThresholdFlags {
+  format?: string;
+  failOn?: Severity;
+  exitAfter?: string;
+  idleExit?: string;
+}
+
+export function registerWatch(program: Command, io: Io, done: (code: number) => void): void {
+  const cmd = program
+    .command('watch')
+    .description('follow growing logs (tail -F) and report each new finding within a second: the dashboard on a terminal, NDJSON otherwise')
+    .argument('<paths...>', 'log files to follow (they may not exist yet, and may be rotated or truncated), folders (their log files), or - for stdin');
+  addInputOptions(cmd);
+  addThresholdOptions(cmd);
+  cmd
+    .addOption(new Option('-f, --format <format>', 'ndjson: print each new finding as one JSON line, even on a terminal').choices(['ndjson']))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 at the first finding at or above this severity (a soak-test guard)').choices([...SEVERITIES]))
+    .option('--exit-after <duration>', 'stop after this long, e.g. 30s or 5m')
+    .option('--idle-exit <duration>', 'stop once no line has arrived for this long')
+    .action(async (paths: string[], flags: WatchFlags) => done(await watch(paths, flags, io)));
+}
+
+export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise<number> {
+  const options = detectOptions(flags, loadConfig(flags.config));
+  const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
+  const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
+  const targets = followTargets(paths);
+  const readsStdin = targets.includes('-');
+
+  let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
+  if (flags.format !== 'ndjson' && io.isTty && keys === undefined) io.err('resumescope: no terminal to read keys from: printing findings as NDJSON instead\n');
+  if (keys === undefined) {
+    for (const t of targets) if (t !== '-' && !existsSync(t)) io.err(`resumescope: ${t}: does not exist yet; waiting for it\n`);
+  }
+
+  const db = openDb(flags.db ?? ':memory:');
+  const live = new LiveSession(db, { detect: options, ...(flags.inputFormat !== undefined && { inputFormat: flags.inputFormat }) });
+  const controller = new AbortController();
+  let code = 0;
+  let dashboard: RunningDashboard | undefined;
+  let lines: FindingLines | undefined;
+  let model: DashboardModelSource | undefined;
+  const stop = (exitCode: number) => {
+    if (controller.signal.aborted) return;
+    code = exitCode;
+    controller.abort();
+    dashboard?.stop();
+  };
+
+  // Output: the dashboard, or one NDJSON line per new finding.
+  if (keys !== undefined) {
+    model = new DashboardModelSource(db, live.book, { sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)), mode: 'live' });
+    const source = model;
+    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys);
+    // The user quit.
+    void dashboard.done.then(
+      () => stop(code),
+      () => stop(2),
+    );
+  } else {
+    lines = new FindingLines(process.stdout, () => stop(0));
+  }
+  const announce = (fresh: Finding[]) => {
+    for (const f of fresh) {
+      if (controller.signal.aborted && code !== 0) return;
+      lines?.print(f);
+      if (flags.failOn !== undefined && meetsThreshold(f.severity, flags.failOn)) return stop(1);
+    }
+  };
+
+  // Bounded runs and signals.
+  const timers: NodeJS.Timeout[] = [];
+  if (exitAfterMs !== undefined) timers.push(setTimeout(() => stop(0), exitAfterMs));
+  let idle: NodeJS.Timeout | undefined;
+  const resetIdle = () => {
+    if (idleExitMs === undefined) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => stop(0), idleExitMs);
+  };
+  resetIdle();
+  // The rate in the header moves with the clock, lines or not.
+  if (dashboard !== undefined) timers.push(setInterval(() => dashboard?.notify(), 1000));
+  const onSignal = () => stop(code);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    await runLive(live, follow(targets, { signal: controller.signal }), {
+      signal: controller.signal,
+      onLines: resetIdle,
+      onRound: (round) => {
+        model?.refresh(round.sessions);
+        announce(round.fresh);
+        dashboard?.notify();
+      },
+      // Stdin alone: its end is the end of the log.
+      onEnd: (source) => {
+        if (source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
+      },
+    });
+    if (dashboard !== undefined) await dashboard.done;
+    return code;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    for (const t of timers) clearTimeout(t);
+    clearTimeout(idle);
+    await lines?.close();
+    keys?.close();
+    keys = undefined;
+    // Stdin is ours to end: left open, it would hold the process.
+    if (readsStdin) process.stdin.destroy();
+    db.close();
+  }
+}
+
+/** Files to follow: `-`, files (present or not), and the log files a folder holds now. */
+function followTargets(paths: string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    if (p !== '-' && existsSync(p) && statSync(p).isDirectory()) {
+      const members = readdirSync(p).filter((f) => /\.(ndjson|jsonl|log|json)$/i.test(f)).sort();
+      if (members.length === 0) throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow`);
+      out.push(...members.map((f) => join(p, f)));
+    } else {
+      out.push(p);
+    }
+  }
+  return [...new Set(out)];
+}
