@@ -6,6 +6,8 @@ import { registerIngest } from './commands/ingest.js';
 import { registerQuery } from './commands/query.js';
 import { registerRules } from './commands/rules.js';
 import { registerTimeline } from './commands/timeline.js';
+import { registerTui } from './commands/tui.js';
+import { registerWatch } from './commands/watch.js';
 import { registerWhatif } from './commands/whatif.js';
 import { processIo, UsageError, VERSION, type Io } from './io.js';
 
@@ -17,7 +19,7 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
-  for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules, registerWhatif]) {
+  for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules, registerWhatif, registerTui, registerWatch]) {
     register(program, io, done);
   }
   return program;
