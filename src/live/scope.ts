@@ -1,4 +1,4 @@
-import type { Finding } from '../model/finding.js';
+import type { Finding, NotKnowable } from '../model/finding.js';
 import { detect, type RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
 import { openDb, type Db } from '../store/db.js';
@@ -27,6 +27,8 @@ export interface ScopedRun {
   /** The sessions judged: their current findings replace the earlier ones. */
   sessions: string[];
   findings: Finding[];
+  /** What could not be judged for the judged sessions (and why). */
+  notKnowable: NotKnowable[];
   /** Sessions copied for lookups only. */
   contextSessions: number;
   records: number;
@@ -75,7 +77,8 @@ function detectSlice(db: Db, index: ContextIndex, subjects: string[], extra: Ext
     const judged = new Set(subjects);
     const report = detect(scratch, opts);
     const findings = report.findings.filter((f) => (f.session === null ? true : judged.has(f.session)));
-    return { sessions: subjects, findings, contextSessions: context.size, records };
+    const notKnowable = report.not_knowable.filter((n) => n.session !== null && judged.has(n.session));
+    return { sessions: subjects, findings, notKnowable, contextSessions: context.size, records };
   } finally {
     scratch.close();
   }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { RunOptions } from '../detect/run.js';
+import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
 import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
@@ -20,6 +21,14 @@ export interface LiveSessionOptions {
   now?: () => number;
   settleMs?: number;
 }
+
+/**
+ * Rules whose "not knowable" can turn into a verdict by the log merely going
+ * on: stale-writer-blocks-reconnect cannot be judged while the log ends inside
+ * the fence grace period after a rejection. A session left so is judged again
+ * as the log grows, until the log has passed its last record by the grace period.
+ */
+const GRACE_RULES = new Set(['stale-writer-blocks-reconnect']);
 
 /** What one detection round did. */
 export interface DetectionRound {
@@ -42,10 +51,13 @@ export class LiveSession {
   private readonly revisions = new Map<string, number>();
   /** Records up to this id have been judged (the session-less ones are judged once, when new). */
   private judgedUpTo = 0;
+  /** Sessions to judge again as the log grows, and the log time after which their verdict stands. */
+  private readonly recheck = new Map<string, number>();
   /** The latest record by time: where the log ends so far. */
   private logEnd: { id: number; ts_ms: number } | undefined;
   private readonly lastRecordId;
   private readonly latestSince;
+  private readonly lastSeen;
   private readonly now: () => number;
 
   constructor(
@@ -56,6 +68,7 @@ export class LiveSession {
     this.index = new ContextIndex(db);
     this.now = opts.now ?? Date.now;
     this.lastRecordId = db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck();
+    this.lastSeen = db.prepare('SELECT max(ts_ms) FROM records WHERE session = ?').pluck();
     this.latestSince = db.prepare('SELECT id, ts_ms FROM records WHERE id > ? ORDER BY ts_ms DESC, id DESC LIMIT 1');
     // A --db file that holds records already: its sessions are judged in the first round.
     for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) this.touched.add(s);
@@ -99,24 +112,34 @@ export class LiveSession {
     return this.revisions.get(session) ?? 0;
   }
 
-  /** Re-derives and re-judges the touched sessions. */
+  /** Re-derives and re-judges the touched sessions (and those waiting on the log to go on). */
   detect(): DetectionRound {
     const t0 = performance.now();
     deriveTimeline(this.db);
     const t1 = performance.now();
-    const sessions = [...this.touched];
-    this.touched.clear();
     const from = this.judgedUpTo;
     this.judgedUpTo = this.lastRecordId.get() as number;
     const latest = this.latestSince.get(from) as { id: number; ts_ms: number } | undefined;
-    if (latest !== undefined && (this.logEnd === undefined || latest.ts_ms >= this.logEnd.ts_ms)) this.logEnd = latest;
+    const endMoved = latest !== undefined && (this.logEnd === undefined || latest.ts_ms > this.logEnd.ts_ms);
+    if (endMoved) this.logEnd = latest;
+    const judged = new Set(this.touched);
+    this.touched.clear();
+    if (endMoved) for (const s of this.recheck.keys()) judged.add(s);
+    const sessions = [...judged];
     const fresh: Finding[] = [];
     let records = 0;
     const now = this.now();
+    const grace = this.opts.detect?.fenceGraceMs ?? DEFAULT_DETECT_OPTIONS.fenceGraceMs;
     for (const run of detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id)) {
       fresh.push(...this.book.apply(run.sessions, run.findings, now));
       records += run.records;
+      for (const s of run.sessions) this.recheck.delete(s);
+      for (const n of run.notKnowable) {
+        if (n.session !== null && GRACE_RULES.has(n.rule)) this.recheck.set(n.session, (this.lastSeen.get(n.session) as number) + grace);
+      }
     }
+    // Past the grace period after a session's last record, more log cannot change its verdict.
+    for (const [s, until] of this.recheck) if (this.logEnd !== undefined && this.logEnd.ts_ms > until) this.recheck.delete(s);
     fresh.push(...this.book.settle(now));
     return { fresh, sessions, records, deriveMs: t1 - t0, detectMs: performance.now() - t1 };
   }

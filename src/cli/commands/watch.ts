@@ -110,9 +110,9 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         announce(round.fresh);
         dashboard?.notify();
       },
-      // Stdin alone: its end is the end of the log.
+      // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
       onEnd: (source) => {
-        if (source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
+        if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
       },
     });
     if (dashboard !== undefined) await dashboard.done;

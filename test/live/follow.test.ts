@@ -1,0 +1,158 @@
+import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { follow, LineAssembler, STDIN_NAME } from '../../src/read/follow.js';
+import { collect, sleep, tempDir, waitFor } from './support.js';
+
+// Every follower runs on a short poll in a temp folder and is aborted in afterEach.
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function start(paths: string[], opts: { pollMs?: number; stdin?: PassThrough } = {}) {
+  const controller = new AbortController();
+  const run = collect(follow(paths, { signal: controller.signal, pollMs: opts.pollMs ?? 50, ...(opts.stdin && { stdin: opts.stdin }) }));
+  cleanups.push(async () => {
+    controller.abort();
+    await run.done;
+  });
+  return { ...run, stop: () => controller.abort() };
+}
+
+function dir() {
+  const d = tempDir();
+  cleanups.push(() => d.remove());
+  return d;
+}
+
+describe('follow', () => {
+  it('reads what a file holds, then each appended line as it arrives, with line numbers', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'one\ntwo\n');
+    const f = start([file]);
+    await waitFor('the existing lines', () => f.texts().length === 2);
+    appendFileSync(file, 'three\n');
+    await waitFor('the appended line', () => f.texts().includes('three'));
+    const lines = f.events.flatMap((e) => (e.type === 'lines' ? e.lines : []));
+    expect(lines.map((l) => l.line)).toEqual([1, 2, 3]);
+    expect(f.events.every((e) => e.type === 'lines' && e.source === file)).toBe(true);
+  });
+
+  it('holds a partial last line until its newline arrives', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'first\n{"half":');
+    const f = start([file]);
+    await waitFor('the complete line', () => f.texts().includes('first'));
+    await sleep(200); // several polls
+    expect(f.texts()).toEqual(['first']);
+    appendFileSync(file, '1}\n');
+    await waitFor('the completed line', () => f.texts().length === 2);
+    expect(f.texts()).toEqual(['first', '{"half":1}']);
+  });
+
+  it('finishes a file renamed away and reads the new file at the path from its start, as a source of its own', async () => {
+    const d = dir();
+    const file = d.file('app.ndjson');
+    writeFileSync(file, 'old-1\n');
+    const f = start([file]);
+    await waitFor('the first line', () => f.texts().includes('old-1'));
+    // The writer's last words to the old file, its unterminated last line included, then the rotation.
+    appendFileSync(file, 'old-2\nold-tail');
+    renameSync(file, d.file('app.ndjson.1'));
+    writeFileSync(file, 'new-1\nnew-2\n');
+    await waitFor('the new file', () => f.texts().includes('new-2'));
+    expect(f.texts(file)).toEqual(['old-1', 'old-2', 'old-tail']);
+    const rotated = `${file} (rotated 1)`;
+    expect(f.texts(rotated)).toEqual(['new-1', 'new-2']);
+    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'rotated' });
+    const newLines = f.events.flatMap((e) => (e.type === 'lines' && e.source === rotated ? e.lines.map((l) => l.line) : []));
+    expect(newLines).toEqual([1, 2]);
+    appendFileSync(file, 'new-3\n');
+    await waitFor('an append to the new file', () => f.texts(rotated).includes('new-3'));
+  });
+
+  it('starts again from the beginning of a file that was truncated', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'a-long-first-line\nanother-long-line\n');
+    const f = start([file]);
+    await waitFor('the first content', () => f.texts().length === 2);
+    truncateSync(file, 0);
+    appendFileSync(file, 'fresh\n');
+    const truncated = `${file} (truncated 1)`;
+    await waitFor('the content after truncation', () => f.texts(truncated).includes('fresh'));
+    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'truncated' });
+    expect(f.texts(file)).toEqual(['a-long-first-line', 'another-long-line']);
+  });
+
+  it('waits for a file that does not exist yet', async () => {
+    const file = dir().file('later.ndjson');
+    const f = start([file]);
+    await sleep(150);
+    expect(f.events).toEqual([]);
+    writeFileSync(file, 'hello\n');
+    await waitFor('the file that appeared', () => f.texts(file).includes('hello'));
+  });
+
+  it('notices an append well within a second through fs.watch, even with a slow poll', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, '');
+    const f = start([file], { pollMs: 10_000 });
+    await sleep(100); // the watch is in place
+    const t0 = Date.now();
+    appendFileSync(file, 'now\n');
+    await waitFor('the append', () => f.texts().includes('now'), 2000);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it('reads stdin as it arrives and reports its end', async () => {
+    const stdin = new PassThrough();
+    const f = start(['-'], { stdin });
+    stdin.write('x\ny');
+    await waitFor('the first line', () => f.texts().includes('x'));
+    expect(f.texts()).toEqual(['x']);
+    stdin.end('\n');
+    await waitFor('the end of stdin', () => f.events.some((e) => e.type === 'end'));
+    expect(f.texts(STDIN_NAME)).toEqual(['x', 'y']);
+    expect(f.events.at(-1)).toEqual({ type: 'end', source: STDIN_NAME, why: 'eof' });
+  });
+
+  it('stops when aborted, while waiting, and lets go of its timers and watchers', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'x\n');
+    const f = start([file]);
+    await waitFor('the line', () => f.texts().length === 1);
+    f.stop();
+    await expect(Promise.race([f.done.then(() => 'stopped'), sleep(2000).then(() => 'still running')])).resolves.toBe('stopped');
+    appendFileSync(file, 'after\n');
+    await sleep(150);
+    expect(f.texts()).toEqual(['x']);
+  });
+});
+
+describe('LineAssembler', () => {
+  it('cuts chunks into lines across chunk borders, drops the CR of CRLF, and judges bad bytes like the reader', () => {
+    const a = new LineAssembler();
+    expect(a.push(Buffer.from('ab'))).toEqual([]);
+    expect(a.push(Buffer.from('c\r\nde'))).toEqual([{ line: 1, text: 'abc' }]);
+    expect(a.push(Buffer.from([0x66, 0x00, 0x0a]))).toEqual([{ line: 2, error: 'binary content (NUL byte): not a text log line', preview: 'def.' }]);
+    expect(a.push(Buffer.from([0xc3, 0x28, 0x0a]))[0]).toMatchObject({ line: 3, error: 'invalid UTF-8' });
+    expect(a.end()).toEqual([]);
+  });
+
+  it('keeps only the head of a line over the cap, and reports it when its newline comes', () => {
+    const a = new LineAssembler();
+    const big = Buffer.alloc(1024 * 1024 + 10, 0x61);
+    expect(a.push(big)).toEqual([]);
+    const [line] = a.push(Buffer.from('aaa\nok\n'));
+    expect(line).toMatchObject({ line: 1, error: expect.stringMatching(/longer than/) });
+    expect(a.end()).toEqual([]);
+  });
+
+  it('gives a held partial line as the last line when the input ends', () => {
+    const a = new LineAssembler();
+    a.push(Buffer.from('x\ntail'));
+    expect(a.end()).toEqual([{ line: 2, text: 'tail' }]);
+  });
+});

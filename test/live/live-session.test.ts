@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detect } from '../../src/detect/run.js';
+import { LiveSession } from '../../src/live/session.js';
+import type { Finding } from '../../src/model/finding.js';
+import type { InputLine } from '../../src/read/lines.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { SourceIngest } from '../../src/store/ingest.js';
+import { healthyLines, rec, violatingLine } from './support.js';
+
+// The live pipeline judges only what a batch touched; these tests hold it to
+// what `analyze` finds in the same log read whole.
+
+const dbs: Db[] = [];
+afterEach(() => {
+  for (const db of dbs.splice(0)) db.close();
+});
+
+function memoryDb(): Db {
+  const db = openDb(':memory:');
+  dbs.push(db);
+  return db;
+}
+
+function inputLines(text: string, firstLine = 1): InputLine[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((t, i) => ({ line: firstLine + i, text: t }));
+}
+
+/** What analyze reports for these sources, read whole. */
+function wholeLogFindings(sources: { name: string; text: string }[]): Finding[] {
+  const db = memoryDb();
+  for (const s of sources) {
+    const ingest = new SourceIngest(db, s.name);
+    for (const l of inputLines(s.text)) ingest.add(l);
+    ingest.finish(null);
+  }
+  return detect(db).findings;
+}
+
+const sorted = (fs: Finding[]) => fs.map((f) => JSON.stringify(f)).sort();
+
+/** Feeds the sources line by line, `batch` lines at a time, round-robin across sources, with a detection round after each batch. */
+function feedLive(sources: { name: string; text: string }[], batch: number, live = new LiveSession(memoryDb())): { live: LiveSession; announced: Finding[] } {
+  const queues = sources.map((s) => ({ name: s.name, lines: inputLines(s.text) }));
+  const announced: Finding[] = [];
+  while (queues.some((q) => q.lines.length > 0)) {
+    for (const q of queues) {
+      const part = q.lines.splice(0, batch);
+      if (part.length === 0) continue;
+      live.addLines(q.name, part);
+      announced.push(...live.detect().fresh);
+    }
+  }
+  announced.push(...live.settle(true));
+  return { live, announced };
+}
+
+const SAMPLES = ['clean', 'http-edge', 'replay-integrity', 'session-continuity', 'stream-vs-session', 'writers'].map((n) => ({
+  name: `samples/${n}.ndjson`,
+  text: readFileSync(new URL(`../../samples/${n}.ndjson`, import.meta.url), 'utf8'),
+}));
+const MULTI_NODE = ['node-a', 'node-b'].map((n) => ({
+  name: `samples/multi-node/${n}.ndjson`,
+  text: readFileSync(new URL(`../../samples/multi-node/${n}.ndjson`, import.meta.url), 'utf8'),
+}));
+
+describe('LiveSession', () => {
+  describe.each([1, 3, 1000])('fed %i line(s) per batch', (batch) => {
+    it.each(SAMPLES.map((s) => [s.name, s] as const))('ends with the findings analyze reports for %s', (_name, sample) => {
+      const expected = wholeLogFindings([sample]);
+      const { live } = feedLive([sample], batch);
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('ends with the findings analyze reports for two nodes logging at once', () => {
+      const { live } = feedLive(MULTI_NODE, batch);
+      expect(sorted(live.book.all())).toEqual(sorted(wholeLogFindings(MULTI_NODE)));
+    });
+  });
+
+  it('announces a finding once, in the round that finds it, however often its session is judged again', () => {
+    const live = new LiveSession(memoryDb());
+    live.addLines('app.ndjson', inputLines(healthyLines('S1')));
+    expect(live.detect().fresh).toEqual([]);
+    live.addLines('app.ndjson', inputLines(violatingLine(10), 4));
+    const round = live.detect();
+    expect(round.fresh.map((f) => f.rule)).toContain('event-id-without-session');
+    expect(round.fresh.find((f) => f.rule === 'event-id-without-session')).toMatchObject({ session: null, evidence: [{ file: 'app.ndjson', line: 4 }] });
+    live.addLines('app.ndjson', inputLines(rec(20, { kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 2 }), 5));
+    expect(live.detect().fresh).toEqual([]);
+    expect(live.book.all().filter((f) => f.rule === 'event-id-without-session')).toHaveLength(1);
+  });
+
+  it('judges a resumption against the sessions a batch did not touch (a foreign event id)', () => {
+    const live = new LiveSession(memoryDb());
+    live.addLines('a.ndjson', inputLines(healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' })));
+    live.addLines('b.ndjson', inputLines(healthyLines('B', 10)));
+    live.detect();
+    // B resumes from an id only A ever emitted: only B is touched now.
+    const resume = rec(20, { kind: 'upgrade', session: 'B', last_event_id: 'a-77', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 });
+    live.addLines('b.ndjson', inputLines(resume, 4));
+    const round = live.detect();
+    expect(round.sessions).toEqual(['B']);
+    expect(round.fresh.map((f) => f.rule)).toContain('foreign-event-id');
+    expect(sorted(live.book.all())).toEqual(
+      sorted(
+        wholeLogFindings([
+          { name: 'a.ndjson', text: healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' }) },
+          { name: 'b.ndjson', text: healthyLines('B', 10) + resume },
+        ]),
+      ),
+    );
+  });
+
+  it('re-judges only the touched sessions, copying a small part of a large log', () => {
+    const live = new LiveSession(memoryDb());
+    let text = '';
+    for (let s = 0; s < 60; s++) text += healthyLines(`S${s}`, s * 10);
+    live.addLines('app.ndjson', inputLines(text));
+    live.detect();
+    live.addLines('app.ndjson', inputLines(rec(1000, { kind: 'event.sent', session: 'S7', stream: 'g1', event_id: 2 }), 181));
+    const round = live.detect();
+    expect(round.sessions).toEqual(['S7']);
+    // S7's four records and the record that ends the log.
+    expect(round.records).toBeLessThanOrEqual(5);
+  });
+
+  it('holds back an end-of-log finding until it has stood for the settle period, and drops it when a later line answers it', () => {
+    let now = 0;
+    const live = new LiveSession(memoryDb(), { now: () => now, settleMs: 1000 });
+    const stranded = (session: string, at: number) =>
+      healthyLines(session, at) +
+      rec(at + 3, { kind: 'request.sent', session, stream: 'g1', request_id: `${session}-r1`, method: 'sampling/createMessage' }) +
+      rec(at + 4, { kind: 'stream.closed', session, stream: 'g1', reason: 'error' });
+    live.addLines('app.ndjson', inputLines(stranded('S1', 0) + stranded('S2', 100)));
+    const first = live.detect();
+    expect(first.fresh.filter((f) => f.rule === 'orphaned-request')).toEqual([]);
+    expect(live.book.all().filter((f) => f.rule === 'orphaned-request').map((f) => f.session)).toEqual(['S1', 'S2']);
+    // S2's request is answered after all, 500 ms later: not an orphan.
+    now = 500;
+    live.addLines('app.ndjson', inputLines(rec(200, { kind: 'request.answered', session: 'S2', request_id: 'S2-r1', status: 202 }), 11));
+    live.detect();
+    expect(live.book.all().filter((f) => f.rule === 'orphaned-request').map((f) => f.session)).toEqual(['S1']);
+    expect(live.settle()).toEqual([]);
+    now = 1000;
+    expect(live.settle().map((f) => [f.rule, f.session])).toEqual([['orphaned-request', 'S1']]);
+    expect(live.settle(true)).toEqual([]);
+  });
+
+  it('judges a stale writer once the log has gone past the grace period, though its session is not touched again', () => {
+    const live = new LiveSession(memoryDb());
+    const s1 =
+      rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }) +
+      rec(10, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }) +
+      rec(1000, { kind: 'upgrade', session: 'S1', last_event_id: null, decision: 'reject', status: 409, reason: 'conflict' });
+    live.addLines('app.ndjson', inputLines(s1));
+    expect(live.detect().fresh.map((f) => f.rule)).not.toContain('stale-writer-blocks-reconnect');
+    const later = rec(8000, { kind: 'session.created', session: 'S2', principal: 'bob' });
+    live.addLines('app.ndjson', inputLines(later, 4));
+    const round = live.detect();
+    expect(round.fresh.map((f) => [f.rule, f.session])).toContainEqual(['stale-writer-blocks-reconnect', 'S1']);
+    expect(sorted(live.book.all())).toEqual(sorted(wholeLogFindings([{ name: 'app.ndjson', text: s1 + later }])));
+  });
+
+  it('judges the records a --db file already holds in its first round', () => {
+    const db = memoryDb();
+    const ingest = new SourceIngest(db, 'earlier.ndjson');
+    for (const l of inputLines(healthyLines('S1') + violatingLine(10))) ingest.add(l);
+    ingest.finish(null);
+    const live = new LiveSession(db);
+    expect(live.pending).toBe(true);
+    expect(live.detect().fresh.map((f) => f.rule)).toContain('event-id-without-session');
+  });
+});
