@@ -1,4 +1,4 @@
-import { servingIncarnation, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
+import { servingIncarnation, type EmittedEvent, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
 import { isLive, lineageMembers } from '../engine/lineage.js';
 import { isEventRetained } from '../engine/retention.js';
 import type { UpgradePoint } from './engine-replay.js';
@@ -22,13 +22,8 @@ export function decisionEvidence(p: UpgradePoint, d: EngineDecision, policy: Pol
   return idsAt(p, positions);
 }
 
-function checkPositions(
-  inc: Incarnation,
-  event: NonNullable<ReturnType<Incarnation['events']['get']>>,
-  check: string,
-  request: UpgradePoint['request'],
-  policy: Policy,
-): number[] {
+/** Positions of the records that made `check` fail for a resume from `event`. */
+function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, request: UpgradePoint['request'], policy: Policy): number[] {
   switch (check) {
     case 'position_evicted': {
       if (inc.logEvicted && inc.ended) return [inc.ended.pos];

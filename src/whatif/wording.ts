@@ -1,5 +1,6 @@
 import type { EngineDecision, EngineRequest } from '../engine/index.js';
 import { idList, plural } from '../detect/resumption/wording.js';
+import { loggedClass } from './re-decide.js';
 import type { LoggedUpgrade } from './stored-record.js';
 
 // How a reconnect, the server's answer and the engine's answer read in a
@@ -18,7 +19,7 @@ export function requestSubject(req: EngineRequest): string {
 export function loggedAnswer(u: LoggedUpgrade, req: EngineRequest): string {
   const subject = requestSubject(req);
   const status = u.status === undefined ? 'status not logged' : String(u.status);
-  if (u.status !== undefined && (u.status < 200 || u.status >= 300) || u.decision === 'reject') {
+  if (loggedClass(u) === 'reject') {
     return `server rejected ${subject} (${status}${u.reason ? ` ${u.reason}` : ''})`;
   }
   switch (u.decision) {
