@@ -47,7 +47,12 @@ export function has(obj: Json, names: readonly string[]): boolean {
   return scopes(obj).some((s) => names.some((n) => lookupIn(s, n) !== undefined));
 }
 
+// One normalization asks ~40 fields of the same object in a row: remember its scopes.
+let lastObj: Json | undefined;
+let lastScopes: Json[] = [];
+
 function scopes(obj: Json): Json[] {
+  if (obj === lastObj) return lastScopes;
   const out = [obj];
   for (const w of WRAPPERS) {
     const inner = obj[w];
@@ -56,6 +61,8 @@ function scopes(obj: Json): Json[] {
       break; // one nested object, the first found
     }
   }
+  lastObj = obj;
+  lastScopes = out;
   return out;
 }
 
