@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BIN, exitWithin, killAll, run } from './cli.js';
+import { healthyLines, tempDir, violatingLine, waitFor } from './support.js';
+
+// The dashboard end to end on a pseudo-terminal: util-linux `script` runs the
+// binary with a pty on stdin and stdout and copies the screen to its stdout;
+// what the test writes to script's stdin arrives as keys.
+
+const hasScript = (() => {
+  try {
+    execFileSync('which', ['script'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+beforeAll(() => assertBuilt());
+
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterEach(async () => {
+  await killAll();
+  for (const d of dirs.splice(0)) d.remove();
+});
+
+/**
+ * Runs a resumescope command line on a 120×40 pty. Ink draws only the last frame when it
+ * believes it runs in CI (CI=true), which is the test machine's setting, not the user's
+ * terminal's: the child is told it is not in CI.
+ */
+function onPty(args: string[]) {
+  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return run('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
+    env: { TERM: 'xterm-256color', CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
+  });
+}
+
+/** The screen output with escape sequences taken out, so words can be searched for. */
+const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+describe.skipIf(!hasScript)('the dashboard on a terminal', () => {
+  it('watch: shows a violation appended to the watched file, then quits on q', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('server.ndjson');
+    writeFileSync(file, healthyLines('S1'));
+    const w = onPty(['watch', file]);
+    await waitFor('the first frame', () => /live/.test(plain(w.stdout())) && /records 3/.test(plain(w.stdout())), 10_000);
+    const appendedAt = Date.now();
+    appendFileSync(file, violatingLine(100));
+    await waitFor('the finding on screen', () => plain(w.stdout()).includes('event-id-without-session'), 5000);
+    const latency = Date.now() - appendedAt;
+    console.info(`watch (dashboard): appended line to finding on screen in ${latency} ms`);
+    expect(latency).toBeLessThan(process.env.CI ? 5000 : 1000);
+    w.child.stdin!.write('q');
+    expect(await exitWithin(w, 5000)).toBe(0);
+  });
+
+  it('tui: shows the findings of a recorded log, then quits on q', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('recorded.ndjson');
+    writeFileSync(file, healthyLines('S1') + violatingLine(100));
+    const t = onPty(['tui', file]);
+    await waitFor('the findings on screen', () => /recorded/.test(plain(t.stdout())) && plain(t.stdout()).includes('event-id-without-session'), 10_000);
+    t.child.stdin!.write('q');
+    expect(await exitWithin(t, 5000)).toBe(0);
+  });
+
+  it('watch --exit-after ends the dashboard by itself', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('server.ndjson');
+    writeFileSync(file, healthyLines('S1'));
+    const w = onPty(['watch', '--exit-after', '1s', file]);
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(plain(w.stdout())).toMatch(/live/);
+  });
+});

@@ -1,0 +1,121 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
+import { healthyLines, sleep, tempDir, violatingLine, waitFor } from './support.js';
+
+// `resumescope watch` headless, through the built binary: stdout is a pipe here.
+
+beforeAll(() => assertBuilt());
+
+const dirs: ReturnType<typeof tempDir>[] = [];
+afterEach(async () => {
+  await killAll();
+  for (const d of dirs.splice(0)) d.remove();
+});
+
+function logFile(content = healthyLines('S1')): string {
+  const d = tempDir();
+  dirs.push(d);
+  const file = d.file('server.ndjson');
+  writeFileSync(file, content);
+  return file;
+}
+
+const withoutSession = (r: ReturnType<typeof resumescope>) => findingsOf(r).filter((f) => f.rule === 'event-id-without-session');
+
+describe('resumescope watch --format ndjson', () => {
+  it('prints a violating line appended to a watched file as one NDJSON finding within a second', async () => {
+    const file = logFile();
+    const w = resumescope(['watch', '--format', 'ndjson', file]);
+    // The first violation shows the watcher is running; the second is timed.
+    appendFileSync(file, violatingLine(100, 5));
+    await waitFor('the first finding', () => withoutSession(w).length === 1, 10_000);
+    const appendedAt = Date.now();
+    appendFileSync(file, violatingLine(200, 6));
+    await waitFor('the second finding', () => withoutSession(w).length === 2, 5000);
+    const latency = Date.now() - appendedAt;
+    console.info(`watch --format ndjson: appended line to printed finding in ${latency} ms`);
+    expect(latency).toBeLessThan(process.env.CI ? 5000 : 1000);
+    expect(withoutSession(w)[1]).toMatchObject({ rule: 'event-id-without-session', severity: 'error', session: null, evidence: [{ file, line: 5 }] });
+    // Each finding once: nothing printed twice however many rounds ran.
+    await sleep(600);
+    expect(withoutSession(w)).toHaveLength(2);
+  });
+
+  it('exits 1 at the first finding at or above --fail-on', async () => {
+    const file = logFile();
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', file]);
+    await sleep(300);
+    appendFileSync(file, violatingLine(100));
+    expect(await exitWithin(w, 5000)).toBe(1);
+    expect(withoutSession(w)).toHaveLength(1);
+  });
+
+  it('keeps running below the --fail-on severity, and stops at --exit-after with 0', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'critical', '--exit-after', '1500ms', file]);
+    await waitFor('the finding', () => withoutSession(w).length === 1, 5000);
+    expect(w.exitCode()).toBeUndefined();
+    expect(await exitWithin(w, 5000)).toBe(0);
+  });
+
+  it('exits cleanly with 0 when the reader of its output goes away', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100, 5));
+    const w = resumescope(['watch', '--format', 'ndjson', file]);
+    await waitFor('the first finding', () => withoutSession(w).length === 1, 5000);
+    // As `| head -1` does: close the read end of the pipe, then give it something to write.
+    w.child.stdout!.destroy();
+    appendFileSync(file, violatingLine(200, 6));
+    expect(await exitWithin(w, 5000)).toBe(0);
+    expect(w.stderr()).not.toMatch(/EPIPE|Error/);
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('stops on %s with 0', async (signal) => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const w = resumescope(['watch', '--format', 'ndjson', file]);
+    await waitFor('the finding', () => withoutSession(w).length === 1, 5000);
+    w.child.kill(signal);
+    expect(await exitWithin(w, 5000)).toBe(0);
+  });
+
+  it('stops after --idle-exit without new lines', async () => {
+    const file = logFile();
+    const started = Date.now();
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', file]);
+    await sleep(500);
+    appendFileSync(file, violatingLine(100));
+    expect(await exitWithin(w, 5000)).toBe(0);
+    // The append reset the idle clock.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1300);
+    expect(withoutSession(w)).toHaveLength(1);
+  });
+
+  it('reads - (stdin) and stops at its end, after judging what it read', async () => {
+    const w = resumescope(['watch', '-']);
+    w.child.stdin!.write(healthyLines('S1'));
+    await sleep(200);
+    w.child.stdin!.end(violatingLine(100));
+    expect(await exitWithin(w, 5000)).toBe(0);
+    expect(withoutSession(w)).toMatchObject([{ evidence: [{ file: '<stdin>', line: 4 }] }]);
+  });
+
+  it('waits for a file that does not exist yet, and says so', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('later.ndjson');
+    const w = resumescope(['watch', '--format', 'ndjson', file]);
+    await waitFor('the notice', () => w.stderr().includes('does not exist yet'), 5000);
+    writeFileSync(file, violatingLine(100));
+    await waitFor('the finding', () => withoutSession(w).length === 1, 5000);
+  });
+});
+
+describe('resumescope tui', () => {
+  it('refuses to run without a terminal and points to analyze', async () => {
+    const file = logFile();
+    const t = resumescope(['tui', file]);
+    expect(await exitWithin(t, 10_000)).toBe(2);
+    expect(t.stderr()).toMatch(/needs a terminal/);
+    expect(t.stderr()).toMatch(/resumescope analyze/);
+  });
+});
