@@ -110,6 +110,23 @@ describe('resumescope watch --format ndjson', () => {
   });
 });
 
+describe('resumescope watch --db', () => {
+  it('keeps what it followed for analyze, and will not follow the same file into it twice', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--exit-after', '1s', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(0);
+    const report = JSON.parse(a.stdout()) as { findings: unknown[]; summary: { records: number } };
+    expect(report.summary.records).toBe(4);
+    expect(report.findings).toEqual(findingsOf(w));
+    const again = resumescope(['watch', '--format', 'ndjson', '--db', db, file]);
+    expect(await exitWithin(again, 10_000)).toBe(2);
+    expect(again.stderr()).toMatch(/already holds/);
+  });
+});
+
 describe('resumescope tui', () => {
   it('refuses to run without a terminal and points to analyze', async () => {
     const file = logFile();

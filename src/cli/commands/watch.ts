@@ -7,7 +7,7 @@ import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type Severity } from '../../model/severity.js';
 import { follow, STDIN_NAME } from '../../read/follow.js';
-import { openDb } from '../../store/db.js';
+import { openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
@@ -51,6 +51,12 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   }
 
   const db = openDb(flags.db ?? ':memory:');
+  try {
+    refuseFollowedBefore(db, targets, flags.db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const live = new LiveSession(db, { detect: options, ...(flags.inputFormat !== undefined && { inputFormat: flags.inputFormat }) });
   const controller = new AbortController();
   let code = 0;
@@ -131,6 +137,20 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   }
 }
 
+/**
+ * Following starts at the top of each file: a --db that holds these files from an earlier
+ * run would get every record twice (and findings such as session-id-reuse for each).
+ */
+function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefined): void {
+  const seen = db.prepare("SELECT name FROM sources WHERE name = ? OR name LIKE ? || ' (%' LIMIT 1").pluck();
+  for (const t of targets) {
+    const name = t === '-' ? STDIN_NAME : t;
+    if (seen.get(name, name) !== undefined) {
+      throw new UsageError(`${dbPath}: already holds ${name} from an earlier run; following it again would store its lines twice. Use a new --db file.`);
+    }
+  }
+}
+
 /** Files to follow: `-`, files (present or not), and the log files a folder holds now. */
 function followTargets(paths: string[]): string[] {
   const out: string[] = [];
@@ -139,6 +159,8 @@ function followTargets(paths: string[]): string[] {
       const members = readdirSync(p).filter((f) => /\.(ndjson|jsonl|log|json)$/i.test(f)).sort();
       if (members.length === 0) throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow`);
       out.push(...members.map((f) => join(p, f)));
+    } else if (/\.gz$/i.test(p)) {
+      throw new UsageError(`${p}: a compressed file cannot be followed as it grows; read it with resumescope analyze`);
     } else {
       out.push(p);
     }
