@@ -19,7 +19,8 @@ import type { ContextIndex } from './context-index.js';
 //   - sessions with a stream on the connection of a reconnect that logged no
 //     principal (cross-principal-replay's client);
 // and the records without a session that are new since the last run
-// (event-id-without-session). Findings are kept only for the touched sessions
+// (event-id-without-session), and the record that ends the log so far
+// (stale-writer-blocks-reconnect asks how long the log went on). Findings are kept only for the touched sessions
 // (and those new session-less records): a context session is there to be
 // looked up, not judged, since its own context is not all there.
 
