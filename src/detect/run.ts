@@ -3,6 +3,7 @@ import { isoTime } from '../normalize/time.js';
 import { RULES, type RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
+import { refreshStatistics } from '../store/statistics.js';
 import { explainEngineDivergences } from './engine-divergence.js';
 import { resolveEvidence } from './evidence.js';
 import { DETECTORS } from './registry.js';
@@ -18,6 +19,7 @@ export interface RunOptions extends Partial<DetectOptions> {
 /** Runs every detector over the timeline and assembles the contract's report. */
 export function detect(db: Db, opts: RunOptions = {}): Report {
   deriveTimeline(db);
+  refreshStatistics(db);
   const options: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...stripUndefined(opts) };
   const disabled = new Set(opts.disabled ?? []);
   const raw: RawFinding[] = [];
