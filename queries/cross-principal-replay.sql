@@ -9,13 +9,18 @@ WITH served AS (
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
     AND (u.decision = 'resume' OR u.replayed > 0 OR u.first_replayed IS NOT NULL)
-), sourced AS (
+), owned_event AS (
   SELECT s.*,
     (SELECT e.id FROM events e WHERE e.session = s.session AND e.event_id = s.last_event_id
-       AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event,
-    (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
-       AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS other_event
+       AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event
   FROM served s
+), sourced AS (
+  -- only an id the presented session never emitted is looked up elsewhere (ids like 1, 2, 3 repeat across sessions)
+  SELECT s.*,
+    CASE WHEN s.own_event IS NULL THEN
+      (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
+         AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
+  FROM owned_event s
 ), origin AS (
   -- the session whose events were replayed, and the moment its incarnation is judged at
   SELECT s.*, f.id AS foreign_event,

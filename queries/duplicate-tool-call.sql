@@ -11,26 +11,26 @@ WITH execs AS (
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM calls c
   WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
-), attributed AS (
+), attributed AS MATERIALIZED (
   -- whose call: its own principal, else the owner of its session
   SELECT e.*, COALESCE(e.own_principal, i.owner,
     (SELECT r.principal FROM records r WHERE r.session = e.session AND r.principal IS NOT NULL AND r.shadowed = 0
      ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
   FROM execs e LEFT JOIN incarnations i ON i.created_id = e.created_id
-), same_rpc AS (
+), same_rpc AS MATERIALIZED (
   SELECT b.id AS later_id, a.id AS first_id, NULL AS between_id, 'same-rpc' AS how,
     row_number() OVER (PARTITION BY b.id ORDER BY a.ts_ms, a.id) AS k
   FROM attributed a
   JOIN attributed b ON b.session = a.session AND b.rpc_id = a.rpc_id AND b.created_id IS a.created_id
     AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
-), pairs AS (
+), pairs AS MATERIALIZED (
   SELECT a.id AS first_id, a.ts_ms AS first_ts, a.session AS first_session, b.id AS later_id, b.ts_ms AS later_ts, b.principal
   FROM attributed a
   JOIN attributed b ON b.principal = a.principal AND b.tool = a.tool AND b.args_hash = a.args_hash
     AND (b.ts_ms, b.id) > (a.ts_ms, a.id) AND b.ts_ms - a.ts_ms <= :duplicate_call_window_ms
   WHERE a.principal IS NOT NULL AND a.tool IS NOT NULL AND a.args_hash IS NOT NULL
     AND b.id NOT IN (SELECT later_id FROM same_rpc)
-), not_found AS (
+), not_found AS MATERIALIZED (
   SELECT x.id, x.ts_ms, COALESCE(x.principal,
     (SELECT r.principal FROM records r
      WHERE r.session = COALESCE(x.session, json_extract(x.req_headers, '$."mcp-session-id"'))

@@ -4,7 +4,7 @@
 -- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
 -- out, and it timed out or is still pending when the log ends.
 -- Evidence: the request, the first thing that stranded it, its time-out.
-WITH req AS (
+WITH req AS MATERIALIZED (
   SELECT q.*, s.opened_ts, s.opened_id, s.closed_id, s.closed_ts, s.fenced_id, s.fenced_ts, s.superseded_id, s.superseded_ts,
     t.ts_ms AS timed_out_ts
   FROM requests q
@@ -17,6 +17,12 @@ WITH req AS (
   WHERE NOT (ans.id IS NOT NULL AND (t.id IS NULL OR (ans.ts_ms, ans.id) < (t.ts_ms, t.id)))
     AND NOT (can.id IS NOT NULL AND (t.id IS NULL OR (can.ts_ms, can.id) < (t.ts_ms, t.id)))
     AND NOT (reis.id IS NOT NULL AND (t.id IS NULL OR (reis.ts_ms, reis.id) < (t.ts_ms, t.id)))
+), session_ends AS MATERIALIZED (
+  SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0
+), rejected_reconnects AS MATERIALIZED (
+  SELECT id, ts_ms, session FROM upgrades WHERE decision = 'reject' OR status NOT BETWEEN 200 AND 299
+), refused_answers AS MATERIALIZED (
+  SELECT session, request_id, ts_ms FROM records WHERE kind = 'request.answered' AND shadowed = 0 AND status NOT BETWEEN 200 AND 299
 ), causes AS (
   SELECT sent_id, closed_id AS cause_id, closed_ts AS cause_ts, 'closed' AS how FROM req WHERE closed_id IS NOT NULL
   UNION ALL
@@ -24,22 +30,14 @@ WITH req AS (
   UNION ALL
   SELECT sent_id, superseded_id, superseded_ts, 'superseded' FROM req WHERE superseded_id IS NOT NULL
   UNION ALL
-  -- the end of the session ends its streams (the first end after the stream opened)
+  -- the end of the session ends its streams (an end after the stream opened)
   SELECT q.sent_id, x.id, x.ts_ms, 'session-ended' FROM req q
-  JOIN records x ON x.id = (
-    SELECT y.id FROM records y
-    WHERE y.session = q.session AND y.kind IN ('session.terminated', 'session.evicted') AND y.shadowed = 0
-      AND (y.ts_ms, y.id) > (COALESCE(q.opened_ts, q.sent_ts), COALESCE(q.opened_id, q.sent_id))
-    ORDER BY y.ts_ms, y.id LIMIT 1)
+  JOIN session_ends x ON x.session = q.session
+    AND (x.ts_ms, x.id) > (COALESCE(q.opened_ts, q.sent_ts), COALESCE(q.opened_id, q.sent_id))
   UNION ALL
   -- a rejected reconnect of its session while it was pending
   SELECT q.sent_id, x.id, x.ts_ms, 'reconnect-rejected' FROM req q
-  JOIN records x ON x.id = (
-    SELECT y.id FROM records y
-    WHERE y.session = q.session AND y.kind = 'upgrade' AND y.shadowed = 0
-      AND (y.decision = 'reject' OR y.status NOT BETWEEN 200 AND 299)
-      AND (y.ts_ms, y.id) > (q.sent_ts, q.sent_id)
-    ORDER BY y.ts_ms, y.id LIMIT 1)
+  JOIN rejected_reconnects x ON x.session = q.session AND (x.ts_ms, x.id) > (q.sent_ts, q.sent_id)
 ), first_cause AS (
   SELECT c.*, row_number() OVER (PARTITION BY c.sent_id ORDER BY c.cause_ts, c.cause_id) AS k
   FROM causes c JOIN req q ON q.sent_id = c.sent_id
@@ -49,8 +47,7 @@ WITH req AS (
 SELECT q.session, COALESCE(q.timed_out_ts, max(q.sent_ts, c.cause_ts)) AS at_ms,
   q.request_id, q.method, q.stream, q.sent_ts, c.how, c.cause_ts, u.decision AS cause_decision, u.status AS cause_status,
   u.new_stream AS cause_new_stream, q.timed_out_ts,
-  (SELECT count(*) FROM records a WHERE a.session = q.session AND a.kind = 'request.answered' AND a.shadowed = 0
-     AND a.request_id = q.request_id AND a.status NOT BETWEEN 200 AND 299 AND a.ts_ms >= q.sent_ts) AS failed_answers,
+  (SELECT count(*) FROM refused_answers a WHERE a.session = q.session AND a.request_id = q.request_id AND a.ts_ms >= q.sent_ts) AS failed_answers,
   json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence
 FROM req q
 JOIN first_cause c ON c.sent_id = q.sent_id AND c.k = 1

@@ -96,17 +96,19 @@ function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
 function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
   const sessions = db
     .prepare(
-      `WITH execs AS (
+      `WITH execs AS MATERIALIZED (
          SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash,
            COALESCE(c.principal, (SELECT r.principal FROM records r WHERE r.session = c.session AND r.principal IS NOT NULL
              AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
          FROM calls c
          WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND c.tool IS NOT NULL AND c.args_hash IS NOT NULL
            AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1)
-       SELECT DISTINCT b.session FROM execs a
-       JOIN execs b ON b.tool = a.tool AND b.args_hash = a.args_hash AND b.session <> a.session
-         AND (b.ts_ms, b.id) > (a.ts_ms, a.id) AND b.ts_ms - a.ts_ms <= ?
-       WHERE a.principal IS NULL OR b.principal IS NULL`,
+       -- pairs with at least one side unattributed, named by the later execution's session
+       SELECT DISTINCT CASE WHEN (o.ts_ms, o.id) > (u.ts_ms, u.id) THEN o.session ELSE u.session END
+       FROM execs u
+       JOIN execs o ON o.tool = u.tool AND o.args_hash = u.args_hash AND o.session <> u.session
+         AND abs(o.ts_ms - u.ts_ms) <= ?
+       WHERE u.principal IS NULL`,
     )
     .pluck()
     .all(opts.duplicateCallWindowMs) as string[];

@@ -232,8 +232,10 @@ function crossPrincipalReplay(db: Db, opts: DetectOptions): DetectorOutput {
   const notKnowable: NotKnowable[] = [];
   for (const r of queryRows<CrossPrincipalRow>(db, 'cross-principal-replay', opts)) {
     const rule = 'cross-principal-replay';
+    // No session behind the replayed events (an id no session emitted, presented without a session): nothing to own.
+    if (r.source_session === null) continue;
     if (r.owner === null) {
-      notKnowable.push({ rule, session: r.session, reason: `no principal is logged for ${r.source_session ?? 'the session'}: who owns its events is not known` });
+      notKnowable.push({ rule, session: r.session, reason: `no principal is logged for ${r.source_session}: who owns its events is not known` });
       continue;
     }
     if (r.client === null) {
