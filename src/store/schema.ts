@@ -56,6 +56,7 @@ CREATE INDEX IF NOT EXISTS records_session ON records (session, ts_ms, id);
 CREATE INDEX IF NOT EXISTS records_kind ON records (kind, ts_ms, id);
 CREATE INDEX IF NOT EXISTS records_source_line ON records (source_id, line);
 CREATE INDEX IF NOT EXISTS records_req ON records (req) WHERE req IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_new_session ON records (new_session) WHERE new_session IS NOT NULL;
 
 -- Sessions touched since the last derive (live mode re-evaluates only these).
 CREATE TABLE IF NOT EXISTS dirty_sessions (session TEXT PRIMARY KEY);

@@ -47,15 +47,20 @@ export interface SessionTimeline {
 /** Everything logged about one session id, in log order, with file:line; undefined when the log never names it. */
 export function sessionTimeline(db: Db, session: string): SessionTimeline | undefined {
   deriveTimeline(db);
+  // Two indexed lookups rather than one OR, which would scan every upgrade.
   const records = db
     .prepare(
       `SELECT r.*, s.name AS file, st.lane AS lane FROM records r
        JOIN sources s ON s.id = r.source_id
        LEFT JOIN streams st ON st.session = r.session AND st.stream = COALESCE(r.new_stream, r.stream)
-       WHERE r.shadowed = 0 AND (r.session = ? OR (r.kind = 'upgrade' AND r.new_session = ?))
-       ORDER BY r.ts_ms, r.id`,
+       WHERE r.shadowed = 0 AND r.session = @session
+       UNION ALL
+       SELECT r.*, s.name AS file, NULL AS lane FROM records r
+       JOIN sources s ON s.id = r.source_id
+       WHERE r.new_session = @session AND r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT @session
+       ORDER BY ts_ms, id`,
     )
-    .all(session, session) as TimelineRecord[];
+    .all({ session }) as TimelineRecord[];
   if (records.length === 0) return undefined;
   const incarnations = db
     .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
