@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { listIds, plural, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import { duration, listIds, plural, when, withEvidenceInLogOrder } from './timeline-facts.js';
 import type { DetectOptions, Detector, DetectorOutput, RawFinding } from './types.js';
 
 // Symptoms at the HTTP edge (rules.md): what a client sees when event ids
@@ -24,8 +24,8 @@ function notFoundStorm(db: Db, opts: DetectOptions): DetectorOutput {
   const findings = queryRows<StormRow>(db, '404-storm', opts).map((r): RawFinding => {
     const kinds = [
       r.answers > 0 ? plural(r.answers, 'answer to a server request', 'answers to server requests') : '',
-      r.calls > 0 ? plural(r.calls, 'call') : '',
-      r.proxy_posts > 0 ? `${r.proxy_posts} seen by the proxy` : '',
+      r.calls > 0 ? plural(r.calls, 'client call') : '',
+      r.proxy_posts > 0 ? plural(r.proxy_posts, 'POST', 'POSTs') + ' logged by the proxy' : '',
     ].filter((k) => k !== '');
     const ids = JSON.parse(r.rpc_ids) as string[];
     return {
@@ -34,7 +34,7 @@ function notFoundStorm(db: Db, opts: DetectOptions): DetectorOutput {
       atMs: r.at_ms,
       message:
         `${r.posts} POSTs for ${r.session} got 404 between ${when(r.first_ms)} and ${when(r.last_ms)} ` +
-        `(at least ${opts.stormCount} within ${opts.stormWindowMs} ms; ${kinds.join(', ')})` +
+        `(at least ${opts.stormCount} within ${duration(opts.stormWindowMs)}: ${kinds.join(', ')})` +
         `${ids.length > 0 ? `, JSON-RPC ids ${listIds([...new Set(ids)])}` : ''}: the client keeps using a session or request ids the server no longer knows`,
       evidenceIds: evidenceIds(r.evidence),
     };

@@ -60,3 +60,8 @@ export function withEvidenceInLogOrder<F extends { evidenceIds: number[] }>(db: 
   const ordered = inLogOrder(db, findings.map((f) => f.evidenceIds));
   return findings.map((f, i) => ({ ...f, evidenceIds: ordered[i] ?? f.evidenceIds }));
 }
+
+/** A threshold as people say it: "10 s", "1500 ms". */
+export function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

@@ -2,7 +2,7 @@ import type { NotKnowable } from '../model/finding.js';
 import type { RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { listIds, plural, proxyOnlySessions, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import { duration, listIds, plural, proxyOnlySessions, when, withEvidenceInLogOrder } from './timeline-facts.js';
 import type { DetectOptions, Detector, DetectorOutput, RawFinding } from './types.js';
 
 // Writers and in-flight requests (rules.md): one writer per stream lineage,
@@ -190,7 +190,7 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
       notKnowable.push({
         rule: 'stale-writer-blocks-reconnect',
         session: r.session,
-        reason: `the log ends within the ${r.grace_ms} ms fence grace period after the reconnect rejected at ${when(r.at_ms)}, with ${r.stream} still registered`,
+        reason: `the log ends within the ${duration(r.grace_ms)} fence grace period after the reconnect rejected at ${when(r.at_ms)}, with ${r.stream} still registered`,
       });
       continue;
     }
@@ -202,7 +202,7 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
       atMs: r.at_ms,
       message:
         `${rejected} from ${when(r.at_ms)} because ${r.stream} was still registered, and ${r.stream} was not closed or fenced ` +
-        `within ${r.grace_ms} ms (${end}): the session cannot receive server messages`,
+        `within ${duration(r.grace_ms)} (${end}): the session cannot receive server messages`,
       evidenceIds: evidenceIds(r.evidence),
     });
   }

@@ -28,7 +28,7 @@ describe('404-storm', () => {
     // the fifth POST completes the storm
     expect(f?.at).toBe('2026-11-09T10:00:05.000Z');
     expect(f?.message).toContain('6 POSTs for S1 got 404');
-    expect(f?.message).toContain('5 answers to server requests, 1 call');
+    expect(f?.message).toContain('5 answers to server requests, 1 client call');
     expect(f?.message).toContain('r1, r2, r3, 9, r4 and 1 more');
     expect(evidenceLines(f!)).toEqual([2, 3, 4, 5, 6]);
   });
@@ -49,7 +49,7 @@ describe('404-storm', () => {
     const lines = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => proxyPost(1000 * (i + 1), id));
     expect(findingsOf(await analyzeLines(lines, { stormCount: 6 }), '404-storm')).toEqual([]);
     const [f] = findingsOf(await analyzeLines(lines), '404-storm');
-    expect(f?.message).toContain('5 seen by the proxy');
+    expect(f?.message).toContain('5 POSTs logged by the proxy');
     expect(evidenceLines(f!)).toEqual([1, 2, 3, 4, 5]);
   });
 
@@ -57,7 +57,7 @@ describe('404-storm', () => {
     const spread = [created, answer404(0, 'r1'), answer404(4000, 'r2'), answer404(8000, 'r3'), answer404(12_000, 'r4'), answer404(16_000, 'r5')];
     expect(findingsOf(await analyzeLines(spread), '404-storm')).toEqual([]);
     const [f] = findingsOf(await analyzeLines(spread, { stormCount: 3, stormWindowMs: 8000 }), '404-storm');
-    expect(f?.message).toContain('at least 3 within 8000 ms');
+    expect(f?.message).toContain('at least 3 within 8 s');
     expect(evidenceLines(f!)).toEqual([2, 3, 4]);
   });
 

@@ -41,6 +41,23 @@ describe('cross-principal-replay', () => {
     expect(evidenceLines(f!)).toEqual([1, 3, 5]);
   });
 
+  it('names no session when the replay was served to a request without one', async () => {
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      { ts: at(1000), kind: 'upgrade', session: null, last_event_id: 1000, new_stream: 'x1', decision: 'resume', status: 200, replayed: 2, principal: 'eve' },
+      // an id no session emitted: no events of anyone were replayed
+      { ts: at(2000), kind: 'upgrade', session: null, last_event_id: 77, new_stream: 'x2', decision: 'resume', status: 200, replayed: 0, principal: 'eve' },
+    ]);
+    const found = findingsOf(report, 'cross-principal-replay');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.session).toBeNull();
+    expect(found[0]?.message).toContain('presenting no session from event 1000 replayed events of S1 (owner alice) to eve');
+    expect(evidenceLines(found[0]!)).toEqual([1, 3, 4]);
+    expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([]);
+  });
+
   it('takes the principal of the stream opened on the connection when the upgrade has none', async () => {
     const lines = (who: string) => [
       created('S1', 'alice'),

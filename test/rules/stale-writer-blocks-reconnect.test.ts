@@ -21,7 +21,7 @@ describe('stale-writer-blocks-reconnect', () => {
     expect(f?.session).toBe('S1');
     expect(f?.message).toContain('2 reconnects of S1 were rejected (409 stream_active)');
     expect(f?.message).toContain('g1 was still registered');
-    expect(f?.message).toContain('within 5000 ms');
+    expect(f?.message).toContain('within 5 s');
     expect(f?.message).toContain('retired only at 2026-11-09T10:00:09.000Z');
     expect(evidenceLines(f!)).toEqual([2, 3, 5]);
   });
@@ -48,7 +48,7 @@ describe('stale-writer-blocks-reconnect', () => {
     const short = await analyzeLines([created, opened, rejected(1000)]);
     expect(findingsOf(short, 'stale-writer-blocks-reconnect')).toEqual([]);
     expect(short.not_knowable.filter((n) => n.rule === 'stale-writer-blocks-reconnect')).toEqual([
-      { rule: 'stale-writer-blocks-reconnect', session: 'S1', reason: expect.stringMatching(/log ends within the 5000 ms fence grace period/) },
+      { rule: 'stale-writer-blocks-reconnect', session: 'S1', reason: expect.stringMatching(/log ends within the 5 s fence grace period/) },
     ]);
   });
 
