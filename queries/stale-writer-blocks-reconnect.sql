@@ -1,5 +1,6 @@
--- Which sessions had reconnects rejected as conflicts while an earlier stream stayed registered, and that stream
--- was neither closed nor fenced within :fence_grace_ms (default 5000) after the first such rejection?
+-- Which sessions had reconnects rejected while a stale stream stayed unfenced past the fence grace period?
+-- Rejected as conflicts while an earlier stream was registered, and that stream was neither closed nor fenced
+-- within :fence_grace_ms (default 5000) after the first such rejection.
 -- A conflict: a rejected upgrade with status 409 (other than for an unavailable window or unknown session), or a
 -- reason naming a conflict. Registered: opened before the rejection (GET, or the stream the reconnect names),
 -- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
