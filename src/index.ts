@@ -1,0 +1,10 @@
+// resumescope as a library: the analyzer's pipeline (read → normalize → store →
+// detect → render). The decision engine and the SDK instrumentation have their
+// own entry points: resumescope/engine and resumescope/instrument.
+export { analyzeFiles, analyzeSources, loadWorkspace, type AnalyzeOptions, type Workspace } from './api.js';
+export { detect, type RunOptions } from './detect/run.js';
+export { render, FORMATS, type Format, type RenderOptions } from './render/index.js';
+export { exitCodeFor } from './findings/gate.js';
+export { RULES, RULE_IDS, type RuleId, type RuleMeta } from './model/rules.js';
+export type { Finding, NotKnowable, Report, Summary } from './model/finding.js';
+export type { NormalizedRecord, RecordKind } from './model/record.js';
