@@ -1,7 +1,9 @@
 -- Which resumptions or replays were served to a principal other than the owner of the session whose events were replayed?
 -- Whose events: the presented session's, or, when Last-Event-ID was emitted only in another session (a foreign
 -- event id), that session's. Owner: the principal of its creation, else the first principal logged for it.
--- Served to: the upgrade's principal, else that of the stream opened on its connection. Rows where either is
+-- Served to: the upgrade's principal, else that of a stream of the same session opened on its connection
+-- (connection ids repeat across nodes and proxies multiplex sessions on one connection, so another
+-- session's stream on the same conn id proves nothing). Rows where either is
 -- unknown have a NULL owner or client and are not knowable. Evidence: the owner's line, the foreign event,
 -- the client's line, the upgrade.
 WITH served AS (
@@ -37,14 +39,14 @@ WITH served AS (
      ORDER BY r.ts_ms, r.id LIMIT 1) AS owner_id
   FROM origin o LEFT JOIN incarnations i ON i.created_id = o.created_id
 ), conn_streams AS MATERIALIZED (
-  SELECT conn, opened_id, opened_ts FROM streams WHERE conn IS NOT NULL AND principal IS NOT NULL AND opened_id IS NOT NULL
+  SELECT session, conn, opened_id, opened_ts FROM streams WHERE conn IS NOT NULL AND principal IS NOT NULL AND opened_id IS NOT NULL
 ), clients AS (
   SELECT o.*,
     CASE WHEN o.principal IS NOT NULL THEN o.id ELSE COALESCE(
       (SELECT st.opened_id FROM streams st WHERE st.session = o.session AND st.stream = o.new_stream AND st.principal IS NOT NULL),
       -- the stream last opened on its connection, else the next one opened on it
-      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.conn = o.conn AND cs.opened_ts <= o.ts_ms ORDER BY cs.opened_ts DESC, cs.opened_id DESC LIMIT 1),
-      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.conn = o.conn AND cs.opened_ts > o.ts_ms ORDER BY cs.opened_ts, cs.opened_id LIMIT 1)) END AS client_id
+      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.session = o.session AND cs.conn = o.conn AND cs.opened_ts <= o.ts_ms ORDER BY cs.opened_ts DESC, cs.opened_id DESC LIMIT 1),
+      (SELECT cs.opened_id FROM conn_streams cs WHERE cs.session = o.session AND cs.conn = o.conn AND cs.opened_ts > o.ts_ms ORDER BY cs.opened_ts, cs.opened_id LIMIT 1)) END AS client_id
   FROM owned o
 )
 SELECT c.id AS upgrade_id, c.session, c.ts_ms AS at_ms, c.decision, c.last_event_id, c.new_stream,

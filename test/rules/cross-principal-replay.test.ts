@@ -72,6 +72,19 @@ describe('cross-principal-replay', () => {
     expect(evidenceLines(f!)).toEqual([1, 4, 5]);
   });
 
+  it("does not take the principal of another session's stream that happens to share the connection id", async () => {
+    // Connection ids repeat across nodes and proxies multiplex sessions on one connection.
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      { ts: at(150), kind: 'session.created', session: 'S2', principal: 'bob' },
+      { ts: at(160), kind: 'stream.opened', session: 'S2', stream: 'h1', via: 'get', conn: 'c2', principal: 'bob' },
+      resume(1000, { conn: 'c2' }),
+    ]);
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+  });
+
   it('does not flag the owner resuming, with the owner taken from the first principal when the creation has none', async () => {
     const report = await analyzeLines([
       created('S1'),
