@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { duration, listIds, plural, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import { duration, listIds, plural, when } from './timeline-facts.js';
 import type { DetectOptions, Detector, DetectorOutput, RawFinding } from './types.js';
 
 // Symptoms at the HTTP edge (rules.md): what a client sees when event ids
@@ -124,7 +124,7 @@ export const httpEdge: Detector = {
   run(db, opts) {
     const parts = [notFoundStorm(db, opts), duplicateToolCall(db, opts)];
     return {
-      findings: withEvidenceInLogOrder(db, parts.flatMap((p) => p.findings)),
+      findings: parts.flatMap((p) => p.findings),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

@@ -3,7 +3,6 @@ import { judgeEventIdsWithoutSession } from './replay-integrity/event-id-without
 import { judgeForeignEventIds } from './replay-integrity/foreign-event-id.js';
 import { judgePhantomEventIds } from './replay-integrity/phantom-event-id.js';
 import { truncationCauses } from './replay-integrity/silent-truncation.js';
-import { inLogOrder } from './resumption/evidence-order.js';
 import { ReconnectFacts } from './resumption/facts.js';
 import type { Detector, DetectorOutput } from './types.js';
 
@@ -26,7 +25,7 @@ export const replayIntegrity: Detector = {
       judgeEventIdRegressions(facts),
     ];
     return {
-      findings: inLogOrder(db, parts.flatMap((p) => p.findings)),
+      findings: parts.flatMap((p) => p.findings),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

@@ -5,7 +5,7 @@ import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
 import { explainEngineDivergences } from './engine-divergence.js';
-import { resolveEvidence } from './evidence.js';
+import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
 import { DETECTORS } from './registry.js';
 import { summarize } from './summary.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type Detector, type RawFinding } from './types.js';
@@ -44,7 +44,7 @@ export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[]):
       session: f.session,
       at: isoTime(f.atMs),
       message: f.message,
-      evidence: f.evidenceIds.map((id) => refs.get(id)).filter((r) => r !== undefined),
+      evidence: evidenceInLogOrder(f.evidenceIds, refs),
     }));
   const byRule: Partial<Record<RuleId, number>> = {};
   for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;

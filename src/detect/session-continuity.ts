@@ -1,4 +1,3 @@
-import { inLogOrder } from './resumption/evidence-order.js';
 import { ReconnectFacts } from './resumption/facts.js';
 import { judgeResumesAcrossStateChange } from './session-continuity/resume-across-state-change.js';
 import { judgeResumesAfterEnd } from './session-continuity/resume-after-end.js';
@@ -26,7 +25,7 @@ export const sessionContinuity: Detector = {
       judgeSessionIdReuse(db, opts),
     ];
     return {
-      findings: inLogOrder(db, parts.flatMap((p) => p.findings)),
+      findings: parts.flatMap((p) => p.findings),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { listIds, plural, proxyOnlySessions, uncreatedSessions, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import { listIds, plural, proxyOnlySessions, uncreatedSessions, when } from './timeline-facts.js';
 import type { DetectOptions, Detector, RawFinding } from './types.js';
 
 // Stream versus session resumption (rules.md): a session resumption (attach,
@@ -178,7 +178,7 @@ export const streamVsSession: Detector = {
   run(db, opts) {
     const parts = [replayOnAttach(db, opts), pendingNotReemitted(db, opts), duplicateReemit(db, opts)];
     return {
-      findings: withEvidenceInLogOrder(db, parts.flatMap((p) => p.findings)),
+      findings: parts.flatMap((p) => p.findings),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

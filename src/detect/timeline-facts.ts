@@ -27,19 +27,6 @@ function sessionsWhere(db: Db, sessions: Iterable<string>, condition: string): S
   return new Set(rows);
 }
 
-/**
- * Sorts each list of record ids into canonical log order (ts_ms, id): ids are
- * insertion order per file, so records of several files need their times.
- */
-export function inLogOrder(db: Db, lists: number[][]): number[][] {
-  const all = [...new Set(lists.flat())];
-  if (all.length === 0) return lists;
-  const ts = new Map<number, number>();
-  const stmt = db.prepare('SELECT r.id, r.ts_ms FROM json_each(?) c JOIN records r ON r.id = c.value');
-  for (const row of stmt.all(JSON.stringify(all)) as { id: number; ts_ms: number }[]) ts.set(row.id, row.ts_ms);
-  return lists.map((ids) => [...new Set(ids)].sort((a, b) => (ts.get(a) ?? 0) - (ts.get(b) ?? 0) || a - b));
-}
-
 /** A time as on-call reads it in a message: the ISO instant. */
 export const when = (ms: number): string => isoTime(ms);
 
@@ -53,12 +40,6 @@ export function listIds(ids: readonly (string | number | null | undefined)[], ma
 /** "1 event" / "3 events". */
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
-}
-
-/** The findings with their evidence put in log order (detectors name ids as they find them). */
-export function withEvidenceInLogOrder<F extends { evidenceIds: number[] }>(db: Db, findings: F[]): F[] {
-  const ordered = inLogOrder(db, findings.map((f) => f.evidenceIds));
-  return findings.map((f, i) => ({ ...f, evidenceIds: ordered[i] ?? f.evidenceIds }));
 }
 
 /** A threshold as people say it: "10 s", "1500 ms". */

@@ -2,7 +2,7 @@ import type { NotKnowable } from '../model/finding.js';
 import type { RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 import { evidenceIds, queryRows } from './query-rows.js';
-import { duration, listIds, plural, proxyOnlySessions, when, withEvidenceInLogOrder } from './timeline-facts.js';
+import { duration, listIds, plural, proxyOnlySessions, when } from './timeline-facts.js';
 import type { DetectOptions, Detector, DetectorOutput, RawFinding } from './types.js';
 
 // Writers and in-flight requests (rules.md): one writer per stream lineage,
@@ -259,7 +259,7 @@ export const writersAndRequests: Detector = {
       judge(db, opts),
     );
     return {
-      findings: withEvidenceInLogOrder(db, parts.flatMap((p) => p.findings)),
+      findings: parts.flatMap((p) => p.findings),
       notKnowable: parts.flatMap((p) => p.notKnowable),
     };
   },

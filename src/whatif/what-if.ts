@@ -1,5 +1,5 @@
 import { engineDivergence, engineDivergenceWith } from '../detect/engine-divergence.js';
-import { resolveEvidence } from '../detect/evidence.js';
+import { evidenceInLogOrder, resolveEvidence } from '../detect/evidence.js';
 import { truncationCauses } from '../detect/replay-integrity.js';
 import { DETECTORS } from '../detect/registry.js';
 import { detect } from '../detect/run.js';
@@ -111,7 +111,7 @@ function resolveFlips(db: Db, raw: RawFlip[]): Flip[] {
     before: summary(f.before),
     after: summary(f.after),
     why: f.why,
-    evidence: f.evidenceIds.map((id) => refs.get(id)).filter((r) => r !== undefined),
+    evidence: evidenceInLogOrder(f.evidenceIds, refs),
   }));
 }
 
