@@ -61,3 +61,19 @@ describe('silent-reset', () => {
     expect(nk[0]!.reason).toContain('proxy log only');
   });
 });
+
+describe('silent-reset on a log that starts mid-session', () => {
+  it('is not knowable (and no silent-fork is claimed either) when the creation is not in the log', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
+      { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 },
+      { ts: at(200), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 5 },
+      { ts: at(300), kind: 'upgrade', session: 'S1', last_event_id: 1, decision: 'fresh', status: 200, new_session: 'S1' },
+    ]);
+    expect(findingsOf(report, 'silent-reset')).toEqual([]);
+    expect(findingsOf(report, 'silent-fork')).toEqual([]);
+    const rules = report.not_knowable.filter((n) => n.session === 'S1').map((n) => n.rule);
+    expect(rules).toContain('silent-reset');
+    expect(rules).toContain('silent-fork');
+  });
+});

@@ -17,9 +17,14 @@ export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: s
       if (proxyOnly(u.session)) nk(u, `proxy log only: the server's evictions of ${u.session} are not visible, so whether it was still known when ${requestWords(u)} was answered ${u.status} cannot be told`);
       continue;
     }
-    if (u.state === 'never-created' && u.priorServerId !== null) continue; // the log started after its creation
     const disclosure = resetDisclosure(u);
     if (disclosure.told) continue;
+    const minting = u.decision === 'fresh' || u.newSession !== null || u.remintedId !== null;
+    if (u.state === 'never-created' && u.priorServerId !== null) {
+      // The log starts after its creation: it may have been live, or ended before the log began.
+      if (minting) nk(u, `the log starts after ${u.session} was created: whether it was still known when ${requestWords(u)} was answered ${u.status} with a session and no reset signalled cannot be told`);
+      continue;
+    }
     if (disclosure.unseen) {
       nk(u, `proxy log only: ${u.session} was unknown and ${requestWords(u)} was answered with new session ${u.newSession}, but whether a reset frame was sent could not be seen`);
       continue;
@@ -33,7 +38,7 @@ export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: s
       finding(`${u.session} was ${endedHow(u.life!)} at ${at(u.life!.atMs)}, yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
     } else if (u.state === 'other-node') {
       finding(`${u.session} was created only on node ${u.life!.node}, yet ${requestWords(u)} answered by node ${u.node} (no shared session store) ${got}`, [u.life!.recordId, u.upgradeId]);
-    } else if (u.decision === 'fresh' || u.newSession !== null || u.remintedId !== null) {
+    } else if (minting) {
       finding(`${u.session} was never created in the log, yet ${requestWords(u)}${node} ${got}`, [u.upgradeId, ...(u.remintedId !== null ? [u.remintedId] : [])]);
     } else {
       nk(u, `the log holds no creation of ${u.session} and nothing of it before ${requestWords(u)} at ${at(u.atMs)}: whether the server knew the session (the log may start after it was created) cannot be told`);

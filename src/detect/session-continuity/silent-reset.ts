@@ -22,7 +22,12 @@ export function judgeSilentResets(served: ServedUpgrade[], facts: ReconnectFacts
   const notKnowable: NotKnowable[] = [];
   const reconnects = new Map(facts.reconnects.map((r) => [r.upgradeId, r]));
   for (const u of served) {
-    if (u.state !== 'live' || u.decision !== 'fresh' || u.lastEventId === null) continue;
+    if (u.decision !== 'fresh' || u.lastEventId === null) continue;
+    if (u.state === 'never-created' && u.priorServerId !== null && !resetDisclosure(u).told) {
+      notKnowable.push({ rule: 'silent-reset', session: u.session, reason: `the log starts after ${u.session} was created: whether it was live, and event ${u.lastEventId} resumable, when it was served fresh at ${at(u.atMs)} cannot be told` });
+      continue;
+    }
+    if (u.state !== 'live') continue;
     const r = reconnects.get(u.upgradeId);
     if (r === undefined) continue;
     const disclosure = resetDisclosure(u);
