@@ -17,9 +17,15 @@ import type { Severity } from '../model/severity.js';
 export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['orphaned-request']);
 export const DEFAULT_SETTLE_MS = 5_000;
 
-/** What identifies a finding across re-judgements: rule, session, time and message. */
+/**
+ * What identifies a finding across re-judgements: rule, session, time and the
+ * first line of its evidence. Not the message: later lines can reword a
+ * standing finding (a dual writer "never closed" becomes "retired only at …"),
+ * and a soak-test consumer must not be told of one fault twice.
+ */
 export function findingKey(f: Finding): string {
-  return `${f.rule}|${f.session ?? ''}|${f.at}|${f.message}`;
+  const first = f.evidence[0];
+  return `${f.rule}|${f.session ?? ''}|${f.at}|${first ? `${first.file}:${first.line}` : ''}`;
 }
 
 export class FindingBook {

@@ -94,6 +94,26 @@ describe('LiveSession', () => {
     expect(live.book.all().filter((f) => f.rule === 'event-id-without-session')).toHaveLength(1);
   });
 
+  it('announces a finding once even when a later line rewords it', () => {
+    const live = new LiveSession(memoryDb());
+    live.addLines(
+      'app.ndjson',
+      inputLines(
+        rec(0, { kind: 'session.created', session: 'S1' }) +
+          rec(10, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }) +
+          rec(20, { kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 }) +
+          rec(30, { kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 }),
+      ),
+    );
+    const first = live.detect().fresh.filter((f) => f.rule === 'dual-writer');
+    expect(first).toHaveLength(1);
+    live.addLines('app.ndjson', inputLines(rec(5000, { kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'half_open' }), 5));
+    expect(live.detect().fresh.filter((f) => f.rule === 'dual-writer')).toEqual([]);
+    const now = live.book.all().filter((f) => f.rule === 'dual-writer');
+    expect(now).toHaveLength(1);
+    expect(now[0]!.message).not.toBe(first[0]!.message);
+  });
+
   it('judges a resumption against the sessions a batch did not touch (a foreign event id)', () => {
     const live = new LiveSession(memoryDb());
     live.addLines('a.ndjson', inputLines(healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' })));
