@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { analyzeFiles, loadWorkspace } from '../dist/api.js';
 import { expandPaths } from '../dist/read/sources.js';
+import { deriveTimeline } from '../dist/store/derive.js';
 import { generate } from './generate.js';
 
 const lines = Number(process.argv[2] ?? 1_000_000);
@@ -41,6 +42,15 @@ try {
       ws.db.close();
       return ws.sources[0].lines;
     }),
+    // Derive on its own: a fresh ingest, then the first (whole-log) fold.
+    await (async () => {
+      const ws = await loadWorkspace(expandPaths([file]));
+      try {
+        return await time('derive (fold every session)', () => deriveTimeline(ws.db));
+      } finally {
+        ws.db.close();
+      }
+    })(),
     await time('analyze end to end', async () => (await analyzeFiles([file])).findings.length),
   ];
   const base = runs[0].ms;
