@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { foldSession, type FoldRecord } from './fold-session.js';
+import { foldSession, type FoldRecord, type SessionFold } from './fold-session.js';
 
 // Rebuilds the derived timeline (incarnations, streams, events, requests) for
 // the sessions touched since the last derive, then clears the dirty set. Live
@@ -14,6 +14,24 @@ const FOLD_COLUMNS =
   'r.session, r.id, r.ts_ms, r.kind, r.node, r.principal, r.incarnation, r.stream, r.sequence, r.conn, r.via, r.reason, r.log_evicted, ' +
   'r.event_id, r.rpc_kind, r.rpc_id, r.method, r.attached, r.last_event_id, r.new_stream, r.decision, r.status, r.request_id';
 
+type Cell = string | number | null;
+
+// better-sqlite3 builds a row object column by column, which costs more than
+// the read itself; raw rows made into one object shape here cost a fraction.
+function foldRecord(c: Cell[]): FoldRecord {
+  return {
+    id: c[1] as number, ts_ms: c[2] as number, kind: c[3] as string, node: c[4] as string | null, principal: c[5] as string | null,
+    incarnation: c[6] as string | null, stream: c[7] as string | null, sequence: c[8] as string | null, conn: c[9] as string | null,
+    via: c[10] as string | null, reason: c[11] as string | null, log_evicted: c[12] as number | null, event_id: c[13] as string | null,
+    rpc_kind: c[14] as string | null, rpc_id: c[15] as string | null, method: c[16] as string | null, attached: c[17] as number | null,
+    last_event_id: c[18] as string | null, new_stream: c[19] as string | null, decision: c[20] as string | null,
+    status: c[21] as number | null, request_id: c[22] as string | null,
+  };
+}
+
+/** Dirty sessions are read this many at a time: whole sessions, bounded memory. */
+const CHUNK = 256;
+
 export function deriveTimeline(db: Db): number {
   const dirty = db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
   if (dirty === 0) return 0;
@@ -23,20 +41,23 @@ export function deriveTimeline(db: Db): number {
     const write = writers(db);
     // better-sqlite3 cannot write while a read is open: read a chunk of sessions whole, then write it.
     const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
-    const CHUNK = 256;
+    const read = (n: number) =>
+      db
+        .prepare(`SELECT ${FOLD_COLUMNS} FROM records r WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0 ORDER BY r.session, r.ts_ms, r.id`)
+        .raw();
+    const fullChunk = read(Math.min(CHUNK, sessions.length));
     for (let i = 0; i < sessions.length; i += CHUNK) {
       const part = sessions.slice(i, i + CHUNK);
-      const rows = db
-        .prepare(
-          `SELECT ${FOLD_COLUMNS} FROM records r WHERE r.session IN (${part.map(() => '?').join(',')}) AND r.shadowed = 0 ORDER BY r.session, r.ts_ms, r.id`,
-        )
-        .all(...part) as (FoldRecord & { session: string })[];
+      const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part) as Cell[][];
       let start = 0;
-      for (let k = 1; k <= rows.length; k++) {
-        if (k === rows.length || rows[k]!.session !== rows[start]!.session) {
-          write(rows[start]!.session, rows.slice(start, k));
+      let records: FoldRecord[] = [];
+      for (let k = 0; k <= rows.length; k++) {
+        if (k === rows.length || rows[k]![0] !== rows[start]![0]) {
+          if (k > start) write(rows[start]![0] as string, foldSession(records));
           start = k;
+          records = [];
         }
+        if (k < rows.length) records.push(foldRecord(rows[k]!));
       }
     }
     db.exec('DELETE FROM dirty_sessions');
@@ -44,33 +65,41 @@ export function deriveTimeline(db: Db): number {
   return dirty;
 }
 
-function writers(db: Db): (session: string, records: FoldRecord[]) => void {
+// Positional parameters: binding by name looks every name up for every row.
+function writers(db: Db): (session: string, f: SessionFold) => void {
   const inc = db.prepare(
     `INSERT INTO incarnations (session, created_id, created_ts, incarnation, node, owner, ended_id, ended_ts, ended_how, log_evicted)
-     VALUES (@session, @created_id, @created_ts, @incarnation, @node, @owner, @ended_id, @ended_ts, @ended_how, @log_evicted)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const stream = db.prepare(
     `INSERT INTO streams (session, stream, lane, via, opened_id, opened_ts, node, conn, principal, closed_id, closed_ts, close_reason,
        fenced_id, fenced_ts, superseded_id, superseded_ts)
-     VALUES (@session, @stream, @lane, @via, @opened_id, @opened_ts, @node, @conn, @principal, @closed_id, @closed_ts, @close_reason,
-       @fenced_id, @fenced_ts, @superseded_id, @superseded_ts)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const event = db.prepare(
     `INSERT INTO events (id, session, stream, lane, event_id, ts_ms, lane_pos, attached, request_id, method)
-     VALUES (@id, @session, @stream, @lane, @event_id, @ts_ms, @lane_pos, @attached, @request_id, @method)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const request = db.prepare(
     `INSERT INTO requests (session, request_id, sent_id, sent_ts, stream, method, event_id, answered_id, answered_ts, cancelled_id,
        reissued_id, timed_out_id, resolved_ts)
-     VALUES (@session, @request_id, @sent_id, @sent_ts, @stream, @method, @event_id, @answered_id, @answered_ts, @cancelled_id,
-       @reissued_id, @timed_out_id, @resolved_ts)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  return (session, records) => {
-    const f = foldSession(records);
-    for (const r of f.incarnations) inc.run({ session, ...r });
-    for (const r of f.streams) stream.run({ session, ...r });
-    for (const r of f.events) event.run({ session, ...r });
-    for (const r of f.requests) request.run({ session, ...r });
+  return (session, f) => {
+    for (const r of f.incarnations) {
+      inc.run(session, r.created_id, r.created_ts, r.incarnation, r.node, r.owner, r.ended_id, r.ended_ts, r.ended_how, r.log_evicted);
+    }
+    for (const r of f.streams) {
+      stream.run(session, r.stream, r.lane, r.via, r.opened_id, r.opened_ts, r.node, r.conn, r.principal, r.closed_id, r.closed_ts,
+        r.close_reason, r.fenced_id, r.fenced_ts, r.superseded_id, r.superseded_ts);
+    }
+    for (const r of f.events) {
+      event.run(r.id, session, r.stream, r.lane, r.event_id, r.ts_ms, r.lane_pos, r.attached, r.request_id, r.method);
+    }
+    for (const r of f.requests) {
+      request.run(session, r.request_id, r.sent_id, r.sent_ts, r.stream, r.method, r.event_id, r.answered_id, r.answered_ts,
+        r.cancelled_id, r.reissued_id, r.timed_out_id, r.resolved_ts);
+    }
   };
 }
 
