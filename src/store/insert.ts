@@ -1,41 +1,72 @@
 import type { NormalizedRecord } from '../model/record.js';
 import type { Db } from './db.js';
 
-// Maps a normalized record onto the `records` row. One column list, used by
-// the insert statement and the parameter array alike, so they cannot drift.
-
-const COLUMNS = [
-  'source_id', 'line', 'ts_ms', 'kind', 'origin', 'seq', 'node', 'session', 'incarnation', 'stream', 'sequence',
-  'conn', 'principal', 'req', 'via', 'reason', 'aspect', 'log_evicted', 'event_id', 'rpc_kind', 'rpc_id', 'method',
-  'attached', 'of_stream', 'oldest_retained', 'last_event_id', 'new_stream', 'decision', 'status', 'replayed',
-  'reemitted', 'cancelled', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'request_id',
-  'new_request_id', 'tool', 'args_hash', 'executed', 'http_method', 'path', 'req_headers', 'resp_headers',
-  'sse_event_ids', 'duration_ms', 'bytes', 'extra', 'raw',
-] as const;
+// Maps a normalized record onto the `records` row. One field → column table,
+// used by the insert statements and their parameters alike, so they cannot drift.
 
 type Param = string | number | null;
+type Encode = (v: never) => Param;
 
 const b = (v: boolean | undefined): Param => (v === undefined ? null : v ? 1 : 0);
 const j = (v: unknown): Param => (v === undefined ? null : JSON.stringify(v));
-const n = <T extends string | number>(v: T | null | undefined): Param => (v === undefined ? null : v);
+const n = (v: string | number | null | undefined): Param => (v === undefined ? null : v);
 
-function params(sourceId: number, line: number, r: NormalizedRecord, raw: string): Param[] {
-  return [
-    sourceId, line, r.tsMs, r.kind, r.origin, n(r.seq), n(r.node), n(r.session), n(r.incarnation), n(r.stream), n(r.sequence),
-    n(r.conn), n(r.principal), n(r.req), n(r.via), n(r.reason), n(r.aspect), b(r.logEvicted), n(r.eventId), n(r.rpcKind),
-    n(r.rpcId), n(r.method), b(r.attached), n(r.ofStream), n(r.oldestRetained), n(r.lastEventId), n(r.newStream),
-    n(r.decision), n(r.status), n(r.replayed), n(r.reemitted), n(r.cancelled), n(r.firstReplayed), j(r.replayedIds),
-    n(r.newSession), b(r.resetSignalled), n(r.requestId), n(r.newRequestId), n(r.tool), n(r.argsHash), b(r.executed),
-    n(r.httpMethod), n(r.path), j(r.reqHeaders), j(r.respHeaders), j(r.sseEventIds), n(r.durationMs), n(r.bytes),
-    j(r.extra), raw,
-  ];
-}
+const FIELDS: [keyof NormalizedRecord, string, Encode][] = [
+  ['tsMs', 'ts_ms', n], ['kind', 'kind', n], ['origin', 'origin', n], ['seq', 'seq', n], ['node', 'node', n],
+  ['session', 'session', n], ['incarnation', 'incarnation', n], ['stream', 'stream', n], ['sequence', 'sequence', n],
+  ['conn', 'conn', n], ['principal', 'principal', n], ['req', 'req', n], ['via', 'via', n], ['reason', 'reason', n],
+  ['aspect', 'aspect', n], ['logEvicted', 'log_evicted', b], ['eventId', 'event_id', n], ['rpcKind', 'rpc_kind', n],
+  ['rpcId', 'rpc_id', n], ['method', 'method', n], ['attached', 'attached', b], ['ofStream', 'of_stream', n],
+  ['oldestRetained', 'oldest_retained', n], ['lastEventId', 'last_event_id', n], ['newStream', 'new_stream', n],
+  ['decision', 'decision', n], ['status', 'status', n], ['replayed', 'replayed', n], ['reemitted', 'reemitted', n],
+  ['cancelled', 'cancelled', n], ['firstReplayed', 'first_replayed', n], ['replayedIds', 'replayed_ids', j],
+  ['newSession', 'new_session', n], ['resetSignalled', 'reset_signalled', b], ['requestId', 'request_id', n],
+  ['newRequestId', 'new_request_id', n], ['tool', 'tool', n], ['argsHash', 'args_hash', n], ['executed', 'executed', b],
+  ['httpMethod', 'http_method', n], ['path', 'path', n], ['reqHeaders', 'req_headers', j], ['respHeaders', 'resp_headers', j],
+  ['sseEventIds', 'sse_event_ids', j], ['durationMs', 'duration_ms', n], ['bytes', 'bytes', n], ['extra', 'extra', j],
+];
+
+const BY_FIELD = new Map(FIELDS.map(([field, column, encode]) => [field as string, { column, encode }]));
+
+/** Beyond this many record shapes in one source, the rest go through the statement that binds every column. */
+const MAX_SHAPES = 64;
 
 export interface RecordWriter {
   write(sourceId: number, line: number, r: NormalizedRecord, raw: string): void;
 }
 
+/**
+ * Binding all ~50 columns of a record that sets a dozen cost more than the
+ * insert itself. A record's own keys are the columns it sets (the normalizer
+ * sets no field it has no value for), and one log has few record shapes: each
+ * shape gets a statement that binds only its columns; the others stay NULL,
+ * as the column default, exactly as binding them NULL would leave them.
+ */
 export function recordWriter(db: Db): RecordWriter {
-  const stmt = db.prepare(`INSERT INTO records (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
-  return { write: (sourceId, line, r, raw) => void stmt.run(params(sourceId, line, r, raw)) };
+  const byShape = new Map<string, { stmt: ReturnType<Db['prepare']>; encoders: Encode[]; fields: string[] }>();
+  const prepare = (fields: string[]) => {
+    const known = fields.filter((f) => BY_FIELD.has(f));
+    const columns = known.map((f) => BY_FIELD.get(f)!.column);
+    const stmt = db.prepare(
+      `INSERT INTO records (source_id, line, ${columns.join(', ')}${columns.length ? ', ' : ''}raw) VALUES (?, ?, ${'?, '.repeat(columns.length)}?)`,
+    );
+    return { stmt, encoders: known.map((f) => BY_FIELD.get(f)!.encode), fields: known };
+  };
+  const everyColumn = prepare(FIELDS.map(([f]) => f));
+  return {
+    write(sourceId, line, r, raw) {
+      const keys = Object.keys(r);
+      const shape = keys.join(',');
+      let s = byShape.get(shape);
+      if (s === undefined) {
+        if (byShape.size < MAX_SHAPES) byShape.set(shape, (s = prepare(keys)));
+        else s = everyColumn;
+      }
+      const params: Param[] = [sourceId, line];
+      const rec = r as unknown as Record<string, never>;
+      for (let i = 0; i < s.fields.length; i++) params.push(s.encoders[i]!(rec[s.fields[i]!]!));
+      params.push(raw);
+      s.stmt.run(params);
+    },
+  };
 }

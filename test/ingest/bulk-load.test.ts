@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { loadWorkspace } from '../../src/api.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { logSource } from '../helpers/logs.js';
+import { T0, ingestSources, rows, tempDir, track } from './support.js';
+
+// The fast paths of a load keep what is stored exactly as it was: a file
+// loaded into an empty database gets its indexes built at the end, and each
+// record shape binds only the columns it sets.
+
+function indexes(db: Db): unknown[] {
+  return rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name");
+}
+
+const FRESH = indexes(track(openDb(':memory:')));
+
+describe('a file loaded into an empty database', () => {
+  it('leaves the records indexes as a new database has them, and session lookups use them', async () => {
+    const { db } = await ingestSources([logSource([{ ts: T0, kind: 'session.created', session: 'S1' }])]);
+    expect(FRESH.length).toBeGreaterThanOrEqual(5);
+    expect(indexes(db)).toEqual(FRESH);
+    const plan = rows<{ detail: string }>(db, "EXPLAIN QUERY PLAN SELECT id FROM records WHERE session = 'S1' ORDER BY ts_ms, id");
+    expect(plan.map((p) => p.detail).join(' ')).toContain('records_session');
+  });
+
+  it('keeps its indexes when the file fails half-way, in memory and on disk', async () => {
+    const dbPath = join(tempDir(), 'timeline.db');
+    const failing = {
+      name: 'b.ndjson',
+      path: null,
+      open: () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from(JSON.stringify({ ts: T0, kind: 'session.created', session: 'S2' }) + '\n');
+            throw new Error('EIO: i/o error, read');
+          })(),
+        ),
+    };
+    const ws = await loadWorkspace([failing], { db: dbPath });
+    track(ws.db);
+    expect(ws.sources[0]!.readError).toBe('EIO: i/o error, read');
+    expect(indexes(ws.db)).toEqual(FRESH);
+    expect(rows(ws.db, 'SELECT count(*) AS n FROM records')).toEqual([{ n: 0 }]);
+    ws.db.close();
+    expect(indexes(track(openDb(dbPath)))).toEqual(FRESH);
+  });
+
+  it('a duplicate of a stored file rolls back without touching the indexes', async () => {
+    const line = { ts: T0, kind: 'session.created', session: 'S1' };
+    const { db, sources } = await ingestSources([logSource([line], 'a.ndjson'), logSource([line], 'b.ndjson')]);
+    expect(sources[1]!.duplicateOf).toBe('a.ndjson');
+    expect(indexes(db)).toEqual(FRESH);
+  });
+});
+
+describe('record shapes', () => {
+  // Seven optional fields of an upgrade, every subset of them: 128 shapes, more than get a statement of their own.
+  const OPTIONAL = [
+    ['seq', 'seq', 7, 7],
+    ['node', 'node', 'n1', 'n1'],
+    ['conn', 'conn', 'c1', 'c1'],
+    ['principal', 'principal', 'alice', 'alice'],
+    ['replayed', 'replayed', 3, 3],
+    ['attached', 'attached', false, 0],
+    ['replayed_ids', 'replayed_ids', [1, '2'], '["1","2"]'],
+  ] as const;
+
+  it('store every field a record sets in its column and leave the rest NULL, whatever the mix', async () => {
+    const lines = Array.from({ length: 1 << OPTIONAL.length }, (_, mask) => {
+      const line: Record<string, unknown> = { ts: T0, kind: 'upgrade', decision: 'fresh', status: 200 };
+      OPTIONAL.forEach(([field, , value], bit) => {
+        if (mask & (1 << bit)) line[field] = value;
+      });
+      return line;
+    });
+    const { db } = await ingestSources([logSource(lines)]);
+    const cols = OPTIONAL.map(([, column]) => column).join(', ');
+    const stored = rows<Record<string, unknown>>(db, `SELECT line, decision, status, session, reason, ${cols} FROM records ORDER BY id`);
+    expect(stored).toHaveLength(lines.length);
+    stored.forEach((row, mask) => {
+      const expected: Record<string, unknown> = { line: mask + 1, decision: 'fresh', status: 200, session: null, reason: null };
+      OPTIONAL.forEach(([, column, , value], bit) => (expected[column] = mask & (1 << bit) ? value : null));
+      expect(row).toEqual(expected);
+    });
+  });
+});
