@@ -1,3 +1,4 @@
+import { deferIndexes } from './bulk-load.js';
 import type { Db } from './db.js';
 import { foldSession, type FoldRecord, type SessionFold } from './fold-session.js';
 
@@ -37,7 +38,10 @@ export function deriveTimeline(db: Db): number {
   if (dirty === 0) return 0;
   db.transaction(() => {
     shadowProxyDuplicates(db);
-    for (const t of ['incarnations', 'streams', 'events', 'requests']) db.exec(`DELETE FROM ${t} WHERE session IN (${DIRTY})`);
+    const tables = ['incarnations', 'streams', 'events', 'requests'] as const;
+    for (const t of tables) db.exec(`DELETE FROM ${t} WHERE session IN (${DIRTY})`);
+    // The first derive of a log (every table empty now) builds the indexes after the rows.
+    const rebuildIndexes = tables.map((t) => deferIndexes(db, t));
     const write = writers(db);
     // better-sqlite3 cannot write while a read is open: read a chunk of sessions whole, then write it.
     const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
@@ -60,6 +64,7 @@ export function deriveTimeline(db: Db): number {
         if (k < rows.length) records.push(foldRecord(rows[k]!));
       }
     }
+    for (const rebuild of rebuildIndexes) rebuild();
     db.exec('DELETE FROM dirty_sessions');
   })();
   return dirty;

@@ -6,7 +6,7 @@ import type { InputLine } from '../read/lines.js';
 import { splitLines } from '../read/lines.js';
 import type { Source } from '../read/sources.js';
 import type { Db } from './db.js';
-import { deferRecordIndexes } from './bulk-load.js';
+import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type RecordWriter } from './insert.js';
 
 export interface SourceStats {
@@ -161,7 +161,7 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
   db.exec('BEGIN');
   let ingest: SourceIngest | undefined;
   try {
-    const rebuildIndexes = deferRecordIndexes(db);
+    const rebuildIndexes = deferIndexes(db, 'records');
     ingest = new SourceIngest(db, source.name, opts);
     for await (const l of splitLines(source.open(), (c) => hash.update(c))) ingest.add(l);
     const kept = ingest.finish(hash.digest('hex'));

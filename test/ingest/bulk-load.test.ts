@@ -10,11 +10,13 @@ import { T0, ingestSources, rows, tempDir, track } from './support.js';
 // loaded into an empty database gets its indexes built at the end, and each
 // record shape binds only the columns it sets.
 
-function indexes(db: Db): unknown[] {
-  return rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name");
+function indexes(db: Db, table = 'records'): unknown[] {
+  return rows(db, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY name", table);
 }
 
 const FRESH = indexes(track(openDb(':memory:')));
+const DERIVED = ['incarnations', 'streams', 'events', 'requests'];
+const FRESH_DERIVED = DERIVED.map((t) => indexes(track(openDb(':memory:')), t));
 
 describe('a file loaded into an empty database', () => {
   it('leaves the records indexes as a new database has them, and session lookups use them', async () => {
@@ -52,6 +54,29 @@ describe('a file loaded into an empty database', () => {
     const { db, sources } = await ingestSources([logSource([line], 'a.ndjson'), logSource([line], 'b.ndjson')]);
     expect(sources[1]!.duplicateOf).toBe('a.ndjson');
     expect(indexes(db)).toEqual(FRESH);
+  });
+});
+
+describe('the first derive of a log', () => {
+  const log = (session: string) => [
+    { ts: T0, kind: 'session.created', session },
+    { ts: T0, kind: 'stream.opened', session, stream: 'g1', via: 'get' },
+    { ts: T0, kind: 'event.sent', session, stream: 'g1', event_id: 1 },
+    { ts: T0, kind: 'request.sent', session, stream: 'g1', request_id: 'r1', method: 'roots/list', event_id: 1 },
+  ];
+
+  it('leaves the derived tables indexed as a new database has them, and so does a later derive', async () => {
+    const dbPath = join(tempDir(), 'timeline.db');
+    const { db } = await ingestSources([logSource(log('S1'), 'a.ndjson')], { db: dbPath });
+    expect(rows(db, 'SELECT count(*) AS n FROM events')).toEqual([{ n: 1 }]);
+    expect(DERIVED.map((t) => indexes(db, t))).toEqual(FRESH_DERIVED);
+    const plan = rows<{ detail: string }>(db, "EXPLAIN QUERY PLAN SELECT id FROM events WHERE session = 'S1' AND event_id = '1'");
+    expect(plan.map((p) => p.detail).join(' ')).toContain('events_lookup');
+    db.close();
+
+    const again = await ingestSources([logSource(log('S2'), 'b.ndjson')], { db: dbPath });
+    expect(rows(again.db, 'SELECT session FROM events ORDER BY id')).toEqual([{ session: 'S1' }, { session: 'S2' }]);
+    expect(DERIVED.map((t) => indexes(again.db, t))).toEqual(FRESH_DERIVED);
   });
 });
 
