@@ -7,8 +7,18 @@ export interface Io {
   isTty: boolean;
 }
 
+// A reader that goes away (`analyze … | head`) is not an error of ours: stop
+// writing and finish quietly with the exit code the run had.
+let stdoutClosed = false;
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  stdoutClosed = true;
+});
+
 export const processIo: Io = {
-  out: (s) => void process.stdout.write(s),
+  out: (s) => {
+    if (!stdoutClosed) process.stdout.write(s);
+  },
   err: (s) => void process.stderr.write(s),
   isTty: Boolean(process.stdout.isTTY),
 };
