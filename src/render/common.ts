@@ -68,7 +68,11 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 /** The log line as quoted evidence, cut to `max` characters so one long line cannot flood a report. */
-export function quoteLine(ref: LineRef, lineText: LineText, max = 160): string {
+/**
+ * An evidence line as `file:line  text`. Reports cut long lines (a person scans
+ * them); explain quotes them whole, since the witness must show the fault.
+ */
+export function quoteLine(ref: LineRef, lineText: LineText, max = 320): string {
   const text = lineText(ref);
   const where = `${ref.file}:${ref.line}`;
   return text === undefined ? where : `${where}  ${truncate(text.replace(/\r?\n$/, ''), max)}`;

@@ -16,7 +16,7 @@ export function explainFinding(finding: Finding, lineText: LineText): string {
   const witness =
     finding.evidence.length === 0
       ? ['  (no evidence lines recorded)']
-      : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, 240)}`);
+      : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, Number.POSITIVE_INFINITY)}`);
   return [
     `${finding.rule} (${finding.severity}): ${RULES[finding.rule].summary}`,
     `Session ${sessionLabel(finding.session)}, at ${finding.at}.`,

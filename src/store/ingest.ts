@@ -153,8 +153,10 @@ export function markDirty(db: Db, sessions: Iterable<string>): void {
 }
 
 /**
- * Ingests one source in one transaction: a crash or a read error leaves the
- * database as it was before this file.
+ * Ingests one source in one transaction: a crash or an I/O error leaves the
+ * database as it was before this file. A compressed file cut short (a copy
+ * taken while the export was still being written) is data, not a crash: its
+ * lines before the cut are kept (see keepBeforeCut).
  */
 export async function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
   const hash = createHash('sha256');
@@ -169,9 +171,11 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');
     return ingest.stats;
   } catch (err) {
+    const message = (err as Error).message;
+    if (ingest !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, ingest, hash, message);
     if (db.inTransaction) db.exec('ROLLBACK');
     const stats = ingest?.stats ?? { name: source.name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
-    return { ...stats, readError: (err as Error).message };
+    return { ...stats, readError: message };
   }
 }
 
@@ -179,4 +183,17 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
   const out: SourceStats[] = [];
   for (const s of sources) out.push(await ingestSource(db, s, opts));
   return out;
+}
+
+/**
+ * Keeps what decompressed before a gzip stream broke off, records the cut as a
+ * rejected line where the file ends, and still marks the file unusable so that
+ * a gate never passes on a partial export.
+ */
+function keepBeforeCut(db: Db, ingest: SourceIngest, hash: ReturnType<typeof createHash>, message: string): SourceStats {
+  const after = ingest.stats.lines;
+  ingest.add({ line: after + 1, error: `${message}: the compressed file ends here (cut short after line ${after})`, preview: '' });
+  ingest.finish(hash.digest('hex'));
+  db.exec('COMMIT');
+  return { ...ingest.stats, readError: `${message} after line ${after}; the ${after} lines before the cut were kept` };
 }

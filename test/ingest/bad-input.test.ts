@@ -107,12 +107,16 @@ describe('gzip', () => {
     expect(rows(db, 'SELECT count(*) AS n FROM records')).toEqual([{ n: 2 }]);
   });
 
-  it('a truncated gzip is a read error, and leaves nothing of the file behind', async () => {
+  it('a gzip cut short keeps the lines before the cut, records the cut as a rejected line, and is unusable', async () => {
     const gz = gzipSync(ndjson(Array.from({ length: 2000 }, (_, i) => good(`S${i}`))));
     const { db, sources } = await ingestFile('cut.ndjson.gz', gz.subarray(0, gz.length - 40));
-    expect(sources[0]!.readError).toMatch(/gzip/);
-    expect(isUnusable(sources[0]!)).toBe(true);
-    expect(rows(db, 'SELECT (SELECT count(*) FROM records) AS records, (SELECT count(*) FROM sources) AS sources')).toEqual([{ records: 0, sources: 0 }]);
+    const s = sources[0]!;
+    expect(s.readError).toMatch(/^gzip: .* after line \d+; the \d+ lines before the cut were kept$/);
+    expect(isUnusable(s)).toBe(true);
+    expect(s.recordLines).toBeGreaterThan(1000);
+    expect(s.lines).toBe(s.recordLines + s.ignored + s.rejected);
+    const [cut] = rows<{ line: number; reason: string }>(db, 'SELECT line, reason FROM rejected');
+    expect(cut).toEqual({ line: s.recordLines + 1, reason: expect.stringContaining(`cut short after line ${s.recordLines}`) });
   });
 });
 

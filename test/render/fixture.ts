@@ -20,7 +20,7 @@ export const LOG_LINES: Record<string, string[]> = {
     '{"ts":"2026-11-09T10:00:06.000Z","kind":"upgrade","session":null,"last_event_id":"77","new_stream":"g9","decision":"resume","status":200,"replayed":3,"node":"b"}',
     '{"ts":"2026-11-09T10:00:09.000Z","kind":"upgrade","session":"S2","last_event_id":null,"new_stream":"g8","decision":"attach","status":200,"replayed":0,"reemitted":0,"node":"b"}',
     ...[0, 1, 2, 3, 4].map(
-      (i) => `{"ts":"2026-11-09T10:01:0${i}.000Z","kind":"request.answered","session":"S3","request_id":"r-${i}","status":404,"note":"${'x'.repeat(200)}","node":"b"}`,
+      (i) => `{"ts":"2026-11-09T10:01:0${i}.000Z","kind":"request.answered","session":"S3","request_id":"r-${i}","status":404,"note":"${'x'.repeat(400)}","node":"b"}`,
     ),
   ],
 };

@@ -39,12 +39,12 @@ describe('renderText', () => {
     expect(out).toContain('session (no session)');
   });
 
-  it('cuts long evidence lines to about 160 characters', () => {
+  it('cuts evidence lines only when very long (about 320 characters)', () => {
     const quoted = lines.filter((l) => l.includes('server-b.ndjson:5  '));
     expect(quoted).toHaveLength(1);
     const text = quoted[0]!.split('server-b.ndjson:5  ')[1]!;
-    expect(LOG_LINES['server-b.ndjson']![4]!.length).toBeGreaterThan(200);
-    expect(text.length).toBe(160);
+    expect(LOG_LINES['server-b.ndjson']![4]!.length).toBeGreaterThan(400);
+    expect(text.length).toBe(320);
     expect(text.endsWith('…')).toBe(true);
   });
 

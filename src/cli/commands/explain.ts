@@ -30,15 +30,16 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         const rules = ruleList(flags.rule);
         let report = detect(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
-        let findings = report.findings;
+        // Numbered as in the full explanation, so "#3" names one finding whether or not -n picked it.
+        let numbered = report.findings.map((f, i) => ({ f, n: i + 1 }));
         if (flags.n !== undefined) {
           const n = positiveInt(flags.n, '-n');
-          if (n > findings.length) throw new UsageError(`-n ${n}: only ${findings.length} matching finding(s)`);
-          findings = [findings[n - 1]!];
+          if (n > numbered.length) throw new UsageError(`-n ${n}: only ${numbered.length} matching finding(s)`);
+          numbered = [numbered[n - 1]!];
         }
-        if (findings.length === 0) io.out('No finding matches: nothing to explain.\n');
+        if (numbered.length === 0) io.out('No finding matches: nothing to explain.\n');
         const lineText = lineTextResolver(ws.db);
-        io.out(findings.map((f, i) => `#${i + 1}  ${explainFinding(f, lineText)}`).join('\n\n') + (findings.length ? '\n' : ''));
+        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText)}`).join('\n\n') + (numbered.length ? '\n' : ''));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();

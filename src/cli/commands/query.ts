@@ -25,7 +25,12 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
-      const text = existsSync(`${QUERIES_DIR}${sql}.sql`) ? loadQuery(sql) : sql;
+      const named = existsSync(`${QUERIES_DIR}${sql}.sql`);
+      // A bare word is a query name, never SQL: say so rather than report a syntax error.
+      if (!named && /^[a-z0-9][a-z0-9-]*$/i.test(sql) && !/^(select|with|values|explain|pragma)$/i.test(sql)) {
+        throw new UsageError(`no named query "${sql}" (see resumescope query --list)`);
+      }
+      const text = named ? loadQuery(sql) : sql;
       const ws = await openWorkspace(paths, flags, io);
       try {
         deriveTimeline(ws.db);
