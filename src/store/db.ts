@@ -53,3 +53,12 @@ function checkVersion(db: Db, path: string, readonly: boolean): void {
   // No older schema has been released; anything else is not ours to guess at.
   throw new StoreError(`${path}: unknown schema version ${row?.value ?? '(none)'}; re-ingest the logs into a new --db file.`);
 }
+
+/** SQLite's "database is locked": another process holds the write lock past the busy timeout. */
+export function isLocked(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === 'SQLITE_BUSY';
+}
+
+export function lockedError(db: Db): StoreError {
+  return new StoreError(`${db.name}: database is locked by another process (an ingest or watch still writing to it?); try again when it has finished`);
+}

@@ -5,7 +5,7 @@ import { LineNormalizer } from '../normalize/normalize-line.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLines } from '../read/lines.js';
 import type { Source } from '../read/sources.js';
-import type { Db } from './db.js';
+import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type RecordWriter } from './insert.js';
 
@@ -162,8 +162,10 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
   const hash = createHash('sha256');
   db.exec('BEGIN');
   let ingest: SourceIngest | undefined;
+  // Every COMMIT of this file runs it first: the records indexes may be dropped for the load.
+  let rebuildIndexes = () => {};
   try {
-    const rebuildIndexes = deferIndexes(db, 'records');
+    rebuildIndexes = deferIndexes(db, 'records');
     ingest = new SourceIngest(db, source.name, opts);
     for await (const l of splitLines(source.open(), (c) => hash.update(c))) ingest.add(l);
     const kept = ingest.finish(hash.digest('hex'));
@@ -171,8 +173,12 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');
     return ingest.stats;
   } catch (err) {
+    if (isLocked(err)) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw lockedError(db); // the database's problem, not this input's
+    }
     const message = (err as Error).message;
-    if (ingest !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, ingest, hash, message);
+    if (ingest !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, ingest, hash, message, rebuildIndexes);
     if (db.inTransaction) db.exec('ROLLBACK');
     const stats = ingest?.stats ?? { name: source.name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
     return { ...stats, readError: message };
@@ -190,10 +196,11 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
  * rejected line where the file ends, and still marks the file unusable so that
  * a gate never passes on a partial export.
  */
-function keepBeforeCut(db: Db, ingest: SourceIngest, hash: ReturnType<typeof createHash>, message: string): SourceStats {
+function keepBeforeCut(db: Db, ingest: SourceIngest, hash: ReturnType<typeof createHash>, message: string, beforeCommit: () => void): SourceStats {
   const after = ingest.stats.lines;
   ingest.add({ line: after + 1, error: `${message}: the compressed file ends here (cut short after line ${after})`, preview: '' });
   ingest.finish(hash.digest('hex'));
+  beforeCommit();
   db.exec('COMMIT');
   return { ...ingest.stats, readError: `${message} after line ${after}; the ${after} lines before the cut were kept` };
 }

@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS } from '../../detect/types.js';
 import { listQueries, loadQuery, QUERIES_DIR } from '../../detect/sql.js';
 import { deriveTimeline } from '../../store/derive.js';
-import type { Db } from '../../store/db.js';
+import { isLocked, type Db } from '../../store/db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions } from '../options.js';
@@ -33,7 +33,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
       const text = named ? loadQuery(sql) : sql;
       const ws = await openWorkspace(paths, flags, io);
       try {
-        deriveTimeline(ws.db);
+        deriveOrAnswerFromCommitted(ws.db, io);
         const rows = runReadOnly(ws.db, text);
         io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
         done(ws.unusable ? 2 : 0);
@@ -66,5 +66,19 @@ export function runReadOnly(db: Db, sql: string): Record<string, unknown>[] {
     return stmt.all(params) as Record<string, unknown>[];
   } catch (err) {
     throw new UsageError(`SQL: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * query reads; it derives only what its own ingest left to derive. When
+ * another process holds the write lock (an ingest still deriving), answer from
+ * what is committed rather than fail.
+ */
+function deriveOrAnswerFromCommitted(db: Db, io: Io): void {
+  try {
+    deriveTimeline(db);
+  } catch (err) {
+    if (!isLocked(err)) throw err;
+    io.err(`resumescope: ${db.name} is being written by another process: answering from what it has committed (derived tables may lag)\n`);
   }
 }
