@@ -1,8 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { openDb, type Db } from '../../src/store/db.js';
+import { fileSource } from '../../src/read/sources.js';
 import { logSource } from '../helpers/logs.js';
 import { T0, ingestSources, rows, tempDir, track } from './support.js';
 
@@ -45,6 +48,18 @@ describe('a file loaded into an empty database', () => {
     expect(ws.sources[0]!.readError).toBe('EIO: i/o error, read');
     expect(indexes(ws.db)).toEqual(FRESH);
     expect(rows(ws.db, 'SELECT count(*) AS n FROM records')).toEqual([{ n: 0 }]);
+    ws.db.close();
+    expect(indexes(track(openDb(dbPath)))).toEqual(FRESH);
+  });
+
+  it('a gzip cut short keeps the lines before the cut with the indexes built, on disk', async () => {
+    const dir = tempDir();
+    const dbPath = join(dir, 'timeline.db');
+    const gz = gzipSync(Array.from({ length: 2000 }, (_, i) => JSON.stringify({ ts: T0, kind: 'session.created', session: `S${i}` }) + '\n').join(''));
+    writeFileSync(join(dir, 'cut.ndjson.gz'), gz.subarray(0, gz.length - 40));
+    const ws = await loadWorkspace([fileSource(join(dir, 'cut.ndjson.gz'))], { db: dbPath });
+    expect(ws.sources[0]!.readError).toContain('lines before the cut were kept');
+    expect(ws.sources[0]!.records).toBeGreaterThan(0);
     ws.db.close();
     expect(indexes(track(openDb(dbPath)))).toEqual(FRESH);
   });
