@@ -18,14 +18,17 @@ export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['orphaned-
 export const DEFAULT_SETTLE_MS = 5_000;
 
 /**
- * What identifies a finding across re-judgements: rule, session, time and the
- * first line of its evidence. Not the message: later lines can reword a
+ * What identifies a finding across re-judgements: rule, session, time (except
+ * for end-of-log rules) and the first line of its evidence. Not the message: later lines can reword a
  * standing finding (a dual writer "never closed" becomes "retired only at …"),
  * and a soak-test consumer must not be told of one fault twice.
  */
 export function findingKey(f: Finding): string {
   const first = f.evidence[0];
-  return `${f.rule}|${f.session ?? ''}|${f.at}|${first ? `${first.file}:${first.line}` : ''}`;
+  // An end-of-log finding's time is where the log ended, or the timeout once it
+  // arrives: its first evidence line alone says which stranded request it is.
+  const at = END_OF_LOG_RULES.has(f.rule) ? '' : f.at;
+  return `${f.rule}|${f.session ?? ''}|${at}|${first ? `${first.file}:${first.line}` : ''}`;
 }
 
 export class FindingBook {
