@@ -92,10 +92,20 @@ export function useDashboardKeys({ model, loadDetail, width, height, onQuit, ini
   const { isRawModeSupported } = useStdin();
   // Reads only refs, so one subscription serves every render.
   const handleKey = useCallback((input: string, key: Key) => {
-    const result = reduceKey(stateRef.current, toKeyPress(input, key), contextRef.current);
-    stateRef.current = result.state;
-    setState(result.state);
-    if (result.quit) onQuitRef.current();
+    // A held-down key, a fast typist or an ssh link delivers several characters
+    // in one read ("jjj"); ink hands them over as one input: press each in turn.
+    const plainBurst = input.length > 1 && !key.ctrl && !key.meta && !key.escape && !input.includes('\u001b');
+    const presses = plainBurst ? [...input].map((ch) => toKeyPress(ch, { ...key, return: ch === '\r' })) : [toKeyPress(input, key)];
+    for (const press of presses) {
+      const result = reduceKey(stateRef.current, press, contextRef.current);
+      stateRef.current = result.state;
+      if (result.quit) {
+        setState(result.state);
+        onQuitRef.current();
+        return;
+      }
+    }
+    setState(stateRef.current);
   }, []);
   useInput(
     handleKey,
