@@ -101,7 +101,10 @@ export function Charts({ series, width, height }: ChartsProps) {
   }
   const first = series.labels[0] ?? '';
   const last = series.labels[series.labels.length - 1] ?? '';
-  const span = first === last ? formatClock(first) : `${formatClock(first)} → ${formatClock(last)}`;
+  // Times of day alone would make a log spanning days read as one instant.
+  const sameDay = first.slice(0, 10) === last.slice(0, 10);
+  const stamp = (at: string) => (sameDay ? formatClock(at) : `${at.slice(5, 10)} ${formatClock(at)}`);
+  const span = first === last ? stamp(first) : `${stamp(first)} → ${stamp(last)}`;
   const blockLines = Math.floor(height / count);
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
