@@ -16,7 +16,7 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
   const program = new Command('resumescope')
     .description('Forensic analyzer for MCP stream resumption (Last-Event-ID) and session resumption (Mcp-Session-Id)')
     .version(VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('(resumescope COMMAND --help for its options)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
   for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules, registerWhatif, registerTui, registerWatch]) {

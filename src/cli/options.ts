@@ -76,6 +76,8 @@ export function detectOptions(flags: ThresholdFlags, config: Config): RunOptions
 }
 
 export function duration(s: string, flag: string): number {
+  // On a command line "--retention 120" reads as seconds to some and as ms to others: ask.
+  if (/^\d+(\.\d+)?$/.test(s.trim())) throw new UsageError(`${flag}: give a unit, e.g. ${s}s or ${s}ms`);
   try {
     return parseDuration(s);
   } catch (err) {

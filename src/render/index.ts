@@ -39,7 +39,7 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'sarif':
       return renderSarif(report, { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText });
     case 'junit':
-      return renderJunit(report, { lineText: opts.lineText });
+      return renderJunit(report, { lineText: opts.lineText, failOn: opts.failOn });
     case 'markdown':
       return renderMarkdown(report, { lineText: opts.lineText, failOn: opts.failOn });
   }

@@ -78,3 +78,17 @@ describe('renderJunit', () => {
     expect(orphaned).toContain('not knowable for session S5');
   });
 });
+
+describe('junit and the gate', () => {
+  it('fails only the findings at or above --fail-on, and lists the others in system-out, so the file agrees with the exit code', () => {
+    const report = makeReport(FINDINGS);
+    const xml = renderJunit(report, { lineText, failOn: 'error' });
+    const failing = report.findings.filter((f) => f.severity === 'error' || f.severity === 'critical');
+    const failingRules = new Set(failing.map((f) => f.rule));
+    expect(xml).toMatch(new RegExp(`failures="${failingRules.size}"`));
+    expect((xml.match(/<failure /g) ?? []).length).toBe(failing.length);
+    const below = report.findings.filter((f) => f.severity === 'warning' || f.severity === 'info');
+    expect(below.length).toBeGreaterThan(0);
+    expect((xml.match(/below the --fail-on error gate/g) ?? []).length).toBe(below.length);
+  });
+});
