@@ -85,6 +85,13 @@ describe('query', () => {
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,4,');
   });
 
+  it("a detector query takes analyze's thresholds, and shows times and evidence as a person reads them", async () => {
+    const rows = JSON.parse((await cli('query', '404-storm', 'samples/http-edge.ndjson', '--format', 'json')).out);
+    expect(rows[0]).toMatchObject({ session: 'd00d-77', at: '2026-11-09T10:00:33.800Z' });
+    expect(rows[0].evidence).toMatch(/^samples\/http-edge\.ndjson:7 samples\/http-edge\.ndjson:8 /);
+    expect(JSON.parse((await cli('query', '404-storm', 'samples/http-edge.ndjson', '--format', 'json', '--storm-count', '7')).out)).toEqual([]);
+  });
+
   it('refuses a statement that would write', async () => {
     const r = await cli('query', 'DELETE FROM records', 'samples/clean.ndjson');
     expect(r.code).toBe(2);

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { DEFAULT_DETECT_OPTIONS } from '../../detect/types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
 import { listQueries, loadQuery, QUERIES_DIR } from '../../detect/sql.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
-import { addInputOptions } from '../options.js';
+import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
+import { resolveEvidence } from '../../detect/evidence.js';
+import { isoTime } from '../../normalize/time.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 export function registerQuery(program: Command, io: Io, done: (code: number) => void): void {
@@ -16,10 +18,11 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     .description('read-only SQL over the timeline, or a named query from queries/ (--list)')
     .argument('[sql]', 'SQL text, or the name of a query in queries/ (e.g. rejected)')
     .argument('[paths...]', 'log files, folders, or - for stdin');
-  addInputOptions(cmd)
+  addInputOptions(cmd);
+  addThresholdOptions(cmd)
     .option('--list', 'list the named queries')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
-    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & { list?: boolean; format: string }) => {
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string }) => {
       if (flags.list) {
         for (const q of listQueries()) io.out(`${q.name.padEnd(32)} ${q.title}\n`);
         return done(0);
@@ -34,7 +37,8 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
       const ws = await openWorkspace(paths, flags, io);
       try {
         deriveOrAnswerFromCommitted(ws.db, io);
-        const rows = runReadOnly(ws.db, text);
+        // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
+        const rows = readable(ws.db, runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }));
         io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
         done(ws.unusable ? 2 : 0);
       } finally {
@@ -43,8 +47,8 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     });
 }
 
-/** Runs one statement that does not write; the detectors' named parameters get their defaults. */
-export function runReadOnly(db: Db, sql: string): Record<string, unknown>[] {
+/** Runs one statement that does not write; the detectors' named parameters get the given thresholds. */
+export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETECT_OPTIONS): Record<string, unknown>[] {
   let stmt;
   try {
     stmt = db.prepare(sql);
@@ -53,7 +57,6 @@ export function runReadOnly(db: Db, sql: string): Record<string, unknown>[] {
   }
   if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
   if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
-  const d = DEFAULT_DETECT_OPTIONS;
   const defaults: Record<string, number> = {
     storm_count: d.stormCount,
     storm_window_ms: d.stormWindowMs,
@@ -81,4 +84,34 @@ function deriveOrAnswerFromCommitted(db: Db, io: Io): void {
     if (!isLocked(err)) throw err;
     io.err(`resumescope: ${db.name} is being written by another process: answering from what it has committed (derived tables may lag)\n`);
   }
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Rows as a person reads them: an `at_ms` column gains an `at` time beside it,
+ * and an `evidence` column of record ids becomes the file:line it names.
+ */
+export function readable(db: Db, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const evidence = (v: unknown): number[] | undefined => {
+    if (typeof v !== 'string' || !v.startsWith('[')) return undefined;
+    try {
+      const ids = JSON.parse(v) as unknown[];
+      return ids.every((x) => typeof x === 'number' || x === null) ? (ids.filter((x) => x !== null) as number[]) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const refs = resolveEvidence(db, rows.flatMap((r) => evidence(r.evidence) ?? []));
+  return rows.map((r) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (k === 'at_ms' && typeof v === 'number') out.at = isoTime(v);
+      const ids = k === 'evidence' ? evidence(v) : undefined;
+      out[k] = ids ? ids.map((id) => refs.get(id)).filter((x) => x !== undefined).map((x) => `${x.ref.file}:${x.ref.line}`).join(' ') : v;
+    }
+    return out;
+  });
 }
