@@ -1,6 +1,6 @@
 import type { Finding } from '../model/finding.js';
 import type { RuleId } from '../model/rules.js';
-import type { Severity } from '../model/severity.js';
+import { severityRank, type Severity } from '../model/severity.js';
 
 // The findings of a live run. A session is re-judged whenever it is touched,
 // and its current findings replace the earlier ones (a request pending at the
@@ -126,8 +126,10 @@ export class FindingBook {
   }
 }
 
+/** Time order; at one instant the most severe first (`watch … | head -1` shows the error, not the info). */
 function byTime(a: Finding, b: Finding): number {
-  return a.at < b.at ? -1 : a.at > b.at ? 1 : a.rule.localeCompare(b.rule);
+  if (a.at !== b.at) return a.at < b.at ? -1 : 1;
+  return severityRank(b.severity) - severityRank(a.severity) || a.rule.localeCompare(b.rule);
 }
 
 function sameKeys(a: Finding[], b: Finding[]): boolean {

@@ -50,7 +50,7 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
       notKnowable.push({
         rule: 'event-id-regression',
         session: r.session,
-        reason: `proxy log only: the server's emissions are not visible, so an event id ${r.session} sent twice cannot be seen`,
+        reason: `proxy log only: the server's emissions are not visible, so an event id sent twice in ${r.session} cannot be seen`,
       });
       const start = proxyReplayStart(facts.proxy, r);
       if (start.kind === 'regressed') regressed(`${start.first} (the first id the proxy saw)`, start.seenIn === null ? [] : [start.seenIn]);
