@@ -1,7 +1,7 @@
 import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
 import { at } from '../detect/resumption/wording.js';
-import { isAccepted, STORED_RECORD_COLUMNS, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
+import { isAccepted, STORED_RECORD_COLUMNS, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and
 // stops at each logged upgrade, with the state the engine knew just before
@@ -34,11 +34,11 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
      WHERE session IS NOT NULL AND shadowed = 0 AND (origin = 'server' OR kind = 'upgrade')
        AND (session, ts_ms, id) > (@session, @ts, @id)
      ORDER BY session, ts_ms, id LIMIT ${PAGE}`,
-  );
+  ).raw(true);
   let replay: SessionReplay | undefined;
   let cursor = { session: '', ts: Number.MIN_SAFE_INTEGER, id: -1 };
   for (;;) {
-    const rows = page.all(cursor) as StoredRow[];
+    const rows = (page.all(cursor) as unknown[][]).map(storedRowFromValues);
     for (const row of rows) {
       if (replay?.session !== row.session) {
         replay?.finish();

@@ -10,6 +10,21 @@ export const STORED_RECORD_COLUMNS =
   'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
   'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id';
 
+/**
+ * A row read with `.raw()` (values in STORED_RECORD_COLUMNS order) as a StoredRow:
+ * better-sqlite3 builds row objects far slower than this literal does, which
+ * matters when the replay reads every record of a 1M-line log.
+ */
+export function storedRowFromValues(v: unknown[]): StoredRow {
+  return {
+    id: v[0], ts_ms: v[1], kind: v[2], origin: v[3], session: v[4], incarnation: v[5], node: v[6], stream: v[7],
+    sequence: v[8], conn: v[9], principal: v[10], via: v[11], reason: v[12], aspect: v[13], log_evicted: v[14],
+    event_id: v[15], rpc_kind: v[16], rpc_id: v[17], method: v[18], attached: v[19], oldest_retained: v[20],
+    last_event_id: v[21], new_stream: v[22], decision: v[23], status: v[24], replayed: v[25], first_replayed: v[26],
+    replayed_ids: v[27], new_session: v[28], reset_signalled: v[29], request_id: v[30], new_request_id: v[31],
+  } as StoredRow;
+}
+
 export interface StoredRow {
   id: number;
   ts_ms: number;
