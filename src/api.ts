@@ -1,7 +1,7 @@
 import type { Report } from './model/finding.js';
 import { detect, type RunOptions } from './detect/run.js';
 import { expandPaths, type Source } from './read/sources.js';
-import { openDb, type Db } from './store/db.js';
+import { EMBEDDED_DB, openDb, type Db } from './store/db.js';
 import { ingestAll, type IngestOptions, type SourceStats } from './store/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
 
@@ -9,7 +9,7 @@ import type { InputFormat } from './normalize/formats/index.js';
 // store → detect), for tests and for embedding.
 
 export interface AnalyzeOptions extends RunOptions {
-  /** Keep the timeline in this file; default is an in-memory database. */
+  /** Keep the timeline in this file; default is a throw-away temporary database. */
   db?: string;
   inputFormat?: string;
   formats?: InputFormat[];
@@ -22,7 +22,7 @@ export interface Workspace {
 
 /** Opens the database and ingests the given sources into it. */
 export async function loadWorkspace(sources: Source[], opts: { db?: string } & IngestOptions = {}): Promise<Workspace> {
-  const db = openDb(opts.db ?? ':memory:');
+  const db = openDb(opts.db ?? EMBEDDED_DB);
   const stats = await ingestAll(db, sources, opts);
   return { db, sources: stats };
 }

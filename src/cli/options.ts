@@ -11,7 +11,7 @@ import { UsageError } from './io.js';
 
 export function addInputOptions(cmd: Command): Command {
   return cmd
-    .option('--db <file>', 'keep the timeline in this SQLite file (default: an in-memory database)')
+    .option('--db <file>', 'keep the timeline in this SQLite file (default: a temporary one, deleted at exit)')
     .option('--input-format <name>', 'force the input format (resumescope, nginx, envoy, otlp, or a --mapping name) instead of detecting it per file')
     .option('--mapping <file>', 'a JSON mapping file describing another log shape (see src/normalize/formats/README.md)');
 }

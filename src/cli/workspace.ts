@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { expandPaths, InputError } from '../read/sources.js';
-import { openDb, type Db } from '../store/db.js';
+import { EMBEDDED_DB, openDb, type Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
 import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../store/ingest.js';
@@ -35,7 +35,7 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io)
     throw err;
   }
   const ingestOptions = inputFormats(opts);
-  const db = openDb(opts.db ?? ':memory:');
+  const db = openDb(opts.db ?? EMBEDDED_DB);
   const stats = await ingestAll(db, sources, ingestOptions);
   for (const s of stats) reportSource(s, io);
   return { db, sources: stats, unusable: stats.some(isUnusable) };

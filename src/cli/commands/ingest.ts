@@ -17,7 +17,7 @@ export function registerIngest(program: Command, io: Io, done: (code: number) =>
         if (s.duplicateOf !== undefined || s.readError !== undefined) continue;
         io.out(`${s.name}: ${s.lines} lines: ${s.recordLines} records, ${s.ignored} ignored, ${s.rejected} rejected${s.format ? ` (${s.format})` : ''}\n`);
       }
-      if (flags.db === undefined) io.err('resumescope: no --db given: the timeline was built in memory and is gone; pass --db FILE to keep it\n');
+      if (flags.db === undefined) io.err('resumescope: no --db given: the timeline was built in a temporary database and is gone; pass --db FILE to keep it\n');
       done(ws.unusable ? 2 : 0);
     } finally {
       ws.db.close();

@@ -7,7 +7,7 @@ import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type Severity } from '../../model/severity.js';
 import { follow, STDIN_NAME } from '../../read/follow.js';
-import { openDb, type Db } from '../../store/db.js';
+import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
@@ -50,7 +50,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     for (const t of targets) if (t !== '-' && !existsSync(t)) io.err(`resumescope: ${t}: does not exist yet; waiting for it\n`);
   }
 
-  const db = openDb(flags.db ?? ':memory:');
+  const db = openDb(flags.db ?? EMBEDDED_DB);
   try {
     refuseFollowedBefore(db, targets, flags.db);
   } catch (err) {
