@@ -21,7 +21,14 @@ export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opt
   // better-sqlite3 rejects named parameters the statement does not use.
   const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
   const bound = Object.fromEntries(Object.entries(all).filter(([k]) => used.has(k)));
-  return stmt.all(bound) as T[];
+  // Raw arrays, named here: better-sqlite3 builds row objects several times slower
+  // than these literals, and some detector queries hand over wide rows by the tens of thousands.
+  const names = stmt.columns().map((c) => c.name);
+  return (stmt.raw(true).all(bound) as unknown[][]).map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row as T;
+  });
 }
 
 /** Evidence ids from a JSON array column, nulls dropped, first occurrence kept. */
