@@ -1,7 +1,7 @@
 import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
 import { at } from '../detect/resumption/wording.js';
-import { isAccepted, STORED_RECORD_COLUMNS, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
+import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and
 // stops at each logged upgrade, with the state the engine knew just before
@@ -30,7 +30,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
   visitSessionlessUpgrades(db, visit);
   const foreign = foreignLastEventIds(db);
   const page = db.prepare(
-    `SELECT ${STORED_RECORD_COLUMNS} FROM records
+    `SELECT ${STORED_RECORD_SELECT} FROM records
      WHERE session IS NOT NULL AND shadowed = 0 AND (origin = 'server' OR kind = 'upgrade')
        AND (session, ts_ms, id) > (@session, @ts, @id)
      ORDER BY session, ts_ms, id LIMIT ${PAGE}`,
@@ -56,13 +56,13 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
 /** Upgrades without a session (initialize, Last-Event-ID alone): no state to replay, the request alone decides. */
 function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void): void {
   const page = db.prepare(
-    `SELECT ${STORED_RECORD_COLUMNS} FROM records
+    `SELECT ${STORED_RECORD_SELECT} FROM records
      WHERE session IS NULL AND kind = 'upgrade' AND origin = 'server' AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
      ORDER BY ts_ms, id LIMIT ${PAGE}`,
-  );
+  ).raw(true);
   let cursor = { ts: Number.MIN_SAFE_INTEGER, id: -1 };
   for (;;) {
-    const rows = page.all(cursor) as StoredRow[];
+    const rows = (page.all(cursor) as unknown[][]).map(storedRowFromValues);
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
       visit({ upgrade, request: requestFromUpgrade(upgrade.record), state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });

@@ -5,25 +5,38 @@ import type { Decision, Origin } from '../model/record.js';
 // into the engine's record (absent = undefined, never null) plus what the
 // cross-check needs to describe the server's own answer.
 
-export const STORED_RECORD_COLUMNS =
-  'id, ts_ms, kind, origin, session, incarnation, node, stream, sequence, conn, principal, via, reason, aspect, log_evicted, ' +
-  'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
-  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id';
+/** Columns most records set, read one by one. */
+const DENSE_COLUMNS = ['id', 'ts_ms', 'kind', 'origin', 'session', 'node', 'stream', 'conn', 'via', 'event_id', 'rpc_kind', 'rpc_id', 'method', 'status', 'request_id'] as const;
+/** Columns few records set (upgrades, creations): one JSON array, and NULL where none is set. */
+const SPARSE_COLUMNS = [
+  'incarnation', 'sequence', 'principal', 'reason', 'aspect', 'log_evicted', 'attached', 'oldest_retained', 'last_event_id',
+  'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id',
+] as const;
 
 /**
- * A row read with `.raw()` (values in STORED_RECORD_COLUMNS order) as a StoredRow:
- * better-sqlite3 builds row objects far slower than this literal does, which
- * matters when the replay reads every record of a 1M-line log.
+ * The select list that storedRowFromValues reads, with `.raw()`. Every value handed to JS
+ * costs the same, NULL or not, so the columns most records leave empty come as one value:
+ * the replay reads every server record of the log. json_array keeps each value's type
+ * (an integer stays a number, a text of digits a string).
  */
+export const STORED_RECORD_SELECT =
+  `${DENSE_COLUMNS.join(', ')}, ` +
+  `CASE WHEN ${SPARSE_COLUMNS.map((c) => `${c} IS NOT NULL`).join(' OR ')} THEN json_array(${SPARSE_COLUMNS.join(', ')}) END`;
+
+/** A raw row of STORED_RECORD_SELECT as a StoredRow (a JS literal: better-sqlite3's row objects cost far more). */
 export function storedRowFromValues(v: unknown[]): StoredRow {
+  const x = typeof v[15] === 'string' ? (JSON.parse(v[15]) as unknown[]) : NO_SPARSE_VALUES;
+  // One literal, in the lists' order: every row then shares a single object shape.
   return {
-    id: v[0], ts_ms: v[1], kind: v[2], origin: v[3], session: v[4], incarnation: v[5], node: v[6], stream: v[7],
-    sequence: v[8], conn: v[9], principal: v[10], via: v[11], reason: v[12], aspect: v[13], log_evicted: v[14],
-    event_id: v[15], rpc_kind: v[16], rpc_id: v[17], method: v[18], attached: v[19], oldest_retained: v[20],
-    last_event_id: v[21], new_stream: v[22], decision: v[23], status: v[24], replayed: v[25], first_replayed: v[26],
-    replayed_ids: v[27], new_session: v[28], reset_signalled: v[29], request_id: v[30], new_request_id: v[31],
+    id: v[0], ts_ms: v[1], kind: v[2], origin: v[3], session: v[4], node: v[5], stream: v[6], conn: v[7], via: v[8],
+    event_id: v[9], rpc_kind: v[10], rpc_id: v[11], method: v[12], status: v[13], request_id: v[14],
+    incarnation: x[0], sequence: x[1], principal: x[2], reason: x[3], aspect: x[4], log_evicted: x[5], attached: x[6],
+    oldest_retained: x[7], last_event_id: x[8], new_stream: x[9], decision: x[10], replayed: x[11], first_replayed: x[12],
+    replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16],
   } as StoredRow;
 }
+
+const NO_SPARSE_VALUES: readonly unknown[] = SPARSE_COLUMNS.map(() => null);
 
 export interface StoredRow {
   id: number;
