@@ -18,6 +18,9 @@ WITH server_upgraded AS MATERIALIZED (
   WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
     AND u.decision IN ('resume', 'fresh')
     AND (u.origin = 'server' OR u.session NOT IN (SELECT session FROM server_upgraded))
+), state_changes AS MATERIALIZED (
+  -- set apart once: looked up per session, rather than walking each session's records in time per upgrade
+  SELECT id, session, ts_ms FROM records WHERE kind = 'session.state_changed' AND shadowed = 0
 ), replay_records AS MATERIALIZED (
   SELECT id, session, stream, event_id, ts_ms FROM records WHERE kind = 'event.replayed' AND shadowed = 0
 ), ref AS MATERIALIZED (
@@ -33,8 +36,9 @@ WITH server_upgraded AS MATERIALIZED (
   SELECT v.up_id, 'event.replayed', x.id, x.id, x.event_id
   FROM replay_records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
   WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id)
-), placed AS (
+), placed AS MATERIALIZED (
   -- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
+  -- (materialized: located reads own_id four times, and an inlined subquery would search for it each time)
   SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
     (SELECT e.id FROM events e
       WHERE e.session = v.session AND e.event_id = f.event_id
@@ -54,16 +58,18 @@ WITH server_upgraded AS MATERIALIZED (
       WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
       LIMIT 1) END AS other_session_id
   FROM placed p LEFT JOIN events o ON o.id = p.own_id
-), windows AS MATERIALIZED (
+), heads AS MATERIALIZED (
   -- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
   -- walking the lane from Last-Event-ID costs the window, not the lane
-  SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM (
-    SELECT l.up_id, l.own_pos, COALESCE(
-      (SELECT e.lane_pos - 1 FROM events e
-        WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
-        ORDER BY e.lane_pos LIMIT 1),
-      (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
-    FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL) w
+  -- (materialized: windows reads head_pos twice, and an inlined subquery would walk the lane twice)
+  SELECT l.up_id, l.own_pos, COALESCE(
+    (SELECT e.lane_pos - 1 FROM events e
+      WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
+      ORDER BY e.lane_pos LIMIT 1),
+    (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
+  FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL
+), windows AS MATERIALIZED (
+  SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM heads w
 )
 , facts AS (
 SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.stream, v.new_stream, v.resumed_lane,
@@ -75,9 +81,8 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   CASE WHEN l.role = 'last_event_id' THEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = l.event_id) END AS ever_emitted,
   -- the first state change after the event (or, where the event's place is unknown, in the incarnation) before the upgrade
   CASE WHEN l.role = 'last_event_id' THEN (
-    SELECT c.id FROM records c
-    -- (+kind: walk the session's records in time, not every state change of every session)
-    WHERE c.session = v.session AND +c.kind = 'session.state_changed' AND c.shadowed = 0
+    SELECT c.id FROM state_changes c
+    WHERE c.session = v.session
       AND (c.ts_ms, c.id) > (COALESCE(l.own_ts, l.inc_ts, -1), COALESCE(l.own_id, v.inc_id, -1)) AND (c.ts_ms, c.id) < (v.up_ts, v.up_id)
     ORDER BY c.ts_ms, c.id LIMIT 1) END AS state_change_id,
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NOT NULL AND v.decision = 'fresh' THEN (
