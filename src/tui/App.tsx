@@ -10,19 +10,12 @@ import { SessionsTable } from './components/SessionsTable.js';
 import { StatusBar, type StatusMode } from './components/StatusBar.js';
 import type { DashboardState, Pane } from './dashboardState.js';
 import type { Rect } from './layout.js';
-import type { DashboardModel, SessionDetail } from './model.js';
+import type { DashboardModel } from './model.js';
 import { fitSegments } from './segments.js';
-import { useDashboardKeys, type DashboardView } from './useDashboardKeys.js';
+import { useDashboardKeys, type DashboardInputs, type DashboardView } from './useDashboardKeys.js';
 
-export interface AppProps {
-  model: DashboardModel;
-  loadDetail: (session: string) => SessionDetail | undefined;
-  /** Terminal size; the App re-lays out whenever these change. */
-  width: number;
-  height: number;
-  onQuit: () => void;
-  initialState?: Partial<DashboardState>;
-}
+/** The App takes exactly what its key handling needs; it re-lays out whenever width or height change. */
+export type AppProps = DashboardInputs;
 
 function tabs(view: DashboardView, model: DashboardModel): PaneTab[] {
   const position = (index: number, count: number) => (count === 0 ? '0' : `${index + 1}/${count}`);
