@@ -2,23 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FollowEvent } from '../../src/read/follow.js';
+import { waitFor as poll } from '../helpers/wait.js';
 
 export function tempDir(): { path: string; file(name: string): string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), 'resumescope-live-'));
   return { path, file: (name) => join(path, name), remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../helpers/wait.js';
 
-/** Polls `check` until it returns something other than undefined/false; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
+/** The shared poll, with the live tests' default bound of 5 s. */
+export function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 5000): Promise<T> {
+  return poll(what, check, timeoutMs);
 }
 
 /** Runs a follower in the background, collecting its events, until stopped. */

@@ -1,12 +1,8 @@
-/** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { waitFor as poll } from '../../helpers/wait.js';
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep } from '../../helpers/wait.js';
+
+/** The shared poll, with the end-to-end tests' default bound of 3 s. */
+export function waitFor<T>(what: string, check: () => T | undefined | false, timeoutMs = 3000): Promise<T> {
+  return poll(what, check, timeoutMs);
+}
