@@ -1,5 +1,4 @@
 import type { Db } from '../store/db.js';
-import { isoTime } from '../normalize/time.js';
 
 // Facts about the timeline that several detectors need to decide whether a
 // rule can be judged at all, and to present evidence in log order. Every
@@ -27,19 +26,14 @@ function sessionsWhere(db: Db, sessions: Iterable<string>, condition: string): S
   return new Set(rows);
 }
 
-/** A time as on-call reads it in a message: the ISO instant. */
-export const when = (ms: number): string => isoTime(ms);
+/** Message wording shared with the replay-integrity family: ISO instants and "1 event" / "3 events". */
+export { at as when, plural } from './resumption/wording.js';
 
 /** "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it. */
 export function listIds(ids: readonly (string | number | null | undefined)[], max = 5): string {
   const shown = ids.filter((x) => x !== null && x !== undefined).map(String);
   if (shown.length <= max) return shown.join(', ');
   return `${shown.slice(0, max).join(', ')} and ${shown.length - max} more`;
-}
-
-/** "1 event" / "3 events". */
-export function plural(n: number, word: string, many = `${word}s`): string {
-  return `${n} ${n === 1 ? word : many}`;
 }
 
 /** A threshold as people say it: "10 s", "1500 ms". */
