@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { MAX_LINE_BYTES, type InputLine } from './lines.js';
+import { LineAssembler, type InputLine } from './lines.js';
 
 // Follows log files the way `tail -F` does: appended lines as they arrive; a
 // file renamed away (rotation) is read to its end and the new file at the path
@@ -279,87 +279,4 @@ function closeQuietly(fd: number): void {
   } catch {
     // already closed
   }
-}
-
-const NEWLINE = 0x0a;
-const PREVIEW_BYTES = 200;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Cuts a growing byte stream into complete lines one chunk at a time (splitLines
- * wants the whole stream as one iterable). A partial last line is held until
- * its newline arrives; a line over the cap keeps only its head, for the preview.
- * Lines are judged as splitLines judges them (CRLF, NUL bytes, invalid UTF-8).
- */
-export class LineAssembler {
-  private pending: Buffer[] = [];
-  private pendingLen = 0;
-  private oversizedHead: Buffer | null = null;
-  private lineNo = 0;
-
-  /** The lines this chunk completes, numbered on from the previous ones. */
-  push(chunk: Buffer): InputLine[] {
-    const out: InputLine[] = [];
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(NEWLINE, start);
-      this.hold(chunk.subarray(start, nl === -1 ? chunk.length : nl));
-      if (nl === -1) return out;
-      out.push(this.take());
-      start = nl + 1;
-    }
-  }
-
-  /** The input ended: a held partial line is a line after all. */
-  end(): InputLine[] {
-    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take()] : [];
-  }
-
-  private hold(piece: Buffer): void {
-    if (piece.length === 0 || this.oversizedHead !== null) return;
-    // One byte over the cap is allowed: a CRLF line's CR is no content.
-    if (this.pendingLen + piece.length > MAX_LINE_BYTES + 1) {
-      this.oversizedHead = Buffer.concat([...this.pending, piece]).subarray(0, PREVIEW_BYTES);
-      this.pending = [];
-      this.pendingLen = 0;
-      return;
-    }
-    // A copy: the caller reuses its read buffer.
-    this.pending.push(Buffer.from(piece));
-    this.pendingLen += piece.length;
-  }
-
-  private take(): InputLine {
-    const line = ++this.lineNo;
-    const head = this.oversizedHead;
-    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingLen);
-    this.pending = [];
-    this.pendingLen = 0;
-    this.oversizedHead = null;
-    return head !== null ? tooLong(line, head) : decodeLine(bytes, line);
-  }
-}
-
-function tooLong(line: number, head: Buffer): InputLine {
-  return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
-}
-
-function decodeLine(buf: Buffer, line: number): InputLine {
-  const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
-  if (end > MAX_LINE_BYTES) return tooLong(line, buf);
-  const bytes = buf.subarray(0, end);
-  if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
-  const text = bytes.toString('utf8');
-  if (text.includes('\uFFFD')) {
-    try {
-      strictUtf8.decode(bytes);
-    } catch {
-      return { line, error: 'invalid UTF-8', preview: preview(bytes) };
-    }
-  }
-  return { line, text };
-}
-
-function preview(bytes: Buffer): string {
-  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
 }

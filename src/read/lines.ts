@@ -8,29 +8,118 @@ export type InputLine =
 export const MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-// The splitter holds one byte more than the cap: a CRLF line's CR is no content.
-const HELD_BYTES = MAX_LINE_BYTES + 1;
+const PREVIEW_BYTES = 200;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Cuts a byte stream into lines one chunk at a time, never holding more than
+ * one line (capped at MAX_LINE_BYTES) in memory. A partial last line is held
+ * until its newline arrives; a line over the cap keeps only its head, for the
+ * preview. Bad lines come out as errors, never dropped. Used for whole files
+ * (splitLines) and for followed files that grow (read/follow.ts).
+ */
+export class LineAssembler {
+  private pending: Buffer[] = [];
+  private pendingLen = 0;
+  private oversizedHead: Buffer | null = null;
+  private lineNo = 0;
+
+  /** The lines this chunk completes, numbered on from the previous ones. */
+  push(chunk: Buffer): InputLine[] {
+    const out: InputLine[] = [];
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last === -1) {
+      this.hold(chunk);
+      return out;
+    }
+    let start = 0;
+    if (this.pendingLen > 0 || this.oversizedHead !== null) {
+      const first = chunk.indexOf(NEWLINE);
+      this.hold(chunk.subarray(0, first));
+      out.push(this.take());
+      start = first + 1;
+    }
+    if (start <= last) this.wholeLines(chunk.subarray(start, last), out);
+    this.hold(chunk.subarray(last + 1));
+    return out;
+  }
+
+  /** The input ended: a held partial line is a line after all. */
+  end(): InputLine[] {
+    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take()] : [];
+  }
+
+  /**
+   * Complete lines (the bytes between two newlines, the last newline cut off).
+   * Decoding them as one string and splitting that is several times cheaper
+   * than a decode per line; bytes that need a closer look (NUL, bad UTF-8)
+   * take the per-line path, which says which line is bad.
+   */
+  private wholeLines(body: Buffer, out: InputLine[]): void {
+    const text = body.includes(0) ? '\uFFFD' : body.toString('utf8');
+    if (text.includes('\uFFFD')) {
+      let start = 0;
+      for (;;) {
+        const nl = body.indexOf(NEWLINE, start);
+        out.push(decodeLine(body.subarray(start, nl === -1 ? body.length : nl), ++this.lineNo));
+        if (nl === -1) return;
+        start = nl + 1;
+      }
+    }
+    for (const piece of text.split('\n')) {
+      const line = ++this.lineNo;
+      let s = piece.charCodeAt(piece.length - 1) === 0x0d ? piece.slice(0, -1) : piece;
+      // UTF-16 length bounds the UTF-8 length: at most 3 bytes per code unit.
+      if (s.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(s) > MAX_LINE_BYTES) {
+        out.push(tooLong(line, Buffer.from(s.slice(0, PREVIEW_BYTES))));
+        continue;
+      }
+      if (line === 1 && s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+      out.push({ line, text: s });
+    }
+  }
+
+  private hold(piece: Buffer): void {
+    if (piece.length === 0 || this.oversizedHead !== null) return;
+    // One byte over the cap is allowed: a CRLF line's CR is no content.
+    if (this.pendingLen + piece.length > MAX_LINE_BYTES + 1) {
+      this.oversizedHead = Buffer.concat([...this.pending, piece]).subarray(0, PREVIEW_BYTES);
+      this.pending = [];
+      this.pendingLen = 0;
+      return;
+    }
+    // A copy: a follower reuses its read buffer.
+    this.pending.push(Buffer.from(piece));
+    this.pendingLen += piece.length;
+  }
+
+  private take(): InputLine {
+    const line = ++this.lineNo;
+    const head = this.oversizedHead;
+    const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingLen);
+    this.pending = [];
+    this.pendingLen = 0;
+    this.oversizedHead = null;
+    return head !== null ? tooLong(line, head) : decodeLine(bytes, line);
+  }
+}
 
 function tooLong(line: number, head: Buffer): InputLine {
   return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
 }
 
-function decode(buf: Buffer, line: number): InputLine {
-  let end = buf.length;
-  if (end > 0 && buf[end - 1] === 0x0d) end--; // CRLF exports
+function decodeLine(buf: Buffer, line: number): InputLine {
+  const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
   // A UTF-8 byte order mark (Windows exports) is not part of the first record.
   const start = line === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   const bytes = buf.subarray(start, end);
-  if (bytes.includes(0)) {
-    return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
-  }
+  if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
   const text = bytes.toString('utf8');
   // toString never throws; U+FFFD is the cheap signal that a strict decode is worth doing.
   if (text.includes('\uFFFD')) {
     try {
-      utf8.decode(bytes);
+      strictUtf8.decode(bytes);
     } catch {
       return { line, error: 'invalid UTF-8', preview: preview(bytes) };
     }
@@ -39,52 +128,23 @@ function decode(buf: Buffer, line: number): InputLine {
 }
 
 function preview(bytes: Buffer): string {
-  return bytes.subarray(0, 200).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
 }
 
-/**
- * Splits a byte stream into lines without ever holding more than one line
- * (capped at MAX_LINE_BYTES) in memory, so a 1M-line file streams flat.
- * Bad lines are yielded as errors, never dropped.
- */
-export async function* splitLines(input: AsyncIterable<Buffer | string> | Readable, onBytes?: (chunk: Buffer) => void): AsyncGenerator<InputLine> {
-  let pending: Buffer[] = [];
-  let pendingLen = 0;
-  let oversized = false;
-  let lineNo = 0;
+/** The lines of a whole stream, a chunk's worth at a time (a yield per line costs more than the split). */
+export async function* splitLineBatches(input: AsyncIterable<Buffer | string> | Readable, onBytes?: (chunk: Buffer) => void): AsyncGenerator<InputLine[]> {
+  const lines = new LineAssembler();
   for await (const raw of input as AsyncIterable<Buffer | string>) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
     onBytes?.(chunk);
-    let start = 0;
-    for (;;) {
-      const nl = chunk.indexOf(NEWLINE, start);
-      const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
-      if (!oversized) {
-        if (pendingLen + piece.length > HELD_BYTES) {
-          oversized = true;
-          pending = [Buffer.concat([...pending, piece]).subarray(0, 200)];
-          pendingLen = 0;
-        } else if (piece.length > 0) {
-          pending.push(piece);
-          pendingLen += piece.length;
-        }
-      }
-      if (nl === -1) break;
-      lineNo++;
-      if (oversized) {
-        yield tooLong(lineNo, pending[0] ?? Buffer.alloc(0));
-      } else {
-        yield decode(pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingLen), lineNo);
-      }
-      pending = [];
-      pendingLen = 0;
-      oversized = false;
-      start = nl + 1;
-    }
+    const batch = lines.push(chunk);
+    if (batch.length > 0) yield batch;
   }
-  if (oversized) {
-    yield tooLong(lineNo + 1, pending[0] ?? Buffer.alloc(0));
-  } else if (pendingLen > 0) {
-    yield decode(Buffer.concat(pending, pendingLen), lineNo + 1);
-  }
+  const rest = lines.end();
+  if (rest.length > 0) yield rest;
+}
+
+/** The lines of a whole stream, one at a time. */
+export async function* splitLines(input: AsyncIterable<Buffer | string> | Readable, onBytes?: (chunk: Buffer) => void): AsyncGenerator<InputLine> {
+  for await (const batch of splitLineBatches(input, onBytes)) yield* batch;
 }

@@ -3,7 +3,7 @@ import type { NormalizedRecord } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import type { InputLine } from '../read/lines.js';
-import { splitLines } from '../read/lines.js';
+import { splitLineBatches } from '../read/lines.js';
 import type { Source } from '../read/sources.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
@@ -167,7 +167,7 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
   try {
     rebuildIndexes = deferIndexes(db, 'records');
     ingest = new SourceIngest(db, source.name, opts);
-    for await (const l of splitLines(source.open(), (c) => hash.update(c))) ingest.add(l);
+    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) for (const l of batch) ingest.add(l);
     const kept = ingest.finish(hash.digest('hex'));
     if (kept) rebuildIndexes();
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');

@@ -104,6 +104,30 @@ describe('chunk boundaries', () => {
     );
   });
 
+  it('judges NUL bytes, bad UTF-8, a BOM and long lines alike whether a line comes whole or byte by byte', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(`${rec('S1')}\r\n`),
+      Buffer.from('{"a":"\\u0000"}\n'),
+      Buffer.from([0x7b, 0x00, 0x7d, 0x0a]),
+      Buffer.from([0x22, 0xff, 0xfe, 0x22, 0x0a]),
+      Buffer.from('"\uFFFD is a real character"\n'),
+      Buffer.from(`"${'x'.repeat(1024 * 1024)}"\n`),
+      Buffer.from(`${rec('S2')}\n`),
+    ]);
+    const whole = await linesOf([bytes]);
+    expect(whole.map((l) => ('text' in l ? 'text' : l.error))).toEqual([
+      'text', 'text', 'binary content (NUL byte): not a text log line', 'invalid UTF-8', 'text',
+      'line longer than 1048576 bytes', 'text',
+    ]);
+    expect(whole[0]).toEqual({ line: 1, text: rec('S1') });
+    // Byte by byte, every line takes the per-line path: the fast path must agree with it.
+    const small = bytes.subarray(0, bytes.length - rec('S2').length - 1 - 1024 * 1024 - 3);
+    const bytewise = await linesOf([...small].map((b) => Buffer.from([b])));
+    expect(bytewise).toEqual(whole.slice(0, bytewise.length));
+    expect(await linesOf([bytes.subarray(0, 7), bytes.subarray(7)])).toEqual(whole);
+  });
+
   it('counts the same when the bytes arrive one at a time', async () => {
     expect(await countsOf(text, Buffer.byteLength(text))).toMatchObject({ lines: 6, record_lines: 1, ignored: 3, rejected: 2 });
   });

@@ -1,7 +1,8 @@
 import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { follow, LineAssembler, STDIN_NAME } from '../../src/read/follow.js';
+import { follow, STDIN_NAME } from '../../src/read/follow.js';
+import { LineAssembler } from '../../src/read/lines.js';
 import { collect, sleep, tempDir, waitFor } from './support.js';
 
 // Every follower runs on a short poll in a temp folder and is aborted in afterEach.
