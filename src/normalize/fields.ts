@@ -33,7 +33,16 @@ export const isAny: Accept = (v) => v !== undefined;
  * expected type; an alias of the wrong type (ECS `event` as an object) is skipped.
  */
 export function pick(obj: Json, names: readonly string[], accept: Accept): unknown {
-  for (const scope of scopes(obj)) {
+  const sc = scopes(obj);
+  if (sc === FLAT) {
+    // No nested object: every name, dotted or not, can only be a top-level key.
+    for (let i = 0; i < names.length; i++) {
+      const v = obj[names[i]!];
+      if (v !== undefined && accept(v)) return v;
+    }
+    return undefined;
+  }
+  for (const scope of sc) {
     for (const n of names) {
       const v = lookupIn(scope, n);
       if (v !== undefined && accept(v)) return v;
@@ -44,15 +53,34 @@ export function pick(obj: Json, names: readonly string[], accept: Accept): unkno
 
 /** Whether any scope holds `name` at all (used to tell "absent" from "null"). */
 export function has(obj: Json, names: readonly string[]): boolean {
-  return scopes(obj).some((s) => names.some((n) => lookupIn(s, n) !== undefined));
+  const sc = scopes(obj);
+  if (sc === FLAT) return names.some((n) => obj[n] !== undefined);
+  return sc.some((s) => names.some((n) => lookupIn(s, n) !== undefined));
 }
 
 // One normalization asks ~40 fields of the same object in a row: remember its scopes.
 let lastObj: Json | undefined;
 let lastScopes: Json[] = [];
 
+/**
+ * Most log lines hold no nested object: then there is no wrapper scope and no
+ * dotted path to follow, and a lookup is one property read. This marker says so.
+ */
+const FLAT: Json[] = [];
+
 function scopes(obj: Json): Json[] {
   if (obj === lastObj) return lastScopes;
+  lastObj = obj;
+  lastScopes = hasNestedObject(obj) ? nestedScopes(obj) : FLAT;
+  return lastScopes;
+}
+
+function hasNestedObject(obj: Json): boolean {
+  for (const k in obj) if (isObject(obj[k])) return true;
+  return false;
+}
+
+function nestedScopes(obj: Json): Json[] {
   const out = [obj];
   for (const w of WRAPPERS) {
     const inner = obj[w];
@@ -61,8 +89,6 @@ function scopes(obj: Json): Json[] {
       break; // one nested object, the first found
     }
   }
-  lastObj = obj;
-  lastScopes = out;
   return out;
 }
 

@@ -75,5 +75,6 @@ export class LineNormalizer {
 }
 
 function withFormat(o: ReturnType<typeof normalizeSpecObject>, format: string): LineOutcome {
-  return o.type === 'records' ? { ...o, format } : o;
+  // Built, not spread: a spread per line cost a tenth of normalizing it.
+  return o.type === 'records' ? { type: 'records', records: o.records, format } : o;
 }

@@ -3,22 +3,53 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d
 /** Epoch numbers below this are taken as seconds (Python's time.time()), above as milliseconds. */
 const SECONDS_LIMIT = 1e11;
 
+// Log times come in order, so most share their first 19 characters (down to
+// the second) with the line before: for the common YYYY-MM-DDTHH:MM:SS.mmmZ
+// shape the time is that second's, kept from the last full parse, plus the ms.
+let second = { prefix: '', ms: 0 };
+
+function sameSecond(v: string): number | undefined {
+  if (v.length !== 24 || second.prefix === '' || v.charCodeAt(19) !== 0x2e || v.charCodeAt(23) !== 0x5a || !v.startsWith(second.prefix)) return undefined;
+  const millis = sameSecondMillis(v);
+  return millis === undefined ? undefined : second.ms + millis;
+}
+
+function sameSecondMillis(v: string): number | undefined {
+  const a = v.charCodeAt(20) - 48;
+  const b = v.charCodeAt(21) - 48;
+  const c = v.charCodeAt(22) - 48;
+  if (a < 0 || a > 9 || b < 0 || b > 9 || c < 0 || c > 9) return undefined;
+  return a * 100 + b * 10 + c;
+}
+
 /** Parses `ts` as RFC 3339 or epoch milliseconds; undefined when it is neither. */
 export function parseTime(v: unknown): number | undefined {
+  if (typeof v === 'string') {
+    const fast = sameSecond(v);
+    if (fast !== undefined) return fast;
+    const ms = parseTimeString(v);
+    if (ms !== undefined && v.length === 24 && v.charCodeAt(19) === 0x2e && v.charCodeAt(23) === 0x5a) {
+      second = { prefix: '', ms: 0 };
+      const millis = sameSecondMillis(v);
+      if (millis !== undefined) second = { prefix: v.slice(0, 19), ms: ms - millis };
+    }
+    return ms;
+  }
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || v < 0) return undefined;
     return Math.round(v < SECONDS_LIMIT ? v * 1000 : v);
   }
-  if (typeof v === 'string') {
-    if (/^\d+(\.\d+)?$/.test(v)) return parseTime(Number(v));
-    const m = RFC3339.exec(v);
-    if (!m) return undefined;
-    // Without a zone, Date.parse reads local time: the same log would give
-    // another timeline on another machine. A log without a zone is read as UTC.
-    const ms = Date.parse(v.replace(' ', 'T') + (m[3] === undefined ? 'Z' : ''));
-    return Number.isNaN(ms) ? undefined : ms;
-  }
   return undefined;
+}
+
+function parseTimeString(v: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(v)) return parseTime(Number(v));
+  const m = RFC3339.exec(v);
+  if (!m) return undefined;
+  // Without a zone, Date.parse reads local time: the same log would give
+  // another timeline on another machine. A log without a zone is read as UTC.
+  const ms = Date.parse(v.replace(' ', 'T') + (m[3] === undefined ? 'Z' : ''));
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 export function isoTime(ms: number): string {

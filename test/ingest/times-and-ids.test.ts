@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseTime } from '../../src/normalize/time.js';
 import { T0, T0_MS, ingestLines, recordOf, rejectionOf, rows } from './support.js';
@@ -16,6 +17,20 @@ describe('times', () => {
     ['nanoseconds (Go, OpenTelemetry)', '2026-11-09T10:00:00.000000000Z'],
   ])('RFC 3339, %s', (_what, ts) => {
     expect(recordOf({ ts, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS);
+  });
+
+  it('reads a run of times in log order exactly as a fresh parse of each would', () => {
+    // parseTime keeps the last second it parsed; a run of nearby times, before
+    // and after 1970, with other shapes mixed in, must each read as Date.parse reads it.
+    const iso = fc.date({ min: new Date('1969-12-31T23:58:00Z'), max: new Date('2026-11-09T10:02:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    const near = fc.integer({ min: 0, max: 3000 }).map((ms) => new Date(Date.parse('1969-12-31T23:59:59.000Z') + ms).toISOString());
+    const other = fc.constantFrom('2026-11-09T10:00:00Z', '2026-11-09t10:00:00.000z', '2026-11-09T10:00:00.5Z', '2026-11-09T10:00:00.0x0Z', '2026-13-09T10:00:00.000Z');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(iso, near, near, other), { maxLength: 40 }), (times) => {
+        for (const t of times.sort()) expect(parseTime(t)).toBe(/x|-13-/.test(t) ? undefined : Date.parse(t));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('keeps milliseconds', () => {
