@@ -1,7 +1,8 @@
 -- Which accepted stream resumptions re-emitted pending requests that the replay or the client already had?
--- A pending request emitted on the resumed lineage was either received before Last-Event-ID or is in the replay:
--- re-emitting it duplicates it. Only requests pending on other streams may be re-emitted: duplicates =
--- reemitted - pending elsewhere. A NULL reemitted was not logged: such resumptions are not knowable.
+-- A pending request emitted on the resumed lineage was either received before Last-Event-ID or is in the replay;
+-- one written to another live stream (attached) was delivered there: re-emitting either duplicates it. Only
+-- requests the client never had (pending on another stream, attached: false) may be re-emitted:
+-- duplicates = reemitted - never delivered. A NULL reemitted was not logged: such resumptions are not knowable.
 WITH resumes AS (
   SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.stream, u.new_stream, u.reemitted,
     COALESCE(
@@ -17,11 +18,13 @@ WITH resumes AS (
 ), pending AS (
   SELECT r.id AS upgrade_id, q.sent_id, q.request_id, q.stream,
     (s.lane IS r.lane) AS on_lane,
-    row_number() OVER (PARTITION BY r.id, (s.lane IS r.lane) ORDER BY q.sent_ts, q.sent_id) AS k,
-    sum(s.lane IS NOT r.lane) OVER (PARTITION BY r.id) AS elsewhere
+    (s.lane IS NOT r.lane AND COALESCE(d.attached, 1) = 0) AS never_delivered
   FROM resumes r
   JOIN requests q ON q.session = r.session AND (q.sent_ts, q.sent_id) < (r.ts_ms, r.id)
   LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
+  -- The emission that carried the request: its event.sent, else the request.sent itself.
+  LEFT JOIN events d ON d.id = COALESCE(
+    (SELECT e.id FROM events e WHERE e.session = q.session AND e.event_id = q.event_id AND e.stream IS q.stream LIMIT 1), q.sent_id)
   LEFT JOIN incarnations i ON i.created_id = r.created_id
   LEFT JOIN records ans ON ans.id = q.answered_id
   LEFT JOIN records can ON can.id = q.cancelled_id
@@ -32,16 +35,23 @@ WITH resumes AS (
     AND (can.id IS NULL OR (can.ts_ms, can.id) > (r.ts_ms, r.id))
     AND (reis.id IS NULL OR (reis.ts_ms, reis.id) > (r.ts_ms, r.id))
     AND (tmo.id IS NULL OR (tmo.ts_ms, tmo.id) > (r.ts_ms, r.id))
+), ranked AS (
+  SELECT *,
+    row_number() OVER (PARTITION BY upgrade_id, never_delivered ORDER BY on_lane DESC, sent_id) AS k,
+    sum(never_delivered) OVER (PARTITION BY upgrade_id) AS never_delivered_count
+  FROM pending
 )
 SELECT r.id AS upgrade_id, r.session, r.ts_ms AS at_ms, r.last_event_id, r.stream, r.new_stream, r.reemitted,
   count(p.sent_id) FILTER (WHERE p.on_lane) AS pending_on_lane,
-  count(p.sent_id) FILTER (WHERE NOT p.on_lane) AS pending_elsewhere,
-  r.reemitted - count(p.sent_id) FILTER (WHERE NOT p.on_lane) AS duplicates,
+  count(p.sent_id) FILTER (WHERE p.never_delivered) AS never_delivered,
+  r.reemitted - count(p.sent_id) FILTER (WHERE p.never_delivered) AS duplicates,
   (r.created_id IS NOT NULL) AS history_logged,
   json_group_array(p.request_id ORDER BY p.k) FILTER (WHERE p.on_lane) AS on_lane_ids,
-  json_insert(json_group_array(p.sent_id ORDER BY p.k) FILTER (WHERE p.on_lane AND p.k <= r.reemitted - p.elsewhere),
+  json_group_array(p.request_id ORDER BY p.k) FILTER (WHERE NOT p.on_lane AND NOT p.never_delivered) AS delivered_elsewhere_ids,
+  json_insert(json_group_array(p.sent_id ORDER BY p.k)
+      FILTER (WHERE NOT p.never_delivered AND p.k <= r.reemitted - p.never_delivered_count),
     '$[#]', r.id) AS evidence
-FROM resumes r LEFT JOIN pending p ON p.upgrade_id = r.id
+FROM resumes r LEFT JOIN ranked p ON p.upgrade_id = r.id
 GROUP BY r.id
-HAVING r.reemitted IS NULL OR r.reemitted > count(p.sent_id) FILTER (WHERE NOT p.on_lane)
+HAVING r.reemitted IS NULL OR r.reemitted > count(p.sent_id) FILTER (WHERE p.never_delivered)
 ORDER BY r.ts_ms, r.id;

@@ -135,10 +135,11 @@ interface DuplicateReemitRow {
   new_stream: string | null;
   reemitted: number | null;
   pending_on_lane: number;
-  pending_elsewhere: number;
+  never_delivered: number;
   duplicates: number | null;
   history_logged: number;
   on_lane_ids: string;
+  delivered_elsewhere_ids: string;
   evidence: string;
 }
 
@@ -155,17 +156,21 @@ function duplicateReemit(db: Db, opts: DetectOptions): { findings: RawFinding[];
     else if (!r.history_logged) nk(`the log starts after ${r.session} was created: requests pending from before it are not visible`);
     else {
       const onLane = JSON.parse(r.on_lane_ids) as string[];
+      const deliveredElsewhere = JSON.parse(r.delivered_elsewhere_ids) as string[];
       const resumed = r.stream ?? 'the resumed stream';
-      const elsewhere =
-        r.pending_elsewhere === 0 ? `none was pending outside ${resumed}` : `only ${r.pending_elsewhere} ${r.pending_elsewhere === 1 ? 'was' : 'were'} pending outside ${resumed}`;
-      const had = onLane.length > 0 ? `; ${listIds(onLane)} ${onLane.length === 1 ? 'was' : 'were'} already delivered or in the replay` : '';
+      const n = r.never_delivered;
+      const undelivered = n === 0 ? 'the client already had every pending one' : `only ${n} pending ${n === 1 ? 'request was' : 'requests were'} never delivered`;
+      const had = [
+        onLane.length > 0 ? `${listIds(onLane)} ${onLane.length === 1 ? 'was' : 'were'} sent on ${resumed} (received or in the replay)` : '',
+        deliveredElsewhere.length > 0 ? `${listIds(deliveredElsewhere)} ${deliveredElsewhere.length === 1 ? 'was' : 'were'} delivered on another live stream` : '',
+      ].filter((x) => x !== '');
       findings.push({
         rule: 'duplicate-reemit',
         session: r.session,
         atMs: r.at_ms,
         message:
           `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` (new stream ${r.new_stream})` : ''} re-emitted ` +
-          `${plural(r.reemitted, 'pending request')} although ${elsewhere}${had}: the client receives ${plural(r.duplicates ?? 0, 'request')} twice`,
+          `${plural(r.reemitted, 'pending request')} although ${undelivered}${had.length > 0 ? `; ${had.join('; ')}` : ''}: the client receives ${plural(r.duplicates ?? 0, 'request')} twice`,
         evidenceIds: evidenceIds(r.evidence),
       });
     }

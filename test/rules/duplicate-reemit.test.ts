@@ -33,7 +33,9 @@ describe('duplicate-reemit', () => {
     expect(evidenceLines(f!)).toEqual([5, 7]);
   });
 
-  it('does not flag re-emitting a request pending on another (dead POST) stream', async () => {
+  // Seed 000: a stream resumption must "not re-emit already-delivered pending requests". A request
+  // written to a live POST stream was delivered, even if that stream broke later.
+  it('flags a resume that re-emitted a request delivered on another stream', async () => {
     const report = await analyzeLines([
       created,
       opened(10, 'g1'),
@@ -44,6 +46,24 @@ describe('duplicate-reemit', () => {
       { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' },
       resume(1000, 1),
     ]);
+    const [f, ...rest] = findingsOf(report, 'duplicate-reemit');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('r9 was delivered on another live stream');
+    expect(evidenceLines(f!)).toEqual([5, 8]);
+  });
+
+  it('does not flag re-emitting a request the client never had (written to no live stream)', async () => {
+    const report = await analyzeLines([
+      created,
+      opened(10, 'g1'),
+      opened(20, 'p1', 'post'),
+      sent(100, 'g1', 5),
+      { ts: at(140), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'error' },
+      { ts: at(150), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 'p1-1', rpc_kind: 'request', rpc_id: 'r9', method: 'sampling/createMessage', attached: false },
+      request(150, 'p1', 'r9', undefined),
+      { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' },
+      resume(1000, 1),
+    ].map((r) => (r.kind === 'request.sent' ? { ...r, event_id: 'p1-1' } : r)));
     expect(findingsOf(report, 'duplicate-reemit')).toEqual([]);
     expect(report.not_knowable.filter((n) => n.rule === 'duplicate-reemit')).toEqual([]);
   });
