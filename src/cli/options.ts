@@ -22,7 +22,8 @@ export function addThresholdOptions(cmd: Command): Command {
     .option('--storm-count <n>', '404-storm: POSTs that make a storm (default 5)')
     .option('--storm-window <duration>', '404-storm: window, e.g. 10s (default 10s)')
     .option('--dup-window <duration>', 'duplicate-tool-call: window, e.g. 60s (default 60s)')
-    .option('--fence-grace <duration>', 'stale-writer-blocks-reconnect: fence grace period (default 5s)');
+    .option('--fence-grace <duration>', 'stale-writer-blocks-reconnect: fence grace period (default 5s)')
+    .option('--shared-session-store', 'the server nodes share one session store: a session created on one node is known to all');
 }
 
 export function addReportOptions(cmd: Command): Command {
@@ -44,6 +45,7 @@ export interface ThresholdFlags {
   stormWindow?: string;
   dupWindow?: string;
   fenceGrace?: string;
+  sharedSessionStore?: boolean;
 }
 
 export function loadConfig(path: string | undefined): Config {
@@ -70,6 +72,7 @@ export function detectOptions(flags: ThresholdFlags, config: Config): RunOptions
     stormWindowMs: flags.stormWindow !== undefined ? duration(flags.stormWindow, '--storm-window') : t.stormWindowMs,
     duplicateCallWindowMs: flags.dupWindow !== undefined ? duration(flags.dupWindow, '--dup-window') : t.duplicateCallWindowMs,
     fenceGraceMs: flags.fenceGrace !== undefined ? duration(flags.fenceGrace, '--fence-grace') : t.fenceGraceMs,
+    sharedSessionStore: flags.sharedSessionStore ?? config.sharedSessionStore,
     disabled: config.rules?.disable ?? [],
   };
   return out;

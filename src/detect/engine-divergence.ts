@@ -42,7 +42,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): De
           // The upgrade comes last: explainEngineDivergences finds it there.
           evidenceIds: [...decisionEvidence(p, decision, policy), p.upgrade.id],
         });
-      });
+      }, opts);
       return { findings, notKnowable: [...notKnowable.values()] };
     },
   };

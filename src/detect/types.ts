@@ -13,6 +13,12 @@ export interface DetectOptions {
    * session log evicted. A number override re-judges retention by age/count.
    */
   retention: 'as-logged' | { maxAgeMs?: number; maxEvents?: number };
+  /**
+   * The nodes share one session store (say so when the deployment does): a session created
+   * on one node is known to all. Without it, a node knows a session it created, or one the log
+   * shows it continuing from another node's events.
+   */
+  sharedSessionStore: boolean;
 }
 
 export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
@@ -21,6 +27,7 @@ export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
   duplicateCallWindowMs: 60_000,
   fenceGraceMs: 5_000,
   retention: 'as-logged',
+  sharedSessionStore: false,
 };
 
 /**

@@ -23,7 +23,7 @@ export function decide(state: EngineState | undefined, request: EngineRequest, p
     return request.isInitialize ? outcome('fresh', 200, 'initialize', { newSession: true }) : reject(400, 'session_required');
   }
   const ownState = state && (state.sessionId === undefined || state.sessionId === sessionId) ? state : undefined;
-  const inc = ownState && servingIncarnation(ownState, request.node);
+  const inc = ownState && servingIncarnation(ownState, request.sharedStore ? undefined : request.node);
   if (!ownState || !inc || inc.ended) return reject(404, 'session_not_found');
   if (request.principal !== undefined && inc.owner !== undefined && request.principal !== inc.owner) {
     return reject(403, 'principal_mismatch');

@@ -47,6 +47,11 @@ export interface EngineRequest {
   isInitialize?: boolean;
   /** The caller knows `lastEventId` belongs to another session (the analyzer can tell). */
   foreignSession?: boolean;
+  /**
+   * The caller knows the answering node shares the session store with the node that created
+   * the session (the analyzer can tell when a node continues another node's events).
+   */
+  sharedStore?: boolean;
 }
 
 export type DecisionClass = 'resume' | 'attach' | 'fresh' | 'reject';

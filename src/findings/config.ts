@@ -12,6 +12,8 @@ export interface Config {
     fenceGraceMs?: number;
   };
   retention?: { maxAgeMs?: number; maxEvents?: number };
+  /** The server's nodes share one session store (see DetectOptions.sharedSessionStore). */
+  sharedSessionStore?: boolean;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -42,7 +44,7 @@ export function parseConfig(text: string, source = 'resumescope.config.json'): C
 }
 
 export function validateConfig(value: unknown): Config {
-  const top = objectAt(value, 'the config', ['failOn', 'rules', 'thresholds', 'retention']);
+  const top = objectAt(value, 'the config', ['failOn', 'rules', 'thresholds', 'retention', 'sharedSessionStore']);
   const config: Config = {};
   if (top.failOn !== undefined) {
     if (typeof top.failOn !== 'string' || !FAIL_ON.includes(top.failOn)) {
@@ -63,6 +65,10 @@ export function validateConfig(value: unknown): Config {
       duplicateCallWindowMs: duration(t.duplicateCallWindowMs, 'thresholds.duplicateCallWindowMs'),
       fenceGraceMs: duration(t.fenceGraceMs, 'thresholds.fenceGraceMs'),
     });
+  }
+  if (top.sharedSessionStore !== undefined) {
+    if (typeof top.sharedSessionStore !== 'boolean') throw new Error(`"sharedSessionStore" must be true or false, got ${JSON.stringify(top.sharedSessionStore)}`);
+    config.sharedSessionStore = top.sharedSessionStore;
   }
   if (top.retention !== undefined) {
     const r = objectAt(top.retention, 'retention', ['maxAgeMs', 'maxEvents']);

@@ -1,6 +1,7 @@
 import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
 import { at } from '../detect/resumption/wording.js';
+import { loadQuery } from '../detect/sql.js';
 import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and
@@ -26,9 +27,11 @@ export interface UpgradePoint {
   createdRecordId(inc: Incarnation): number | undefined;
 }
 
-export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
+export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: { sharedSessionStore?: boolean } = {}): void {
   visitSessionlessUpgrades(db, visit);
   const foreign = foreignLastEventIds(db);
+  // The analyzer can see a node continue another node's events (a shared store); the engine cannot.
+  const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('node-continuations')).pluck().all() as number[]);
   const page = db.prepare(
     `SELECT ${STORED_RECORD_SELECT} FROM records
      WHERE session IS NOT NULL AND shadowed = 0 AND (origin = 'server' OR kind = 'upgrade')
@@ -42,7 +45,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void): void {
     for (const row of rows) {
       if (replay?.session !== row.session) {
         replay?.finish();
-        replay = new SessionReplay(row.session!, foreign, visit);
+        replay = new SessionReplay(row.session!, { foreign, shared }, visit);
       }
       replay.add(row);
     }
@@ -102,7 +105,7 @@ class SessionReplay {
 
   constructor(
     readonly session: string,
-    private readonly foreign: ReadonlySet<number>,
+    private readonly known: { foreign: ReadonlySet<number>; shared: ReadonlySet<number> | 'all' },
     private readonly visit: (p: UpgradePoint) => void,
   ) {}
 
@@ -149,7 +152,11 @@ class SessionReplay {
   private point(upgrade: LoggedUpgrade): UpgradePoint {
     return {
       upgrade,
-      request: { ...requestFromUpgrade(upgrade.record), ...(this.foreign.has(upgrade.id) && { foreignSession: true }) },
+      request: {
+        ...requestFromUpgrade(upgrade.record),
+        ...(this.known.foreign.has(upgrade.id) && { foreignSession: true }),
+        ...((this.known.shared === 'all' || this.known.shared.has(upgrade.id)) && { sharedStore: true }),
+      },
       state: this.state,
       recordIdAt: (pos) => this.recordIds[pos],
       createdRecordId: (inc) => this.createdIds.get(inc),

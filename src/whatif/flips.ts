@@ -33,7 +33,7 @@ export interface ReDecided {
   stillRefused: string[];
 }
 
-export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, changeWords: string): ReDecided {
+export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, changeWords: string, opts: { sharedSessionStore?: boolean } = {}): ReDecided {
   const flips: RawFlip[] = [];
   const retentionShortfalls = new Set<number>();
   const stillRefused: string[] = [];
@@ -56,7 +56,7 @@ export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, c
       why: flipWhy(p, was, would, changeWords),
       evidenceIds: [...decisionEvidence(p, rejecting.d, rejecting.policy), p.upgrade.id],
     });
-  });
+  }, opts);
   flips.sort((a, b) => a.upgrade.tsMs - b.upgrade.tsMs || a.upgrade.id - b.upgrade.id);
   return { flips, retentionShortfalls, stillRefused };
 }

@@ -42,6 +42,7 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
     { policy: policyOf(beforeOpts), unresumable: 'as-logged' },
     { policy: policyOf(afterOpts), unresumable },
     describeChange(change, policy),
+    beforeOpts,
   );
   const forgiven = { count: 0 };
   const after = detect(db, { ...afterOpts, disabled, detectors: afterDetectors(unresumable, reDecided.retentionShortfalls, forgiven) });

@@ -28,6 +28,7 @@ describe('config', () => {
         rules: { disable: ['engine-divergence', '404-storm'] },
         thresholds: { stormCount: 8, stormWindowMs: '10s', duplicateCallWindowMs: '5m', fenceGraceMs: 2500 },
         retention: { maxAgeMs: '120s', maxEvents: 1000 },
+        sharedSessionStore: true,
       }),
     );
     expect(config).toEqual({
@@ -35,6 +36,7 @@ describe('config', () => {
       rules: { disable: ['engine-divergence', '404-storm'] },
       thresholds: { stormCount: 8, stormWindowMs: 10_000, duplicateCallWindowMs: 300_000, fenceGraceMs: 2_500 },
       retention: { maxAgeMs: 120_000, maxEvents: 1000 },
+      sharedSessionStore: true,
     });
   });
 
@@ -57,6 +59,7 @@ describe('config', () => {
     expect(() => validateConfig({ retention: { maxAgeMs: true } })).toThrow(/"retention\.maxAgeMs" must be milliseconds/);
     expect(() => validateConfig([])).toThrow(/the config must be an object/);
     expect(() => validateConfig({ thresholds: 5 })).toThrow(/"thresholds" must be an object/);
+    expect(() => validateConfig({ sharedSessionStore: 'yes' })).toThrow(/"sharedSessionStore" must be true or false/);
   });
 
   it('names the file when the text is not JSON or not valid', () => {

@@ -41,6 +41,44 @@ describe('silent-fork', () => {
     ]);
   });
 
+  // Two nodes behind a load balancer with a shared store: node b resumes node a's stream and its
+  // replay starts at the event a sent right after Last-Event-ID. Only a shared store gives b that.
+  const crossNode = (replay: { replayed: number; first_replayed: number }) => ({
+    'a.ndjson': [
+      { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' },
+      { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', node: 'a' },
+      { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 4, node: 'a' },
+      { ts: at(200), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 5, node: 'a' },
+      { ts: at(300), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error', node: 'a' },
+    ],
+    'b.ndjson': [
+      upgrade(2000, { decision: 'resume', last_event_id: 4, stream: 'g1', new_stream: 'g2', ...replay, node: 'b' }),
+      { ts: at(2001), kind: 'stream.opened', session: 'S1', stream: 'g2', via: 'get', node: 'b' },
+      upgrade(9000, { decision: 'attach', last_event_id: null, new_stream: 'g3', replayed: 0, node: 'b' }),
+    ],
+  });
+
+  it('does not flag another node that continued the session where the creating node left off (a shared store)', async () => {
+    const report = await analyzeFilesOf(crossNode({ replayed: 1, first_replayed: 5 }));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    // The engine, told what the log shows, agrees with both answers.
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+  });
+
+  it('still flags another node whose replay restarted the sequence (a fork, seed 004)', async () => {
+    const report = await analyzeFilesOf(crossNode({ replayed: 1, first_replayed: 1 }));
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([
+      expect.stringContaining('S1 was created only on node a, yet a resume from event 4 answered by node b'),
+      expect.stringContaining('S1 was created only on node a, yet an attach answered by node b'),
+    ]);
+  });
+
+  it('does not flag another node when the config says the nodes share a session store', async () => {
+    const report = await analyzeFilesOf(crossNode({ replayed: 0, first_replayed: 1 }), { sharedSessionStore: true });
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+  });
+
   it('flags an id never created in the log that was minted again as fresh', async () => {
     const report = await analyzeLines([upgrade(1000, { session: 'S7', decision: 'fresh', last_event_id: 3, new_session: 'S7', reset_signalled: true })]);
     const [f] = findingsOf(report, RULE);

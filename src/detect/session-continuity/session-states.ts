@@ -5,7 +5,9 @@ import type { DetectOptions } from '../types.js';
 // queries/session-state-at-upgrade.sql: for every served upgrade (2xx resume,
 // attach or fresh presenting a session id), whether that session was live on
 // the node that answered, ended, created only on another node, or never
-// created in the log.
+// created in the log. A session created on another node is live on the one
+// that answered once the log shows that node sharing its state
+// (queries/node-continuations.sql).
 
 export type SessionState = 'live' | 'ended' | 'other-node' | 'never-created';
 
@@ -50,7 +52,14 @@ interface Row {
   reminted_id: number | null;
 }
 
+/** Upgrades answered by a node the log shows sharing the session's state with the node that created it. */
+export function sharedStoreUpgrades(db: Db, opts: DetectOptions): Set<number> | 'all' {
+  if (opts.sharedSessionStore) return 'all';
+  return new Set(queryRows<{ upgrade_id: number }>(db, 'node-continuations', opts).map((r) => r.upgrade_id));
+}
+
 export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrade[] {
+  const shared = sharedStoreUpgrades(db, opts);
   return queryRows<Row>(db, 'session-state-at-upgrade', opts).map((r) => ({
     upgradeId: r.upgrade_id,
     session: r.session,
@@ -62,7 +71,7 @@ export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrade[]
     lastEventId: r.last_event_id === null ? null : String(r.last_event_id),
     newSession: r.new_session,
     resetSignalled: r.reset_signalled === null ? null : r.reset_signalled === 1,
-    state: r.state,
+    state: r.state === 'other-node' && (shared === 'all' || shared.has(r.upgrade_id)) ? 'live' : r.state,
     life:
       r.life_id === null ? null : { recordId: r.life_id, kind: r.life_kind!, atMs: r.life_ts!, node: r.life_node, reason: r.life_reason },
     priorServerId: r.prior_server_id,

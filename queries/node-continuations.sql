@@ -1,0 +1,29 @@
+-- Which upgrades were answered by a node that the log shows sharing the session's state with another node?
+-- A node shares it once it has accepted a resume of the session whose replay continued exactly where another
+-- node's events left off: its first replayed event is the one another node emitted right after Last-Event-ID
+-- on that stream's lineage. Only a shared store gives a node another node's event log; a fork restarts the
+-- sequence instead (seed 004). Lists every later upgrade of that session on that node (and that resume itself).
+WITH replay_start AS (
+  SELECT u.id, u.session, u.node, u.ts_ms, u.last_event_id,
+    COALESCE(u.first_replayed, json_extract(u.replayed_ids, '$[0]'),
+      (SELECT x.event_id FROM records x WHERE x.kind = 'event.replayed' AND x.session = u.session AND x.stream = u.new_stream
+         AND x.shadowed = 0 ORDER BY x.ts_ms, x.id LIMIT 1)) AS first_replayed
+  FROM upgrades u
+  WHERE u.origin = 'server' AND u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.replayed > 0
+    AND u.session IS NOT NULL AND u.node IS NOT NULL AND u.last_event_id IS NOT NULL
+), continued AS (
+  SELECT r.id, r.session, r.node, r.ts_ms
+  FROM replay_start r
+  JOIN events at_mark ON at_mark.id = (
+    SELECT e.id FROM events e WHERE e.session = r.session AND e.event_id = r.last_event_id AND (e.ts_ms, e.id) < (r.ts_ms, r.id)
+    ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1)
+  JOIN events nxt ON nxt.session = at_mark.session AND nxt.lane = at_mark.lane AND nxt.lane_pos = at_mark.lane_pos + 1
+  JOIN records emitted ON emitted.id = nxt.id
+  WHERE CAST(nxt.event_id AS TEXT) = CAST(r.first_replayed AS TEXT) AND emitted.node IS NOT NULL AND emitted.node <> r.node
+)
+SELECT u.id AS upgrade_id, u.session, u.node, u.ts_ms AS at_ms, min(c.id) AS shown_by
+FROM upgrades u
+JOIN continued c ON c.session = u.session AND c.node = u.node AND (c.ts_ms, c.id) <= (u.ts_ms, u.id)
+WHERE u.origin = 'server'
+GROUP BY u.id
+ORDER BY u.ts_ms, u.id;
