@@ -1,19 +1,24 @@
 import type { NodeSummary, Summary } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 
+// Records are what the input holds (log-format.md: a line whose kind is a known
+// kind; an OTLP export holds many): what the analyzer infers from a proxy's
+// `http` record (origin proxy, another kind) is its reading, not input.
+const INPUT_RECORD = "(origin = 'server' OR kind = 'http')";
+
 export function summarize(db: Db): Omit<Summary, 'by_rule'> {
-  const totals = db.prepare('SELECT coalesce(sum(records),0) AS records, coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored FROM sources').get() as {
-    records: number;
+  const totals = db.prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored FROM sources').get() as {
     rejected: number;
     ignored: number;
   };
+  const records = db.prepare(`SELECT count(*) FROM records WHERE ${INPUT_RECORD}`).pluck().get() as number;
   const sessions = db.prepare("SELECT count(DISTINCT session) AS n FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'").pluck().get() as number;
   const nodes: Record<string, NodeSummary> = {};
-  for (const row of db.prepare('SELECT node, count(*) AS n FROM records WHERE node IS NOT NULL GROUP BY node ORDER BY node').all() as { node: string; n: number }[]) {
+  for (const row of db.prepare(`SELECT node, count(*) AS n FROM records WHERE node IS NOT NULL AND ${INPUT_RECORD} GROUP BY node ORDER BY node`).all() as { node: string; n: number }[]) {
     nodes[row.node] = { records: row.n };
   }
   for (const [node, skew] of estimateSkew(db)) if (nodes[node]) nodes[node].skew_ms = skew;
-  return { records: totals.records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes };
+  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes };
 }
 
 /**

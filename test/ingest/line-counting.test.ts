@@ -79,6 +79,21 @@ describe('the report', () => {
   });
 });
 
+describe('the report of a proxy log', () => {
+  it('counts the http records the log holds, not what is inferred from them', async () => {
+    const dir = tempDir();
+    const http = (extra: object) => JSON.stringify({ ts: T0, kind: 'http', method: 'GET', path: '/mcp', status: 200, ...extra });
+    writeFileSync(join(dir, 'proxy.ndjson'), [
+      http({ req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '4' }, resp_headers: { 'content-type': 'text/event-stream' }, node: 'edge-1' }),
+      http({ req_headers: { 'mcp-session-id': 'S1' }, resp_headers: { 'content-type': 'text/event-stream' }, node: 'edge-1' }),
+      app,
+    ].join('\n'));
+    const report = await analyzeFiles([join(dir, 'proxy.ndjson')]);
+    // Each line is one record; the resume and attach read from them are the analyzer's, not the input's.
+    expect(report.summary).toMatchObject({ records: 2, ignored_lines: 1, rejected_lines: 0, nodes: { 'edge-1': { records: 2 } } });
+  });
+});
+
 describe('chunk boundaries', () => {
   // Whatever chunks the bytes arrive in, the lines are the same: CR/LF pairs,
   // multi-byte characters and long lines may all straddle a chunk boundary.
