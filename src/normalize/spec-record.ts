@@ -1,7 +1,7 @@
 import { DECISIONS, RECORD_KINDS, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { has, idString, isBool, isNumber, isObject, isString, isStringOrNumber, pick, type Json } from './fields.js';
 import { inferFromHttp } from './http.js';
-import { parseTime } from './time.js';
+import { parseTime, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
 
@@ -79,7 +79,7 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   const tsRaw = pick(obj, A.ts, isStringOrNumber);
   if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };
   const tsMs = parseTime(tsRaw);
-  if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: unparsable time ${JSON.stringify(tsRaw)}` };
+  if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: ${timeProblem(tsRaw)}` };
 
   const str = (names: readonly string[]) => pick(obj, names, isString) as string | undefined;
   const id = (names: readonly string[]) => idString(pick(obj, names, isStringOrNumber));

@@ -45,11 +45,18 @@ export function parseTime(v: unknown): number | undefined {
 function parseTimeString(v: string): number | undefined {
   if (/^\d+(\.\d+)?$/.test(v)) return parseTime(Number(v));
   const m = RFC3339.exec(v);
-  if (!m) return undefined;
-  // Without a zone, Date.parse reads local time: the same log would give
-  // another timeline on another machine. A log without a zone is read as UTC.
-  const ms = Date.parse(v.replace(' ', 'T') + (m[3] === undefined ? 'Z' : ''));
+  // RFC 3339 requires the offset. Without one the instant is a guess (local time of
+  // which node?), and merging nodes on a guess invents orderings: such a time is rejected.
+  if (!m || m[3] === undefined) return undefined;
+  const ms = Date.parse(v.replace(' ', 'T'));
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Why a `ts` value is not a time, for the rejected line's reason. */
+export function timeProblem(v: unknown): string {
+  const m = typeof v === 'string' ? RFC3339.exec(v) : null;
+  if (m && m[3] === undefined) return `time ${JSON.stringify(v)} has no zone offset (RFC 3339 needs Z or ±hh:mm)`;
+  return `unparsable time ${JSON.stringify(v)}`;
 }
 
 export function isoTime(ms: number): string {

@@ -49,21 +49,13 @@ describe('times', () => {
     expect(rows(db, 'SELECT DISTINCT ts_ms FROM records')).toEqual([{ ts_ms: T0_MS }]);
   });
 
-  describe('a time without a zone', () => {
-    const savedTz = process.env.TZ;
-    afterEach(() => {
-      if (savedTz === undefined) delete process.env.TZ;
-      else process.env.TZ = savedTz;
-    });
-
-    // The same log must give the same timeline on every machine.
-    it('is read as UTC, whatever the local time zone', () => {
-      process.env.TZ = 'America/New_York';
-      const newYork = parseTime('2026-11-09T10:00:00.000');
-      process.env.TZ = 'Asia/Tokyo';
-      const tokyo = parseTime('2026-11-09T10:00:00.000');
-      expect([newYork, tokyo]).toEqual([T0_MS, T0_MS]);
-    });
+  // RFC 3339 requires an offset: a zone-less time would be one instant in New York and
+  // another in Tokyo, and merging two nodes' files on a guess invents orderings.
+  it('rejects a time without a zone offset, and says so', () => {
+    expect(parseTime('2026-11-09T10:00:00.000')).toBeUndefined();
+    expect(rejectionOf({ ts: '2026-11-09 10:00:00', kind: 'session.created', session: 'S1' })).toBe(
+      'session.created: time "2026-11-09 10:00:00" has no zone offset (RFC 3339 needs Z or ±hh:mm)',
+    );
   });
 
   it.each([
