@@ -4,7 +4,10 @@ import { forEachUpgrade } from '../whatif/engine-replay.js';
 import { decisionEvidence } from '../whatif/decision-evidence.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../whatif/re-decide.js';
 import { divergenceMessage } from '../whatif/wording.js';
-import type { Detector, RawFinding } from './types.js';
+import type { Db } from '../store/db.js';
+import type { LoggedUpgrade } from '../whatif/stored-record.js';
+import { queryRows } from './query-rows.js';
+import type { DetectOptions, Detector, RawFinding } from './types.js';
 
 // engine-divergence: replay each session's server records through the
 // embedded engine and, at every logged upgrade, compare the class of the
@@ -25,6 +28,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): De
       const policy = policyOf(opts);
       const findings: RawFinding[] = [];
       const notKnowable = new Map<string | null, NotKnowable>();
+      const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
       forEachUpgrade(db, (p) => {
         const session = p.upgrade.session;
         if (p.unknowable !== undefined) {
@@ -34,21 +38,51 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): De
         const logged = loggedClass(p.upgrade);
         const decision = reDecide(p, policy, unresumable);
         if (logged === undefined || logged === decision.decision) return;
-        findings.push({
+        const finding: RawFinding = {
           rule: RULE,
           session,
           atMs: p.upgrade.tsMs,
           message: divergenceMessage(p.upgrade, p.request, decision),
           // The upgrade comes last: explainEngineDivergences finds it there.
           evidenceIds: [...decisionEvidence(p, decision, policy), p.upgrade.id],
-        });
+        };
+        if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
+        else findings.push(finding);
       }, opts);
+      findings.push(...stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs));
       return { findings, notKnowable: [...notKnowable.values()] };
     },
   };
 }
 
 export const engineDivergence: Detector = engineDivergenceWith();
+
+/**
+ * The conflict stale-writer-blocks-reconnect reads (queries/stale-writer-blocks-reconnect.sql):
+ * a 409 other than for an unavailable window or an unknown session, or a reason naming a conflict.
+ */
+function isWriterConflict(u: LoggedUpgrade): boolean {
+  const reason = (u.reason ?? '').toLowerCase();
+  if (u.status === 409 && !['resumption_unavailable', 'session_not_found', 'unknown_session'].includes(reason)) return true;
+  return /conflict|writer|already/.test(reason);
+}
+
+/**
+ * Where the engine would accept by fencing a live prior writer, a server may instead refuse
+ * (409) until the fence completes (seed 001). That is agreement when every such writer was
+ * closed, fenced or ended with its session within the fence grace after the refusal; one that
+ * stayed up longer is the stale writer the refusal waited on, and the divergence stands.
+ */
+function stillDivergent(db: Db, opts: DetectOptions, refused: { finding: RawFinding; streams: string[] }[], graceMs: number): RawFinding[] {
+  if (refused.length === 0) return [];
+  const sessions = [...new Set(refused.map((r) => r.finding.session))];
+  const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'stream-ends', opts, { sessions: JSON.stringify(sessions) });
+  const endedBy = (session: string | null, stream: string, after: number, until: number) =>
+    ends.some((e) => e.session === session && (e.stream === stream || e.stream === null) && e.ended_ts >= after && e.ended_ts <= until);
+  return refused
+    .filter(({ finding: f, streams }) => !streams.every((s) => endedBy(f.session, s, f.atMs, f.atMs + graceMs)))
+    .map((r) => r.finding);
+}
 
 /**
  * Names, in every engine-divergence message, the other rules whose findings cite the same

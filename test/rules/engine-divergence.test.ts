@@ -104,6 +104,32 @@ describe('engine-divergence', () => {
     expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
   });
 
+  // Seed 001: with a prior writer not confirmed dead, a server may "reject resumption until the
+  // fence completes or the grace period expires". Fencing first and accepting is the engine's way;
+  // a 409 while fencing within the grace is the other correct one.
+  const liveWriter: LogLine[] = [created, opened, sent(1000, 1), sent(2000, 2)];
+  const conflict = (ms: number) => upgrade(ms, { last_event_id: 2, decision: 'reject', status: 409, reason: 'writer_busy' });
+  const fenced = (ms: number) => ({ ts: at(ms), kind: 'stream.fenced', session: 'S1', stream: 'g1' });
+
+  it('does not flag a 409 while the server fences the live prior writer within the fence grace', async () => {
+    const report = await analyzeLines([...liveWriter, conflict(3000), conflict(5000), fenced(7900), upgrade(8000, { last_event_id: 2, decision: 'resume', status: 200, replayed: 0 })]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'stale-writer-blocks-reconnect')).toEqual([]);
+  });
+
+  it('flags a 409 whose prior writer was not fenced within the grace, explained by stale-writer-blocks-reconnect', async () => {
+    const report = await analyzeLines([...liveWriter, conflict(3000), fenced(8100)]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('server rejected S1 from 2 (409 writer_busy); a correct server would resume it');
+    expect(f!.message).toContain('(explained by: stale-writer-blocks-reconnect)');
+  });
+
+  it('flags a 409 for another reason than a writer, even when the old stream ends soon after', async () => {
+    const report = await analyzeLines([...liveWriter, upgrade(3000, { last_event_id: 2, decision: 'reject', status: 409, reason: 'resumption_unavailable' }), fenced(3500)]);
+    expect(findingsOf(report, RULE)).toHaveLength(1);
+  });
+
   it('is not knowable for a log that starts after the session was created', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 41 },
