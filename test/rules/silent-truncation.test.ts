@@ -119,6 +119,33 @@ describe('silent-truncation', () => {
     expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
   });
 
+  // log-format.md: "only where an id was never seen emitted does the analyzer fall back to comparing
+  // ids that are integers or strings of digits numerically".
+  describe('a log that starts after the session was created', () => {
+    const midSession: LogLine[] = [sent(1000, 500), sent(1100, 501), { ts: at(2000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 495 }];
+
+    it('flags a resumption from an id a trim had passed, compared by number', async () => {
+      const report = await analyzeLines([...midSession, resume(3000, { last_event_id: 490, replayed: 2, first_replayed: 500 })]);
+      const [f, ...rest] = findingsOf(report, RULE);
+      expect(rest).toEqual([]);
+      expect(f!.message).toContain('from event 490 on g1 although the buffer of g1 had been trimmed to 495');
+      expect(evidenceLines(f!)).toEqual([3, 4]);
+    });
+
+    it('is not knowable for an id at or after the trim, or a trim of another stream', async () => {
+      const kept = await analyzeLines([...midSession, resume(3000, { last_event_id: 497, replayed: 2, first_replayed: 500 })]);
+      expect(findingsOf(kept, RULE)).toEqual([]);
+      expect(kept.not_knowable.filter((n) => n.rule === RULE)).toHaveLength(1);
+      const other = await analyzeLines([...midSession, resume(3000, { last_event_id: 490, stream: 'g7', replayed: 2, first_replayed: 500 })]);
+      expect(findingsOf(other, RULE)).toEqual([]);
+    });
+
+    it('leaves an id the session never sent to phantom-event-id when the log holds its creation', async () => {
+      const report = await analyzeLines([created, opened, ...midSession, resume(3000, { last_event_id: 490, replayed: 2, first_replayed: 500 })]);
+      expect(findingsOf(report, RULE)).toEqual([]);
+    });
+  });
+
   it('is not knowable for an upgrade that did not log its replayed counter', async () => {
     const report = await analyzeLines([created, opened, sent(1000, 5), sent(1100, 6), resume(2000, { last_event_id: 5 })]);
     expect(findingsOf(report, RULE)).toEqual([]);
@@ -150,6 +177,14 @@ describe('silent-truncation', () => {
       expect(f!.message).toContain('started at 7, skipping 6');
       expect(f!.message).toContain('proxy log only');
       expect(evidenceLines(f!)).toEqual([1, 2]);
+    });
+
+    it('is not knowable when the replay the proxy saw began where it should: the retention is not visible', async () => {
+      const report = await analyzeLines([get(0, { 'mcp-session-id': 'P1' }, [4, 5, 6]), get(5000, { 'mcp-session-id': 'P1', 'last-event-id': '5' }, [6, 7])]);
+      expect(findingsOf(report, RULE)).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([
+        { rule: RULE, session: 'P1', reason: expect.stringMatching(/began where it should, but whether the server still retained event 5/) },
+      ]);
     });
 
     it('is not knowable when the proxy did not record the SSE ids of the replay', async () => {

@@ -5,7 +5,7 @@ import { ReconnectFacts } from '../resumption/facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../resumption/lane-events.js';
 import { proxyReplayStart } from '../resumption/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../resumption/reconnects.js';
-import { retentionLosses, type RetentionLoss } from '../resumption/retention.js';
+import { retentionLosses, unplacedTrim, type RetentionLoss } from '../resumption/retention.js';
 import { at, idList, plural, seconds } from '../resumption/wording.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
@@ -58,6 +58,12 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectF
     }
     const last = r.last.own;
     if (last === null || r.window === null) {
+      // With the session's creation in the log, an id it never sent is phantom-event-id's, not a retention loss.
+      const trim = opts.retention === 'as-logged' && r.incarnationId === null && r.last.elsewhere === null ? unplacedTrim(r, facts.evictions) : undefined;
+      if (trim) {
+        truncations.push(trimmedUnplaced(r, trim));
+        continue;
+      }
       if (r.incarnationId === null && r.last.elsewhere === null) {
         notKnowable.push(nk(r.session, `the log starts after ${r.session} was created and never shows event ${r.last.eventId} sent, so whether the resumption at ${at(r.atMs)} replayed everything after it cannot be told`));
       }
@@ -192,11 +198,34 @@ function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
   };
 }
 
+/** The log never shows Last-Event-ID sent, but a trim before the reconnect names a later id. */
+function trimmedUnplaced(r: Reconnect, trim: { id: number; atMs: number; stream: string | null; oldestRetained: string | null }): Truncation {
+  const id = r.last.eventId;
+  return {
+    upgradeId: r.upgradeId,
+    session: r.session,
+    atMs: r.atMs,
+    causes: ['trimmed'],
+    finding: {
+      rule: 'silent-truncation',
+      session: r.session,
+      atMs: r.atMs,
+      message:
+        `resumed ${r.session} from event ${id}${r.stream ? ` on ${r.stream}` : ''} although the buffer${trim.stream ? ` of ${trim.stream}` : ''} had been trimmed to ${trim.oldestRetained} at ${at(trim.atMs)}: ` +
+        `event ${id} comes before it (the log never shows it sent, so its number decides), so it was no longer retained and the replay cannot have been complete`,
+      evidenceIds: [trim.id, r.upgradeId],
+    },
+  };
+}
+
 function judgeProxyOnly(facts: ReconnectFacts, r: Reconnect, truncations: Truncation[], notKnowable: NotKnowable[]): void {
   const start = proxyReplayStart(facts.proxy, r);
   const unseen = "the replay count and the server's retention could not be seen";
   if (start.kind === 'unknown') {
     notKnowable.push(nk(r.session, `proxy log only: for the resumption at ${at(r.atMs)} from event ${r.last.eventId}, ${start.unseen} and ${unseen}`));
+  } else if (start.kind === 'continuous') {
+    // No gap the proxy could see; a trim that evicted the position would not show in its log.
+    notKnowable.push(nk(r.session, `proxy log only: the replay of the resumption at ${at(r.atMs)} from event ${r.last.eventId} began where it should, but whether the server still retained event ${r.last.eventId} (its trims) could not be seen`));
   } else if (start.kind === 'skipped') {
     truncations.push({
       upgradeId: r.upgradeId,

@@ -95,6 +95,21 @@ export function retentionLosses(r: Reconnect, evictions: Map<string, BufferEvict
   return losses;
 }
 
+/**
+ * A trim before the reconnect that evicted a Last-Event-ID the log never shows sent (it starts
+ * after the session was created): log-format.md falls back to comparing digit ids numerically,
+ * on the resumed stream's trims or session-wide ones.
+ */
+export function unplacedTrim(r: Reconnect, evictions: Map<string, BufferEviction[]>): BufferEviction | undefined {
+  const id = r.last.eventId;
+  if (r.last.own !== null || !isDigits(id)) return undefined;
+  return (evictions.get(r.session) ?? []).find(
+    (e) =>
+      e.kind === 'buffer.trimmed' && before(e.atMs, e.id, r.atMs, r.upgradeId) && (e.stream === null || e.stream === r.stream) &&
+      e.oldestRetained !== null && isDigits(e.oldestRetained) && compareNumeric(e.oldestRetained, id) > 0,
+  );
+}
+
 /** Does this trim's oldest_retained lie later than the event, on the event's lane (or session-wide)? */
 function trimsPast(trim: BufferEviction, last: Emission, lastEventId: string): boolean {
   if (trim.oldestRetained === null) return false;
