@@ -56,11 +56,15 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: {
   replay?.finish();
 }
 
-/** Upgrades without a session (initialize, Last-Event-ID alone): no state to replay, the request alone decides. */
+/**
+ * Upgrades without a session (initialize, Last-Event-ID alone): no state to replay, the request
+ * alone decides. A proxy sees those headers as well as the server: a Last-Event-ID it saw
+ * without a session is judged too.
+ */
 function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void): void {
   const page = db.prepare(
     `SELECT ${STORED_RECORD_SELECT} FROM records
-     WHERE session IS NULL AND kind = 'upgrade' AND origin = 'server' AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
+     WHERE session IS NULL AND kind = 'upgrade' AND (origin = 'server' OR last_event_id IS NOT NULL) AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
      ORDER BY ts_ms, id LIMIT ${PAGE}`,
   ).raw(true);
   let cursor = { ts: Number.MIN_SAFE_INTEGER, id: -1 };

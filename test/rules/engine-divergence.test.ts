@@ -160,6 +160,18 @@ describe('engine-divergence', () => {
     expect(nk.map((n) => n.session)).toEqual(['P1']);
     expect(nk[0]!.reason).toMatch(/^proxy log only/);
   });
+
+  // Seed 000: "Mcp-Session-Id absent, Last-Event-ID present → reject". The headers alone decide,
+  // and a proxy sees the headers.
+  it('flags a Last-Event-ID without a session that a proxy saw accepted', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'last-event-id': '17' }, resp_headers: { 'content-type': 'text/event-stream' } },
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBeNull();
+    expect(f!.message).toContain('(explained by: event-id-without-session)');
+  });
 });
 
 describe('explainEngineDivergences', () => {
