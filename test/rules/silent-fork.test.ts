@@ -79,6 +79,17 @@ describe('silent-fork', () => {
     expect(findingsOf(report, 'engine-divergence')).toEqual([]);
   });
 
+  it('leaves an accepted resume of an ended session that hands out no session to resume-after-end', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1' },
+      { ts: at(500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7 },
+      { ts: at(1000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' },
+      upgrade(2000, { decision: 'resume', last_event_id: 7, stream: 'g1', new_stream: 'g2', replayed: 0 }),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'resume-after-end')).toHaveLength(1);
+  });
+
   it('flags an id never created in the log that was minted again as fresh', async () => {
     const report = await analyzeLines([upgrade(1000, { session: 'S7', decision: 'fresh', last_event_id: 3, new_session: 'S7', reset_signalled: true })]);
     const [f] = findingsOf(report, RULE);

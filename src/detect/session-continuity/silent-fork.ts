@@ -35,6 +35,9 @@ export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: s
     const node = u.node ? ` on node ${u.node}` : '';
     const finding = (message: string, evidenceIds: number[]) => findings.push({ rule: 'silent-fork', session: u.session, atMs: u.atMs, message, evidenceIds });
     if (u.state === 'ended') {
+      // A resume or attach of an ended session that hands out no session (no mint) is resume-after-end's:
+      // silent-fork judges what was handed out, "a session (new or re-minted)".
+      if (!minting) continue;
       finding(`${u.session} was ${endedHow(u.life!)} at ${at(u.life!.atMs)}, yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
     } else if (u.state === 'other-node') {
       finding(`${u.session} was created only on node ${u.life!.node}, yet ${requestWords(u)} answered by node ${u.node} (no shared session store) ${got}`, [u.life!.recordId, u.upgradeId]);
