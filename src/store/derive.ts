@@ -13,7 +13,7 @@ const DIRTY = 'SELECT session FROM dirty_sessions';
 
 const FOLD_COLUMNS =
   'r.session, r.id, r.ts_ms, r.kind, r.node, r.principal, r.incarnation, r.stream, r.sequence, r.conn, r.via, r.reason, r.log_evicted, ' +
-  'r.event_id, r.rpc_kind, r.rpc_id, r.method, r.attached, r.last_event_id, r.new_stream, r.decision, r.status, r.request_id';
+  'r.event_id, r.rpc_kind, r.rpc_id, r.method, r.attached, r.last_event_id, r.new_stream, r.decision, r.status, r.request_id, r.new_request_id';
 
 type Cell = string | number | null;
 
@@ -26,7 +26,7 @@ function foldRecord(c: Cell[]): FoldRecord {
     via: c[10] as string | null, reason: c[11] as string | null, log_evicted: c[12] as number | null, event_id: c[13] as string | null,
     rpc_kind: c[14] as string | null, rpc_id: c[15] as string | null, method: c[16] as string | null, attached: c[17] as number | null,
     last_event_id: c[18] as string | null, new_stream: c[19] as string | null, decision: c[20] as string | null,
-    status: c[21] as number | null, request_id: c[22] as string | null,
+    status: c[21] as number | null, request_id: c[22] as string | null, new_request_id: c[23] as string | null,
   };
 }
 

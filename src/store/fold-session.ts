@@ -26,6 +26,7 @@ export interface FoldRecord {
   decision: string | null;
   status: number | null;
   request_id: string | null;
+  new_request_id: string | null;
 }
 
 export interface IncarnationRow {
@@ -70,6 +71,8 @@ export function foldSession(records: readonly FoldRecord[]): SessionFold {
   const requestEvents = new Map<string, FoldRecord>(); // event_id → first request.sent naming it
   const requests: RequestRow[] = [];
   const latestSend = new Map<string, RequestRow>();
+  /** Requests a request.reissued began, until a request.sent of the fresh id takes their place. */
+  const reissuedRows = new Set<RequestRow>();
   const accepted: FoldRecord[] = [];
   const lastEmitter = new Map<string, string>(); // event_id → stream of the latest event.sent so far
 
@@ -151,6 +154,13 @@ export function foldSession(records: readonly FoldRecord[]): SessionFold {
           if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, r);
         }
         if (r.request_id === null) break;
+        // A server that logs the re-issue's own send: that send is the row the re-issue began.
+        const reissued = latestSend.get(r.request_id);
+        if (reissued !== undefined && reissuedRows.has(reissued) && reissued.resolved_ts === null && reissued.stream === r.stream) {
+          reissuedRows.delete(reissued);
+          Object.assign(reissued, { sent_id: r.id, sent_ts: r.ts_ms, method: r.method ?? reissued.method, event_id: r.event_id });
+          break;
+        }
         const row: RequestRow = {
           request_id: r.request_id, sent_id: r.id, sent_ts: r.ts_ms, stream: r.stream, method: r.method, event_id: r.event_id,
           answered_id: null, answered_ts: null, cancelled_id: null, reissued_id: null, timed_out_id: null, resolved_ts: null,
@@ -165,13 +175,25 @@ export function foldSession(records: readonly FoldRecord[]): SessionFold {
       case 'request.timed_out': {
         // Each resolution belongs to the latest send of that id before it; the first of each kind counts.
         const q = r.request_id === null ? undefined : latestSend.get(r.request_id);
-        if (!q) break;
-        if (r.kind === 'request.answered') {
-          if (ok(r.status) && q.answered_id === null) Object.assign(q, { answered_id: r.id, answered_ts: r.ts_ms });
-        } else if (r.kind === 'request.cancelled') q.cancelled_id ??= r.id;
-        else if (r.kind === 'request.reissued') q.reissued_id ??= r.id;
-        else q.timed_out_id ??= r.id;
-        if (r.kind !== 'request.timed_out' && (r.kind !== 'request.answered' || ok(r.status)) && q.resolved_ts === null) q.resolved_ts = r.ts_ms;
+        if (q) {
+          if (r.kind === 'request.answered') {
+            if (ok(r.status) && q.answered_id === null) Object.assign(q, { answered_id: r.id, answered_ts: r.ts_ms });
+          } else if (r.kind === 'request.cancelled') q.cancelled_id ??= r.id;
+          else if (r.kind === 'request.reissued') q.reissued_id ??= r.id;
+          else q.timed_out_id ??= r.id;
+          if (r.kind !== 'request.timed_out' && (r.kind !== 'request.answered' || ok(r.status)) && q.resolved_ts === null) q.resolved_ts = r.ts_ms;
+        }
+        // log-format.md: re-issued "on another stream under a fresh id": the fresh id is a request
+        // sent on that stream now, pending like any other until it is answered, cancelled or timed out.
+        if (r.kind === 'request.reissued' && r.new_request_id !== null && r.stream !== null) {
+          const row: RequestRow = {
+            request_id: r.new_request_id, sent_id: r.id, sent_ts: r.ts_ms, stream: r.stream, method: q?.method ?? null, event_id: null,
+            answered_id: null, answered_ts: null, cancelled_id: null, reissued_id: null, timed_out_id: null, resolved_ts: null,
+          };
+          requests.push(row);
+          latestSend.set(r.new_request_id, row);
+          reissuedRows.add(row);
+        }
         break;
       }
     }

@@ -55,6 +55,22 @@ describe('request lifecycle', () => {
       { request_id: 'r1', cancelled_id: 4, reissued_id: null, timed_out_id: null, resolved_ts: Date.parse(at(5)) },
       { request_id: 'r2', cancelled_id: null, reissued_id: 5, timed_out_id: null, resolved_ts: Date.parse(at(6)) },
       { request_id: 'r3', cancelled_id: null, reissued_id: null, timed_out_id: 6, resolved_ts: null },
+      // "re-issued on another stream under a fresh id": the fresh id is a request of its own, pending.
+      { request_id: 'r2b', cancelled_id: null, reissued_id: null, timed_out_id: null, resolved_ts: null },
+    ]);
+    expect(rows(db, "SELECT sent_id, stream FROM requests WHERE request_id = 'r2b'")).toEqual([{ sent_id: 5, stream: 'g2' }]);
+  });
+
+  it('a re-issue and the send of its fresh id are one request', async () => {
+    const { db } = await ingestLines([
+      reqSent(0, 'r2'),
+      { ts: at(6), kind: 'request.reissued', ...S, request_id: 'r2', new_request_id: 'r2b', stream: 'g2' },
+      { ts: at(6), kind: 'request.sent', ...S, stream: 'g2', request_id: 'r2b', method: 'sampling/createMessage' },
+      { ts: at(9), kind: 'request.answered', ...S, request_id: 'r2b', status: 200 },
+    ]);
+    expect(rows(db, 'SELECT request_id, sent_id, stream, answered_id FROM requests ORDER BY sent_id')).toEqual([
+      { request_id: 'r2', sent_id: 1, stream: 'g1', answered_id: null },
+      { request_id: 'r2b', sent_id: 3, stream: 'g2', answered_id: 4 },
     ]);
   });
 
