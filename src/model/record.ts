@@ -34,6 +34,8 @@ export type Origin = 'server' | 'proxy';
 export interface NormalizedRecord {
   kind: RecordKind;
   tsMs: number;
+  /** The part of `ts` below the millisecond (0 ≤ x < 1), where it has one: orders records within a millisecond. Not stored. */
+  tsSubMs?: number;
   origin: Origin;
   seq?: number;
   node?: string;

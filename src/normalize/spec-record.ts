@@ -1,7 +1,7 @@
 import { DECISIONS, RECORD_KINDS, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { has, idString, isBool, isNumber, isObject, isString, isStringOrNumber, pick, type Json } from './fields.js';
 import { inferFromHttp } from './http.js';
-import { parseTime, timeProblem } from './time.js';
+import { parseTime, subMillisecond, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
 
@@ -92,6 +92,7 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
     if (v !== undefined) rec[k] = v;
   };
 
+  set('tsSubMs', subMillisecond(tsRaw));
   set('seq', num(['seq']));
   set('node', str(A.node));
   // `session` may be explicitly null on an upgrade (header absent).

@@ -52,6 +52,13 @@ function parseTimeString(v: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** The digits of an RFC 3339 time below the millisecond, as a fraction of one (".000700" gives 0.7). */
+export function subMillisecond(v: unknown): number | undefined {
+  if (typeof v !== 'string' || v.length <= 24) return undefined;
+  const m = /\.\d{3}(\d+)/.exec(v);
+  return m ? Number(`0.${m[1]}`) : undefined;
+}
+
 /** Why a `ts` value is not a time, for the rejected line's reason. */
 export function timeProblem(v: unknown): string {
   const m = typeof v === 'string' ? RFC3339.exec(v) : null;

@@ -98,7 +98,7 @@ export class SourceIngest {
   flush(): void {
     const group = this.tieGroup;
     if (group.length === 0) return;
-    for (const { line, rec, raw } of group.length > 1 ? orderBySeq(group) : group) {
+    for (const { line, rec, raw } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
       this.writer.write(this.sourceId, line, rec, raw);
       this.stats.records++;
       if (rec.session) this.touched.add(rec.session);
@@ -124,6 +124,12 @@ export class SourceIngest {
     markDirty(this.db, this.touched);
     return true;
   }
+}
+
+/** Records are ordered by time: within one millisecond, by the digits below it where the log has them (stable). */
+function orderBySubMs<T extends { rec: NormalizedRecord }>(group: T[]): T[] {
+  if (!group.some((g) => g.rec.tsSubMs !== undefined)) return group;
+  return group.slice().sort((a, b) => (a.rec.tsSubMs ?? 0) - (b.rec.tsSubMs ?? 0));
 }
 
 /**

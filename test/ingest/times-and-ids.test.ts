@@ -33,6 +33,19 @@ describe('times', () => {
     );
   });
 
+  it('orders records within one millisecond by the digits below it', async () => {
+    const { db } = await ingestLines([
+      { ts: '2026-11-09T10:00:00.000700Z', kind: 'session.created', session: 'late' },
+      { ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'whole' },
+      { ts: '2026-11-09T10:00:00.000200Z', kind: 'session.created', session: 'early' },
+    ]);
+    expect(rows(db, 'SELECT session, line FROM records ORDER BY ts_ms, id')).toEqual([
+      { session: 'whole', line: 2 },
+      { session: 'early', line: 3 },
+      { session: 'late', line: 1 },
+    ]);
+  });
+
   it('keeps milliseconds', () => {
     expect(recordOf({ ts: '2026-11-09T10:00:00.123+00:00', kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS + 123);
   });
