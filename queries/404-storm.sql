@@ -1,14 +1,21 @@
 -- Which sessions had a 404 storm: at least :storm_count POSTs answered 404 within :storm_window_ms?
 -- A POST: a proxy `http` POST, or a server `call` / `request.answered` (each request counted once: proxy rows
--- shadowed by a server record are dropped, and records inferred from an `http` line are not counted again).
+-- shadowed by a server record are dropped, records inferred from an `http` line are not counted again, and a
+-- proxy POST without `req` that the server logged too, same session, JSON-RPC id and 404, while it lasted, is
+-- that server record).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
-WITH posts AS (
-  SELECT id, ts_ms, kind, COALESCE(request_id, rpc_id) AS rpc,
+WITH all_posts AS (
+  SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
     COALESCE(session, json_extract(req_headers, '$."mcp-session-id"')) AS session
   FROM records
   WHERE shadowed = 0 AND status = 404 AND (
     (kind = 'http' AND upper(http_method) = 'POST')
     OR (origin = 'server' AND kind IN ('call', 'request.answered')))
+), posts AS (
+  SELECT p.id, p.ts_ms, p.kind, p.rpc, p.session FROM all_posts p
+  WHERE NOT (p.kind = 'http' AND p.req IS NULL AND EXISTS (
+    SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND (p.rpc IS NULL OR s.rpc = p.rpc)
+      AND s.ts_ms BETWEEN p.ts_ms - 1000 AND p.ts_ms + COALESCE(p.duration_ms, 0) + 1000))
 ), windowed AS (
   SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window
   FROM posts p WHERE session IS NOT NULL

@@ -22,6 +22,8 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
     ...(h.conn !== undefined && { conn: h.conn }),
     ...(h.principal !== undefined && { principal: h.principal }),
     ...(h.req !== undefined && { req: h.req }),
+    // How long the request lasted: a server record of the same request falls within it.
+    ...(h.durationMs !== undefined && { durationMs: h.durationMs }),
   };
   const out: NormalizedRecord[] = [];
   const resetSignalled = h.resetSignalled;

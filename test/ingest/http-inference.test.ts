@@ -89,7 +89,7 @@ describe('inference from one http record', () => {
     });
     expect(rows(db, 'SELECT kind, origin, http_method, path, status, duration_ms, sse_event_ids, req_headers FROM records ORDER BY id')).toEqual([
       { kind: 'http', origin: 'proxy', http_method: 'GET', path: '/mcp', status: 200, duration_ms: 1500, sse_event_ids: '["42","43"]', req_headers: '{"last-event-id":"41","mcp-session-id":"S1"}' },
-      { kind: 'upgrade', origin: 'proxy', http_method: null, path: null, status: 200, duration_ms: null, sse_event_ids: null, req_headers: null },
+      { kind: 'upgrade', origin: 'proxy', http_method: null, path: null, status: 200, duration_ms: 1500, sse_event_ids: null, req_headers: null },
     ]);
   });
 });

@@ -45,6 +45,18 @@ describe('404-storm', () => {
     expect(f?.evidence.map((e) => `${e.file}:${e.line}`)).toEqual(['server.ndjson:2', 'server.ndjson:3', 'server.ndjson:4', 'server.ndjson:5', 'server.ndjson:6']);
   });
 
+  it('counts a request logged by both the proxy and the server once, without req too', async () => {
+    const ids = ['r1', 'r2', 'r3'];
+    const files = {
+      'proxy.ndjson': [...ids.map((id, i) => proxyPost(1000 * (i + 1), id)), proxyPost(4000, 'r9')],
+      'server.ndjson': [created, ...ids.map((id, i) => answer404(1000 * (i + 1) + 20, id))],
+    };
+    // Three 404s both logged, one only the proxy saw: four POSTs, not seven.
+    expect(findingsOf(await analyzeFilesOf(files), '404-storm')).toEqual([]);
+    const [f] = findingsOf(await analyzeFilesOf(files, { stormCount: 4 }), '404-storm');
+    expect(f?.message).toContain('4 POSTs');
+  });
+
   it('counts a proxy POST once, not again as the answer inferred from it', async () => {
     const lines = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => proxyPost(1000 * (i + 1), id));
     expect(findingsOf(await analyzeLines(lines, { stormCount: 6 }), '404-storm')).toEqual([]);

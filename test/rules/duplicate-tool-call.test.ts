@@ -18,6 +18,22 @@ describe('duplicate-tool-call', () => {
     expect(evidenceLines(f!)).toEqual([2, 3]);
   });
 
+  // A proxy in front of the server logs the same POST the server logs as a call, without a shared req.
+  const proxyPost = (ms: number, rpcId: string, durationMs: number) => ({
+    ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 200, duration_ms: durationMs, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: rpcId,
+    req_headers: { 'mcp-session-id': 'S1' }, resp_headers: { 'content-type': 'application/json' },
+  });
+
+  it('counts one POST once when both the proxy and the server logged it, without req', async () => {
+    const report = await analyzeLines([created('S1'), proxyPost(1000, '7', 3000), call(3500, 'S1', '7')]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('still flags a retry the proxy saw that the server logged too', async () => {
+    const report = await analyzeLines([created('S1'), proxyPost(1000, '7', 200), call(1100, 'S1', '7'), proxyPost(9000, '7', 200), call(9100, 'S1', '7')]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toHaveLength(1);
+  });
+
   it('does not count a call the server deduplicated (executed: false)', async () => {
     const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), call(5000, 'S1', '7', { executed: false })]);
     expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
