@@ -6,7 +6,7 @@
 -- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
 -- A call a proxy saw without `req` that the server logged too (same session and rpc_id, while it lasted) is that call.
 WITH execs AS (
-  SELECT c.id, c.ts_ms, c.session, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal,
+  SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal,
     (SELECT i.created_id FROM incarnations i
      WHERE i.session = c.session AND (i.created_ts, i.created_id) < (c.ts_ms, c.id)
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
@@ -66,6 +66,8 @@ WITH execs AS (
 )
 SELECT b.session, b.ts_ms AS at_ms, f.how, b.tool, b.rpc_id, b.principal,
   a.session AS first_session, a.rpc_id AS first_rpc_id, a.ts_ms AS first_ms,
+  -- a proxy sees a 2xx, not whether the server executed the call or answered a duplicate from its cache
+  (a.origin = 'proxy' OR b.origin = 'proxy') AS proxy_seen,
   x.kind AS between_kind, x.status AS between_status, x.session AS between_session, x.ts_ms AS between_ms,
   json_array(f.first_id, f.between_id, f.later_id) AS evidence
 FROM found f

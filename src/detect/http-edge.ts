@@ -49,6 +49,7 @@ interface DuplicateCallRow {
   tool: string | null;
   rpc_id: string;
   principal: string | null;
+  proxy_seen: number;
   first_session: string;
   first_rpc_id: string;
   first_ms: number;
@@ -76,16 +77,26 @@ function inBetween(r: DuplicateCallRow): string {
 }
 
 function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings = queryRows<DuplicateCallRow>(db, 'duplicate-tool-call', opts).map((r): RawFinding => {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  for (const r of queryRows<DuplicateCallRow>(db, 'duplicate-tool-call', opts)) {
     const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
+    if (r.proxy_seen) {
+      notKnowable.push({
+        rule: 'duplicate-tool-call',
+        session: r.session,
+        reason: `proxy log only: ${tool} (rpc id ${r.rpc_id}) got a 2xx at ${when(r.first_ms)} and again at ${when(r.at_ms)}, but whether the server executed it twice or answered the retry from its deduplication (executed: false) could not be seen`,
+      });
+      continue;
+    }
     const message =
       r.how === 'same-rpc'
         ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${when(r.first_ms)} and again at ${when(r.at_ms)}`
         : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
           `in ${r.first_session} (rpc id ${r.first_rpc_id}) at ${when(r.first_ms)}, then after ${inBetween(r)} again in ${r.session} (rpc id ${r.rpc_id}): a retry re-executed it`;
-    return { rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) };
-  });
-  return { findings, notKnowable: unattributedRetries(db, opts) };
+    findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
+  }
+  return { findings, notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
 }
 
 /**

@@ -34,6 +34,14 @@ describe('duplicate-tool-call', () => {
     expect(findingsOf(report, 'duplicate-tool-call')).toHaveLength(1);
   });
 
+  it('is not knowable from a proxy alone: a 2xx does not say the server executed the call again', async () => {
+    const report = await analyzeLines([created('S1'), proxyPost(1000, '7', 200), proxyPost(9000, '7', 200)]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([
+      { rule: 'duplicate-tool-call', session: 'S1', reason: expect.stringMatching(/^proxy log only: tools\/call \(rpc id 7\) got a 2xx .* could not be seen$/) },
+    ]);
+  });
+
   it('does not count a call the server deduplicated (executed: false)', async () => {
     const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), call(5000, 'S1', '7', { executed: false })]);
     expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
