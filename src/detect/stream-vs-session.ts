@@ -21,22 +21,25 @@ interface ReplayOnAttachRow {
   listed_ids: number;
   replay_records: number | null;
   replay_record_ids: string | null;
+  seen_again: number | null;
+  seen_again_ids: string | null;
   evidence: string;
 }
 
 function replayOnAttach(db: Db, opts: DetectOptions): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
   const rows = queryRows<ReplayOnAttachRow>(db, 'replay-on-attach', opts);
   const findings = rows.map((r): RawFinding => {
-    const count = r.replayed ?? (r.listed_ids || r.replay_records || 0);
+    const count = r.replayed ?? (r.listed_ids || r.replay_records || r.seen_again || 0);
     const what = count > 0 ? plural(count, 'past event') : 'past events';
-    const first = r.first_replayed ?? r.replay_record_ids?.split(', ')[0];
+    const first = r.first_replayed ?? r.replay_record_ids?.split(', ')[0] ?? r.seen_again_ids?.split(', ')[0];
+    const seen = r.seen_again && !r.replay_records ? ` (the proxy saw ${listIds(r.seen_again_ids!.split(', '))} delivered earlier in the session)` : '';
     return {
       rule: 'replay-on-attach',
       session: r.session,
       atMs: r.at_ms,
       message:
         `${r.decision} to ${r.session} without Last-Event-ID${r.new_stream ? ` (new stream ${r.new_stream})` : ''} replayed ${what}` +
-        `${first !== undefined ? ` starting at event ${first}` : ''}: a session resumption must not replay, the client already had them`,
+        `${first !== undefined ? ` starting at event ${first}` : ''}${seen}: a session resumption must not replay, the client already had them`,
       evidenceIds: evidenceIds(r.evidence),
     };
   });

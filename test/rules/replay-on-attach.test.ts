@@ -82,4 +82,23 @@ describe('replay-on-attach', () => {
     const nk = report.not_knowable.filter((n) => n.rule === 'replay-on-attach');
     expect(nk).toEqual([{ rule: 'replay-on-attach', session: 'P1', reason: expect.stringMatching(/proxy log only/) }]);
   });
+
+  // A proxy that records SSE ids sees an attach's response carry ids it already saw delivered.
+  const proxyGet = (ms: number, ids: number[]) => ({
+    ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' },
+    resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ids,
+  });
+
+  it('flags an attach whose response a proxy saw carry ids delivered earlier in the session', async () => {
+    const report = await analyzeLines([proxyGet(1000, [1, 2, 3, 4]), proxyGet(8000, [3, 4, 5])]);
+    const [f, ...rest] = findingsOf(report, 'replay-on-attach');
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('replayed 2 past events starting at event 3 (the proxy saw 3, 4 delivered earlier in the session)');
+    expect(evidenceLines(f!)).toEqual([1, 2]);
+  });
+
+  it('does not flag an attach whose response carries only ids the proxy had not seen', async () => {
+    const report = await analyzeLines([proxyGet(1000, [1, 2]), proxyGet(8000, [3, 4])]);
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+  });
 });
