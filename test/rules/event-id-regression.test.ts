@@ -86,4 +86,28 @@ describe('event-id-regression', () => {
     expect(f!.message).toContain('replayed event 1 (the first id the proxy saw), at or before it');
     expect(evidenceLines(f!)).toEqual([1, 2]);
   });
+
+  describe('seen by a proxy alone', () => {
+    const post = (ms: number, ids: number[]) => ({
+      ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: `c${ms}`,
+      req_headers: { 'mcp-session-id': 'P1' }, resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ids,
+    });
+    const get = (ms: number, ids: number[]) => ({
+      ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' },
+      resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ids,
+    });
+
+    it('flags ids that go by again in the response to a new request', async () => {
+      const report = await analyzeLines([post(1000, [1, 2]), post(3000, [1, 2])]);
+      const [f, ...rest] = findingsOf(report, RULE);
+      expect(rest).toEqual([]);
+      expect(f!.message).toContain('event ids 1 and 2 went by again in the response to a new request in P1');
+      expect(evidenceLines(f!)).toEqual([1, 2]);
+    });
+
+    it('does not flag new ids on a new request, nor old ids on an attach (replay-on-attach judges that)', async () => {
+      expect(findingsOf(await analyzeLines([post(1000, [1, 2]), post(3000, [3, 4])]), RULE)).toEqual([]);
+      expect(findingsOf(await analyzeLines([post(1000, [1, 2]), get(3000, [1, 2])]), RULE)).toEqual([]);
+    });
+  });
 });

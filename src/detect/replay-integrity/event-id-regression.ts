@@ -67,5 +67,35 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
       back.namedBy,
     ]);
   }
+  findings.push(...sentAgainSeenByProxy(facts));
   return { findings, notKnowable };
+}
+
+/**
+ * A proxy-only log shows no emissions, but the response to a new request (no upgrade: a POST's
+ * stream) carries only events sent for it: an id the proxy saw go by earlier in the session was
+ * sent twice. One finding per session, at the first such response.
+ */
+function sentAgainSeenByProxy(facts: ReconnectFacts): RawFinding[] {
+  const out: RawFinding[] = [];
+  for (const [session, sightings] of facts.proxy.sightings) {
+    const seen = new Map<string, number>();
+    for (const s of sightings) {
+      const again = s.upgradeId === null ? s.ids.filter((id) => seen.has(id)) : [];
+      if (again.length > 0) {
+        out.push({
+          rule: 'event-id-regression',
+          session,
+          atMs: s.atMs,
+          message:
+            `event ${again.length === 1 ? 'id' : 'ids'} ${idList(again)} went by again in the response to a new request in ${session}, after the proxy had seen ` +
+            `${again.length === 1 ? 'it' : 'them'} delivered earlier (proxy log only: the server's emissions are not visible): the event sequence restarted, the mark of a fork`,
+          evidenceIds: [seen.get(again[0]!)!, s.recordId],
+        });
+        break;
+      }
+      for (const id of s.ids) if (!seen.has(id)) seen.set(id, s.recordId);
+    }
+  }
+  return out;
 }
