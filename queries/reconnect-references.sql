@@ -1,10 +1,8 @@
 -- Where was each event id an accepted reconnect names (Last-Event-ID, replayed ids) sent, and what lies in its replay window?
 -- Covers accepted resumes and fresh answers to a Last-Event-ID; an id is placed in the presented session's current incarnation, else by an earlier incarnation or another session.
 -- Roles: last_event_id, first_replayed, replayed_ids, event.replayed, first_seen (the first SSE id a proxy saw in the response).
--- A proxy's inference is judged only for sessions whose upgrades the server did not log itself.
-WITH server_upgraded AS MATERIALIZED (
-  SELECT DISTINCT session FROM upgrades WHERE origin = 'server' AND session IS NOT NULL
-), served AS MATERIALIZED (
+-- A proxy's inference that the server logged too is shadowed (one request, counted once).
+WITH served AS MATERIALIZED (
   SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
     u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
     CASE WHEN u.origin = 'proxy' THEN (
@@ -17,7 +15,6 @@ WITH server_upgraded AS MATERIALIZED (
   FROM upgrades u
   WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
     AND u.decision IN ('resume', 'fresh')
-    AND (u.origin = 'server' OR u.session NOT IN (SELECT session FROM server_upgraded))
 ), state_changes AS MATERIALIZED (
   -- set apart once: looked up per session, rather than walking each session's records in time per upgrade
   SELECT id, session, ts_ms FROM records WHERE kind = 'session.state_changed' AND shadowed = 0

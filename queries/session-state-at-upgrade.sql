@@ -1,11 +1,8 @@
 -- Was the session each accepted upgrade presented live on the answering node, ended, created only elsewhere, or never created?
 -- state: the latest lifecycle record before the upgrade decides (a proxy sees a DELETE answered 2xx as an end, never an eviction).
-WITH server_upgraded AS MATERIALIZED (
-  SELECT DISTINCT session FROM upgrades WHERE origin = 'server' AND session IS NOT NULL
-), served AS MATERIALIZED (
+WITH served AS MATERIALIZED (
   SELECT u.* FROM upgrades u
   WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh')
-    AND (u.origin = 'server' OR u.session NOT IN (SELECT session FROM server_upgraded))
 ), life AS MATERIALIZED (
   SELECT id, session, ts_ms, kind, node, reason FROM records
   WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0

@@ -108,10 +108,29 @@ function writers(db: Db): (session: string, f: SessionFold) => void {
   };
 }
 
-/** A server that logs `http` records beside its own gives both the same `req`: count that request once. */
+/**
+ * One request in a proxy log and a server log is counted once, as the server's record. A server
+ * that logs `http` records beside its own gives both the same `req`. Without `req`, what is
+ * inferred from a proxy line is the server's record of the same kind and session (and
+ * Last-Event-ID, or JSON-RPC id) logged while the request lasted: from its `ts` to
+ * `ts + duration_ms`, give or take a second.
+ */
 function shadowProxyDuplicates(db: Db): void {
   db.exec(`
     UPDATE records SET shadowed = 1
     WHERE origin = 'proxy' AND shadowed = 0 AND req IS NOT NULL
       AND req IN (SELECT req FROM records WHERE origin = 'server' AND req IS NOT NULL)`);
+  db.exec(`
+    UPDATE records SET shadowed = 1
+    WHERE origin = 'proxy' AND shadowed = 0 AND req IS NULL AND kind IN ('upgrade', 'session.created', 'call', 'request.answered')
+      AND EXISTS (
+        SELECT 1 FROM records s
+        WHERE s.session IS records.session AND s.origin = 'server' AND s.kind = records.kind AND s.shadowed = 0
+          AND s.ts_ms BETWEEN records.ts_ms - ${PAIRING_SLACK_MS} AND records.ts_ms + COALESCE(records.duration_ms, 0) + ${PAIRING_SLACK_MS}
+          AND (records.kind <> 'upgrade' OR s.last_event_id IS records.last_event_id)
+          AND (records.kind <> 'call' OR s.rpc_id IS records.rpc_id)
+          AND (records.kind <> 'request.answered' OR s.request_id IS records.request_id))`);
 }
+
+/** How far apart a proxy's and a server's clocks and log points may put one request. */
+const PAIRING_SLACK_MS = 1000;

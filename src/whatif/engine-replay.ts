@@ -34,7 +34,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: {
   const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('node-continuations')).pluck().all() as number[]);
   const page = db.prepare(
     `SELECT ${STORED_RECORD_SELECT} FROM records
-     WHERE session IS NOT NULL AND shadowed = 0 AND (origin = 'server' OR kind = 'upgrade')
+     WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'
        AND (session, ts_ms, id) > (@session, @ts, @id)
      ORDER BY session, ts_ms, id LIMIT ${PAGE}`,
   ).raw(true);
@@ -114,8 +114,16 @@ class SessionReplay {
   ) {}
 
   add(row: StoredRow): void {
+    if (row.origin !== 'server' && this.serverRecords === 0) {
+      if (row.kind === 'upgrade') this.proxyUpgrades.push(row);
+      return;
+    }
+    // What a proxy saw that the server did not log (derive shadows what it did), in a session the
+    // server's records show: a reconnect is judged with the state they give, as the server's own
+    // would be, and an answer the proxy saw counts as the server's would.
     if (row.origin !== 'server') {
-      this.proxyUpgrades.push(row);
+      if (row.kind === 'upgrade') this.visitUpgrade(row);
+      this.observe(row);
       return;
     }
     this.serverRecords++;

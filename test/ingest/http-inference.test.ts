@@ -128,8 +128,18 @@ describe('a request logged by both proxy and server', () => {
     ]);
   });
 
-  it('without a shared req both views stay', async () => {
+  it('without a shared req, is the server record of the same kind, session and Last-Event-ID logged while it lasted', async () => {
     const { db } = await ingestFiles({ 'proxy.ndjson': proxy.map(({ req: _req, ...h }) => h), 'server.ndjson': server });
-    expect(rows(db, 'SELECT origin FROM upgrades ORDER BY origin')).toEqual([{ origin: 'proxy' }, { origin: 'proxy' }, { origin: 'server' }]);
+    expect(rows(db, 'SELECT origin, decision FROM upgrades ORDER BY origin')).toEqual([
+      { origin: 'proxy', decision: 'attach' }, // only the proxy saw it: judged from the proxy's line
+      { origin: 'server', decision: 'resume' },
+    ]);
+    expect(rows(db, "SELECT origin FROM records WHERE kind = 'request.answered' AND shadowed = 0")).toEqual([{ origin: 'server' }]);
+  });
+
+  it('without a shared req, pairs nothing logged outside the request or for another Last-Event-ID', async () => {
+    const late = server.map((r) => (r.kind === 'upgrade' ? { ...r, ts: new Date(Date.parse(T0) + 5000).toISOString() } : r));
+    const { db } = await ingestFiles({ 'proxy.ndjson': proxy.map(({ req: _req, ...h }) => h), 'server.ndjson': late });
+    expect(rows(db, "SELECT count(*) AS n FROM upgrades WHERE origin = 'proxy'")).toEqual([{ n: 2 }]);
   });
 });
