@@ -1,6 +1,6 @@
 -- Which tools/call requests were executed twice for one client?
 -- Executed: executed = 1, or not logged and a 2xx status (executed = 0 was deduplicated by the server).
--- Twice: the same rpc_id again in the same session, or the same tool and args_hash again by the same principal
+-- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
 -- execution's session ended or was replaced (a fresh upgrade presenting it, a new session created for that principal).
 -- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
@@ -27,6 +27,8 @@ WITH execs AS (
   FROM attributed a
   JOIN attributed b ON b.session = a.session AND b.rpc_id = a.rpc_id AND b.created_id IS a.created_id
     AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
+    -- one call: an rpc id a restarted client reuses for another tool or other arguments is another call
+    AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
 ), pairs AS MATERIALIZED (
   SELECT a.id AS first_id, a.ts_ms AS first_ts, a.session AS first_session, b.id AS later_id, b.ts_ms AS later_ts, b.principal
   FROM attributed a

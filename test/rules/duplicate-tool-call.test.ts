@@ -42,6 +42,11 @@ describe('duplicate-tool-call', () => {
     ]);
   });
 
+  it('does not take an rpc id a restarted client reused for another tool or other arguments as the same call', async () => {
+    const report = await analyzeLines([created('S1'), call(1000, 'S1', '1'), call(7000, 'S1', '1', { tool: 'list_files' }), call(9000, 'S1', '1', { args_hash: 'h2' })]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
   it('does not count a call the server deduplicated (executed: false)', async () => {
     const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), call(5000, 'S1', '7', { executed: false })]);
     expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
