@@ -4,7 +4,7 @@
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
 -- execution's session ended or was replaced (a fresh upgrade presenting it, a new session created for that principal).
 -- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
--- A call a proxy saw without `req` that the server logged too (same session and rpc_id, while it lasted) is that call.
+-- A call a proxy saw that the server logged too is shadowed (derive), with or without `req`.
 WITH execs AS (
   SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal,
     (SELECT i.created_id FROM incarnations i
@@ -12,9 +12,6 @@ WITH execs AS (
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM calls c
   WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
-    AND NOT (c.origin = 'proxy' AND c.req IS NULL AND EXISTS (
-      SELECT 1 FROM calls s WHERE s.origin = 'server' AND s.session = c.session AND s.rpc_id = c.rpc_id
-        AND s.ts_ms BETWEEN c.ts_ms - 1000 AND c.ts_ms + COALESCE(c.duration_ms, 0) + 1000))
 ), attributed AS MATERIALIZED (
   -- whose call: its own principal, else the owner of its session
   SELECT e.*, COALESCE(e.own_principal, i.owner,
