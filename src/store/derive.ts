@@ -123,6 +123,8 @@ function shadowProxyDuplicates(db: Db): void {
   db.exec(`
     UPDATE records SET shadowed = 1
     WHERE origin = 'proxy' AND shadowed = 0 AND req IS NULL AND kind IN ('upgrade', 'session.created', 'call', 'request.answered')
+      -- pairs lie within one session: only the sessions touched since the last derive can gain one
+      AND (session IN (${DIRTY}) OR session IS NULL)
       AND EXISTS (
         SELECT 1 FROM records s
         WHERE s.session IS records.session AND s.origin = 'server' AND s.kind = records.kind AND s.shadowed = 0
