@@ -8,6 +8,7 @@ import type { Source } from '../read/sources.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type RecordWriter } from './insert.js';
+import { interleaveNodeTies } from './node-ties.js';
 
 export interface SourceStats {
   name: string;
@@ -23,6 +24,8 @@ export interface SourceStats {
   duplicateOf?: string;
   /** Could not be read at all (message), as opposed to read with bad lines. */
   readError?: string;
+  /** Nodes that wrote records with `seq` in this source (for ordering ties across files). */
+  seqNodes?: string[];
 }
 
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
@@ -55,6 +58,7 @@ export class SourceIngest {
   private tieGroup: { line: number; rec: NormalizedRecord; raw: string }[] = [];
   private readonly rejectStmt;
   readonly touched = new Set<string>();
+  private readonly seqNodes = new Set<string>();
 
   constructor(private readonly db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
     this.normalizer = new LineNormalizer(opts.inputFormat, opts.formats);
@@ -101,6 +105,7 @@ export class SourceIngest {
     for (const { line, rec, raw } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
       this.writer.write(this.sourceId, line, rec, raw);
       this.stats.records++;
+      if (rec.seq !== undefined && rec.node !== undefined) this.seqNodes.add(rec.node);
       if (rec.session) this.touched.add(rec.session);
       if (rec.newSession) this.touched.add(rec.newSession);
     }
@@ -118,6 +123,7 @@ export class SourceIngest {
       }
     }
     const s = this.stats;
+    if (this.seqNodes.size > 0) s.seqNodes = [...this.seqNodes];
     this.db
       .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, rejected = ? WHERE id = ?')
       .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.rejected, this.sourceId);
@@ -194,6 +200,12 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
 export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
   const out: SourceStats[] = [];
   for (const s of sources) out.push(await ingestSource(db, s, opts));
+  // A node whose seq records sit in two of these files (or in one of them and the database) may tie across them.
+  const seen = new Map<string, number>();
+  for (const s of out) for (const n of s.seqNodes ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
+  const earlier = db.prepare('SELECT count(*) FROM sources').pluck().get() as number;
+  const shared = new Set([...seen].filter(([, n]) => n > 1 || earlier > out.length).map(([node]) => node));
+  if (shared.size > 0) db.transaction(() => interleaveNodeTies(db, shared))();
   return out;
 }
 
