@@ -177,7 +177,7 @@ class SessionReplay {
 
   private unknowable(u: LoggedUpgrade): string | undefined {
     const state = this.state;
-    if (state !== undefined && !state.incarnations.some((i) => i.created)) {
+    if (state !== undefined && !state.incarnations.some((i) => i.created) && !rejectedWhateverCameBefore(state, u)) {
       return `the log starts after ${this.session} was created (its records before ${at(u.tsMs)} come with no session.created), so the engine cannot know its history and would answer 404 to every reconnect`;
     }
     if (state === undefined && isAccepted(u) && (u.decision === 'resume' || u.decision === 'attach')) {
@@ -201,4 +201,20 @@ class SessionReplay {
  */
 function isOwnReMint(created: StoredRow, next: StoredRow): boolean {
   return next.kind === 'upgrade' && next.ts_ms === created.ts_ms && isAccepted(toLoggedUpgrade(next));
+}
+
+/**
+ * A log that starts mid-session hides the session's history, so the engine's answer (it knows no
+ * creation: 404) cannot stand for a correct server's, except where any history gives the same
+ * class: the log shows the session ended before the reconnect, or the reconnect names a numeric
+ * event id above every one the session sent (ids before the log began came earlier). A correct
+ * server rejects both.
+ */
+function rejectedWhateverCameBefore(state: EngineState, u: LoggedUpgrade): boolean {
+  const last = state.incarnations[state.incarnations.length - 1];
+  if (last?.ended !== undefined) return true;
+  const id = u.lastEventId === undefined || u.lastEventId === null ? undefined : String(u.lastEventId);
+  if (id === undefined || !/^\d+$/.test(id)) return false;
+  const sent = state.incarnations.flatMap((i) => [...i.events.keys()]).filter((e) => /^\d+$/.test(e));
+  return sent.length > 0 && sent.every((e) => BigInt(e) < BigInt(id));
 }

@@ -144,6 +144,23 @@ describe('engine-divergence', () => {
     expect(nk[0]!.reason).toContain('the log starts after S1 was created');
   });
 
+  it('judges a log that starts mid-session where any earlier history gives the same answer', async () => {
+    const midSession = [
+      { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 41 },
+      { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 42 },
+    ];
+    // An event id above every one the session sent: a correct server rejects it, whatever came before.
+    const above = await analyzeLines([...midSession, upgrade(3000, { last_event_id: 99, decision: 'resume', status: 200, replayed: 0 })]);
+    expect(findingsOf(above, RULE).map((f) => f.message)).toEqual([expect.stringContaining('(explained by: phantom-event-id')]);
+    // The log shows the session ended: a correct server rejects any reconnect of it.
+    const ended = await analyzeLines([
+      ...midSession,
+      { ts: at(2500), kind: 'session.terminated', session: 'S1', reason: 'client_delete' },
+      upgrade(3000, { last_event_id: null, stream: undefined, decision: 'attach', status: 200, replayed: 0 }),
+    ]);
+    expect(findingsOf(ended, RULE).map((f) => f.message)).toEqual([expect.stringContaining('(explained by: resume-after-end)')]);
+  });
+
   it('is not knowable for a session only a proxy logged', async () => {
     const get = (ms: number, headers: Record<string, string>) => ({
       ts: at(ms),
