@@ -1,6 +1,7 @@
 import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
 import { at } from '../detect/resumption/wording.js';
+import { compareNumeric, isDigits } from '../detect/resumption/event-order.js';
 import { loadQuery } from '../detect/sql.js';
 import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
@@ -214,7 +215,7 @@ function rejectedWhateverCameBefore(state: EngineState, u: LoggedUpgrade): boole
   const last = state.incarnations[state.incarnations.length - 1];
   if (last?.ended !== undefined) return true;
   const id = u.lastEventId === undefined || u.lastEventId === null ? undefined : String(u.lastEventId);
-  if (id === undefined || !/^\d+$/.test(id)) return false;
-  const sent = state.incarnations.flatMap((i) => [...i.events.keys()]).filter((e) => /^\d+$/.test(e));
-  return sent.length > 0 && sent.every((e) => BigInt(e) < BigInt(id));
+  if (id === undefined || !isDigits(id)) return false;
+  const sent = state.incarnations.flatMap((i) => [...i.events.keys()]).filter(isDigits);
+  return sent.length > 0 && sent.every((e) => compareNumeric(e, id) < 0);
 }
