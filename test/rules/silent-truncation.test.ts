@@ -146,6 +146,28 @@ describe('silent-truncation', () => {
     });
   });
 
+  describe('an id only an earlier incarnation sent', () => {
+    const lines = (logEvicted: boolean): LogLine[] => [
+      created,
+      opened,
+      sent(1000, 5),
+      { ts: at(2000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout', log_evicted: logEvicted },
+      { ts: at(3000), kind: 'session.created', session: 'S1', principal: 'alice' },
+      resume(4000, { last_event_id: 5, replayed: 0 }),
+    ];
+
+    it('flags a resumption from it after the eviction dropped that log', async () => {
+      const [f, ...rest] = findingsOf(await analyzeLines(lines(true)), RULE);
+      expect(rest).toEqual([]);
+      expect(f!.message).toContain('from event 5, which an earlier incarnation of S1 sent, although that event log was evicted');
+      expect(evidenceLines(f!)).toEqual([3, 4, 6]);
+    });
+
+    it('does not flag it when the eviction kept the log', async () => {
+      expect(findingsOf(await analyzeLines(lines(false)), RULE)).toEqual([]);
+    });
+  });
+
   it('is not knowable for an upgrade that did not log its replayed counter', async () => {
     const report = await analyzeLines([created, opened, sent(1000, 5), sent(1100, 6), resume(2000, { last_event_id: 5 })]);
     expect(findingsOf(report, RULE)).toEqual([]);

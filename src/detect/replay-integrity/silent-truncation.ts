@@ -5,7 +5,7 @@ import { ReconnectFacts } from '../resumption/facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../resumption/lane-events.js';
 import { proxyReplayStart } from '../resumption/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../resumption/reconnects.js';
-import { retentionLosses, unplacedTrim, type RetentionLoss } from '../resumption/retention.js';
+import { retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../resumption/retention.js';
 import { at, idList, plural, seconds } from '../resumption/wording.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
@@ -51,6 +51,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectF
   const truncations: Truncation[] = [];
   const notKnowable: NotKnowable[] = [];
   const candidates: Candidate[] = [];
+  const fromEarlierIncarnation: Reconnect[] = [];
   for (const r of facts.resumptions) {
     if (facts.isProxyOnly(r.session)) {
       judgeProxyOnly(facts, r, truncations, notKnowable);
@@ -67,6 +68,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectF
       if (r.incarnationId === null && r.last.elsewhere === null) {
         notKnowable.push(nk(r.session, `the log starts after ${r.session} was created and never shows event ${r.last.eventId} sent, so whether the resumption at ${at(r.atMs)} replayed everything after it cannot be told`));
       }
+      if (r.last.elsewhere?.how === 'earlier-incarnation') fromEarlierIncarnation.push(r);
       continue;
     }
     const afterCount = r.window.afterCount;
@@ -82,6 +84,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectF
       notKnowable.push(nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`));
     }
   }
+  truncations.push(...droppedWithEarlierIncarnation(db, fromEarlierIncarnation, facts.evictions));
   // The events of a window are fetched only for resumptions found truncated: their ids and lines are the witness.
   const eventsOf = laneEvents(db, candidates.map((c) => c.window));
   for (const c of candidates) truncations.push(describe(c, eventsOf(c.window)));
@@ -196,6 +199,42 @@ function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
     brief: `the replay started at ${first.eventId}`,
     evidence: [r.window!.next!.recordId, ...(first.own ? [first.own.recordId] : [])],
   };
+}
+
+/**
+ * Last-Event-ID was sent only by an earlier incarnation of the session id, and a session.evicted
+ * that dropped the log came between that send and the reconnect: the position was no longer
+ * retained (rules.md), whatever else is wrong with resuming another incarnation's id.
+ */
+function droppedWithEarlierIncarnation(db: Db, resumptions: Reconnect[], evictions: Map<string, BufferEviction[]>): Truncation[] {
+  if (resumptions.length === 0) return [];
+  const sentAt = new Map(
+    (db.prepare('SELECT id, ts_ms FROM records WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(resumptions.map((r) => r.last.elsewhere!.recordId))) as { id: number; ts_ms: number }[]).map((x) => [x.id, x.ts_ms]),
+  );
+  const out: Truncation[] = [];
+  for (const r of resumptions) {
+    const sent = { id: r.last.elsewhere!.recordId, ts: sentAt.get(r.last.elsewhere!.recordId)! };
+    const dropped = (evictions.get(r.session) ?? []).find(
+      (e) => e.kind === 'session.evicted' && (e.atMs > sent.ts || (e.atMs === sent.ts && e.id > sent.id)) && (e.atMs < r.atMs || (e.atMs === r.atMs && e.id < r.upgradeId)),
+    );
+    if (!dropped) continue;
+    out.push({
+      upgradeId: r.upgradeId,
+      session: r.session,
+      atMs: r.atMs,
+      causes: ['log-evicted'],
+      finding: {
+        rule: 'silent-truncation',
+        session: r.session,
+        atMs: r.atMs,
+        message:
+          `resumed ${r.session} from event ${r.last.eventId}, which an earlier incarnation of ${r.session} sent, although that event log was evicted at ${at(dropped.atMs)}` +
+          `${dropped.reason ? ` (${dropped.reason})` : ''}: event ${r.last.eventId} was no longer retained, so the replay cannot have been complete`,
+        evidenceIds: [sent.id, dropped.id, r.upgradeId],
+      },
+    });
+  }
+  return out;
 }
 
 /** The log never shows Last-Event-ID sent, but a trim before the reconnect names a later id. */
