@@ -5,7 +5,7 @@ import { ReconnectFacts } from '../resumption/facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../resumption/lane-events.js';
 import { proxyReplayStart } from '../resumption/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../resumption/reconnects.js';
-import { retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../resumption/retention.js';
+import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../resumption/retention.js';
 import { at, idList, plural, seconds } from '../resumption/wording.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
@@ -213,48 +213,37 @@ function droppedWithEarlierIncarnation(db: Db, resumptions: Reconnect[], evictio
   );
   const out: Truncation[] = [];
   for (const r of resumptions) {
-    const sent = { id: r.last.elsewhere!.recordId, ts: sentAt.get(r.last.elsewhere!.recordId)! };
-    const dropped = (evictions.get(r.session) ?? []).find(
-      (e) => e.kind === 'session.evicted' && (e.atMs > sent.ts || (e.atMs === sent.ts && e.id > sent.id)) && (e.atMs < r.atMs || (e.atMs === r.atMs && e.id < r.upgradeId)),
-    );
+    const sentId = r.last.elsewhere!.recordId;
+    const dropped = logDroppedBetween(r, sentAt.get(sentId)!, sentId, evictions);
     if (!dropped) continue;
-    out.push({
-      upgradeId: r.upgradeId,
-      session: r.session,
-      atMs: r.atMs,
-      causes: ['log-evicted'],
-      finding: {
-        rule: 'silent-truncation',
-        session: r.session,
-        atMs: r.atMs,
-        message:
-          `resumed ${r.session} from event ${r.last.eventId}, which an earlier incarnation of ${r.session} sent, although that event log was evicted at ${at(dropped.atMs)}` +
+    out.push(
+      truncation(
+        r,
+        'log-evicted',
+        `resumed ${r.session} from event ${r.last.eventId}, which an earlier incarnation of ${r.session} sent, although that event log was evicted at ${at(dropped.atMs)}` +
           `${dropped.reason ? ` (${dropped.reason})` : ''}: event ${r.last.eventId} was no longer retained, so the replay cannot have been complete`,
-        evidenceIds: [sent.id, dropped.id, r.upgradeId],
-      },
-    });
+        [sentId, dropped.id, r.upgradeId],
+      ),
+    );
   }
   return out;
 }
 
+/** A truncation with one cause, found without a replay window to describe. */
+function truncation(r: Reconnect, cause: TruncationCause, message: string, evidenceIds: number[]): Truncation {
+  return { upgradeId: r.upgradeId, session: r.session, atMs: r.atMs, causes: [cause], finding: { rule: 'silent-truncation', session: r.session, atMs: r.atMs, message, evidenceIds } };
+}
+
 /** The log never shows Last-Event-ID sent, but a trim before the reconnect names a later id. */
-function trimmedUnplaced(r: Reconnect, trim: { id: number; atMs: number; stream: string | null; oldestRetained: string | null }): Truncation {
+function trimmedUnplaced(r: Reconnect, trim: BufferEviction): Truncation {
   const id = r.last.eventId;
-  return {
-    upgradeId: r.upgradeId,
-    session: r.session,
-    atMs: r.atMs,
-    causes: ['trimmed'],
-    finding: {
-      rule: 'silent-truncation',
-      session: r.session,
-      atMs: r.atMs,
-      message:
-        `resumed ${r.session} from event ${id}${r.stream ? ` on ${r.stream}` : ''} although the buffer${trim.stream ? ` of ${trim.stream}` : ''} had been trimmed to ${trim.oldestRetained} at ${at(trim.atMs)}: ` +
-        `event ${id} comes before it (the log never shows it sent, so its number decides), so it was no longer retained and the replay cannot have been complete`,
-      evidenceIds: [trim.id, r.upgradeId],
-    },
-  };
+  return truncation(
+    r,
+    'trimmed',
+    `resumed ${r.session} from event ${id}${r.stream ? ` on ${r.stream}` : ''} although the buffer${trim.stream ? ` of ${trim.stream}` : ''} had been trimmed to ${trim.oldestRetained} at ${at(trim.atMs)}: ` +
+      `event ${id} comes before it (the log never shows it sent, so its number decides), so it was no longer retained and the replay cannot have been complete`,
+    [trim.id, r.upgradeId],
+  );
 }
 
 function judgeProxyOnly(facts: ReconnectFacts, r: Reconnect, truncations: Truncation[], notKnowable: NotKnowable[]): void {
@@ -266,19 +255,14 @@ function judgeProxyOnly(facts: ReconnectFacts, r: Reconnect, truncations: Trunca
     // No gap the proxy could see; a trim that evicted the position would not show in its log.
     notKnowable.push(nk(r.session, `proxy log only: the replay of the resumption at ${at(r.atMs)} from event ${r.last.eventId} began where it should, but whether the server still retained event ${r.last.eventId} (its trims) could not be seen`));
   } else if (start.kind === 'skipped') {
-    truncations.push({
-      upgradeId: r.upgradeId,
-      session: r.session,
-      atMs: r.atMs,
-      causes: ['late-first-replayed'],
-      finding: {
-        rule: 'silent-truncation',
-        session: r.session,
-        atMs: r.atMs,
-        message: `resumed ${r.session} from event ${r.last.eventId} but the replay the proxy saw started at ${start.first}, skipping ${idList(start.skipped)} sent after it (proxy log only: ${unseen})`,
-        evidenceIds: [start.seenIn, r.upgradeId],
-      },
-    });
+    truncations.push(
+      truncation(
+        r,
+        'late-first-replayed',
+        `resumed ${r.session} from event ${r.last.eventId} but the replay the proxy saw started at ${start.first}, skipping ${idList(start.skipped)} sent after it (proxy log only: ${unseen})`,
+        [start.seenIn, r.upgradeId],
+      ),
+    );
   }
 }
 

@@ -82,7 +82,7 @@ export function retentionLosses(r: Reconnect, evictions: Map<string, BufferEvict
     const trim = candidates.find((e) => e.kind === 'buffer.trimmed' && trimsPast(e, last, r.last.eventId));
     if (trim) losses.push({ cause: 'trimmed', by: trim });
   }
-  const logEviction = candidates.find((e) => e.kind === 'session.evicted');
+  const logEviction = logDroppedBetween(r, last.tsMs, last.recordId, evictions);
   if (logEviction) losses.push({ cause: 'log-evicted', by: logEviction });
   if (retention !== 'as-logged') {
     const ageMs = r.atMs - last.tsMs;
@@ -107,6 +107,13 @@ export function unplacedTrim(r: Reconnect, evictions: Map<string, BufferEviction
     (e) =>
       e.kind === 'buffer.trimmed' && before(e.atMs, e.id, r.atMs, r.upgradeId) && (e.stream === null || e.stream === r.stream) &&
       e.oldestRetained !== null && isDigits(e.oldestRetained) && compareNumeric(e.oldestRetained, id) > 0,
+  );
+}
+
+/** The first eviction that dropped the session's event log after an event was sent (record `sentId` at `sentMs`) and before the reconnect. */
+export function logDroppedBetween(r: Reconnect, sentMs: number, sentId: number, evictions: Map<string, BufferEviction[]>): BufferEviction | undefined {
+  return (evictions.get(r.session) ?? []).find(
+    (e) => e.kind === 'session.evicted' && before(sentMs, sentId, e.atMs, e.id) && before(e.atMs, e.id, r.atMs, r.upgradeId),
   );
 }
 
