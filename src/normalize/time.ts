@@ -8,13 +8,9 @@ const SECONDS_LIMIT = 1e11;
 // shape the time is that second's, kept from the last full parse, plus the ms.
 let second = { prefix: '', ms: 0 };
 
-function sameSecond(v: string): number | undefined {
-  if (v.length !== 24 || second.prefix === '' || v.charCodeAt(19) !== 0x2e || v.charCodeAt(23) !== 0x5a || !v.startsWith(second.prefix)) return undefined;
-  const millis = sameSecondMillis(v);
-  return millis === undefined ? undefined : second.ms + millis;
-}
-
-function sameSecondMillis(v: string): number | undefined {
+/** The milliseconds of a YYYY-MM-DDTHH:MM:SS.mmmZ time; undefined for any other shape. */
+function millisOfCommonShape(v: string): number | undefined {
+  if (v.length !== 24 || v.charCodeAt(19) !== 0x2e || v.charCodeAt(23) !== 0x5a) return undefined;
   const a = v.charCodeAt(20) - 48;
   const b = v.charCodeAt(21) - 48;
   const c = v.charCodeAt(22) - 48;
@@ -25,14 +21,10 @@ function sameSecondMillis(v: string): number | undefined {
 /** Parses `ts` as RFC 3339 or epoch milliseconds; undefined when it is neither. */
 export function parseTime(v: unknown): number | undefined {
   if (typeof v === 'string') {
-    const fast = sameSecond(v);
-    if (fast !== undefined) return fast;
+    const millis = millisOfCommonShape(v);
+    if (millis !== undefined && second.prefix !== '' && v.startsWith(second.prefix)) return second.ms + millis;
     const ms = parseTimeString(v);
-    if (ms !== undefined && v.length === 24 && v.charCodeAt(19) === 0x2e && v.charCodeAt(23) === 0x5a) {
-      second = { prefix: '', ms: 0 };
-      const millis = sameSecondMillis(v);
-      if (millis !== undefined) second = { prefix: v.slice(0, 19), ms: ms - millis };
-    }
+    if (millis !== undefined && ms !== undefined) second = { prefix: v.slice(0, 19), ms: ms - millis };
     return ms;
   }
   if (typeof v === 'number') {
