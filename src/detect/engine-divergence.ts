@@ -1,11 +1,11 @@
 import type { NotKnowable } from '../model/finding.js';
 import { RULE_IDS, type RuleId } from '../model/rules.js';
-import { forEachUpgrade } from '../whatif/engine-replay.js';
-import { decisionEvidence } from '../whatif/decision-evidence.js';
-import { loggedClass, policyOf, reDecide, type Unresumable } from '../whatif/re-decide.js';
-import { divergenceMessage } from '../whatif/wording.js';
+import { forEachUpgrade } from '../replay/engine-replay.js';
+import { decisionEvidence } from '../replay/decision-evidence.js';
+import { loggedClass, policyOf, reDecide, type Unresumable } from '../replay/re-decide.js';
+import { divergenceMessage } from '../replay/decision-wording.js';
 import type { Db } from '../store/db.js';
-import type { LoggedUpgrade } from '../whatif/stored-record.js';
+import type { LoggedUpgrade } from '../replay/stored-record.js';
 import { queryRows } from './query-rows.js';
 import type { DetectOptions, Detector, RawFinding } from './types.js';
 

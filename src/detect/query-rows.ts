@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.js';
 import type { DetectOptions } from './types.js';
-import { loadQuery } from './sql.js';
+import { loadQuery } from '../store/queries.js';
 
 /**
  * Runs queries/<name>.sql with the detect options bound as named parameters

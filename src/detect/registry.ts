@@ -6,5 +6,5 @@ import { streamVsSession } from './stream-vs-session.js';
 import type { Detector } from './types.js';
 import { writersAndRequests } from './writers-and-requests.js';
 
-/** Every detector family, in catalogue order (../shared/spec/rules.md). */
+/** Every detector family, in catalogue order (docs/rules.md). */
 export const DETECTORS: Detector[] = [replayIntegrity, sessionContinuity, streamVsSession, writersAndRequests, httpEdge, engineDivergence];

@@ -1,5 +1,5 @@
 import type { Finding, NotKnowable, Report } from '../model/finding.js';
-import { isoTime } from '../normalize/time.js';
+import { isoTime } from '../model/phrasing.js';
 import { RULES, type RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';

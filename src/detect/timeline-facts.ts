@@ -27,7 +27,7 @@ function sessionsWhere(db: Db, sessions: Iterable<string>, condition: string): S
 }
 
 /** Message wording shared with the replay-integrity family: ISO instants and "1 event" / "3 events". */
-export { at as when, plural } from './resumption/wording.js';
+export { at as when, plural } from '../model/phrasing.js';
 
 /** "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it. */
 export function listIds(ids: readonly (string | number | null | undefined)[], max = 5): string {

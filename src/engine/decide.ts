@@ -4,10 +4,10 @@
 // for the other.
 
 import { DEFAULT_POLICY, type Policy } from './policy.js';
-import type { EngineState, Incarnation } from './state.js';
+import type { EngineState, Incarnation } from './types.js';
 import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCode } from './types.js';
 import { isLive, isStandalone, lineageMembers } from './lineage.js';
-import { pendingRequests } from './requests.js';
+import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
 
 /**

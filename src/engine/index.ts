@@ -26,7 +26,7 @@ export type { Policy, Retention } from './policy.js';
  * lineages, events per lane, state changes, server-to-client requests, upgrades.
  */
 export { createState, observe } from './state.js';
-export type { EngineState, Incarnation, StreamInfo, EmittedEvent, ServerRequest, SessionEnd } from './state.js';
+export type { EngineState, Incarnation, StreamInfo, EmittedEvent, ServerRequest, SessionEnd } from './types.js';
 
 /**
  * `decide(state, request, policy)`: the decision table. Rejects 400 for a Last-Event-ID
@@ -42,13 +42,13 @@ export type { EngineState, Incarnation, StreamInfo, EmittedEvent, ServerRequest,
 export { decide, servingIncarnation } from './decide.js';
 
 /** `requestFromUpgrade(record)`: the request a logged `upgrade` answered, to re-decide it. */
-export { requestFromUpgrade } from './request.js';
+export { requestFromUpgrade } from './upgrade-request.js';
 
 /** `isRetained(state, lane, eventId, atMs, policy)`: whether a position is still replayable. */
 export { isRetained } from './retention.js';
 
 /** Pending server-to-client requests of an incarnation, in the order sent. */
-export { pendingRequests } from './requests.js';
+export { pendingRequests } from './pending-requests.js';
 
 /** One engine for a whole server: `observe(record)`, `decide(request)`, `sessions()`. */
 export { ResumptionEngine } from './resumption-engine.js';

@@ -3,8 +3,7 @@
 // resume or attach, or a shared `sequence`, links a stream to the one it
 // continues. Links always join two roots, so the chains never cycle.
 
-import type { EngineRecord } from './types.js';
-import type { Incarnation, StreamInfo } from './state.js';
+import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
 
 /** What a record can tell about the stream it names. */
 type StreamFacts = Pick<EngineRecord, 'node' | 'conn' | 'principal' | 'sequence' | 'via'>;

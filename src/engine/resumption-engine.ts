@@ -3,7 +3,8 @@
 
 import { decide } from './decide.js';
 import { resolvePolicy, type Policy } from './policy.js';
-import { createState, observe, type EngineState } from './state.js';
+import { createState, observe } from './state.js';
+import type { EngineState } from './types.js';
 import type { EngineDecision, EngineRecord, EngineRequest } from './types.js';
 
 export class ResumptionEngine {

@@ -3,7 +3,7 @@
 // applies its own limits and ignores the logged trims.
 
 import type { Policy } from './policy.js';
-import type { EmittedEvent, EngineState, Incarnation } from './state.js';
+import type { EmittedEvent, EngineState, Incarnation } from './types.js';
 
 /**
  * Whether `eventId`, emitted on `lane` (its `sequence`, else its `stream`), can still be

@@ -2,87 +2,9 @@
 // order. The state is plain data (Maps, arrays, no methods) so that a caller
 // can clone or persist it; `observe` mutates it in place.
 
-import type { EngineRecord } from './types.js';
+import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
 import { isAcceptedUpgrade, observeUpgrade, openStream, touchStream } from './lineage.js';
-import { noteRequestSent, requestEntry } from './requests.js';
-
-export interface StreamInfo {
-  id: string;
-  via?: string;
-  node?: string;
-  conn?: string;
-  principal?: string;
-  sequence?: string;
-  openedPos: number;
-  closed: boolean;
-  fenced: boolean;
-  superseded: boolean;
-  /** The stream this one continues (resumption, attach or shared `sequence`): its lineage parent. */
-  continues?: string;
-}
-
-export interface EmittedEvent {
-  id: string;
-  /** `sequence` when the record has one, else `stream`: the order replay follows. */
-  lane: string;
-  stream?: string;
-  pos: number;
-  tsMs: number;
-  laneIndex: number;
-  attached: boolean;
-  /** The server-to-client request this event carried, if any. */
-  requestId?: string;
-}
-
-export interface ServerRequest {
-  id: string;
-  method?: string;
-  stream?: string;
-  eventId?: string;
-  /** False while only lifecycle records were seen (clock skew can log an answer first). */
-  sent: boolean;
-  sentPos?: number;
-  answered: boolean;
-  cancelled: boolean;
-  reissued: boolean;
-  timedOut: boolean;
-}
-
-export interface SessionEnd {
-  kind: 'terminated' | 'evicted';
-  tsMs: number;
-  pos: number;
-}
-
-/** One life of a session id: each `session.created` starts one. */
-export interface Incarnation {
-  /** False for records seen before any `session.created` (the log starts mid-session). */
-  created: boolean;
-  nonce?: string;
-  createdTsMs?: number;
-  node?: string;
-  /** Principal of `session.created`, else the first principal logged for it. */
-  owner?: string;
-  ended?: SessionEnd;
-  /** The event log was dropped with the session (`session.evicted`, `log_evicted` not false). */
-  logEvicted: boolean;
-  streams: Map<string, StreamInfo>;
-  /** `sequence` value -> first stream seen with it: the root its lineage hangs on. */
-  sequences: Map<string, string>;
-  events: Map<string, EmittedEvent>;
-  /** lane -> event ids in emission order. */
-  lanes: Map<string, string[]>;
-  stateChanges: { pos: number; tsMs: number; aspect?: string }[];
-  trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
-  requests: Map<string, ServerRequest>;
-}
-
-export interface EngineState {
-  sessionId?: string;
-  /** Position of the next observed record: the engine's notion of log order. */
-  nextPos: number;
-  incarnations: Incarnation[];
-}
+import { noteRequestSent, requestEntry } from './pending-requests.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };

@@ -2,7 +2,7 @@
 // record type is declared here, loosely enough that the analyzer's
 // NormalizedRecord (src/model/record.ts) is assignable to it as is.
 
-/** The fields of a log record the engine reads (see shared/spec/log-format.md). */
+/** The fields of a log record the engine reads (see the README, "Input"). */
 export interface EngineRecord {
   kind: string;
   tsMs: number;
@@ -94,4 +94,86 @@ export interface EngineDecision {
   resetSignalled: boolean;
   /** The failed checks; for a reject before any check, the reason code itself. */
   checks: string[];
+}
+
+// What the engine knows about one session id (state.ts builds it). Plain data,
+// so that the modules that read it (lineage, requests, retention, decide) need
+// only these types, not state.ts's functions.
+
+export interface StreamInfo {
+  id: string;
+  via?: string;
+  node?: string;
+  conn?: string;
+  principal?: string;
+  sequence?: string;
+  openedPos: number;
+  closed: boolean;
+  fenced: boolean;
+  superseded: boolean;
+  /** The stream this one continues (resumption, attach or shared `sequence`): its lineage parent. */
+  continues?: string;
+}
+
+export interface EmittedEvent {
+  id: string;
+  /** `sequence` when the record has one, else `stream`: the order replay follows. */
+  lane: string;
+  stream?: string;
+  pos: number;
+  tsMs: number;
+  laneIndex: number;
+  attached: boolean;
+  /** The server-to-client request this event carried, if any. */
+  requestId?: string;
+}
+
+export interface ServerRequest {
+  id: string;
+  method?: string;
+  stream?: string;
+  eventId?: string;
+  /** False while only lifecycle records were seen (clock skew can log an answer first). */
+  sent: boolean;
+  sentPos?: number;
+  answered: boolean;
+  cancelled: boolean;
+  reissued: boolean;
+  timedOut: boolean;
+}
+
+export interface SessionEnd {
+  kind: 'terminated' | 'evicted';
+  tsMs: number;
+  pos: number;
+}
+
+/** One life of a session id: each `session.created` starts one. */
+export interface Incarnation {
+  /** False for records seen before any `session.created` (the log starts mid-session). */
+  created: boolean;
+  nonce?: string;
+  createdTsMs?: number;
+  node?: string;
+  /** Principal of `session.created`, else the first principal logged for it. */
+  owner?: string;
+  ended?: SessionEnd;
+  /** The event log was dropped with the session (`session.evicted`, `log_evicted` not false). */
+  logEvicted: boolean;
+  streams: Map<string, StreamInfo>;
+  /** `sequence` value -> first stream seen with it: the root its lineage hangs on. */
+  sequences: Map<string, string>;
+  events: Map<string, EmittedEvent>;
+  /** lane -> event ids in emission order. */
+  lanes: Map<string, string[]>;
+  stateChanges: { pos: number; tsMs: number; aspect?: string }[];
+  trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
+  requests: Map<string, ServerRequest>;
+}
+
+export interface EngineState {
+  sessionId?: string;
+  /** Position of the next observed record: the engine's notion of log order. */
+  nextPos: number;
+  incarnations: Incarnation[];
 }

@@ -1,6 +1,6 @@
 // resumescope/instrument: make a server built on @modelcontextprotocol/sdk
 // (StreamableHTTPServerTransport, stateful mode) write the resumption log
-// that resumescope analyzes (shared/spec/log-format.md).
+// that resumescope analyzes (the README, "Input").
 
 export { createRecorder, type Recorder, type RecorderOptions, type RecordSink } from './recorder.js';
 export { instrumentEventStore } from './event-store.js';

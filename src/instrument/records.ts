@@ -1,7 +1,7 @@
 import type { Decision, RecordKind } from '../model/record.js';
 
 // The wire shape of what the instrumentation writes: one object per NDJSON
-// line, field names exactly as in ../../shared/spec/log-format.md (snake_case).
+// line, field names exactly as in the log format (README, "Input"; snake_case).
 
 export type RpcKind = 'request' | 'response' | 'notification';
 

@@ -36,7 +36,7 @@ export interface Summary {
   nodes: Record<string, NodeSummary>;
 }
 
-/** The `--format json` report: the public shape of ../shared/spec/rules.md. */
+/** The `--format json` report: the public shape (README, "The rules"; docs/rules.md). */
 export interface Report {
   version: 1;
   findings: Finding[];

@@ -1,5 +1,5 @@
 // The normalized record: what every input format becomes before it is stored.
-// Field names follow ../shared/spec/log-format.md; event ids are opaque strings
+// Field names follow the log format (README, "Input"); event ids are opaque strings
 // (the integer 1204 and the string "1204" are the same id).
 
 export const RECORD_KINDS = [

@@ -1,6 +1,6 @@
 import type { Severity } from './severity.js';
 
-// The violation catalogue (../shared/spec/rules.md). Ids and severities are a
+// The violation catalogue (docs/rules.md). Ids and severities are a
 // public interface: reports, baselines and CI gates name them.
 
 export const RULE_IDS = [

@@ -26,7 +26,6 @@ export const isString: Accept = (v) => typeof v === 'string';
 export const isNumber: Accept = (v) => typeof v === 'number' && Number.isFinite(v);
 export const isStringOrNumber: Accept = (v) => isString(v) || isNumber(v);
 export const isBool: Accept = (v) => typeof v === 'boolean';
-export const isAny: Accept = (v) => v !== undefined;
 
 /**
  * The value of the first name (canonical, then aliases) whose value has the

@@ -58,6 +58,3 @@ export function timeProblem(v: unknown): string {
   return `unparsable time ${JSON.stringify(v)}`;
 }
 
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}

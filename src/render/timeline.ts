@@ -1,4 +1,4 @@
-import { isoTime } from '../normalize/time.js';
+import { isoTime } from '../model/phrasing.js';
 import type { SessionTimeline, TimelineRecord } from '../store/timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record

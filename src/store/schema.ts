@@ -1,10 +1,11 @@
-// resumescope timeline schema. Bump SCHEMA_VERSION on any change and add a migration in db.ts.
+// resumescope timeline schema. Bump SCHEMA_VERSION on any change: db.ts refuses a
+// database of another version (none older was released, so there is no migration yet).
 export const SCHEMA_VERSION = 1;
 
 export const SCHEMA_SQL = `
 -- resumescope timeline, schema version 1.
 -- Raw layer: one row per normalized record, with provenance (source, line).
--- Derived layer (rebuilt per touched session by derive.sql): sessions, streams,
+-- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -1,12 +1,12 @@
 import { servingIncarnation, type EngineDecision, type Policy } from '../engine/index.js';
-import { seconds } from '../detect/resumption/wording.js';
+import { seconds } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
-import { decisionEvidence } from './decision-evidence.js';
-import { forEachUpgrade, type UpgradePoint } from './engine-replay.js';
-import { reDecide, type Unresumable } from './re-decide.js';
+import { decisionEvidence } from '../replay/decision-evidence.js';
+import { forEachUpgrade, type UpgradePoint } from '../replay/engine-replay.js';
+import { reDecide, type Unresumable } from '../replay/re-decide.js';
 import { isRetentionShortfall } from './retention-shortfall.js';
-import type { LoggedUpgrade } from './stored-record.js';
-import { requestSubject } from './wording.js';
+import type { LoggedUpgrade } from '../replay/stored-record.js';
+import { requestSubject } from '../replay/decision-wording.js';
 
 // Every logged reconnect decided twice by the engine, as logged and under the
 // what-if policy, in one replay of the log.

@@ -1,4 +1,4 @@
-import { plural, seconds } from '../detect/resumption/wording.js';
+import { plural, seconds } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/replay-integrity.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS, type RuleId } from '../model/rules.js';

@@ -1,7 +1,7 @@
 import { servingIncarnation, type Policy } from '../engine/index.js';
 import { isEventRetained } from '../engine/retention.js';
-import type { UpgradePoint } from './engine-replay.js';
-import { isAccepted, type LoggedUpgrade } from './stored-record.js';
+import type { UpgradePoint } from '../replay/engine-replay.js';
+import { isAccepted, type LoggedUpgrade } from '../replay/stored-record.js';
 
 // A server replays what its buffer still holds. When a logged trim had taken
 // events, the resume that followed replayed short, and silent-truncation says

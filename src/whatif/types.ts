@@ -3,7 +3,7 @@ import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import type { RuleId } from '../model/rules.js';
 import type { DetectOptions } from '../detect/types.js';
-import type { Unresumable } from './re-decide.js';
+import type { Unresumable } from '../replay/re-decide.js';
 
 /** What the what-if world does differently; anything absent stays as logged (or as configured). */
 export interface PolicyChange {

@@ -6,12 +6,12 @@ import { detect } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type Detector, type RawFinding } from '../detect/types.js';
 import type { EngineDecision } from '../engine/index.js';
 import type { Report } from '../model/finding.js';
-import { isoTime } from '../normalize/time.js';
+import { isoTime } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
 import { diffFindings, findingKey } from './diff.js';
 import { reDecideAll, type RawFlip } from './flips.js';
 import { describeChange, headlines, type RemainingTruncation } from './headline.js';
-import { policyOf, type Unresumable } from './re-decide.js';
+import { policyOf, type Unresumable } from '../replay/re-decide.js';
 import type { DecisionSummary, Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport } from './types.js';
 
 // `resumescope whatif`: the log judged twice, as logged and under another

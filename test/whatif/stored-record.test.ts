@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STORED_RECORD_SELECT, storedRowFromValues } from '../../src/whatif/stored-record.js';
+import { STORED_RECORD_SELECT, storedRowFromValues } from '../../src/replay/stored-record.js';
 import { at, workspaceOf } from '../helpers/logs.js';
 
 // The replay reads records through a compact select (sparse columns packed in one

@@ -2,14 +2,14 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
-import { listQueries, loadQuery, QUERIES_DIR } from '../../detect/sql.js';
+import { listQueries, loadQuery, QUERIES_DIR } from '../../store/queries.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
-import { isoTime } from '../../normalize/time.js';
+import { isoTime } from '../../model/phrasing.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 export function registerQuery(program: Command, io: Io, done: (code: number) => void): void {

@@ -1,9 +1,9 @@
 import type { NotKnowable } from '../../model/finding.js';
-import { compareIds, orderedByEmission } from '../resumption/event-order.js';
+import { compareIds, orderedByEmission } from '../../model/event-order.js';
 import type { ReconnectFacts } from '../resumption/facts.js';
 import { proxyReplayStart } from '../resumption/proxy-view.js';
 import { queryRows, evidenceIds } from '../query-rows.js';
-import { at, idList } from '../resumption/wording.js';
+import { at, idList } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 
 // event-id-regression: one event id emitted twice under one session id (SQL:

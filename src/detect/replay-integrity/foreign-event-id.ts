@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { ReconnectFacts } from '../resumption/facts.js';
 import type { EventRef, Reconnect } from '../resumption/reconnects.js';
-import { at, plural } from '../resumption/wording.js';
+import { at, plural } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 
 // foreign-event-id: an accepted resumption whose Last-Event-ID, or a replayed

@@ -1,8 +1,8 @@
 import type { NotKnowable } from '../../model/finding.js';
-import { compareNumeric, isDigits } from '../resumption/event-order.js';
+import { compareNumeric, isDigits } from '../../model/event-order.js';
 import type { ReconnectFacts } from '../resumption/facts.js';
 import { proxySawEmitted } from '../resumption/proxy-view.js';
-import { at } from '../resumption/wording.js';
+import { at } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 
 // phantom-event-id: an accepted resumption from a Last-Event-ID that no stream

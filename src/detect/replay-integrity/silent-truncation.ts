@@ -1,12 +1,12 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { Db } from '../../store/db.js';
-import { compareIds, isDigits, compareNumeric, type OrderedId } from '../resumption/event-order.js';
+import { compareIds, isDigits, compareNumeric, type OrderedId } from '../../model/event-order.js';
 import { ReconnectFacts } from '../resumption/facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../resumption/lane-events.js';
 import { proxyReplayStart } from '../resumption/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../resumption/reconnects.js';
 import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../resumption/retention.js';
-import { at, idList, plural, seconds } from '../resumption/wording.js';
+import { at, idList, plural, seconds } from '../../model/phrasing.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
 // silent-truncation: an accepted resumption whose replay cannot have been

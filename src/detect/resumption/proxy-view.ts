@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db.js';
 import { queryRows } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
-import { compareNumeric, isDigits } from './event-order.js';
+import { compareNumeric, isDigits } from '../../model/event-order.js';
 import { type Reconnect } from './reconnects.js';
 
 // What a proxy-only log shows of a session: no emissions, retention or

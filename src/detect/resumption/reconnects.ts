@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db.js';
 import { queryRows } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
-import type { Emission, OrderedId } from './event-order.js';
+import type { Emission, OrderedId } from '../../model/event-order.js';
 
 // The served reconnects (accepted resumes, and fresh answers to a
 // Last-Event-ID) with every event id they name placed in the timeline, from

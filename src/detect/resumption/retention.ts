@@ -1,7 +1,7 @@
 import type { Db } from '../../store/db.js';
 import { queryRows } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
-import { compareIds, compareNumeric, isDigits, type Emission } from './event-order.js';
+import { compareIds, compareNumeric, isDigits, type Emission } from '../../model/event-order.js';
 import type { Reconnect } from './reconnects.js';
 
 // Is a Last-Event-ID still retained when the reconnect arrives (rules.md

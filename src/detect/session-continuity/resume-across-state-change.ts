@@ -1,6 +1,6 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { ReconnectFacts } from '../resumption/facts.js';
-import { at } from '../resumption/wording.js';
+import { at } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 
 // resume-across-state-change: a resumption was accepted although a

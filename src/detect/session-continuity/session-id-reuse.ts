@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db.js';
 import { evidenceIds, queryRows } from '../query-rows.js';
-import { at } from '../resumption/wording.js';
+import { at } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
 
 // session-id-reuse: one session id string was created twice (SQL:

@@ -1,5 +1,5 @@
 import type { NotKnowable } from '../../model/finding.js';
-import { at } from '../resumption/wording.js';
+import { at } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { endedHow, requestWords, resetDisclosure, type ServedUpgrade } from './session-states.js';
 

@@ -2,7 +2,7 @@ import type { NotKnowable } from '../../model/finding.js';
 import type { ReconnectFacts } from '../resumption/facts.js';
 import type { Reconnect } from '../resumption/reconnects.js';
 import { retentionLosses } from '../resumption/retention.js';
-import { at, seconds } from '../resumption/wording.js';
+import { at, seconds } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { requestWords, resetDisclosure, type ServedUpgrade } from './session-states.js';
 

@@ -3,7 +3,7 @@ import type { FindingBook } from '../../live/findings.js';
 import { findingKey } from '../../live/findings.js';
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
-import { isoTime } from '../../normalize/time.js';
+import { isoTime } from '../../model/phrasing.js';
 import { describeRecord } from '../../render/timeline.js';
 import type { Db } from '../../store/db.js';
 import { sessionTimeline, type IncarnationInfo, type LaneInfo } from '../../store/timeline.js';

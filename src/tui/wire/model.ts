@@ -1,5 +1,5 @@
 import { findingKey, type FindingBook } from '../../live/findings.js';
-import { isoTime } from '../../normalize/time.js';
+import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { toFeedItem, type DashboardModel, type SessionRow, type SessionState } from '../model.js';
 import { SeriesCounter, type ChartRecord } from './series.js';

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LiveSession } from '../../src/live/session.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { healthyLines, rec } from '../live/support.js';
+import { healthyLines, rec } from './support.js';
 
 // QA pass: a soak-test consumer of `watch --format ndjson` must hear of one
 // stranded server request once. Repro with the CLI: feed samples/writers.ndjson

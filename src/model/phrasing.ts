@@ -1,5 +1,3 @@
-import { isoTime } from '../../normalize/time.js';
-
 // Small helpers so messages name concrete ids the same way everywhere.
 
 /** "7, 8 and 9", or the first few and how many more. */
@@ -22,4 +20,9 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function seconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+/** A record time as the reports print it: ISO 8601 in UTC. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }

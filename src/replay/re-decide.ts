@@ -1,5 +1,5 @@
 import { decide, resolvePolicy, type DecisionClass, type EngineDecision, type Policy } from '../engine/index.js';
-import type { DetectOptions } from '../detect/types.js';
+import type { DetectOptions } from '../model/thresholds.js';
 import type { UpgradePoint } from './engine-replay.js';
 import type { LoggedUpgrade } from './stored-record.js';
 

@@ -1,8 +1,8 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/tui/App.js';
-import { fixtureLoadDetail, fixtureModel } from '../tui/fixtures.js';
-import { plain, waitFor } from '../tui/helpers.js';
+import { fixtureLoadDetail, fixtureModel } from './fixtures.js';
+import { plain, waitFor } from './helpers.js';
 
 // QA pass: keys that reach the dashboard in one read are dropped. Repro:
 // `tmux new-session -d -s qa -x 100 -y 30 'npx resumescope tui samples/'`,

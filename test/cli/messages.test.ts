@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cli } from '../cli/run-cli.js';
+import { cli } from './run-cli.js';
 
 // QA pass: what an on-call engineer reads when the input or the command is not
 // what the tool expected. Each test names the bug it pins down.

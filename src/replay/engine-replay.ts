@@ -1,8 +1,8 @@
 import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
-import { at } from '../detect/resumption/wording.js';
-import { compareNumeric, isDigits } from '../detect/resumption/event-order.js';
-import { loadQuery } from '../detect/sql.js';
+import { at } from '../model/phrasing.js';
+import { compareNumeric, isDigits } from '../model/event-order.js';
+import { loadQuery } from '../store/queries.js';
 import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and

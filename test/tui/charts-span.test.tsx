@@ -2,7 +2,7 @@ import { render, cleanup } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Charts } from '../../src/tui/components/Charts.js';
 import { SeriesCounter } from '../../src/tui/wire/series.js';
-import { plain } from '../tui/helpers.js';
+import { plain } from './helpers.js';
 
 // QA pass: `npx resumescope tui samples/ samples/sdk` (the SDK samples are dated
 // 2026-11-29, the others 2026-11-09) titles every chart "06:00:00 → 06:00:00":

@@ -2,8 +2,7 @@
 // lifecycle. They belong to the session, not to the stream that carried them:
 // an attach must re-emit or cancel every one still pending.
 
-import type { EngineRecord } from './types.js';
-import type { Incarnation, ServerRequest } from './state.js';
+import type { EngineRecord, Incarnation, ServerRequest } from './types.js';
 
 /** The request's entry, created blank when a lifecycle record comes before its `request.sent`. */
 export function requestEntry(inc: Incarnation, id: string): ServerRequest {

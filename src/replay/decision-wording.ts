@@ -1,5 +1,5 @@
 import type { EngineDecision, EngineRequest } from '../engine/index.js';
-import { idList, plural } from '../detect/resumption/wording.js';
+import { idList, plural } from '../model/phrasing.js';
 import { loggedClass } from './re-decide.js';
 import type { LoggedUpgrade } from './stored-record.js';
 
@@ -52,11 +52,6 @@ export function engineAnswer(d: EngineDecision): string {
       return `reject ${d.status} ${d.reason}${checks.length > 0 ? `: ${checks.join(', ')}` : ''}`;
     }
   }
-}
-
-/** "accepted resume", "reject 409": the short form a table of flips shows. */
-export function decisionShort(d: Pick<EngineDecision, 'decision' | 'status'>): string {
-  return `${d.decision} ${d.status}`;
 }
 
 export function divergenceMessage(u: LoggedUpgrade, req: EngineRequest, d: EngineDecision): string {
