@@ -42,7 +42,7 @@ export class LineNormalizer {
     } catch (err) {
       if (!suspect) return { type: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
       // V8 quotes the text around the error: that quote could be the secret itself.
-      const reason = `invalid JSON: ${(err as Error).message.replace(/, ".*$/s, '')}`;
+      const reason = `invalid JSON: ${(err as Error).message.replace(/, (\.\.\.)?".*$/s, '')}`;
       const redacted = redactText(text);
       return redacted === text ? { type: 'rejected', reason } : { type: 'rejected', reason, redacted };
     }
