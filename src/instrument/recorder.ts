@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
 import { hostname } from 'node:os';
+import { mayHoldCredential, redactInPlace } from '../normalize/redact.js';
 import type { RecordFields, ResumptionRecord } from './records.js';
 
 export type RecordSink = string | NodeJS.WritableStream | ((record: ResumptionRecord) => void);
@@ -34,11 +35,22 @@ export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Re
     record(fields) {
       seq += 1;
       const written: ResumptionRecord = { ts: new Date(clock()).toISOString(), ...fields, seq, node };
+      scrub(written);
       if (closing === undefined) out.write(written);
       return written;
     },
     close: () => (closing ??= out.close()),
   };
+}
+
+/**
+ * The log must never hold a credential: a `reason` copied from an error body,
+ * or a `principal` that is a bearer token or JWT after all, is redacted as
+ * resumescope redacts what it reads. Only the free-text fields can carry one.
+ */
+function scrub(r: ResumptionRecord): void {
+  const texts = [r.principal, r.reason, r.tool, r.method];
+  if (texts.some((t) => t !== undefined && mayHoldCredential(t))) redactInPlace(r);
 }
 
 interface OpenSink {

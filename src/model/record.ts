@@ -96,8 +96,8 @@ export interface LineRef {
   line: number;
 }
 
-/** What one input line became. */
+/** What one input line became; `redacted` is the line to store instead of the raw one, when it held a credential. */
 export type LineOutcome =
-  | { type: 'records'; records: NormalizedRecord[]; format: string }
+  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string }
   | { type: 'ignored' }
-  | { type: 'rejected'; reason: string };
+  | { type: 'rejected'; reason: string; redacted?: string };

@@ -1,6 +1,7 @@
 import type { LineOutcome, NormalizedRecord } from '../model/record.js';
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
+import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { kindOf, normalizeSpecObject } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -28,16 +29,30 @@ export class LineNormalizer {
     return this.format === undefined ? undefined : this.format === SPEC_FORMAT ? SPEC_FORMAT : this.format.name;
   }
 
+  /**
+   * What one line is. A line that holds a credential is redacted before it is
+   * read (so no record carries one) and the outcome says what to store instead.
+   */
   normalize(text: string): LineOutcome {
     if (text.trim() === '') return { type: 'ignored' };
+    const suspect = mayHoldCredential(text);
     let obj: unknown;
     try {
       obj = JSON.parse(text);
     } catch (err) {
-      return { type: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
+      if (!suspect) return { type: 'rejected', reason: `invalid JSON: ${(err as Error).message}` };
+      // V8 quotes the text around the error: that quote could be the secret itself.
+      const reason = `invalid JSON: ${(err as Error).message.replace(/, (\.\.\.)?".*$/s, '')}`;
+      const redacted = redactText(text);
+      return redacted === text ? { type: 'rejected', reason } : { type: 'rejected', reason, redacted };
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
+    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj), JSON.stringify(obj));
+    return this.read(obj);
+  }
+
+  private read(obj: Json): LineOutcome {
     const format = this.format ?? this.detect(obj);
     if (format === undefined) return { type: 'ignored' };
     if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
@@ -72,6 +87,10 @@ export class LineNormalizer {
     }
     return records.length ? { type: 'records', records, format: format.name } : { type: 'ignored' };
   }
+}
+
+function withRedacted(o: LineOutcome, redacted: string): LineOutcome {
+  return o.type === 'ignored' ? o : { ...o, redacted };
 }
 
 function withFormat(o: ReturnType<typeof normalizeSpecObject>, format: string): LineOutcome {

@@ -3,6 +3,9 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d
 /** Epoch numbers below this are taken as seconds (Python's time.time()), above as milliseconds. */
 const SECONDS_LIMIT = 1e11;
 
+/** 9999-12-31T23:59:59.999Z: RFC 3339 has four year digits, and every report prints times in it. */
+const MAX_MS = 253402300799999;
+
 // Log times come in order, so most share their first 19 characters (down to
 // the second) with the line before: for the common YYYY-MM-DDTHH:MM:SS.mmmZ
 // shape the time is that second's, kept from the last full parse, plus the ms.
@@ -29,7 +32,9 @@ export function parseTime(v: unknown): number | undefined {
   }
   if (typeof v === 'number') {
     if (!Number.isFinite(v) || v < 0) return undefined;
-    return Math.round(v < SECONDS_LIMIT ? v * 1000 : v);
+    const ms = Math.round(v < SECONDS_LIMIT ? v * 1000 : v);
+    // A time past year 9999 (1e308, a nanosecond count taken for ms) is no instant a report can print.
+    return ms > MAX_MS ? undefined : ms;
   }
   return undefined;
 }
@@ -41,7 +46,7 @@ function parseTimeString(v: string): number | undefined {
   // which node?), and merging nodes on a guess invents orderings: such a time is rejected.
   if (!m || m[3] === undefined) return undefined;
   const ms = Date.parse(v.replace(' ', 'T'));
-  return Number.isNaN(ms) ? undefined : ms;
+  return Number.isNaN(ms) || ms > MAX_MS ? undefined : ms;
 }
 
 /** The digits of an RFC 3339 time below the millisecond, as a fraction of one (".000700" gives 0.7). */
@@ -55,6 +60,9 @@ export function subMillisecond(v: unknown): number | undefined {
 export function timeProblem(v: unknown): string {
   const m = typeof v === 'string' ? RFC3339.exec(v) : null;
   if (m && m[3] === undefined) return `time ${JSON.stringify(v)} has no zone offset (RFC 3339 needs Z or ±hh:mm)`;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
+  if (n !== undefined && (!Number.isFinite(n) || n >= 0)) return `unparsable time ${JSON.stringify(v)}: out of range (after year 9999)`;
+  if (m) return `unparsable time ${JSON.stringify(v)}: not a valid date`;
   return `unparsable time ${JSON.stringify(v)}`;
 }
 

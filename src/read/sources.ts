@@ -27,10 +27,18 @@ export function expandPaths(paths: string[], stdin: () => Readable = () => proce
     try {
       st = statSync(p);
     } catch (err) {
-      throw new InputError(`${p}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      // One bad path must not cost the others their report: it is an unusable input (exit 2 after the rest).
+      out.push(unreadableSource(p, `cannot read (${whyUnreadable(err)})`));
+      continue;
     }
     if (st.isDirectory()) {
-      const members = readdirSync(p).filter((f) => LOG_FILE.test(f)).sort();
+      let members: string[];
+      try {
+        members = readdirSync(p).filter((f) => LOG_FILE.test(f)).sort();
+      } catch (err) {
+        out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
+        continue;
+      }
       if (members.length === 0) throw new InputError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or .gz log files`);
       for (const f of members) out.push(fileSource(join(p, f)));
     } else {
@@ -38,6 +46,34 @@ export function expandPaths(paths: string[], stdin: () => Readable = () => proce
     }
   }
   return out;
+}
+
+const ERRNO_WORDS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  ELOOP: 'a loop of symbolic links',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is not a folder',
+  ENAMETOOLONG: 'name too long',
+};
+
+function whyUnreadable(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === undefined) return String(err);
+  return ERRNO_WORDS[code] ? `${code}: ${ERRNO_WORDS[code]}` : code;
+}
+
+/** A path that cannot be read: opening it fails with why, so ingest counts it unusable and goes on. */
+export function unreadableSource(path: string, why: string): Source {
+  return {
+    name: path,
+    path,
+    open: () => {
+      const s = new PassThrough();
+      process.nextTick(() => s.destroy(new Error(why)));
+      return s;
+    },
+  };
 }
 
 export function fileSource(path: string): Source {

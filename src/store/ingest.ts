@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NormalizedRecord } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
+import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
 import type { Source } from '../read/sources.js';
@@ -76,19 +77,21 @@ export class SourceIngest {
 
   add(l: InputLine): void {
     this.stats.lines++;
-    if ('error' in l) return this.reject(l.line, l.error, l.preview);
+    if ('error' in l) return this.reject(l.line, l.error, redactText(l.preview));
     const out = this.normalizer.normalize(l.text);
     if (out.type === 'ignored') {
       this.stats.ignored++;
       return;
     }
-    if (out.type === 'rejected') return this.reject(l.line, out.reason, l.text.slice(0, PREVIEW_BYTES));
+    // The stored line is the redacted one where the line held a credential.
+    const raw = out.redacted ?? l.text;
+    if (out.type === 'rejected') return this.reject(l.line, out.reason, raw.slice(0, PREVIEW_BYTES));
     this.stats.recordLines++;
     this.stats.format ??= out.format;
     for (const rec of out.records) {
       const last = this.tieGroup[this.tieGroup.length - 1];
       if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
-      this.tieGroup.push({ line: l.line, rec, raw: l.text });
+      this.tieGroup.push({ line: l.line, rec, raw });
     }
   }
 

@@ -64,7 +64,7 @@ describe('analyze: the gate', () => {
   it('a path that does not exist exits 2 with its name', async () => {
     const r = await cli('analyze', join(dir, 'nope.ndjson'));
     expect(r.code).toBe(2);
-    expect(r.err).toContain('nope.ndjson: cannot read (ENOENT)');
+    expect(r.err).toContain('nope.ndjson: unusable: cannot read (ENOENT: no such file or folder)');
   });
 
   it('thresholds from resumescope.config.json change what fires; flags win over the file', async () => {

@@ -143,12 +143,21 @@ describe('folders and stdin', () => {
     ]);
   });
 
-  it('a folder without log files, or a missing path, is an input error naming it', () => {
+  it('a folder without log files is an input error naming it', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'readme.txt'), 'hi');
     expect(() => expandPaths([dir])).toThrow(InputError);
     expect(() => expandPaths([dir])).toThrow(dir);
-    expect(() => expandPaths([join(dir, 'missing.ndjson')])).toThrow(/missing\.ndjson: cannot read \(ENOENT\)/);
+  });
+
+  it('a missing path is an unusable source naming it and why, not an error that stops the others', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'good.ndjson'), ndjson([good('S1')]));
+    const sources = expandPaths([join(dir, 'missing.ndjson'), join(dir, 'good.ndjson')]);
+    expect(sources.map((s) => s.name)).toEqual([join(dir, 'missing.ndjson'), join(dir, 'good.ndjson')]);
+    const { db, sources: stats } = await ingestSources(sources);
+    expect(stats[0]!.readError).toBe('cannot read (ENOENT: no such file or folder)');
+    expect(rows(db, 'SELECT session FROM records')).toEqual([{ session: 'S1' }]);
   });
 
   it('- reads stdin, plain or gzip, named <stdin>', async () => {

@@ -22,7 +22,9 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
   addThresholdOptions(cmd)
     .option('--list', 'list the named queries')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
-    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string }) => {
+    .addOption(new Option('--max-rows <n>', 'stop a query that returns more rows than this').argParser(positiveInt('--max-rows')).default(DEFAULT_CAPS.maxRows))
+    .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
       if (flags.list) {
         for (const q of listQueries()) io.out(`${q.name.padEnd(32)} ${q.title}\n`);
         return done(0);
@@ -38,7 +40,8 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
       try {
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
-        const rows = readable(ws.db, runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }));
+        const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
+        const rows = readable(ws.db, runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }, caps));
         io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
         done(ws.unusable ? 2 : 0);
       } finally {
@@ -47,8 +50,27 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     });
 }
 
-/** Runs one statement that does not write; the detectors' named parameters get the given thresholds. */
-export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETECT_OPTIONS): Record<string, unknown>[] {
+/** How much one query may return and how long it may run before it is stopped. */
+export interface QueryCaps {
+  maxRows: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_CAPS: QueryCaps = { maxRows: 10_000, timeoutMs: 10_000 };
+
+/** How many rows are read between two looks at the clock. */
+const CLOCK_EVERY = 256;
+
+/**
+ * Runs one statement that does not write; the detectors' named parameters get
+ * the given thresholds. Rows are read one by one, so a runaway query (a
+ * recursive CTE without end) is stopped at the row cap or the time limit
+ * instead of growing without bound. better-sqlite3 exposes neither
+ * sqlite3_interrupt nor a progress handler, so time is checked between rows:
+ * a statement that computes for long before its first row (an aggregate over
+ * an endless CTE) cannot be stopped from inside the process.
+ */
+export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETECT_OPTIONS, caps: QueryCaps = DEFAULT_CAPS): Record<string, unknown>[] {
   let stmt;
   try {
     stmt = db.prepare(sql);
@@ -65,11 +87,46 @@ export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETE
   };
   const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
   const params = Object.fromEntries(Object.entries(defaults).filter(([k]) => used.has(k)));
+  const rows: Record<string, unknown>[] = [];
+  const started = Date.now();
+  let it: IterableIterator<unknown> | undefined;
   try {
-    return stmt.all(params) as Record<string, unknown>[];
+    it = stmt.iterate(params) as IterableIterator<unknown>;
+    for (const row of it) {
+      if (rows.length === caps.maxRows) {
+        throw new UsageError(`query stopped: it returns more than ${caps.maxRows} rows (add a LIMIT, or raise the cap with --max-rows N)`);
+      }
+      rows.push(row as Record<string, unknown>);
+      if (rows.length % CLOCK_EVERY === 0 && Date.now() - started > caps.timeoutMs) throw timedOut(caps, rows.length);
+    }
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`SQL: ${(err as Error).message}`);
+  } finally {
+    it?.return?.();
   }
+  if (Date.now() - started > caps.timeoutMs) throw timedOut(caps, rows.length);
+  return rows;
+}
+
+function timedOut(caps: QueryCaps, rows: number): UsageError {
+  return new UsageError(`query stopped: it ran longer than ${caps.timeoutMs / 1000} s (${rows} rows so far; raise the limit with --timeout SECONDS)`);
+}
+
+function positiveInt(flag: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got "${v}"`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag}: expected a number of seconds above 0, got "${v}"`);
+    return n;
+  };
 }
 
 /**

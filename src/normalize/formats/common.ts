@@ -1,4 +1,5 @@
 import { isObject, type Json } from '../fields.js';
+import { isCredentialName } from '../redact.js';
 
 // Helpers shared by the proxy adapters (nginx, Envoy): access-log values are
 // mostly strings, missing variables are written as "-" or "", and key names
@@ -69,11 +70,9 @@ export function secondsToMs(v: number | undefined): number | undefined {
   return v === undefined ? undefined : Math.round(v * 1000);
 }
 
-/** Headers an access record must never carry into the store, even if the proxy logged them. */
-const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
-
+/** Headers an access record does not carry into its `http` record at all (the raw line holds them redacted). */
 export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.has(name.toLowerCase());
+  return isCredentialName(name);
 }
 
 export interface RpcInfo {

@@ -1,0 +1,207 @@
+// Credentials never leave ingest: a line is redacted before anything is
+// stored, so the raw line quoted as evidence, the stored headers, a rejected
+// line's text and every report built from them hold a marker instead of the
+// value. Redaction is by name (a header or field whose name says credential,
+// at any depth) and by shape (`Bearer …`, `Basic …`, a JWT), so a credential
+// under a name nobody listed still does not leak.
+
+export const REDACTED = '[redacted]';
+
+/**
+ * One cheap test on the raw line before any walk: every credential name and
+ * shape below contains one of these. Most lines match none and cost one regex.
+ */
+const HINT = /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase/i;
+
+export function mayHoldCredential(text: string): boolean {
+  return HINT.test(text);
+}
+
+/** A name's last word says what its value is: `token_fp` is a fingerprint, `x-auth-token` a token. */
+const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
+  'token', 'password', 'passwd', 'pwd', 'secret', 'apikey', 'authorization', 'auth', 'cookie', 'cookies',
+  'credential', 'credentials', 'jwt', 'bearer', 'passphrase', 'privatekey', 'secretkey', 'accesskey',
+]);
+const CREDENTIAL_PAIRS: ReadonlySet<string> = new Set([
+  'api key', 'private key', 'secret key', 'access key', 'signing key', 'subscription key', 'auth key', 'client secret',
+]);
+
+const nameCache = new Map<string, boolean>();
+
+/**
+ * Whether a header or field name says its value is a credential, in any case
+ * and separator: `Authorization`, `set-cookie`, `x-api-key`, `http_cookie`,
+ * `accessToken`, `client_secret`, `http.request.header.authorization`. Ids are
+ * not credentials: `mcp-session-id`, `last-event-id`, `token_fp` stay.
+ */
+export function isCredentialName(name: string): boolean {
+  const hit = nameCache.get(name);
+  if (hit !== undefined) return hit;
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+  const last = words[words.length - 1];
+  const pair = words.length >= 2 ? `${words[words.length - 2]} ${last}` : '';
+  const yes = last !== undefined && (CREDENTIAL_WORDS.has(last) || CREDENTIAL_PAIRS.has(pair));
+  if (nameCache.size > 10_000) nameCache.clear();
+  nameCache.set(name, yes);
+  return yes;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every scalar under a credential name becomes the marker; structure (keys, lists) stays readable. */
+function redactAll(v: unknown): unknown {
+  if (typeof v === 'string' || typeof v === 'number') return REDACTED;
+  if (Array.isArray(v)) return v.map(redactAll);
+  if (isObject(v)) {
+    const out: Json = {};
+    for (const k of Object.keys(v)) out[k] = redactAll(v[k]);
+    return out;
+  }
+  return v; // null and booleans say nothing secret
+}
+
+/**
+ * Redacts a parsed line in place; true when anything changed. Handles plain
+ * objects at any depth (headers objects, wrappers), OTLP and HAR name/value
+ * pairs (`{"key":"authorization","value":…}`), header lists of pairs, and
+ * strings that hold JSON or header text.
+ */
+export function redactInPlace(node: unknown): boolean {
+  let changed = false;
+  if (Array.isArray(node)) {
+    // [["authorization", "Bearer …"], …]: a header list of pairs.
+    if (node.length === 2 && typeof node[0] === 'string' && node[1] !== null && typeof node[1] !== 'object' && isCredentialName(node[0])) {
+      node[1] = REDACTED;
+      return true;
+    }
+    for (let i = 0; i < node.length; i++) {
+      const v = node[i];
+      if (typeof v === 'string') {
+        const s = scrubString(v);
+        if (s !== v) {
+          node[i] = s;
+          changed = true;
+        }
+      } else if (typeof v === 'object' && v !== null && redactInPlace(v)) changed = true;
+    }
+    return changed;
+  }
+  if (!isObject(node)) return false;
+  const pairName = typeof node.key === 'string' ? node.key : typeof node.name === 'string' ? node.name : undefined;
+  if (pairName !== undefined && 'value' in node && isCredentialName(pairName) && node.value !== null && typeof node.value !== 'boolean') {
+    node.value = isObject(node.value) ? { stringValue: REDACTED } : REDACTED;
+    changed = true;
+  }
+  for (const k of Object.keys(node)) {
+    const v = node[k];
+    if (v === null || typeof v === 'boolean') continue;
+    if (isCredentialName(k)) {
+      const r = redactAll(v);
+      if (JSON.stringify(r) !== JSON.stringify(v)) {
+        node[k] = r;
+        changed = true;
+      }
+    } else if (typeof v === 'string') {
+      const s = scrubString(v);
+      if (s !== v) {
+        node[k] = s;
+        changed = true;
+      }
+    } else if (typeof v === 'object' && redactInPlace(v)) changed = true;
+  }
+  return changed;
+}
+
+/** A string value: JSON inside it (an OTLP body, a logged request body) is redacted as JSON, other text as text. */
+function scrubString(s: string): string {
+  if (!HINT.test(s)) return s;
+  const t = s.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      const inner: unknown = JSON.parse(s);
+      if (typeof inner === 'object' && inner !== null) return redactInPlace(inner) ? JSON.stringify(inner) : s;
+    } catch {
+      // not JSON after all: redacted as text
+    }
+  }
+  return redactText(s);
+}
+
+const QUOTED_KEY = /(\\*)"([^"\\\r\n]{1,128})\1"\s*:\s*/g;
+const HEADER_VALUE = /(^|[\s,;{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})(\s*:\s*)([^\r\n"]*)/g;
+const PARAM_VALUE = /(^|[\s,;?&{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&;,'"}\])]*)/g;
+const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
+const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+
+/**
+ * Redacts text that is not (or not valid) JSON: a broken JSON line, a header
+ * dump, a query string, logfmt. Quoted `"name": "value"` pairs at any escape
+ * depth, `Name: value` to the end of the line, `name=value` to the next
+ * separator, and credential shapes anywhere.
+ */
+export function redactText(text: string): string {
+  if (!HINT.test(text)) return text;
+  let out = redactQuotedPairs(text);
+  // A query or logfmt value runs to its separator; a header's to the end of its line.
+  out = out.replace(PARAM_VALUE, (all, lead: string, name: string) => (isCredentialName(name) ? `${lead}${name}=${REDACTED}` : all));
+  out = out.replace(HEADER_VALUE, (all, lead: string, name: string, sep: string, rest: string) => {
+    if (!isCredentialName(name)) return all;
+    const end = rest.search(/\\[rn]/);
+    return `${lead}${name}${sep}${REDACTED}${end < 0 ? '' : rest.slice(end)}`;
+  });
+  return out.replace(SCHEME, (_all, scheme: string) => `${scheme} ${REDACTED}`).replace(JWT, REDACTED);
+}
+
+function redactQuotedPairs(text: string): string {
+  let out = '';
+  let from = 0;
+  QUOTED_KEY.lastIndex = 0;
+  for (let m = QUOTED_KEY.exec(text); m !== null; m = QUOTED_KEY.exec(text)) {
+    if (m.index < from || !isCredentialName(m[2]!)) continue;
+    const valueStart = QUOTED_KEY.lastIndex;
+    const quote = `${m[1]}"`;
+    let start: number;
+    let end: number;
+    if (text.startsWith(quote, valueStart)) {
+      start = valueStart + quote.length;
+      end = closingQuote(text, start, m[1]!.length);
+    } else {
+      start = valueStart;
+      const stop = text.slice(start).search(/[,}\]\s]/);
+      end = stop < 0 ? text.length : start + stop;
+    }
+    if (end <= start && !text.startsWith(quote, valueStart)) continue;
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+    QUOTED_KEY.lastIndex = Math.max(end, valueStart);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** Where a string opened at `start` ends: its closing quote at the same escape depth, or the text's end. */
+function closingQuote(text: string, start: number, depth: number): number {
+  for (let i = text.indexOf('"', start); i >= 0; i = text.indexOf('"', i + 1)) {
+    let bs = 0;
+    while (i - bs - 1 >= start && text[i - bs - 1] === '\\') bs++;
+    if (bs === depth) return i - depth;
+  }
+  return text.length;
+}
+
+/**
+ * Redacts one raw line: the line as it is to be stored. A JSON line is
+ * re-serialized only when something was redacted; any other line is redacted
+ * as text. Returns the line unchanged (the same string) when nothing was found.
+ */
+export function redactLine(text: string): string {
+  if (!HINT.test(text)) return text;
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    return redactText(text);
+  }
+  if (typeof obj !== 'object' || obj === null) return redactText(text);
+  return redactInPlace(obj) ? JSON.stringify(obj) : text;
+}

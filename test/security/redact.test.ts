@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { LineNormalizer } from '../../src/normalize/normalize-line.js';
+import { isCredentialName, redactLine, redactText } from '../../src/normalize/redact.js';
+
+// Which names and shapes are credentials, and what a redacted line looks like.
+
+describe('credential names', () => {
+  it.each([
+    'authorization', 'Authorization', 'PROXY-AUTHORIZATION', 'cookie', 'Set-Cookie', 'x-api-key', 'X-Auth-Token', 'x-amz-security-token',
+    'token', 'access_token', 'refreshToken', 'id_token', 'password', 'passwd', 'client_secret', 'secret', 'api_key', 'apiKey', 'APIKey',
+    'private_key', 'http_cookie', 'sent_http_set_cookie', 'http.request.header.authorization', 'credentials', 'auth', 'jwt',
+    'ocp-apim-subscription-key',
+  ])('%s is one', (name) => {
+    expect(isCredentialName(name)).toBe(true);
+  });
+
+  it.each([
+    'mcp-session-id', 'last-event-id', 'Last-Event-ID', 'session', 'session_id', 'event_id', 'token_fp', 'token_fingerprint', 'token_hash',
+    'jwt_sub', 'input_tokens', 'max_tokens', 'token_count', 'principal', 'key', 'idempotency-key', 'mcp-protocol-version', 'author', 'oauth_provider',
+  ])('%s is not', (name) => {
+    expect(isCredentialName(name)).toBe(false);
+  });
+});
+
+describe('a redacted line', () => {
+  it('keeps ids, the record and its shape; only credential values become the marker', () => {
+    const line = JSON.stringify({
+      ts: '2026-11-09T10:00:00.000Z', kind: 'http', method: 'GET', status: 200,
+      req_headers: { 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41', Authorization: 'Bearer abc.def', Cookie: 'a=1; b=2' },
+      resp_headers: { 'content-type': 'text/event-stream', 'set-cookie': ['x=1', 'y=2'] },
+      token_fp: 'fp:1', principal: 'sub:alice',
+    });
+    const out = JSON.parse(redactLine(line)) as Record<string, Record<string, unknown>>;
+    expect(out.req_headers).toEqual({ 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41', Authorization: '[redacted]', Cookie: '[redacted]' });
+    expect(out.resp_headers).toEqual({ 'content-type': 'text/event-stream', 'set-cookie': ['[redacted]', '[redacted]'] });
+    expect(out.token_fp).toBe('fp:1');
+    expect(out.principal).toBe('sub:alice');
+  });
+
+  it('a line without credentials is returned as it was, byte for byte', () => {
+    const line = '{"ts": "2026-11-09T10:00:00.000Z",  "kind":"session.created","session":"S1","token_fp":"fp:1","rpc_id":12345678901234567890}';
+    expect(redactLine(line)).toBe(line);
+  });
+
+  it('at any depth, in wrappers, OTLP pairs, header lists and JSON inside strings', () => {
+    const line = JSON.stringify({
+      mcp: { data: { password: 'p1', deeper: [{ refresh_token: 'r1' }] } },
+      attributes: [{ key: 'http.request.header.cookie', value: { arrayValue: { values: [{ stringValue: 'c1' }] } } }, { key: 'mcp.session.id', value: { stringValue: 'S1' } }],
+      headers: [['Authorization', 'Basic b1'], ['Accept', 'text/event-stream']],
+      body: JSON.stringify({ params: { arguments: { api_key: 'k1', city: 'Oslo' } } }),
+    });
+    const out = redactLine(line);
+    for (const s of ['p1', 'r1', 'c1', 'b1', 'k1']) expect(out).not.toContain(`"${s}`);
+    expect(out).toContain('Oslo');
+    expect(out).toContain('"mcp.session.id","value":{"stringValue":"S1"}');
+    expect(out).toContain('["Accept","text/event-stream"]');
+  });
+
+  it('credential shapes under names nobody listed: Bearer, Basic, a JWT', () => {
+    const out = redactLine(JSON.stringify({ note: 'sent Bearer abcdef123', x_forwarded: 'Basic dXNlcjpwYXNz', other: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln' }));
+    expect(JSON.parse(out)).toEqual({ note: 'sent Bearer [redacted]', x_forwarded: 'Basic [redacted]', other: '[redacted]' });
+  });
+
+  it('text that is not JSON: header lines, query strings, broken JSON at any escape depth', () => {
+    expect(redactText('GET /mcp?access_token=t1&x=1 HTTP/1.1')).toBe('GET /mcp?access_token=[redacted]&x=1 HTTP/1.1');
+    expect(redactText('Authorization: Bearer t2')).toBe('Authorization: [redacted]');
+    expect(redactText('{"kind":"upgrade","password":"t3","session":"S1"')).toBe('{"kind":"upgrade","password":"[redacted]","session":"S1"');
+    expect(redactText('{"msg":"{\\"token\\":\\"t4\\",\\"id\\":1}"')).toBe('{"msg":"{\\"token\\":\\"[redacted]\\",\\"id\\":1}"');
+    expect(redactText('{"token":"cut off in the midd')).toBe('{"token":"[redacted]');
+    expect(redactText('mcp-session-id: S1 last-event-id=41')).toBe('mcp-session-id: S1 last-event-id=41');
+  });
+});
+
+describe('the normalizer reads the redacted line', () => {
+  it('records carry no credential, and the outcome says what to store', () => {
+    const n = new LineNormalizer();
+    const out = n.normalize(JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'http', method: 'GET', status: 200, req_headers: { authorization: 'Bearer z1', 'mcp-session-id': 'S1', 'last-event-id': '3' } }));
+    expect(out.type).toBe('records');
+    if (out.type !== 'records') return;
+    expect(out.redacted).toContain('"authorization":"[redacted]"');
+    expect(JSON.stringify(out.records)).not.toContain('z1');
+    // The inference still sees the resumption the headers describe.
+    expect(out.records.map((r) => r.kind)).toEqual(['http', 'upgrade']);
+    expect(out.records[1]).toMatchObject({ session: 'S1', lastEventId: '3', decision: 'resume' });
+  });
+
+  it('an invalid JSON line with a credential: the reason quotes none of the text, the stored line is redacted', () => {
+    const out = new LineNormalizer().normalize('{"password": x9secret}');
+    expect(out).toEqual({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON: /), redacted: '{"password": [redacted]}' });
+    if (out.type === 'rejected') expect(out.reason).not.toContain('x9secret');
+  });
+
+  it('a line with no credential keeps no redacted copy', () => {
+    const out = new LineNormalizer().normalize(JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S1', token_fp: 'fp' }));
+    expect(out.type).toBe('records');
+    expect(out).not.toHaveProperty('redacted');
+  });
+});
