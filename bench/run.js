@@ -179,7 +179,10 @@ try {
   for (const shape of o.shapes) {
     for (const lines of o.sizes) {
       if (!o.json) process.stderr.write(`bench: ${shape} at ${lines.toLocaleString('en')} lines…\n`);
-      rows.push(await measure(o, dir, lnav, shape, lines));
+      const row = await measure(o, dir, lnav, shape, lines);
+      rows.push(row);
+      // A long run that is stopped still leaves what it measured.
+      if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
     }
   }
   const scaling = [];
