@@ -53,7 +53,9 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
     const rate = secs > 0 ? Math.round(lines / secs) : 0;
     const where = stage === 'read' && current ? ` ${current}` : '';
     // \r + erase-line redraws in place; the source name is the user's own, cut short to fit one line.
-    stream.write(`\r\x1b[2Kresumescope: ${STAGE_WORDS[stage]}${cut(where)}: ${fmt(lines)} lines (${fmt(rate)} lines/s, ${secs.toFixed(1)} s)`);
+    // The read rate is what tells how long a read will take; after it, only the elapsed time moves.
+    const detail = stage === 'read' ? `${fmt(lines)} lines (${fmt(rate)} lines/s, ${secs.toFixed(1)} s)` : `${fmt(lines)} lines read (${secs.toFixed(1)} s)`;
+    stream.write(`\r\x1b[2Kresumescope: ${STAGE_WORDS[stage]}${cut(where)}: ${detail}`);
     drawn = true;
   };
 

@@ -26,7 +26,7 @@ describe('progress line', () => {
     expect(draws).toBeLessThanOrEqual(4);
     expect(stream.writes.at(-1)).toMatch(/^\r\x1b\[2Kresumescope: reading a\.ndjson: [\d,]+ lines \([\d,]+ lines\/s/);
     p.listener!({ type: 'stage', stage: 'detect' });
-    expect(stream.writes.at(-1)).toMatch(/running rules: 10,000 lines/);
+    expect(stream.writes.at(-1)).toMatch(/running rules: 10,000 lines read \(0.5 s\)$/);
     t += 500;
     p.finish('3 finding(s)');
     const summary = stream.writes.slice(draws + 1).join('');
