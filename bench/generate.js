@@ -1,47 +1,284 @@
-// Writes a realistic resumption log of N lines: many sessions, GET streams,
-// events, resumptions with correct counters, server requests and answers, calls.
+// Deterministic (seeded) resumption logs of N lines in the shapes production
+// exports have: interleaved sessions, several nodes in several dialects,
+// proxy lines, 404 storms, retried calls, shared principals, faulty reconnects.
+// Sessions are scripted one at a time and merged by time through a heap, so
+// memory stays bounded by the sessions live at once, not by N.
 import { createWriteStream } from 'node:fs';
 
-export async function generate(path, lines) {
-  const out = createWriteStream(path);
-  const base = Date.parse('2026-11-09T10:00:00.000Z');
-  let n = 0;
-  let t = 0;
-  const write = (rec) => {
-    n++;
-    const ok = out.write(JSON.stringify({ ts: new Date(base + t).toISOString(), ...rec }) + '\n');
-    return ok ? null : new Promise((r) => out.once('drain', r));
+export const SHAPES = {
+  uniform: 'sessions one after another, one node, clean (the original bench shape)',
+  interleaved: 'thousands of sessions live at once, clean',
+  multinode: 'four nodes in four dialects (spec with seq, pino, ECS, OTel attributes), clean',
+  proxy: 'proxy http lines paired with server records by req, and proxy-only clients',
+  storms: '404 storms, retried tool calls, one principal across many sessions',
+  faults: 'about 2% faulty reconnects, one fault of each rule family in turn',
+  'bad-server': 'every reconnect faulty: tens of thousands of findings',
+  production: 'the mix: interleaved, multi-node dialects, proxies, storms, 2% faults, app log lines',
+};
+
+/** Which shapes must come out of analyze with no finding at all. */
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode'];
+
+const BASE = Date.parse('2026-11-09T10:00:00.000Z');
+const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
+const DIALECT_OF = { 'node-a': 'spec', 'node-b': 'pino', 'node-c': 'ecs', 'node-d': 'otel' };
+const FAULTS = [
+  'truncation', 'phantom', 'after-end', 'replay-on-attach', 'pending-not-reemitted', 'dual-writer', 'cross-principal', 'storm', 'dup-call', 'stateless-session',
+];
+
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  for (let s = 0; n < lines; s++) {
-    const session = `sess-${s}`;
-    const node = `node-${s % 4}`;
-    t += 3;
-    await write({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s % 97}`, node });
-    await write({ kind: 'stream.opened', session, stream: 'g1', via: 'get', conn: `c${s}`, node });
-    let eid = 0;
-    let stream = 'g1';
-    for (let k = 0; k < 4 && n < lines; k++) {
-      for (let e = 0; e < 8; e++) {
-        t += 1;
-        eid++;
-        await write({ kind: 'event.sent', session, stream, event_id: eid, rpc_kind: 'notification', method: 'notifications/progress', node });
-      }
-      t += 1;
-      eid++;
-      const rid = `r-${s}-${k}`;
-      await write({ kind: 'event.sent', session, stream, event_id: eid, rpc_kind: 'request', rpc_id: rid, method: 'sampling/createMessage', node });
-      await write({ kind: 'request.sent', session, stream, request_id: rid, method: 'sampling/createMessage', event_id: eid, node });
-      await write({ kind: 'request.answered', session, request_id: rid, status: 202, node });
-      await write({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: `h${s}-${k}`, status: 200, node });
-      await write({ kind: 'stream.closed', session, stream, reason: 'error', node });
-      const next = `g${k + 2}`;
-      t += 2;
-      await write({ kind: 'upgrade', session, last_event_id: eid, stream, new_stream: next, decision: 'resume', status: 200, replayed: 0, reemitted: 0, node });
-      await write({ kind: 'stream.opened', session, stream: next, via: 'get', conn: `c${s}-${k}`, node });
-      stream = next;
-    }
-    await write({ kind: 'session.terminated', session, reason: 'client_delete', node });
+}
+
+/** Shape parameters: how sessions arrive, where they run, what goes wrong. */
+function profile(shape) {
+  const p = { gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0 };
+  switch (shape) {
+    case 'uniform': return { ...p, sequential: true };
+    case 'interleaved': return { ...p, gapMs: 8 };
+    case 'multinode': return { ...p, gapMs: 10, nodes: NODES, dialects: true };
+    case 'proxy': return { ...p, gapMs: 10, nodes: NODES.slice(0, 2), proxyShare: 0.5, proxyOnlyShare: 0.25 };
+    case 'storms': return { ...p, gapMs: 10, stormShare: 0.2, sharedPrincipal: 0.3 };
+    case 'faults': return { ...p, gapMs: 10, nodes: NODES.slice(0, 2), faultShare: 0.02 / 0.5 }; // 4 reconnects a session
+    case 'bad-server': return { ...p, gapMs: 10, faultShare: 1 };
+    case 'production': return { ...p, gapMs: 10, nodes: NODES, dialects: true, proxyShare: 0.3, proxyOnlyShare: 0.1, stormShare: 0.02, faultShare: 0.05, sharedPrincipal: 0.1, appLines: 0.01 };
+    default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
+}
+
+/**
+ * The records of one session, in its own order, with absolute times. A session
+ * is a creation, a GET stream, four rounds of events + a server request + a
+ * tool call + a dropped connection and its resumption, and an end.
+ */
+function scriptSession(s, p, rnd, start) {
+  const recs = [];
+  let t = start;
+  const session = `sess-${s}`;
+  const node = p.nodes[s % p.nodes.length];
+  const principal = p.sharedPrincipal > 0 && rnd() < p.sharedPrincipal ? 'tok:shared' : `tok:${s % 997}`;
+  const proxyOnly = rnd() < p.proxyOnlyShare;
+  const proxied = !proxyOnly && rnd() < p.proxyShare;
+  const storm = rnd() < p.stormShare;
+  const faultAt = p.faultShare > 0 && rnd() < p.faultShare * 4 ? Math.floor(rnd() * 4) : -1;
+  const everyRound = p.faultShare >= 1;
+  const faultOf = (k) => FAULTS[(s + (everyRound ? k : 0)) % FAULTS.length];
+  const fault = faultOf(0);
+  const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
+  const add = (rec) => recs.push({ t, rec: { node, ...rec } });
+  if (proxyOnly) return scriptProxyOnly(s, p, rnd, start, session, principal);
+  let req = 0;
+  const http = (method, status, reqHeaders, extra = {}) => {
+    const id = `${session}-q${req++}`;
+    recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, principal, req: id, duration_ms: 5, ...extra } });
+    return { req: id };
+  };
+  const stateless = faultAt >= 0 && !everyRound && fault === 'stateless-session';
+  add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(stateless && { protocol_version: '2026-07-28' }) });
+  step();
+  add({ kind: 'stream.opened', session, stream: 'g1', via: 'get', conn: `c${s}`, principal });
+  let eid = 0;
+  let stream = 'g1';
+  for (let k = 0; k < 4; k++) {
+    const faulty = (everyRound || faultAt === k) && !stateless;
+    const fault = faultOf(k);
+    const pending = faulty && fault === 'pending-not-reemitted';
+    for (let e = 0; e < 6; e++) {
+      step();
+      eid++;
+      add({ kind: 'event.sent', session, stream, event_id: eid, rpc_kind: 'notification', method: 'notifications/progress' });
+    }
+    step();
+    eid++;
+    const rid = `r-${s}-${k}`;
+    add({ kind: 'event.sent', session, stream, event_id: eid, rpc_kind: 'request', rpc_id: rid, method: 'sampling/createMessage' });
+    add({ kind: 'request.sent', session, stream, request_id: rid, method: 'sampling/createMessage', event_id: eid });
+    if (!pending) {
+      step();
+      const q = proxied ? http('POST', 202, { 'mcp-session-id': session }, { rpc_kind: 'response', rpc_id: rid }) : {};
+      add({ kind: 'request.answered', session, request_id: rid, status: 202, ...q });
+    }
+    step();
+    const args = principal === 'tok:shared' ? 'h-shared' : `h${s}-${k}`;
+    const q = proxied ? http('POST', 200, { 'mcp-session-id': session }, { rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: k }) : {};
+    add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200, ...q });
+    if (faulty && fault === 'dup-call') add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200 });
+    if (storm && k === 1) {
+      for (let i = 0; i < 6; i++) {
+        t += 300;
+        add({ kind: 'request.answered', session, request_id: `gone-${s}-${i}`, status: 404 });
+      }
+      t += 200;
+      add({ kind: 'call', session, rpc_id: `retry-${k}`, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200 });
+    }
+    if (faulty && fault === 'storm') {
+      for (let i = 0; i < 6; i++) {
+        t += 200;
+        add({ kind: 'call', session, rpc_id: `s-${k}-${i}`, method: 'tools/call', tool: 'lookup', args_hash: `x${i}`, status: 404 });
+      }
+    }
+    if (!(faulty && fault === 'dual-writer')) add({ kind: 'stream.closed', session, stream, reason: 'error' });
+    const next = `g${k + 2}`;
+    step();
+    if (faulty && fault === 'after-end') {
+      add({ kind: 'session.terminated', session, reason: 'client_delete' });
+      step();
+      add({ kind: 'upgrade', session, last_event_id: eid, stream, new_stream: next, decision: 'resume', status: 200, replayed: 0, reemitted: 0, principal });
+      return recs; // nothing follows an end
+    }
+    if (pending || (faulty && fault === 'replay-on-attach')) {
+      add({ kind: 'upgrade', session, last_event_id: null, new_stream: next, decision: 'attach', status: 200, replayed: pending ? 0 : 3, reemitted: 0, cancelled: 0, principal });
+    } else {
+      const truncated = faulty && fault === 'truncation';
+      const phantom = faulty && fault === 'phantom';
+      const cross = faulty && fault === 'cross-principal';
+      const last = truncated || cross ? eid - 3 : phantom ? eid + 1000 : eid;
+      const replayed = cross ? 3 : 0;
+      const q = proxied ? http('GET', 200, { 'mcp-session-id': session, 'last-event-id': String(last) }, { resp_headers: { 'content-type': 'text/event-stream' } }) : {};
+      add({
+        kind: 'upgrade', session, last_event_id: last, stream, new_stream: next, decision: 'resume', status: 200, replayed, reemitted: 0,
+        ...(cross && { first_replayed: eid - 2 }), principal: cross ? 'tok:intruder' : principal, ...q,
+      });
+    }
+    add({ kind: 'stream.opened', session, stream: next, via: 'get', conn: `c${s}-${k}` });
+    stream = next;
+  }
+  step();
+  add({ kind: 'session.terminated', session, reason: 'client_delete' });
+  return recs;
+}
+
+/** A client seen only by the proxy: initialize, the GET stream, calls, one resumption, DELETE. */
+function scriptProxyOnly(s, p, rnd, start, session, principal) {
+  const recs = [];
+  let t = start;
+  let n = 0;
+  const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
+  const http = (method, status, reqHeaders, extra = {}) =>
+    recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, principal, req: `px-${s}-${n++}`, duration_ms: 4, ...extra } });
+  http('POST', 200, {}, { resp_headers: { 'mcp-session-id': session, 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0 });
+  step();
+  http('GET', 200, { 'mcp-session-id': session }, { resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ['1', '2', '3'] });
+  for (let k = 1; k <= 6; k++) {
+    step();
+    http('POST', 200, { 'mcp-session-id': session }, { resp_headers: { 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: k });
+  }
+  step();
+  http('GET', 200, { 'mcp-session-id': session, 'last-event-id': '3' }, { resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ['4', '5'] });
+  step();
+  http('DELETE', 200, { 'mcp-session-id': session });
+  return recs;
+}
+
+/** One record as the dialect of its node writes it. */
+function render(rec, t, dialect, seq) {
+  const { kind, node, ...f } = rec;
+  switch (dialect) {
+    case 'pino':
+      return { level: 30, time: t, pid: 4242, hostname: node, msg: kind, mcp: f };
+    case 'ecs': {
+      const { session, stream, ...rest } = f;
+      return {
+        '@timestamp': new Date(t).toISOString(), 'log.level': 'info', event: { dataset: 'mcp.server', kind: 'event' }, host: { name: node },
+        type: kind, hostname: node, ...(session !== undefined && { session_id: session }), ...(stream !== undefined && { stream_id: stream }), ...rest,
+      };
+    }
+    case 'otel': {
+      const { session, ...rest } = f;
+      return { timestamp: new Date(t).toISOString(), severity_text: 'INFO', resource: { 'service.name': 'mcp' }, attributes: { event: kind, instance: node, ...(session !== undefined && { 'mcp.session.id': session }), ...rest } };
+    }
+    default:
+      return { ts: new Date(t).toISOString(), kind, node, ...(seq !== undefined && { seq }), ...f };
+  }
+}
+
+class Heap {
+  items = [];
+  push(x) {
+    const a = this.items;
+    a.push(x);
+    for (let i = a.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (!before(a[i], a[up])) break;
+      [a[i], a[up]] = [a[up], a[i]];
+      i = up;
+    }
+  }
+  pop() {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0) {
+      a[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < a.length && before(a[l], a[m])) m = l;
+        if (r < a.length && before(a[r], a[m])) m = r;
+        if (m === i) break;
+        [a[i], a[m]] = [a[m], a[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+  get size() {
+    return this.items.length;
+  }
+}
+const before = (a, b) => a.recs[a.i].t < b.recs[b.i].t || (a.recs[a.i].t === b.recs[b.i].t && a.s < b.s);
+
+/** Writes `lines` lines of `shape` to `path`; returns the number written. Same seed, same bytes. */
+export async function generate(path, lines, { shape = 'uniform', seed = 1 } = {}) {
+  const p = profile(shape);
+  const rnd = mulberry32(seed);
+  const out = createWriteStream(path);
+  const seqByNode = new Map();
+  let n = 0;
+  let buf = '';
+  const emit = async (obj) => {
+    n++;
+    buf += JSON.stringify(obj) + '\n';
+    if (buf.length > 1 << 16) {
+      const ok = out.write(buf);
+      buf = '';
+      if (!ok) await new Promise((r) => out.once('drain', r));
+    }
+  };
+  const heap = new Heap();
+  let s = 0;
+  let nextStart = BASE;
+  let lastEnd = BASE;
+  while (n < lines) {
+    // Start every session due before the earliest pending record, so times only grow.
+    while (heap.size === 0 || nextStart <= heap.items[0].recs[heap.items[0].i].t) {
+      const start = p.sequential ? lastEnd + 3 : nextStart;
+      const recs = scriptSession(s, p, rnd, start);
+      lastEnd = recs[recs.length - 1].t;
+      heap.push({ s: s++, i: 0, recs });
+      nextStart = p.sequential ? Infinity : nextStart + 1 + Math.floor(rnd() * 2 * p.gapMs);
+      if (p.sequential) break;
+    }
+    const cur = heap.pop();
+    const { t, rec } = cur.recs[cur.i++];
+    if (cur.i < cur.recs.length) heap.push(cur);
+    const dialect = p.dialects ? (DIALECT_OF[rec.node] ?? 'spec') : 'spec';
+    let seq;
+    if (rec.node === 'node-a' && p.nodes.length > 1) {
+      seq = (seqByNode.get(rec.node) ?? 0) + 1;
+      seqByNode.set(rec.node, seq);
+    }
+    await emit(render(rec, t, dialect, seq));
+    if (p.appLines > 0 && n < lines && rnd() < p.appLines) await emit({ ts: new Date(t).toISOString(), level: 'info', message: 'GET /healthz 200', node: rec.node });
+  }
+  out.write(buf);
   await new Promise((r) => out.end(r));
   return n;
 }

@@ -1,91 +1,202 @@
-// npm run bench [-- LINES]: ingest and analyze throughput next to a bare
-// line-split + JSON.parse pass over the same file, in the same run.
-// Needs dist/ (npm ci builds it). Speed goals live here, not in timed tests.
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+// npm run bench [-- options]: analyze end to end on production-shaped logs, at
+// two sizes per shape, next to a bare split+parse, an SQLite floor and lnav, in
+// the same run. Every measured pass is its own child process, so that its wall
+// time and peak RSS are its own. Needs dist/ (npm run build). Speed goals live
+// here, not in timed tests.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import Database from 'better-sqlite3';
-import { analyzeFiles, loadWorkspace } from '../dist/api.js';
-import { expandPaths } from '../dist/read/sources.js';
-import { deriveTimeline } from '../dist/store/derive.js';
-import { generate } from './generate.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate, SHAPES } from './generate.js';
 
-const lines = Number(process.argv[2] ?? 1_000_000);
-const dir = mkdtempSync(join(tmpdir(), 'resumescope-bench-'));
-const file = join(dir, 'bench.ndjson');
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = join(here, '..', 'bin', 'resumescope.js');
 
-async function time(label, fn) {
+const HELP = `usage: npm run bench -- [options]
+
+Times \`resumescope analyze\` end to end (a child process; wall time and peak RSS)
+on generated logs of each shape, at two sizes in one run, beside:
+  bare   a line split + JSON.parse of the same file (the floor of any NDJSON reader)
+  floor  bare + insert 8 fields per line into an unindexed SQLite table
+  lnav   lnav load + count(*) of the same file, when lnav is installed
+         (format: bench/lnav-resumescope.json, installed into a throw-away HOME;
+         lnav keys on "ts", so it counts only the spec-dialect lines of mixed files)
+
+options:
+  --shapes a,b      shapes to run (default: all); known:
+${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} ${v}`).join('\n')}
+  --sizes N,M       line counts, k/M suffixes allowed (default 100k,400k)
+  --large           sizes 1M,3M (the issue-10 targets)
+  --lines N         quick run: sizes N and 4N (e.g. --lines 2000 as a smoke test)
+  --seed N          generator seed (default 1); same seed, same bytes
+  --no-lnav         skip lnav even when installed
+  --no-floor        skip the SQLite floor pass
+  --json            print the results as JSON on stdout instead of the table
+  --keep DIR        write the generated logs to DIR and keep them
+  -h, --help        this text
+
+Columns: time and lines/s of analyze; peak RSS of analyze; findings; x bare,
+x floor, x lnav = analyze time over that pass's time. Per shape, "linearity" is
+(time ratio) / (size ratio) between the two sizes: 1.0 is linear, 2.0 at 4x the
+lines means cost grows about quadratically.`;
+
+function parseArgs(argv) {
+  const o = { shapes: Object.keys(SHAPES), sizes: [100_000, 400_000], seed: 1, lnav: true, floor: true, json: false, keep: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) fail(`${a}: needs a value`);
+      return argv[++i];
+    };
+    if (a === '-h' || a === '--help') {
+      console.log(HELP);
+      process.exit(0);
+    } else if (a === '--shapes') {
+      o.shapes = next().split(',').map((s) => s.trim()).filter(Boolean);
+      for (const s of o.shapes) if (!(s in SHAPES)) fail(`--shapes: unknown shape "${s}" (known: ${Object.keys(SHAPES).join(', ')})`);
+    } else if (a === '--sizes') o.sizes = next().split(',').map(count);
+    else if (a === '--large') o.sizes = [1_000_000, 3_000_000];
+    else if (a === '--lines' || /^\d/.test(a)) {
+      const n = count(a === '--lines' ? next() : a);
+      o.sizes = [n, 4 * n];
+    } else if (a === '--seed') o.seed = Number(next());
+    else if (a === '--no-lnav') o.lnav = false;
+    else if (a === '--no-floor') o.floor = false;
+    else if (a === '--json') o.json = true;
+    else if (a === '--keep') o.keep = next();
+    else fail(`unknown option ${a} (see --help)`);
+  }
+  return o;
+}
+
+function count(s) {
+  const m = /^(\d+(?:\.\d+)?)([kKmM]?)$/.exec(s.trim());
+  if (!m) fail(`not a line count: "${s}"`);
+  const n = Math.round(Number(m[1]) * ({ k: 1e3, K: 1e3, m: 1e6, M: 1e6 }[m[2]] ?? 1));
+  if (n < 1) fail(`not a line count: "${s}"`);
+  return n;
+}
+
+function fail(msg) {
+  console.error(`bench: ${msg}`);
+  process.exit(2);
+}
+
+/** Runs a node script as a child with the RSS preload; wall ms, peak RSS (MB), stdout. */
+function nodeChild(dir, args) {
+  const rssFile = join(dir, 'rss.txt');
+  rmSync(rssFile, { force: true });
   const t0 = process.hrtime.bigint();
-  const result = await fn();
+  const r = spawnSync(process.execPath, ['--import', join(here, 'rss.js'), ...args], {
+    env: { ...process.env, BENCH_RSS_OUT: rssFile }, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  return { label, ms, result };
+  const rssMb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) / 1024 : NaN;
+  return { ms, rssMb, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-async function bareParse() {
-  let n = 0;
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (line) JSON.parse(line);
-    n++;
-  }
-  return n;
+function lnavAvailable() {
+  return spawnSync('lnav', ['-V'], { encoding: 'utf8' }).status === 0;
 }
 
-// The least any SQLite-backed analyzer does: split, parse, and insert eight
-// fields of each line into an unindexed table (no normalization, no raw line,
-// no derive, no rules). Where this alone takes over 2x the bare pass, so must
-// anything that keeps the timeline in SQLite.
-async function sqliteFloor() {
-  const db = new Database(join(dir, 'floor.db'));
-  db.pragma('journal_mode = OFF');
-  db.pragma('synchronous = OFF');
-  db.exec('CREATE TABLE r (id INTEGER PRIMARY KEY, ts TEXT, kind TEXT, session TEXT, stream TEXT, event_id TEXT, node TEXT, method TEXT, rpc_kind TEXT)');
-  const insert = db.prepare('INSERT INTO r (ts, kind, session, stream, event_id, node, method, rpc_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-  const v = (x) => (x === undefined ? null : typeof x === 'number' ? String(x) : x);
-  let n = 0;
-  db.exec('BEGIN');
-  const rl = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (!line) continue;
-    const o = JSON.parse(line);
-    insert.run(v(o.ts), v(o.kind), v(o.session), v(o.stream), v(o.event_id), v(o.node), v(o.method), v(o.rpc_kind));
-    n++;
-  }
-  db.exec('COMMIT');
-  db.close();
-  return n;
+/** Installs the format into a throw-away HOME so that the user's lnav config is untouched. */
+function lnavHome(dir) {
+  const home = join(dir, 'lnav-home');
+  mkdirSync(home, { recursive: true });
+  const r = spawnSync('lnav', ['-i', join(here, 'lnav-resumescope.json')], { env: { ...process.env, HOME: home }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`lnav -i failed: ${r.stderr || r.stdout}`);
+  return home;
 }
 
-try {
-  const written = await generate(file, lines);
+function lnavCount(home, file) {
+  const timed = existsSync('/usr/bin/time');
+  const args = ['-n', '-c', ';SELECT count(*) AS n FROM resumescope_log', file];
+  const t0 = process.hrtime.bigint();
+  const r = timed
+    ? spawnSync('/usr/bin/time', ['-f', 'BENCH_RSS_KB=%M', 'lnav', ...args], { env: { ...process.env, HOME: home }, encoding: 'utf8' })
+    : spawnSync('lnav', args, { env: { ...process.env, HOME: home }, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  const rss = /BENCH_RSS_KB=(\d+)/.exec(r.stderr ?? '');
+  const n = [...(r.stdout ?? '').matchAll(/(\d+)/g)].pop();
+  return { ms, rssMb: rss ? Number(rss[1]) / 1024 : NaN, counted: n ? Number(n[1]) : NaN };
+}
+
+async function measure(o, dir, lnav, shape, lines) {
+  const file = join(o.keep ?? dir, `${shape}-${lines}.ndjson`);
+  const written = await generate(file, lines, { shape, seed: o.seed });
   const mb = statSync(file).size / 1e6;
-  console.log(`generated ${written} lines (${mb.toFixed(1)} MB) in ${file}`);
-  const runs = [
-    await time('bare split + JSON.parse', bareParse),
-    await time('floor: + insert 8 fields into SQLite', sqliteFloor),
-    await time('ingest (read → normalize → SQLite)', async () => {
-      const ws = await loadWorkspace(expandPaths([file]));
-      ws.db.close();
-      return ws.sources[0].lines;
-    }),
-    // Derive on its own: a fresh ingest, then the first (whole-log) fold.
-    await (async () => {
-      const ws = await loadWorkspace(expandPaths([file]));
-      try {
-        return await time('derive (fold every session)', () => deriveTimeline(ws.db));
-      } finally {
-        ws.db.close();
-      }
-    })(),
-    await time('analyze end to end', async () => (await analyzeFiles([file])).findings.length),
+  const bare = nodeChild(dir, [join(here, 'baseline.js'), 'bare', file]);
+  const floor = o.floor ? nodeChild(dir, [join(here, 'baseline.js'), 'floor', file, join(dir, 'floor.db')]) : undefined;
+  rmSync(join(dir, 'floor.db'), { force: true });
+  const reportFile = join(dir, 'report.json');
+  const an = nodeChild(dir, [cli, 'analyze', file, '--format', 'json', '--fail-on', 'never', '-o', reportFile]);
+  if (an.status !== 0) throw new Error(`analyze ${shape} ${lines}: exit ${an.status}: ${an.stderr.slice(0, 2000)}`);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  rmSync(reportFile, { force: true });
+  const ln = lnav ? lnavCount(lnav, file) : undefined;
+  if (!o.keep) rmSync(file, { force: true });
+  return {
+    shape, lines: written, mb: round(mb, 1),
+    analyze: { s: round(an.ms / 1000, 2), lines_per_s: Math.round(written / (an.ms / 1000)), peak_rss_mb: round(an.rssMb, 0) },
+    findings: report.findings.length, rejected: report.summary.rejected_lines, sessions: report.summary.sessions,
+    bare: { s: round(bare.ms / 1000, 2), peak_rss_mb: round(bare.rssMb, 0) },
+    ...(floor && { floor: { s: round(floor.ms / 1000, 2), peak_rss_mb: round(floor.rssMb, 0) } }),
+    ...(ln && { lnav: { s: round(ln.ms / 1000, 2), peak_rss_mb: round(ln.rssMb, 0), counted: ln.counted } }),
+    x_bare: round(an.ms / bare.ms, 1),
+    ...(floor && { x_floor: round(an.ms / floor.ms, 1) }),
+    ...(ln && { x_lnav: round(an.ms / ln.ms, 1) }),
+  };
+}
+
+const round = (x, d) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
+
+function table(rows, scaling, meta) {
+  const cols = [
+    ['shape', (r) => r.shape], ['lines', (r) => r.lines.toLocaleString('en')], ['MB', (r) => r.mb],
+    ['analyze s', (r) => r.analyze.s], ['lines/s', (r) => r.analyze.lines_per_s.toLocaleString('en')], ['RSS MB', (r) => r.analyze.peak_rss_mb],
+    ['findings', (r) => r.findings], ['bare s', (r) => r.bare.s], ['x bare', (r) => r.x_bare],
+    ['floor s', (r) => r.floor?.s ?? '-'], ['x floor', (r) => r.x_floor ?? '-'],
+    ['lnav s', (r) => r.lnav?.s ?? '-'], ['lnav RSS', (r) => r.lnav?.peak_rss_mb ?? '-'], ['x lnav', (r) => r.x_lnav ?? '-'],
+    ['lnav counted', (r) => (r.lnav ? r.lnav.counted.toLocaleString('en') : '-')],
   ];
-  const base = runs[0].ms;
-  for (const r of runs) {
-    const rate = Math.round(written / (r.ms / 1000));
-    console.log(`${r.label.padEnd(42)} ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${rate.toLocaleString('en').padStart(11)} lines/s  ${(r.ms / base).toFixed(2)}x bare`);
+  const cells = [cols.map(([h]) => h), ...rows.map((r) => cols.map(([, f]) => String(f(r) ?? '-')))];
+  const w = cols.map((_, i) => Math.max(...cells.map((c) => c[i].length)));
+  const line = (c) => c.map((x, i) => (i === 0 ? x.padEnd(w[i]) : x.padStart(w[i]))).join('  ');
+  const out = [meta, '', line(cells[0]), w.map((n) => '-'.repeat(n)).join('  '), ...cells.slice(1).map(line), ''];
+  out.push('scaling between the two sizes (linearity = time ratio / size ratio; 1.0 is linear):');
+  for (const s of scaling) out.push(`  ${s.shape.padEnd(11)} size x${s.size_ratio}  time x${s.time_ratio}  linearity ${s.linearity}  RSS x${s.rss_ratio}`);
+  return out.join('\n');
+}
+
+const o = parseArgs(process.argv.slice(2));
+if (!existsSync(join(here, '..', 'dist', 'api.js'))) fail('dist/ is missing: run npm run build first');
+const dir = mkdtempSync(join(tmpdir(), 'resumescope-bench-'));
+if (o.keep) mkdirSync(o.keep, { recursive: true });
+try {
+  const lnav = o.lnav && lnavAvailable() ? lnavHome(dir) : undefined;
+  const rows = [];
+  for (const shape of o.shapes) {
+    for (const lines of o.sizes) {
+      if (!o.json) process.stderr.write(`bench: ${shape} at ${lines.toLocaleString('en')} lines…\n`);
+      const row = await measure(o, dir, lnav, shape, lines);
+      rows.push(row);
+      // A long run that is stopped still leaves what it measured.
+      if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
+    }
   }
-  console.log(`heap after: ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
+  const scaling = [];
+  if (o.sizes.length >= 2) {
+    for (const shape of o.shapes) {
+      const [a, b] = [rows.find((r) => r.shape === shape && r.lines > 0), rows.filter((r) => r.shape === shape).pop()];
+      const size = b.lines / a.lines;
+      const time = b.analyze.s / a.analyze.s;
+      scaling.push({ shape, size_ratio: round(size, 1), time_ratio: round(time, 1), linearity: round(time / size, 2), rss_ratio: round(b.analyze.peak_rss_mb / a.analyze.peak_rss_mb, 2) });
+    }
+  }
+  const meta = `node ${process.version}, ${(await import('node:os')).cpus().length} cores, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}, seed ${o.seed}${lnav ? '' : ', lnav not run'}`;
+  if (o.json) console.log(JSON.stringify({ meta, rows, scaling }, null, 2));
+  else console.log(table(rows, scaling, meta));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

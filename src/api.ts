@@ -4,6 +4,8 @@ import { expandPaths, type Source } from './read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from './store/db.js';
 import { ingestAll, type IngestOptions, type SourceStats } from './store/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
+import type { ProgressListener } from './progress.js';
+import { deriveTimeline } from './store/derive.js';
 
 // The programmatic entry: the same pipeline the CLI runs (read → normalize →
 // store → detect), for tests and for embedding.
@@ -13,6 +15,8 @@ export interface AnalyzeOptions extends RunOptions {
   db?: string;
   inputFormat?: string;
   formats?: InputFormat[];
+  /** Told the lines read and each stage begun, for a progress display (the CLI's, the tui's loading screen). */
+  onProgress?: ProgressListener;
 }
 
 export interface Workspace {
@@ -21,15 +25,19 @@ export interface Workspace {
 }
 
 /** Opens the database and ingests the given sources into it. */
-export async function loadWorkspace(sources: Source[], opts: { db?: string } & IngestOptions = {}): Promise<Workspace> {
+export async function loadWorkspace(sources: Source[], opts: { db?: string; onProgress?: ProgressListener } & IngestOptions = {}): Promise<Workspace> {
   const db = openDb(opts.db ?? EMBEDDED_DB);
-  const stats = await ingestAll(db, sources, opts);
+  const stats = await ingestAll(db, sources, withProgress(opts, opts.onProgress));
   return { db, sources: stats };
 }
 
 export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {}): Promise<Report> {
   const ws = await loadWorkspace(sources, opts);
   try {
+    // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
+    opts.onProgress?.({ type: 'stage', stage: 'derive' });
+    deriveTimeline(ws.db);
+    opts.onProgress?.({ type: 'stage', stage: 'detect' });
     return detect(ws.db, opts);
   } finally {
     ws.db.close();
@@ -40,4 +48,12 @@ export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): 
   return analyzeSources(expandPaths(paths), opts);
 }
 
+/** Ingest options that also report lines read to a progress listener. */
+export function withProgress(opts: IngestOptions, onProgress: ProgressListener | undefined): IngestOptions {
+  if (onProgress === undefined) return opts;
+  onProgress({ type: 'stage', stage: 'read' });
+  return { ...opts, onLines: (source, lines) => onProgress({ type: 'lines', source, lines }) };
+}
+
 export type { Report } from './model/finding.js';
+export type { ProgressEvent, ProgressListener, Stage } from './progress.js';

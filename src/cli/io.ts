@@ -5,6 +5,8 @@ export interface Io {
   out: (s: string) => void;
   err: (s: string) => void;
   isTty: boolean;
+  /** Where a progress line may be drawn (stderr); shown only where it is a terminal. */
+  errStream?: { isTTY?: boolean; write(s: string): unknown };
 }
 
 // A reader that goes away (`analyze … | head`) is not an error of ours: stop
@@ -21,6 +23,7 @@ export const processIo: Io = {
   },
   err: (s) => void process.stderr.write(s),
   isTty: Boolean(process.stdout.isTTY),
+  errStream: process.stderr,
 };
 
 export function useColor(io: Io): boolean {

@@ -16,6 +16,11 @@ export function addInputOptions(cmd: Command): Command {
     .option('--mapping <file>', 'a JSON mapping file describing another log shape (see src/normalize/formats/README.md)');
 }
 
+/** --quiet: no progress line (it is shown on stderr only when stderr is a terminal anyway). */
+export function addQuietOption(cmd: Command): Command {
+  return cmd.option('-q, --quiet', 'no progress line on stderr (shown only when stderr is a terminal)');
+}
+
 export function addThresholdOptions(cmd: Command): Command {
   return cmd
     .option('--config <file>', 'thresholds, disabled rules and gate from a JSON file (default: ./resumescope.config.json if present)')

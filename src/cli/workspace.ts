@@ -5,6 +5,8 @@ import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
 import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../store/ingest.js';
 import { UsageError, type Io } from './io.js';
+import { withProgress } from '../api.js';
+import type { ProgressListener } from '../progress.js';
 
 export interface InputOptions {
   db?: string;
@@ -24,7 +26,7 @@ export interface OpenedWorkspace {
  * --db FILE to keep it), or just --db for a database ingested earlier: the
  * user never has to run two commands where one will do.
  */
-export async function openWorkspace(paths: string[], opts: InputOptions, io: Io): Promise<OpenedWorkspace> {
+export async function openWorkspace(paths: string[], opts: InputOptions, io: Io, onProgress?: ProgressListener): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
   let sources;
@@ -36,7 +38,7 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io)
   }
   const ingestOptions = inputFormats(opts);
   const db = openDb(opts.db ?? EMBEDDED_DB);
-  const stats = await ingestAll(db, sources, ingestOptions);
+  const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
   for (const s of stats) reportSource(s, io);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
 }

@@ -44,6 +44,8 @@ export interface IngestOptions {
   inputFormat?: string;
   /** The adapters to detect with; a user mapping goes in front of the built-in ones. */
   formats?: InputFormat[];
+  /** Told the lines read so far of a source after each batch (progress display; must be cheap). */
+  onLines?: (source: string, lines: number) => void;
 }
 
 /**
@@ -182,7 +184,10 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
   try {
     rebuildIndexes = deferIndexes(db, 'records');
     ingest = new SourceIngest(db, source.name, opts);
-    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) for (const l of batch) ingest.add(l);
+    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
+      for (const l of batch) ingest.add(l);
+      opts.onLines?.(source.name, ingest.stats.lines);
+    }
     const kept = ingest.finish(hash.digest('hex'));
     if (kept) rebuildIndexes();
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');

@@ -8,10 +8,12 @@ import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, render } from '../../render/index.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
-  addInputOptions, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, ruleList,
+  addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, ruleList,
   type ThresholdFlags,
 } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
+import { progressOn } from '../progress.js';
+import { deriveTimeline } from '../../store/derive.js';
 
 interface AnalyzeFlags extends InputOptions, ThresholdFlags {
   format: string;
@@ -22,6 +24,7 @@ interface AnalyzeFlags extends InputOptions, ThresholdFlags {
   baseline?: string;
   writeBaseline?: string;
   explain?: boolean;
+  quiet?: boolean;
 }
 
 export function registerAnalyze(program: Command, io: Io, done: (code: number) => void): void {
@@ -32,6 +35,7 @@ export function registerAnalyze(program: Command, io: Io, done: (code: number) =
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   addReportOptions(cmd);
+  addQuietOption(cmd);
   cmd
     .option('--baseline <file>', 'suppress the known, accepted findings listed in this file')
     .option('--write-baseline <file>', 'write the current findings as a baseline file')
@@ -39,14 +43,21 @@ export function registerAnalyze(program: Command, io: Io, done: (code: number) =
     .action(async (paths: string[], flags: AnalyzeFlags) => done(await analyze(paths, flags, io)));
 }
 
-export async function analyze(paths: string[], flags: AnalyzeFlags, io: Io): Promise<number> {
+export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): Promise<number> {
+  const progress = progressOn(rawIo.errStream ?? { write: () => true }, { quiet: flags.quiet });
+  const io = progress.wrap(rawIo);
   const config = loadConfig(flags.config);
   const format = formatOf(flags.format);
   const rules = ruleList(flags.rule);
   const failOn = failOnOf(flags.failOn, config);
-  const ws = await openWorkspace(paths, flags, io);
+  const ws = await openWorkspace(paths, flags, io, progress.listener);
   try {
+    // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
+    progress.listener?.({ type: 'stage', stage: 'derive' });
+    deriveTimeline(ws.db);
+    progress.listener?.({ type: 'stage', stage: 'detect' });
     let report = detect(ws.db, detectOptions(flags, config));
+    progress.listener?.({ type: 'stage', stage: 'report' });
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
     if (flags.baseline !== undefined) {
       const applied = applyBaseline(report, readBaseline(flags.baseline));
@@ -62,6 +73,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, io: Io): Pro
     if (flags.explain && report.findings.length > 0) {
       text += '\n' + report.findings.map((f) => explainFinding(f, lineText)).join('\n\n') + '\n';
     }
+    progress.finish(`${report.findings.length} finding(s)`);
     if (flags.output !== undefined) writeFileSync(flags.output, text);
     else io.out(text);
     if (ws.unusable) return 2;

@@ -1,18 +1,23 @@
 import type { Command } from 'commander';
 import { deriveTimeline } from '../../store/derive.js';
 import type { Io } from '../io.js';
-import { addInputOptions } from '../options.js';
+import { addInputOptions, addQuietOption } from '../options.js';
+import { progressOn } from '../progress.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
-export function registerIngest(program: Command, io: Io, done: (code: number) => void): void {
+export function registerIngest(program: Command, rawIo: Io, done: (code: number) => void): void {
   const cmd = program
     .command('ingest')
     .description('read logs into a SQLite timeline (merged by time; re-ingesting a file adds nothing)')
     .argument('<paths...>', 'log files, folders, or - for stdin (plain or .gz)');
-  addInputOptions(cmd).action(async (paths: string[], flags: InputOptions) => {
-    const ws = await openWorkspace(paths, flags, io);
+  addQuietOption(addInputOptions(cmd)).action(async (paths: string[], flags: InputOptions & { quiet?: boolean }) => {
+    const progress = progressOn(rawIo.errStream ?? { write: () => true }, { quiet: flags.quiet });
+    const io = progress.wrap(rawIo);
+    const ws = await openWorkspace(paths, flags, io, progress.listener);
     try {
+      progress.listener?.({ type: 'stage', stage: 'derive' });
       deriveTimeline(ws.db);
+      progress.finish();
       for (const s of ws.sources) {
         if (s.duplicateOf !== undefined || s.readError !== undefined) continue;
         io.out(`${s.name}: ${s.lines} lines: ${s.recordLines} records, ${s.ignored} ignored, ${s.rejected} rejected${s.format ? ` (${s.format})` : ''}\n`);

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { progressOn } from '../../src/cli/progress.js';
+
+// Long runs show progress on stderr when stderr is a terminal, whatever stdout
+// is; nothing when it is not, or with --quiet. Redraws are throttled.
+
+function fakeStream(isTTY: boolean) {
+  const writes: string[] = [];
+  return { isTTY, writes, write: (s: string) => void writes.push(s) };
+}
+
+describe('progress line', () => {
+  it('on a terminal: redraws at most every interval, names the stage, ends with one summary line', () => {
+    const stream = fakeStream(true);
+    let t = 0;
+    const p = progressOn(stream, { intervalMs: 200, now: () => t });
+    p.listener!({ type: 'stage', stage: 'read' });
+    for (let i = 1; i <= 10; i++) {
+      t += 50;
+      p.listener!({ type: 'lines', source: 'a.ndjson', lines: i * 1000 });
+    }
+    // 500 ms of batches every 50 ms: the stage draw, then one per 200 ms.
+    const draws = stream.writes.length;
+    expect(draws).toBeGreaterThanOrEqual(3);
+    expect(draws).toBeLessThanOrEqual(4);
+    expect(stream.writes.at(-1)).toMatch(/^\r\x1b\[2Kresumescope: reading a\.ndjson: [\d,]+ lines \([\d,]+ lines\/s/);
+    p.listener!({ type: 'stage', stage: 'detect' });
+    expect(stream.writes.at(-1)).toMatch(/running rules: 10,000 lines read \(0.5 s\)$/);
+    t += 500;
+    p.finish('3 finding(s)');
+    const summary = stream.writes.slice(draws + 1).join('');
+    expect(summary).toBe('\r\x1b[2Kresumescope: 10,000 lines in 1.0 s (10,000 lines/s; read 0.5 s, detect 0.5 s); 3 finding(s)\n');
+  });
+
+  it('sums the lines of several sources', () => {
+    const stream = fakeStream(true);
+    let t = 0;
+    const p = progressOn(stream, { intervalMs: 0, now: () => (t += 10) });
+    p.listener!({ type: 'lines', source: 'a', lines: 500 });
+    p.listener!({ type: 'lines', source: 'b', lines: 700 });
+    expect(stream.writes.at(-1)).toMatch(/1,200 lines/);
+  });
+
+  it('a file name cannot move the cursor: control characters are replaced', () => {
+    const stream = fakeStream(true);
+    const p = progressOn(stream, { intervalMs: 0 });
+    p.listener!({ type: 'lines', source: 'evil\x1b[2J\rname', lines: 1 });
+    expect(stream.writes.at(-1)).toContain('evil?[2J?name');
+  });
+
+  it('not a terminal: nothing at all, and no listener to call', () => {
+    const stream = fakeStream(false);
+    const p = progressOn(stream);
+    expect(p.listener).toBeUndefined();
+    p.finish('x');
+    expect(stream.writes).toEqual([]);
+  });
+
+  it('--quiet: nothing even on a terminal', () => {
+    const stream = fakeStream(true);
+    const p = progressOn(stream, { quiet: true });
+    expect(p.listener).toBeUndefined();
+    p.finish();
+    expect(stream.writes).toEqual([]);
+  });
+});
+
+describe('analyze and ingest show it', () => {
+  const sample = 'samples/clean.ndjson';
+  async function run(isTTY: boolean, ...args: string[]) {
+    const errStream = fakeStream(isTTY);
+    let out = '';
+    let err = '';
+    const code = await main(['node', 'resumescope', ...args], { out: (s) => void (out += s), err: (s) => void (err += s), isTty: false, errStream });
+    return { code, out, err, progress: errStream.writes.join('') };
+  }
+
+  it('analyze with stdout piped but stderr a terminal ends with a summary line on stderr', async () => {
+    const r = await run(true, 'analyze', sample, '--format', 'json');
+    expect(r.progress).toMatch(/resumescope: [\d,]+ lines in [\d.]+ s \([\d,]+ lines\/s; read [\d.]+ s, derive [\d.]+ s, detect [\d.]+ s, report [\d.]+ s\); \d+ finding\(s\)\n$/);
+    expect(JSON.parse(r.out).version).toBe(1); // stdout carries the report alone
+  });
+
+  it('analyze --quiet, and analyze with stderr not a terminal, show none', async () => {
+    expect((await run(true, 'analyze', sample, '--quiet')).progress).toBe('');
+    expect((await run(false, 'analyze', sample)).progress).toBe('');
+  });
+
+  it('ingest shows it too, and takes --quiet', async () => {
+    expect((await run(true, 'ingest', sample)).progress).toMatch(/lines in [\d.]+ s .*read .*derive/);
+    expect((await run(true, 'ingest', sample, '-q')).progress).toBe('');
+  });
+});
+
+describe('the api tells a listener (for the tui loading screen)', () => {
+  it('analyzeFiles reports stages in order and the lines read', async () => {
+    const { analyzeFiles } = await import('../../src/api.js');
+    const events: string[] = [];
+    let lines = 0;
+    await analyzeFiles(['samples/clean.ndjson'], {
+      onProgress: (e) => (e.type === 'stage' ? events.push(e.stage) : (lines = e.lines)),
+    });
+    expect(events).toEqual(['read', 'derive', 'detect']);
+    expect(lines).toBeGreaterThan(0);
+  });
+});
