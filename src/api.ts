@@ -4,7 +4,7 @@ import { expandPaths, type Source } from './read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from './store/db.js';
 import { ingestAll, type IngestOptions, type SourceStats } from './store/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
-import type { ProgressListener } from './progress.js';
+import type { ProgressListener } from './model/progress.js';
 import { deriveTimeline } from './store/derive.js';
 
 // The programmatic entry: the same pipeline the CLI runs (read → normalize →
@@ -56,4 +56,4 @@ export function withProgress(opts: IngestOptions, onProgress: ProgressListener |
 }
 
 export type { Report } from './model/finding.js';
-export type { ProgressEvent, ProgressListener, Stage } from './progress.js';
+export type { ProgressEvent, ProgressListener, Stage } from './model/progress.js';

@@ -1,4 +1,4 @@
-import type { ProgressEvent, ProgressListener, Stage } from '../progress.js';
+import type { ProgressEvent, ProgressListener, Stage } from '../model/progress.js';
 
 // The progress line of a long run: on stderr, only when stderr is a terminal
 // (whatever stdout is: a report piped to a file still shows progress), never

@@ -6,7 +6,7 @@ import { SPEC_FORMAT } from '../normalize/normalize-line.js';
 import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../store/ingest.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
-import type { ProgressListener } from '../progress.js';
+import type { ProgressListener } from '../model/progress.js';
 
 export interface InputOptions {
   db?: string;

@@ -1,6 +1,6 @@
 // What a long run reports while it works: the pipeline emits these, a
 // front end (the CLI's stderr line, the tui's loading screen) draws them.
-// Kept free of I/O so the engine side stays pure.
+// Types only: every stage may name them.
 
 export type Stage = 'read' | 'derive' | 'detect' | 'report';
 
