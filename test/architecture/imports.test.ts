@@ -15,9 +15,10 @@ const STAGES: string[][] = [
   ['detect'],
   ['findings'],
   ['whatif', 'render', 'live'],
+  // api.ts composes read → normalize → store → detect: the pipeline the front ends call.
+  ['api'],
   ['tui'],
   ['cli'],
-  ['api'],
   ['index'],
 ];
 const RANK = new Map(STAGES.flatMap((names, rank) => names.map((n) => [n, rank] as const)));
