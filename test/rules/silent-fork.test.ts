@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeFilesOf, analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { analyzeFilesOf, analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
 
 const RULE = 'silent-fork';
 
@@ -79,7 +79,7 @@ describe('silent-fork', () => {
   });
 
   it('flags a cross-node request that re-mints the session (a creation answering it) without a reset', async () => {
-    const files = crossNode({ replayed: 0, first_replayed: null as unknown as number });
+    const files: Record<string, LogLine[]> = crossNode({ replayed: 0, first_replayed: null as unknown as number });
     files['b.ndjson'] = [
       { ts: at(2000), kind: 'session.created', session: 'S1', node: 'b' }, // b:1, the re-mint answering it
       upgrade(2000, { decision: 'resume', last_event_id: 4, stream: 'g1', new_stream: 'g2', replayed: 0, node: 'b' }), // b:2
