@@ -5,6 +5,7 @@
 
 import type { EngineRecord } from './types.js';
 import type { Incarnation, StreamInfo } from './state.js';
+import { isStandaloneLineage } from './standalone.js';
 
 /** What a record can tell about the stream it names. */
 type StreamFacts = Pick<EngineRecord, 'node' | 'conn' | 'principal' | 'sequence' | 'via'>;
@@ -75,7 +76,7 @@ export function isLive(stream: StreamInfo): boolean {
  * resumed POST response stays a POST lineage even though the resumption was a GET.
  */
 export function isStandalone(inc: Incarnation, stream: StreamInfo): boolean {
-  return inc.streams.get(lineageRoot(inc, stream.id))?.via === 'get';
+  return isStandaloneLineage(inc.streams.get(lineageRoot(inc, stream.id))?.via);
 }
 
 /**
