@@ -24,7 +24,8 @@ describe('dual-writer', () => {
     expect(f?.message).toContain('took over from g1');
     expect(f?.message).toContain('two writers for lineage g1');
     expect(f?.message).toContain('2026-11-09T10:01:30.000Z');
-    expect(evidenceLines(f!)).toEqual([2, 4]);
+    // the message names when the old stream was retired: its close is cited too
+    expect(evidenceLines(f!)).toEqual([2, 4, 5]);
   });
 
   it('flags an attach while the earlier GET stream is still open', async () => {
@@ -56,7 +57,7 @@ describe('dual-writer', () => {
 
   it('flags a fence logged only after the upgrade, even in the same millisecond', async () => {
     const report = await analyzeLines([created, opened(10, 'g1'), sent(100, 1007), resume(1000), { ts: at(1000), kind: 'stream.fenced', session: 'S1', stream: 'g1' }]);
-    expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4]);
+    expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4, 5]);
   });
 
   it('is not knowable from a proxy log', async () => {
