@@ -10,11 +10,12 @@ WITH served AS (
   SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
-    -- v2: only a replay that served events (a resumption that replayed nothing served nothing)
+    -- v2: only a replay that served events (a resumption that replayed nothing served nothing); the ids a proxy saw
+    -- answering a request without Last-Event-ID are new events, not a replay
     AND (u.replayed > 0 OR u.first_replayed IS NOT NULL OR COALESCE(json_array_length(u.replayed_ids), 0) > 0
       OR EXISTS (SELECT 1 FROM records x WHERE x.kind = 'event.replayed' AND x.session = u.session
         AND x.stream = u.new_stream AND x.shadowed = 0)
-      OR (u.origin = 'proxy' AND EXISTS (SELECT 1 FROM records h WHERE h.source_id = u.source_id AND h.line = u.line
+      OR (u.origin = 'proxy' AND u.last_event_id IS NOT NULL AND EXISTS (SELECT 1 FROM records h WHERE h.source_id = u.source_id AND h.line = u.line
         AND h.kind = 'http' AND COALESCE(json_array_length(h.sse_event_ids), 0) > 0)))
 ), owned_event AS (
   SELECT s.*,
