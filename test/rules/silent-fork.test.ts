@@ -146,4 +146,32 @@ describe('silent-fork', () => {
     expect(nk[0]!.reason).toContain('whether a reset frame was sent could not be seen');
     expect(nk[1]!.reason).toContain('the log holds no creation of S9');
   });
+  // rules.md v2: an id the server answered 404 for an earlier request is unknown (until created again).
+  const px = (ms: number, method: string, status: number, req: Record<string, string>, resp: Record<string, string> = {}) => ({
+    ts: at(ms), kind: 'http', method, path: '/mcp', status, req_headers: req, resp_headers: { 'content-type': method === 'GET' ? 'text/event-stream' : 'application/json', ...resp },
+    duration_ms: 20, reset_signalled: false, principal: 'p1',
+    ...(method === 'POST' && { rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 4 }),
+  });
+  it('flags a proxy-seen mint without a reset after the server answered 404 for the id', async () => {
+    const report = await analyzeLines([
+      px(0, 'POST', 200, {}, { 'mcp-session-id': 'X' }),
+      px(1000, 'POST', 404, { 'mcp-session-id': 'X' }),
+      px(2000, 'GET', 200, { 'mcp-session-id': 'X', 'last-event-id': '1' }, { 'mcp-session-id': 'Y' }),
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.session).toBe('X');
+    expect(f!.message).toContain('X was answered 404 by the server');
+    expect(evidenceLines(f!)).toEqual([2, 3]);
+  });
+
+  it('does not flag a request after a 404 that mints nothing, nor a mint with a told reset', async () => {
+    const report = await analyzeLines([
+      px(0, 'POST', 200, {}, { 'mcp-session-id': 'X' }),
+      px(1000, 'POST', 404, { 'mcp-session-id': 'X' }),
+      px(2000, 'GET', 200, { 'mcp-session-id': 'X', 'last-event-id': '1' }),
+      { ...px(3000, 'GET', 200, { 'mcp-session-id': 'X' }, { 'mcp-session-id': 'Z' }), reset_signalled: true },
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
 });
