@@ -69,4 +69,32 @@ describe('dual-writer', () => {
       { rule: 'dual-writer', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
     ]);
   });
+  // rules.md v2: a resumed POST response stays a POST lineage, which an attach does not supersede; the new
+  // stream of an upgrade that mints a session belongs to the minted session.
+  const postLineage = [
+    created, // 1
+    { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post', conn: 'c1' }, // 2
+    { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 1 }, // 3
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'p1', new_stream: 'p2', decision: 'resume', status: 200, replayed: 0 }, // 4
+    { ts: at(1100), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'client' }, // 5
+    { ts: at(2000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 }, // 6
+    { ts: at(3000), kind: 'event.sent', session: 'S1', stream: 'p2', event_id: 2 }, // 7
+  ];
+  it('does not let an attach supersede a stream that resumes a POST response', async () => {
+    const report = await analyzeLines(postLineage);
+    expect(findingsOf(report, 'dual-writer').map((f) => evidenceLines(f))).toEqual([[2, 4, 5]]);
+    expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+  });
+
+  it('flags an attach over the open stream a minting fresh upgrade opened for the minted session', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'OLD' }, // 1
+      { ts: at(500), kind: 'session.evicted', session: 'OLD', reason: 'idle_timeout' }, // 2
+      { ts: at(1000), kind: 'upgrade', session: 'OLD', last_event_id: null, new_stream: 'm1', new_session: 'NEW', decision: 'fresh', status: 200, reset_signalled: true }, // 3
+      { ts: at(1001), kind: 'session.created', session: 'NEW' }, // 4
+      { ts: at(2000), kind: 'upgrade', session: 'NEW', last_event_id: null, new_stream: 'm2', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 }, // 5
+      { ts: at(3000), kind: 'stream.closed', session: 'NEW', stream: 'm1', reason: 'half_open' }, // 6
+    ]);
+    expect(findingsOf(report, 'dual-writer').map((f) => [f.session, evidenceLines(f)])).toEqual([['NEW', [3, 5, 6]]]);
+  });
 });
