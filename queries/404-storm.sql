@@ -2,7 +2,7 @@
 -- A POST: a proxy `http` POST, or a server `call` / `request.answered` (each request counted once: proxy rows
 -- shadowed by a server record are dropped, records inferred from an `http` line are not counted again, and a
 -- proxy POST without `req` that the server logged too, same session, JSON-RPC id and 404, while it lasted, is
--- that server record).
+-- that server record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
 WITH all_posts AS (
   SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
@@ -14,7 +14,7 @@ WITH all_posts AS (
 ), posts AS (
   SELECT p.id, p.ts_ms, p.kind, p.rpc, p.session FROM all_posts p
   WHERE NOT (p.kind = 'http' AND p.req IS NULL AND EXISTS (
-    SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND (p.rpc IS NULL OR s.rpc = p.rpc)
+    SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND p.rpc IS NOT NULL AND s.rpc = p.rpc
       AND s.ts_ms BETWEEN p.ts_ms - 1000 AND p.ts_ms + COALESCE(p.duration_ms, 0) + 1000))
 ), windowed AS (
   SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window

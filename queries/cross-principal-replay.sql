@@ -7,19 +7,30 @@
 -- unknown have a NULL owner or client and are not knowable. Evidence: the owner's line, the foreign event,
 -- the client's line, the upgrade.
 WITH served AS (
-  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed
+  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
-    AND (u.decision = 'resume' OR u.replayed > 0 OR u.first_replayed IS NOT NULL)
+    -- v2: only a replay that served events (a resumption that replayed nothing served nothing); the ids a proxy saw
+    -- answering a request without Last-Event-ID are new events, not a replay
+    AND (u.replayed > 0 OR u.first_replayed IS NOT NULL OR COALESCE(json_array_length(u.replayed_ids), 0) > 0
+      OR EXISTS (SELECT 1 FROM records x WHERE x.kind = 'event.replayed' AND x.session = u.session
+        AND x.stream = u.new_stream AND x.shadowed = 0)
+      OR (u.origin = 'proxy' AND u.last_event_id IS NOT NULL AND EXISTS (SELECT 1 FROM records h WHERE h.source_id = u.source_id AND h.line = u.line
+        AND h.kind = 'http' AND COALESCE(json_array_length(h.sse_event_ids), 0) > 0)))
 ), owned_event AS (
   SELECT s.*,
+    -- ids are per session: another session's only where the presented session's emissions are in the log
+    -- (server records of it) and it never emitted the id; a proxy-only session's sightings are its own. Without a
+    -- session, a server that replayed resolved the id in its own global log; a proxy line alone proves nothing.
+    (s.session IS NULL AND s.origin = 'server') OR EXISTS (SELECT 1 FROM records r WHERE r.session = s.session AND r.origin = 'server'
+      AND r.kind IN ('session.created', 'event.sent', 'request.sent', 'stream.opened')) AS emissions_logged,
     (SELECT e.id FROM events e WHERE e.session = s.session AND e.event_id = s.last_event_id
        AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event
   FROM served s
 ), sourced AS (
   -- only an id the presented session never emitted is looked up elsewhere (ids like 1, 2, 3 repeat across sessions)
   SELECT s.*,
-    CASE WHEN s.own_event IS NULL THEN
+    CASE WHEN s.own_event IS NULL AND s.emissions_logged THEN
       (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
          AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
   FROM owned_event s

@@ -20,21 +20,12 @@ WITH resumes AS (
     (s.lane IS r.lane) AS on_lane,
     (s.lane IS NOT r.lane AND COALESCE(d.attached, 1) = 0) AS never_delivered
   FROM resumes r
-  JOIN requests q ON q.session = r.session AND (q.sent_ts, q.sent_id) < (r.ts_ms, r.id)
+  -- pending at the resume: the one definition, the view pending_at_upgrade (src/store/views.ts)
+  JOIN pending_at_upgrade q ON q.upgrade_id = r.id
   LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
   -- The emission that carried the request: its event.sent, else the request.sent itself.
   LEFT JOIN events d ON d.id = COALESCE(
     (SELECT e.id FROM events e WHERE e.session = q.session AND e.event_id = q.event_id AND e.stream IS q.stream LIMIT 1), q.sent_id)
-  LEFT JOIN incarnations i ON i.created_id = r.created_id
-  LEFT JOIN records ans ON ans.id = q.answered_id
-  LEFT JOIN records can ON can.id = q.cancelled_id
-  LEFT JOIN records reis ON reis.id = q.reissued_id
-  LEFT JOIN records tmo ON tmo.id = q.timed_out_id
-  WHERE (i.created_id IS NULL OR (q.sent_ts, q.sent_id) > (i.created_ts, i.created_id))
-    AND (ans.id IS NULL OR (ans.ts_ms, ans.id) > (r.ts_ms, r.id))
-    AND (can.id IS NULL OR (can.ts_ms, can.id) > (r.ts_ms, r.id))
-    AND (reis.id IS NULL OR (reis.ts_ms, reis.id) > (r.ts_ms, r.id))
-    AND (tmo.id IS NULL OR (tmo.ts_ms, tmo.id) > (r.ts_ms, r.id))
 ), ranked AS (
   SELECT *,
     row_number() OVER (PARTITION BY upgrade_id, never_delivered ORDER BY on_lane DESC, sent_id) AS k,

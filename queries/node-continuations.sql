@@ -2,7 +2,7 @@
 -- A node shares it once it has accepted a resume of the session whose replay continued exactly where another
 -- node's events left off: its first replayed event is the one another node emitted right after Last-Event-ID
 -- on that stream's lineage. Only a shared store gives a node another node's event log; a fork restarts the
--- sequence instead (seed 004). Lists every later upgrade of that session on that node (and that resume itself).
+-- sequence instead (seed 004). A cross-node resume or attach that mints nothing shows it too (rules.md v2). Lists every later upgrade of that session on that node (and that resume itself).
 WITH replay_start AS (
   SELECT u.id, u.session, u.node, u.ts_ms, u.last_event_id,
     COALESCE(u.first_replayed, json_extract(u.replayed_ids, '$[0]'),
@@ -20,6 +20,17 @@ WITH replay_start AS (
   JOIN events nxt ON nxt.session = at_mark.session AND nxt.lane = at_mark.lane AND nxt.lane_pos = at_mark.lane_pos + 1
   JOIN records emitted ON emitted.id = nxt.id
   WHERE CAST(nxt.event_id AS TEXT) = CAST(r.first_replayed AS TEXT) AND emitted.node IS NOT NULL AND emitted.node <> r.node
+  UNION ALL
+  -- v2: a node that accepts a resume or attach of a session it did not create, minting nothing (no new_session,
+  -- no creation of the id on that node up to a second after), shows a shared store, whatever it replayed.
+  SELECT u.id, u.session, u.node, u.ts_ms
+  FROM upgrades u
+  WHERE u.origin = 'server' AND u.decision IN ('resume', 'attach') AND u.status BETWEEN 200 AND 299
+    AND u.session IS NOT NULL AND u.node IS NOT NULL AND (u.new_session IS NULL OR u.new_session = u.session)
+    AND EXISTS (SELECT 1 FROM records c WHERE c.kind = 'session.created' AND c.session = u.session AND c.shadowed = 0
+      AND c.node IS NOT NULL AND c.node <> u.node AND (c.ts_ms, c.id) < (u.ts_ms, u.id))
+    AND NOT EXISTS (SELECT 1 FROM records c WHERE c.kind = 'session.created' AND c.session = u.session AND c.shadowed = 0
+      AND c.node = u.node AND c.ts_ms <= u.ts_ms + 1000)
 )
 SELECT u.id AS upgrade_id, u.session, u.node, u.ts_ms AS at_ms, min(c.id) AS shown_by
 FROM upgrades u

@@ -10,20 +10,10 @@ WITH attaches AS (
   FROM upgrades u
   WHERE u.decision = 'attach' AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL
 ), pending AS (
-  SELECT a.id AS upgrade_id, q.sent_id, q.request_id, q.method, q.stream,
-    row_number() OVER (PARTITION BY a.id ORDER BY q.sent_ts, q.sent_id) AS k
-  FROM attaches a
-  JOIN requests q ON q.session = a.session AND (q.sent_ts, q.sent_id) < (a.ts_ms, a.id)
-  LEFT JOIN incarnations i ON i.created_id = a.created_id
-  LEFT JOIN records ans ON ans.id = q.answered_id
-  LEFT JOIN records can ON can.id = q.cancelled_id
-  LEFT JOIN records reis ON reis.id = q.reissued_id
-  LEFT JOIN records tmo ON tmo.id = q.timed_out_id
-  WHERE (i.created_id IS NULL OR (q.sent_ts, q.sent_id) > (i.created_ts, i.created_id))
-    AND (ans.id IS NULL OR (ans.ts_ms, ans.id) > (a.ts_ms, a.id))
-    AND (can.id IS NULL OR (can.ts_ms, can.id) > (a.ts_ms, a.id))
-    AND (reis.id IS NULL OR (reis.ts_ms, reis.id) > (a.ts_ms, a.id))
-    AND (tmo.id IS NULL OR (tmo.ts_ms, tmo.id) > (a.ts_ms, a.id))
+  -- pending at the attach: the one definition, the view pending_at_upgrade (src/store/views.ts)
+  SELECT p.upgrade_id, p.sent_id, p.request_id, p.method, p.stream,
+    row_number() OVER (PARTITION BY p.upgrade_id ORDER BY p.sent_ts, p.sent_id) AS k
+  FROM pending_at_upgrade p JOIN attaches a ON a.id = p.upgrade_id
 )
 SELECT a.id AS upgrade_id, a.session, a.ts_ms AS at_ms, a.new_stream, a.reemitted, a.cancelled,
   (a.reemitted IS NOT NULL AND a.cancelled IS NOT NULL) AS counters_logged,

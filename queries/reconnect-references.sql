@@ -76,11 +76,15 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream,
   w.head_pos, hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
   CASE WHEN l.role = 'last_event_id' THEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = l.event_id) END AS ever_emitted,
-  -- the first state change after the event (or, where the event's place is unknown, in the incarnation) before the upgrade
+  -- the first state change after the event (by whichever session emitted it, v2; where no one did, in the
+  -- incarnation) before the upgrade
   CASE WHEN l.role = 'last_event_id' THEN (
     SELECT c.id FROM state_changes c
     WHERE c.session = v.session
-      AND (c.ts_ms, c.id) > (COALESCE(l.own_ts, l.inc_ts, -1), COALESCE(l.own_id, v.inc_id, -1)) AND (c.ts_ms, c.id) < (v.up_ts, v.up_id)
+      AND (c.ts_ms, c.id) > (
+        COALESCE(l.own_ts, (SELECT e.ts_ms FROM events e WHERE e.id = COALESCE(l.earlier_incarnation_id, l.other_session_id)), l.inc_ts, -1),
+        COALESCE(l.own_id, l.earlier_incarnation_id, l.other_session_id, v.inc_id, -1))
+      AND (c.ts_ms, c.id) < (v.up_ts, v.up_id)
     ORDER BY c.ts_ms, c.id LIMIT 1) END AS state_change_id,
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NOT NULL AND v.decision = 'fresh' THEN (
     SELECT e.id FROM events e JOIN requests q ON q.session = e.session AND q.request_id = e.request_id

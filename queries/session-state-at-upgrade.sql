@@ -1,5 +1,5 @@
 -- Was the session each accepted upgrade presented live on the answering node, ended, created only elsewhere, or never created?
--- state: the latest lifecycle record before the upgrade decides (a proxy sees a DELETE answered 2xx as an end, never an eviction).
+-- state: the latest lifecycle record before the upgrade decides (a server 404 for the id makes it unknown, not ended) (a proxy sees a DELETE answered 2xx as an end, never an eviction).
 WITH served AS MATERIALIZED (
   SELECT u.* FROM upgrades u
   WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh')
@@ -9,6 +9,14 @@ WITH served AS MATERIALIZED (
   UNION ALL
   SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'http.delete', node, NULL FROM records
   WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299
+  UNION ALL
+  -- the server answered 404 for the id (v2 silent-fork: unknown until created again); a proxy line is that answer too
+  SELECT id, session, ts_ms, 'answered.404', node, NULL FROM records
+  WHERE status = 404 AND origin = 'server' AND shadowed = 0 AND session IS NOT NULL
+    AND kind IN ('call', 'request.answered', 'upgrade')
+  UNION ALL
+  SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'answered.404', node, NULL FROM records
+  WHERE kind = 'http' AND status = 404 AND json_extract(req_headers, '$."mcp-session-id"') IS NOT NULL
 ), timeline AS (
   SELECT id, session, ts_ms, kind, 0 AS is_upgrade FROM life WHERE session IN (SELECT session FROM served)
   UNION ALL
@@ -33,6 +41,7 @@ WITH served AS MATERIALIZED (
   SELECT u.*, lr.id AS life_id, m.reminted_before_id,
     CASE
       WHEN lr.id IS NULL THEN 'never-created'
+      WHEN lr.kind = 'answered.404' THEN 'answered-404'
       WHEN lr.kind <> 'session.created' THEN 'ended'
       WHEN lr.node IS NOT NULL AND u.node IS NOT NULL AND lr.node <> u.node THEN 'other-node'
       ELSE 'live' END AS state

@@ -4,7 +4,8 @@
 -- A conflict: a rejected upgrade with status 409 (other than for an unavailable window or unknown session), or a
 -- reason naming a conflict. Registered: opened before the rejection (GET, or the stream the reconnect names),
 -- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
--- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end.
+-- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end
+-- (reject_ids: every rejection, which the message counts, so the finding cites them all).
 WITH conflicts AS (
   SELECT u.* FROM upgrades u
   WHERE u.session IS NOT NULL AND (u.decision = 'reject' OR u.status NOT BETWEEN 200 AND 299)
@@ -19,6 +20,8 @@ WITH conflicts AS (
       COALESCE((SELECT min(x.ts_ms) FROM records x WHERE x.session = s.session AND x.kind IN ('session.terminated', 'session.evicted')
          AND x.shadowed = 0 AND (x.ts_ms, x.id) > (c.ts_ms, c.id)), 9223372036854775807)), 9223372036854775807) AS ended_ts,
     row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k,
+    json_group_array(c.id) OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id
+      ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS reject_ids,
     count(*) OVER (PARTITION BY s.session, s.stream) AS rejections
   FROM conflicts c
   JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
@@ -35,7 +38,9 @@ SELECT b.session, b.reject_ts AS at_ms, b.stream, b.via, b.opened_ts, b.status, 
   (b.ended_ts IS NULL AND (SELECT ts_ms FROM log_end) < b.reject_ts + :fence_grace_ms) AS still_open_at_log_end,
   json_array(b.opened_id, b.reject_id,
     (SELECT s.closed_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.closed_ts = b.ended_ts),
-    (SELECT s.fenced_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.fenced_ts = b.ended_ts)) AS evidence
+    (SELECT s.fenced_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.fenced_ts = b.ended_ts),
+    (SELECT min(x.id) FROM records x WHERE x.session = b.session AND x.kind IN ('session.terminated', 'session.evicted')
+       AND x.shadowed = 0 AND x.ts_ms = b.ended_ts)) AS evidence, b.reject_ids
 FROM blocked b
 WHERE b.k = 1 AND (b.ended_ts IS NULL OR b.ended_ts > b.reject_ts + :fence_grace_ms)
 ORDER BY b.reject_ts, b.reject_id;

@@ -67,6 +67,7 @@ interface LateWriteRow {
   new_stream: string | null;
   superseded_ms: number;
   evidence: string;
+  late_ids: string;
 }
 
 function writeToSupersededStream(db: Db, opts: DetectOptions): DetectorOutput {
@@ -78,7 +79,8 @@ function writeToSupersededStream(db: Db, opts: DetectOptions): DetectorOutput {
       message:
         `${plural(r.late_writes, 'write')} went to ${r.stream} after ${r.decision}${r.new_stream ? ` on ${r.new_stream}` : ''} superseded it at ${when(r.superseded_ms)} ` +
         `(${listIds(r.what.split(', '))}): into a dead stream or a buffer no live lineage replays`,
-      evidenceIds: evidenceIds(r.evidence),
+      // the message counts every late write: cite each (fewest first: the upgrade and the first write lead)
+      evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.late_ids)])],
     }),
   );
   return { findings, notKnowable: proxyOnlyReconnects(db, 'write-to-superseded-stream', ['resume', 'attach']) };
@@ -180,6 +182,7 @@ interface StaleWriterRow {
   grace_ms: number;
   still_open_at_log_end: number;
   evidence: string;
+  reject_ids: string;
 }
 
 function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput {
@@ -203,7 +206,8 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
       message:
         `${rejected} from ${when(r.at_ms)} because ${r.stream} was still registered, and ${r.stream} was not closed or fenced ` +
         `within ${duration(r.grace_ms)} (${end}): the session cannot receive server messages`,
-      evidenceIds: evidenceIds(r.evidence),
+      // the message counts every rejection: cite each after the stream, first rejection and late end
+      evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.reject_ids)])],
     });
   }
   // A proxy sees the 409s but not which stream the server still holds.

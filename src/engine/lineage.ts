@@ -3,6 +3,7 @@
 // resume or attach, or a shared `sequence`, links a stream to the one it
 // continues. Links always join two roots, so the chains never cycle.
 
+import { isStandaloneLineage } from './standalone.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
 
 /** What a record can tell about the stream it names. */
@@ -74,7 +75,7 @@ export function isLive(stream: StreamInfo): boolean {
  * resumed POST response stays a POST lineage even though the resumption was a GET.
  */
 export function isStandalone(inc: Incarnation, stream: StreamInfo): boolean {
-  return inc.streams.get(lineageRoot(inc, stream.id))?.via === 'get';
+  return isStandaloneLineage(inc.streams.get(lineageRoot(inc, stream.id))?.via);
 }
 
 /**

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { DERIVED_VIEWS_SQL } from './views.js';
 
 export type Db = Database.Database;
 
@@ -32,6 +33,7 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean } =
     }
     db.pragma('foreign_keys = ON');
     checkVersion(db, path, opts.readonly ?? false);
+    db.exec(DERIVED_VIEWS_SQL);
   } catch (err) {
     db.close();
     throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);

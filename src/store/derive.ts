@@ -27,6 +27,7 @@ function foldRecord(c: Cell[]): FoldRecord {
     rpc_kind: c[14] as string | null, rpc_id: c[15] as string | null, method: c[16] as string | null, attached: c[17] as number | null,
     last_event_id: c[18] as string | null, new_stream: c[19] as string | null, decision: c[20] as string | null,
     status: c[21] as number | null, request_id: c[22] as string | null, new_request_id: c[23] as string | null,
+    session: c[0] as string | null, new_session: c[24] as string | null,
   };
 }
 
@@ -47,17 +48,27 @@ export function deriveTimeline(db: Db): number {
     const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
     const read = (n: number) =>
       db
-        .prepare(`SELECT ${FOLD_COLUMNS} FROM records r WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0 ORDER BY r.session, r.ts_ms, r.id`)
+        // an upgrade that mints a session is folded into the minted session too (its new stream is that one's)
+        .prepare(
+          `SELECT * FROM (
+             SELECT ${FOLD_COLUMNS}, r.new_session, r.session AS fold_session FROM records r
+             WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0
+             UNION ALL
+             SELECT ${FOLD_COLUMNS}, r.new_session, r.new_session AS fold_session FROM records r
+             WHERE r.new_session IN (${'?,'.repeat(n - 1)}?) AND r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT r.new_session)
+           ORDER BY fold_session, ts_ms, id`,
+        )
         .raw();
     const fullChunk = read(Math.min(CHUNK, sessions.length));
     for (let i = 0; i < sessions.length; i += CHUNK) {
       const part = sessions.slice(i, i + CHUNK);
-      const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part) as Cell[][];
+      const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
       let start = 0;
       let records: FoldRecord[] = [];
+      const G = 25; // fold_session
       for (let k = 0; k <= rows.length; k++) {
-        if (k === rows.length || rows[k]![0] !== rows[start]![0]) {
-          if (k > start) write(rows[start]![0] as string, foldSession(records));
+        if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
+          if (k > start) write(rows[start]![G] as string, foldSession(records, rows[start]![G] as string));
           start = k;
           records = [];
         }

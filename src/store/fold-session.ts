@@ -3,6 +3,8 @@
 // emission order per lane, and server-to-client request lifecycles.
 // Pure and linear in the session's records; derive.ts does the I/O.
 
+import { isStandaloneLineage } from '../engine/standalone.js';
+
 export interface FoldRecord {
   id: number;
   ts_ms: number;
@@ -27,6 +29,9 @@ export interface FoldRecord {
   status: number | null;
   request_id: string | null;
   new_request_id: string | null;
+  /** The session the record names, and the session an upgrade minted (rules.md v2: its new stream is the minted one's). */
+  session?: string | null;
+  new_session?: string | null;
 }
 
 export interface IncarnationRow {
@@ -63,7 +68,7 @@ export interface SessionFold {
 const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
 const before = (a: { ts: number; id: number }, b: { ts: number; id: number }) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
 
-export function foldSession(records: readonly FoldRecord[]): SessionFold {
+export function foldSession(records: readonly FoldRecord[], session?: string): SessionFold {
   const incarnations: IncarnationRow[] = [];
   const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
   const emitted: FoldRecord[] = []; // event.sent and request.sent with event_id, in order
@@ -94,12 +99,17 @@ export function foldSession(records: readonly FoldRecord[]): SessionFold {
   for (const r of records) {
     if (r.principal !== null) for (const inc of incarnations) inc.owner ??= r.principal;
     if (r.kind === 'upgrade') {
+      // rules.md v2: the new stream of an upgrade that mints a session belongs to the minted session. Folding
+      // the presented session, it is not ours; folding the minted one, the upgrade only opened it.
+      const mintsOther = r.new_session != null && r.new_session !== r.session;
+      const mintedHere = mintsOther && session !== undefined && r.new_session === session;
+      if (mintsOther && !mintedHere && session !== undefined) continue;
       if (r.new_stream !== null) {
         const s = streamRow(r.new_stream);
         if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
         s.fromUpgrade ??= r;
       }
-      if (ok(r.status) && (r.decision === 'resume' || r.decision === 'attach')) {
+      if (!mintedHere && ok(r.status) && (r.decision === 'resume' || r.decision === 'attach')) {
         accepted.push(r);
         if (r.decision === 'resume') {
           const targets: string[] = [];
@@ -257,6 +267,15 @@ function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], t
  * supersedes the stream it opens (a stream id reused across a resumption).
  */
 function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+  // how each lineage (lane) began: the via of its first-opened stream
+  const laneVia = new Map<string, string | null>();
+  const firsts = new Map<string, StreamRow>();
+  for (const s of streams.values()) {
+    if (s.opened_id === null) continue;
+    const f = firsts.get(s.lane);
+    if (!f || before({ ts: s.opened_ts!, id: s.opened_id }, { ts: f.opened_ts!, id: f.opened_id! })) firsts.set(s.lane, s);
+  }
+  for (const [lane, s] of firsts) laneVia.set(lane, s.via);
   for (const u of accepted) {
     const mark = (s: StreamRow | undefined) => {
       if (!s || s.stream === u.new_stream || s.superseded_id !== null) return;
@@ -268,7 +287,7 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[],
     } else {
       const at = { ts: u.ts_ms, id: u.id };
       for (const s of streams.values()) {
-        if (s.via === 'get' && s.opened_id !== null && before({ ts: s.opened_ts!, id: s.opened_id }, at)) mark(s);
+        if (isStandaloneLineage(laneVia.get(s.lane)) && s.opened_id !== null && before({ ts: s.opened_ts!, id: s.opened_id }, at)) mark(s);
       }
     }
   }

@@ -10,6 +10,25 @@ const proxyPost = (ms: number, id: string, req?: string) => ({
 });
 
 describe('404-storm', () => {
+  // rules.md v2: a proxy POST without req and without a JSON-RPC id (a notification) is never merged by
+  // time alone into a server 404 beside it; one with the same JSON-RPC id within its duration is.
+  const notification404 = (ms: number) => ({
+    ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 404, req_headers: { 'mcp-session-id': 'S1' }, rpc_kind: 'notification', rpc_method: 'notifications/cancelled', duration_ms: 1,
+  });
+  it('counts a proxy notification POST next to a server 404 as its own POST', async () => {
+    const report = await analyzeLines([
+      created, answer404(1000, 'r1'), notification404(1100), answer404(1200, 'r2'), answer404(1300, 'r3'), answer404(2000, 'r4'),
+    ]);
+    expect(findingsOf(report, '404-storm').map((f) => f.session)).toEqual(['S1']);
+  });
+
+  it('does not count twice a proxy POST with the JSON-RPC id of the server 404 beside it', async () => {
+    const report = await analyzeLines([
+      created, answer404(1000, 'r1'), proxyPost(1100, 'r1'), answer404(1200, 'r2'), answer404(1300, 'r3'), answer404(2000, 'r4'),
+    ]);
+    expect(findingsOf(report, '404-storm')).toEqual([]);
+  });
+
   it('reports one storm, with the POSTs of its first window as evidence', async () => {
     const report = await analyzeLines([
       created,

@@ -103,4 +103,28 @@ describe('cross-principal-replay', () => {
       { rule: 'cross-principal-replay', session: 'S1', reason: expect.stringMatching(/no principal is logged for S1/) },
     ]);
   });
+  // rules.md v2: only a replay that served events; ids are per session and attribution needs proof.
+  it('does not flag a foreign cursor accepted with nothing replayed, and flags it once an event was replayed', async () => {
+    const lines = (replayed: number) => [
+      created('S1', 'alice'), opened, sent(100, 1000), // 1-3
+      created('S2', 'bob', 200), { ts: at(210), kind: 'stream.opened', session: 'S2', stream: 'h1', via: 'get' }, // 4-5
+      { ts: at(300), kind: 'event.sent', session: 'S2', stream: 'h1', event_id: 1 }, // 6
+      { ts: at(1000), kind: 'upgrade', session: 'S2', last_event_id: 1000, stream: 'h1', new_stream: 'h2', decision: 'resume', status: 200, replayed, principal: 'bob' },
+    ];
+    expect(findingsOf(await analyzeLines(lines(0)), 'cross-principal-replay')).toEqual([]);
+    expect(findingsOf(await analyzeLines(lines(1)), 'cross-principal-replay').map((f) => f.session)).toEqual(['S2']);
+  });
+
+  it("takes an id a proxy saw on a proxy-only session's own stream as that session's, not another's", async () => {
+    const px = (ms: number, headers: Record<string, string>, ids: string[]) => ({
+      ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { accept: 'text/event-stream', ...headers },
+      resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ids, duration_ms: 50, principal: 'eve',
+    });
+    const lines = [
+      created('S1', 'alice'), opened, sent(100, 1000), // the server's S1 also emitted 1000
+      px(500, { 'mcp-session-id': 'PX' }, ['1000']), // the proxy saw 1000 on PX's own GET
+      px(2000, { 'mcp-session-id': 'PX', 'last-event-id': '1000' }, ['1001']),
+    ];
+    expect(findingsOf(await analyzeLines(lines), 'cross-principal-replay')).toEqual([]);
+  });
 });

@@ -24,7 +24,8 @@ describe('dual-writer', () => {
     expect(f?.message).toContain('took over from g1');
     expect(f?.message).toContain('two writers for lineage g1');
     expect(f?.message).toContain('2026-11-09T10:01:30.000Z');
-    expect(evidenceLines(f!)).toEqual([2, 4]);
+    // the message names when the old stream was retired: its close is cited too
+    expect(evidenceLines(f!)).toEqual([2, 4, 5]);
   });
 
   it('flags an attach while the earlier GET stream is still open', async () => {
@@ -56,7 +57,7 @@ describe('dual-writer', () => {
 
   it('flags a fence logged only after the upgrade, even in the same millisecond', async () => {
     const report = await analyzeLines([created, opened(10, 'g1'), sent(100, 1007), resume(1000), { ts: at(1000), kind: 'stream.fenced', session: 'S1', stream: 'g1' }]);
-    expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4]);
+    expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4, 5]);
   });
 
   it('is not knowable from a proxy log', async () => {
@@ -67,5 +68,33 @@ describe('dual-writer', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([
       { rule: 'dual-writer', session: 'P1', reason: expect.stringMatching(/proxy log only/) },
     ]);
+  });
+  // rules.md v2: a resumed POST response stays a POST lineage, which an attach does not supersede; the new
+  // stream of an upgrade that mints a session belongs to the minted session.
+  const postLineage = [
+    created, // 1
+    { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post', conn: 'c1' }, // 2
+    { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 1 }, // 3
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'p1', new_stream: 'p2', decision: 'resume', status: 200, replayed: 0 }, // 4
+    { ts: at(1100), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'client' }, // 5
+    { ts: at(2000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g3', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 }, // 6
+    { ts: at(3000), kind: 'event.sent', session: 'S1', stream: 'p2', event_id: 2 }, // 7
+  ];
+  it('does not let an attach supersede a stream that resumes a POST response', async () => {
+    const report = await analyzeLines(postLineage);
+    expect(findingsOf(report, 'dual-writer').map((f) => evidenceLines(f))).toEqual([[2, 4, 5]]);
+    expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+  });
+
+  it('flags an attach over the open stream a minting fresh upgrade opened for the minted session', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'OLD' }, // 1
+      { ts: at(500), kind: 'session.evicted', session: 'OLD', reason: 'idle_timeout' }, // 2
+      { ts: at(1000), kind: 'upgrade', session: 'OLD', last_event_id: null, new_stream: 'm1', new_session: 'NEW', decision: 'fresh', status: 200, reset_signalled: true }, // 3
+      { ts: at(1001), kind: 'session.created', session: 'NEW' }, // 4
+      { ts: at(2000), kind: 'upgrade', session: 'NEW', last_event_id: null, new_stream: 'm2', decision: 'attach', status: 200, replayed: 0, reemitted: 0, cancelled: 0 }, // 5
+      { ts: at(3000), kind: 'stream.closed', session: 'NEW', stream: 'm1', reason: 'half_open' }, // 6
+    ]);
+    expect(findingsOf(report, 'dual-writer').map((f) => [f.session, evidenceLines(f)])).toEqual([['NEW', [3, 5, 6]]]);
   });
 });

@@ -20,6 +20,31 @@ describe('resume-across-state-change', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 5]);
   });
 
+  // rules.md v2: rules are judged independently; a foreign cursor is judged here too, from the time the
+  // session that emitted it sent it.
+  const foreign = [
+    { ts: at(0), kind: 'session.created', session: 'S0' }, // 1
+    { ts: at(100), kind: 'event.sent', session: 'S0', stream: 'h1', event_id: 'x-5' }, // 2
+    created, // 3
+  ];
+  it('flags a foreign cursor resumed across a state change of the presented session made after it was sent', async () => {
+    const report = await analyzeLines([...foreign, sent(1000, 1), changed(1500), resume(2000, 'x-5' as unknown as number)]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('resumed S1 from event x-5 (sent by S0) across a capabilities state change');
+    expect(evidenceLines(f!)).toEqual([2, 5, 6]);
+    expect(findingsOf(report, 'foreign-event-id')).toHaveLength(1);
+  });
+
+  it('does not flag a foreign cursor when the state change came before the other session sent it', async () => {
+    const report = await analyzeLines([
+      created, changed(50), { ts: at(60), kind: 'session.created', session: 'S0' },
+      { ts: at(100), kind: 'event.sent', session: 'S0', stream: 'h1', event_id: 'x-5' }, resume(2000, 'x-5' as unknown as number),
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'foreign-event-id')).toHaveLength(1);
+  });
+
   it('does not flag a state change before the event, or after the upgrade', async () => {
     const report = await analyzeLines([created, changed(500, 'subscriptions'), sent(1000, 5), sent(1600, 6), resume(2000, 5), changed(2500)]);
     expect(findingsOf(report, RULE)).toEqual([]);

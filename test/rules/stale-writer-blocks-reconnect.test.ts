@@ -23,7 +23,8 @@ describe('stale-writer-blocks-reconnect', () => {
     expect(f?.message).toContain('g1 was still registered');
     expect(f?.message).toContain('within 5 s');
     expect(f?.message).toContain('retired only at 2026-11-09T10:00:09.000Z');
-    expect(evidenceLines(f!)).toEqual([2, 3, 5]);
+    // both rejections the message counts are cited, and the late close
+    expect(evidenceLines(f!)).toEqual([2, 3, 4, 5]);
   });
 
   it('judges with the configured fence grace period', async () => {

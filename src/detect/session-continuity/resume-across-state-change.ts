@@ -17,7 +17,18 @@ export function judgeResumesAcrossStateChange(facts: ReconnectFacts): DetectorOu
     } else if (r.stateChange === null) {
       continue;
     } else if (r.last.own === null) {
-      if (r.last.elsewhere !== null) continue; // a foreign id: foreign-event-id says what is wrong
+      if (r.last.elsewhere !== null) {
+        // v2: rules are judged independently; a foreign id does not exempt the resumption from this rule
+        const other = r.last.elsewhere;
+        findings.push({
+          rule: 'resume-across-state-change',
+          session: r.session,
+          atMs: r.atMs,
+          message: `resumed ${r.session} from event ${id} (sent by ${other.session}) across a ${r.stateChange.aspect ?? 'session'} state change of ${r.session} at ${at(r.stateChange.atMs)}, made after event ${id} was sent: the replay cannot carry it, so the client's view of the session is stale`,
+          evidenceIds: [other.recordId, r.stateChange.recordId, r.upgradeId],
+        });
+        continue;
+      }
       notKnowable.push({
         rule: 'resume-across-state-change',
         session: r.session,

@@ -9,7 +9,7 @@ import type { DetectOptions } from '../types.js';
 // that answered once the log shows that node sharing its state
 // (queries/node-continuations.sql).
 
-export type SessionState = 'live' | 'ended' | 'other-node' | 'never-created';
+export type SessionState = 'live' | 'ended' | 'other-node' | 'never-created' | 'answered-404';
 
 export interface ServedUpgrade {
   upgradeId: number;
@@ -84,6 +84,7 @@ export function endedHow(life: NonNullable<ServedUpgrade['life']>): string {
   const reason = life.reason ? ` (${life.reason})` : '';
   if (life.kind === 'session.evicted') return `evicted${reason}`;
   if (life.kind === 'http.delete') return 'terminated (a DELETE was answered 2xx)';
+  if (life.kind === 'answered.404') return 'answered 404 by the server';
   return `terminated${reason}`;
 }
 

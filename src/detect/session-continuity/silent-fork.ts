@@ -19,7 +19,10 @@ export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: s
     }
     const disclosure = resetDisclosure(u);
     if (disclosure.told) continue;
+    // v2: a fork needs a mint (a new_session, a proxy response with another id, or a creation answering it).
+    // A resume or attach that mints nothing is no fork: a node other than the creator answering it shares the store.
     const minting = u.decision === 'fresh' || u.newSession !== null || u.remintedId !== null;
+    if (!minting && u.decision !== 'fresh' && (u.state === 'other-node' || u.state === 'answered-404')) continue;
     if (u.state === 'never-created' && u.priorServerId !== null) {
       // The log starts after its creation: it may have been live, or ended before the log began.
       if (minting) nk(u, `the log starts after ${u.session} was created: whether it was still known when ${requestWords(u)} was answered ${u.status} with a session and no reset signalled cannot be told`);
@@ -39,6 +42,8 @@ export function judgeSilentForks(served: ServedUpgrade[], proxyOnly: (session: s
       // silent-fork judges what was handed out, "a session (new or re-minted)".
       if (!minting) continue;
       finding(`${u.session} was ${endedHow(u.life!)} at ${at(u.life!.atMs)}, yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
+    } else if (u.state === 'answered-404') {
+      finding(`${u.session} was answered 404 by the server at ${at(u.life!.atMs)} (unknown since), yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
     } else if (u.state === 'other-node') {
       finding(`${u.session} was created only on node ${u.life!.node}, yet ${requestWords(u)} answered by node ${u.node} (no shared session store) ${got}`, [u.life!.recordId, u.upgradeId]);
     } else if (minting) {
