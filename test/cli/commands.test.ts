@@ -77,6 +77,16 @@ describe('query', () => {
     expect(r.out).toMatch(/^dual-writer +\S/m);
   });
 
+  it('--list offers only queries it can run: not the fact queries the detectors feed their own arguments', async () => {
+    const r = await cli('query', '--list');
+    expect(r.out).not.toMatch(/^stream-ends /m);
+    expect(r.out).toMatch(/^404-storm +\S/m); // thresholds are bound, so a detector query is offered
+    const run = await cli('query', 'stream-ends', 'samples/writers.ndjson');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('"stream-ends" is an internal query the detectors run with :sessions');
+    expect(run.err).not.toContain('Missing named parameter');
+  });
+
   it('runs a named query: rejected lines with file, line and reason', async () => {
     const r = await cli('query', 'rejected', 'samples/proxy/nginx-404-storm.ndjson', 'test/fixtures/bad-lines.ndjson', '--format', 'csv');
     expect(r.out.split('\n')[0]).toBe('file,line,reason,text');

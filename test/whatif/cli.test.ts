@@ -86,4 +86,16 @@ describe('resumescope whatif', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--retention: invalid duration "two minutes"');
   });
+
+  it('says one rule for durations: bare digits are refused, and the message reads both ways without claiming one', async () => {
+    const bare = await run(incidentLog, '--retention', '120000');
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain('--retention: "120000" has no unit; give a number with a unit ms, s, m or h');
+    expect(bare.err).toContain('120000ms is 2m, 120000s is 33.3h');
+    const banana = await run(incidentLog, '--retention', 'banana');
+    expect(banana.code).toBe(2);
+    expect(banana.err).toContain('expected a number with a unit ms, s, m or h');
+    // Neither message claims that bare digits mean milliseconds: they are refused.
+    expect(banana.err + bare.err).not.toMatch(/expected milliseconds|bare digits/);
+  });
 });
