@@ -32,7 +32,8 @@ export function addReportOptions(cmd: Command): Command {
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...SEVERITIES, 'never']))
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
-    .option('-o, --output <file>', 'write the report to a file instead of stdout');
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .option('--max-findings <n>', 'text: findings shown in full per rule, the rest counted per session (default 10)');
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -70,6 +70,19 @@ describe('timeline', () => {
   });
 });
 
+describe('analyze --max-findings', () => {
+  it('caps the findings shown in full per rule, names the rest per session, and refuses a cap below 1', async () => {
+    const r = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '1');
+    expect(r.out).toContain('… 1 more finding in 1 session: 7f3a91 (1)');
+    expect(r.out).toContain('see them all: --rule engine-divergence --max-findings 2');
+    const json = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '1', '--format', 'json');
+    expect(JSON.parse(json.out).findings.filter((f: { rule: string }) => f.rule === 'engine-divergence')).toHaveLength(2);
+    const bad = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '0');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--max-findings: expected a whole number of at least 1, got "0"');
+  });
+});
+
 describe('query', () => {
   it('--list names the queries with the question each answers', async () => {
     const r = await cli('query', '--list');
