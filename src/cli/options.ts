@@ -37,7 +37,8 @@ export function addReportOptions(cmd: Command): Command {
     .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...SEVERITIES, 'never']))
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
-    .option('-o, --output <file>', 'write the report to a file instead of stdout');
+    .option('-o, --output <file>', 'write the report to a file instead of stdout')
+    .option('--max-findings <n>', 'text: findings shown in full per rule, the rest counted per session (default 10)');
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -83,14 +84,28 @@ export function detectOptions(flags: ThresholdFlags, config: Config): RunOptions
   return out;
 }
 
+const DURATION_UNITS = 'a number with a unit ms, s, m or h (e.g. 500ms, 10s, 5m)';
+
+/**
+ * One rule on the command line: a duration takes a unit. "--retention 120"
+ * reads as seconds to some and as ms to others, so bare digits are refused,
+ * and the message says what each reading would mean rather than guess.
+ */
 export function duration(s: string, flag: string): number {
-  // On a command line "--retention 120" reads as seconds to some and as ms to others: ask.
-  if (/^\d+(\.\d+)?$/.test(s.trim())) throw new UsageError(`${flag}: give a unit, e.g. ${s}s or ${s}ms`);
-  try {
-    return parseDuration(s);
-  } catch (err) {
-    throw new UsageError(`${flag}: ${(err as Error).message}`);
+  const t = s.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) {
+    const n = Number(t);
+    throw new UsageError(`${flag}: "${t}" has no unit; give ${DURATION_UNITS}: ${t}ms is ${humanMs(n)}, ${t}s is ${humanMs(n * 1000)}`);
   }
+  if (!/^\d+(\.\d+)?\s*(ms|s|m|h)$/.test(t)) throw new UsageError(`${flag}: invalid duration "${s}": expected ${DURATION_UNITS}`);
+  return parseDuration(t);
+}
+
+/** 120000 → "2m", 1500 → "1.5s", 33h… : the size of a duration at a glance. */
+function humanMs(ms: number): string {
+  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+  for (const [u, size] of units) if (ms >= size) return `${Number((ms / size).toFixed(1))}${u}`;
+  return `${ms}ms`;
 }
 
 export function positiveInt(s: string, flag: string): number {

@@ -21,6 +21,8 @@ export interface RenderOptions {
   color?: boolean;
   /** resumescope's version, for SARIF. */
   toolVersion?: string;
+  /** Text: findings shown in full per rule (the rest counted per session). */
+  maxFindings?: number;
   /** The gate shown in the markdown status line. */
   failOn?: FailOn;
 }
@@ -33,7 +35,7 @@ export function isFormat(s: string): s is Format {
 export function render(format: Format, report: Report, opts: RenderOptions = {}): string {
   switch (format) {
     case 'text':
-      return renderText(report, { lineText: opts.lineText, color: opts.color });
+      return renderText(report, { lineText: opts.lineText, color: opts.color, maxFindings: opts.maxFindings });
     case 'json':
       return renderJson(report);
     case 'sarif':

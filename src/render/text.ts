@@ -17,7 +17,12 @@ export interface TextOptions {
   lineText?: LineText;
   /** ANSI colour; the CLI turns it on for a TTY without NO_COLOR. */
   color?: boolean;
+  /** Findings shown in full per rule; the rest are counted per session. */
+  maxFindings?: number;
 }
+
+/** Enough of each rule to read its pattern; tens of thousands stay one screen per rule. */
+export const DEFAULT_MAX_FINDINGS_PER_RULE = 10;
 
 const SEVERITY_COLOUR: Record<Severity, string> = { critical: '1;35', error: '1;31', warning: '1;33', info: '1;36' };
 
@@ -31,10 +36,12 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
     out.push('', paint(SEVERITY_COLOUR[group.severity], group.severity.toUpperCase()));
     for (const { rule, findings } of group.rules) {
       out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', RULES[rule].summary)}`);
-      for (const f of findings) {
+      const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
+      for (const f of findings.slice(0, max)) {
         out.push(`    ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
         for (const ref of f.evidence) out.push(paint('2', `        ${quoteLine(ref, lineText)}`));
       }
+      if (findings.length > max) out.push(...restLines(rule, findings.slice(max), findings.length));
     }
   }
 
@@ -54,6 +61,19 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The findings not shown, counted per session, and how to see them all. */
+function restLines(rule: string, rest: Report['findings'], total: number): string[] {
+  const perSession = new Map<string, number>();
+  for (const f of rest) perSession.set(f.session ?? '', (perSession.get(f.session ?? '') ?? 0) + 1);
+  const top = [...perSession].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const shown = top.slice(0, 8).map(([s, n]) => `${sessionLabel(s === '' ? null : s)} (${n})`);
+  const more = top.length > 8 ? `, and ${plural(top.length - 8, 'other session')}` : '';
+  return [
+    `    … ${plural(rest.length, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
+    `      see them all: --rule ${rule} --max-findings ${total}, --session <id>, or --format json|sarif|junit`,
+  ];
 }
 
 function summaryLine(report: Report): string {

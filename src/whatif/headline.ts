@@ -66,7 +66,7 @@ export function headlines(i: HeadlineInput): string[] {
       `${plural(i.shortfallsForgiven, 'resumption')} replayed short only by events the logged trims had dropped: with ${change} the server would still have held them, so the short replay is counted as the retention's doing`,
     );
   }
-  lines.push(flipLine(i.flips, change));
+  lines.push(flipLine(i.flips, change, judgedAnew(i)));
   if (i.stillRefused.length > 0) {
     lines.push(`with ${change}, a correct server would keep the position of ${plural(i.stillRefused.length, 'reconnect')} but still refuse ${i.stillRefused.length === 1 ? 'it' : 'them'}: ${i.stillRefused.join('; ')}`);
   }
@@ -96,8 +96,29 @@ function truncationWhy(t: RemainingTruncation): string {
   return t.causes.some((c) => RETENTION_CAUSES.has(c)) ? why : `${why}: not a retention problem`;
 }
 
-function flipLine(flips: Flip[], change: string): string {
-  if (flips.length === 0) return `with ${change}: no reconnect decision flips`;
+/**
+ * engine-divergence findings that come or go while no engine decision flips:
+ * the engine decides each reconnect as before, and what changed is whether the
+ * server's logged answer is still a correct choice (a 409 while the prior writer
+ * is fenced within the grace). Said, so the two lines do not contradict.
+ */
+function judgedAnew(i: HeadlineInput): string {
+  const gone = i.disappeared.filter((f) => f.rule === 'engine-divergence').length;
+  const came = i.appeared.filter((f) => f.rule === 'engine-divergence').length;
+  if (i.flips.length > 0 || gone + came === 0) return '';
+  const n = gone > 0 ? gone : came;
+  const which = `${gone > 0 ? 'the' : 'the new'} ${plural(n, 'engine-divergence finding')}`;
+  const why =
+    i.change.fenceGraceMs !== undefined
+      ? gone > 0
+        ? `the server's logged refusal now falls within the fence grace of the writer it waited for, which a correct server may also do`
+        : `the server's logged refusal no longer falls within the fence grace of the writer it waited for`
+      : `the server's logged answer is judged against the changed policy`;
+  return ` (the engine decides each reconnect as before; ${which} ${gone > 0 ? 'disappear' : 'appear'}${n === 1 ? 's' : ''} because ${why})`;
+}
+
+function flipLine(flips: Flip[], change: string, note = ''): string {
+  if (flips.length === 0) return `with ${change}: no reconnect decision flips${note}`;
   const kinds = new Map<string, number>();
   for (const f of flips) {
     const k = `${f.before.decision} → ${f.after.decision}`;

@@ -70,11 +70,34 @@ describe('timeline', () => {
   });
 });
 
+describe('analyze --max-findings', () => {
+  it('caps the findings shown in full per rule, names the rest per session, and refuses a cap below 1', async () => {
+    const r = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '1');
+    expect(r.out).toContain('… 1 more finding in 1 session: 7f3a91 (1)');
+    expect(r.out).toContain('see them all: --rule engine-divergence --max-findings 2');
+    const json = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '1', '--format', 'json');
+    expect(JSON.parse(json.out).findings.filter((f: { rule: string }) => f.rule === 'engine-divergence')).toHaveLength(2);
+    const bad = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '0');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--max-findings: expected a whole number of at least 1, got "0"');
+  });
+});
+
 describe('query', () => {
   it('--list names the queries with the question each answers', async () => {
     const r = await cli('query', '--list');
     expect(r.out).toMatch(/^rejected +Input lines that were kept/m);
     expect(r.out).toMatch(/^dual-writer +\S/m);
+  });
+
+  it('--list offers only queries it can run: not the fact queries the detectors feed their own arguments', async () => {
+    const r = await cli('query', '--list');
+    expect(r.out).not.toMatch(/^stream-ends /m);
+    expect(r.out).toMatch(/^404-storm +\S/m); // thresholds are bound, so a detector query is offered
+    const run = await cli('query', 'stream-ends', 'samples/writers.ndjson');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('"stream-ends" is an internal query the detectors run with :sessions');
+    expect(run.err).not.toContain('Missing named parameter');
   });
 
   it('runs a named query: rejected lines with file, line and reason', async () => {

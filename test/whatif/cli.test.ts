@@ -86,4 +86,33 @@ describe('resumescope whatif', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--retention: invalid duration "two minutes"');
   });
+
+  it('does not contradict itself when a fence grace excuses 409s that no engine decision flips', async () => {
+    // A half-open GET stays registered 8.6 s past a 409: with a 30 s grace the
+    // refusal is the other correct choice, while the engine fences and accepts either way.
+    const log = 'test/whatif/half-open-409.ndjson';
+    const { code, out } = await run(log, '--fence-grace', '30s', '--format', 'json');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as WhatIfReport;
+    expect(report.disappeared.map((f) => f.rule)).toEqual(['engine-divergence']);
+    expect(report.flips).toEqual([]);
+    const flipLine = report.headline.find((h) => h.includes('reconnect decision'))!;
+    expect(flipLine).toContain('no reconnect decision flips (the engine decides each reconnect as before; the 1 engine-divergence finding disappears because');
+    expect(flipLine).toContain('within the fence grace');
+    // A grace too short to excuse it changes nothing, and says nothing extra.
+    const short = await run(log, '--fence-grace', '2s');
+    expect(short.out.split('\n')[0]).toBe('with a 2 s fence grace: no finding and no reconnect decision changes');
+  });
+
+  it('says one rule for durations: bare digits are refused, and the message reads both ways without claiming one', async () => {
+    const bare = await run(incidentLog, '--retention', '120000');
+    expect(bare.code).toBe(2);
+    expect(bare.err).toContain('--retention: "120000" has no unit; give a number with a unit ms, s, m or h');
+    expect(bare.err).toContain('120000ms is 2m, 120000s is 33.3h');
+    const banana = await run(incidentLog, '--retention', 'banana');
+    expect(banana.code).toBe(2);
+    expect(banana.err).toContain('expected a number with a unit ms, s, m or h');
+    // Neither message claims that bare digits mean milliseconds: they are refused.
+    expect(banana.err + bare.err).not.toMatch(/expected milliseconds|bare digits/);
+  });
 });

@@ -8,7 +8,7 @@ import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, render } from '../../render/index.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
-  addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, ruleList,
+  addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
   type ThresholdFlags,
 } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -25,6 +25,7 @@ interface AnalyzeFlags extends InputOptions, ThresholdFlags {
   writeBaseline?: string;
   explain?: boolean;
   quiet?: boolean;
+  maxFindings?: string;
 }
 
 export function registerAnalyze(program: Command, io: Io, done: (code: number) => void): void {
@@ -69,7 +70,9 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
       io.err(`resumescope: wrote ${report.findings.length} finding(s) to ${flags.writeBaseline}\n`);
     }
     const lineText = lineTextResolver(ws.db);
-    let text = render(format, report, { lineText, color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn });
+    let text = render(format, report, { lineText, color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
+      ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
+    });
     if (flags.explain && report.findings.length > 0) {
       text += '\n' + report.findings.map((f) => explainFinding(f, lineText)).join('\n\n') + '\n';
     }

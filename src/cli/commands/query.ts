@@ -26,7 +26,9 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
     .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
       if (flags.list) {
-        for (const q of listQueries()) io.out(`${q.name.padEnd(32)} ${q.title}\n`);
+        for (const q of listQueries().filter((q) => unboundParams(loadQuery(q.name)).length === 0)) {
+          io.out(`${q.name.padEnd(32)} ${q.title}\n`);
+        }
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
@@ -36,6 +38,11 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         throw new UsageError(`no named query "${sql}" (see resumescope query --list)`);
       }
       const text = named ? loadQuery(sql) : sql;
+      const unbound = named ? unboundParams(text) : [];
+      if (unbound.length > 0) {
+        // An internal fact query the detectors run with their own arguments: not a user query.
+        throw new UsageError(`"${sql}" is an internal query the detectors run with :${unbound.join(', :')}; it cannot be run on its own (see resumescope query --list)`);
+      }
       const ws = await openWorkspace(paths, flags, io);
       try {
         deriveOrAnswerFromCommitted(ws.db, io);
@@ -79,13 +86,8 @@ export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETE
   }
   if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
   if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
-  const defaults: Record<string, number> = {
-    storm_count: d.stormCount,
-    storm_window_ms: d.stormWindowMs,
-    duplicate_call_window_ms: d.duplicateCallWindowMs,
-    fence_grace_ms: d.fenceGraceMs,
-  };
-  const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
+  const defaults = thresholdParams(d);
+  const used = new Set(paramsOf(sql));
   const params = Object.fromEntries(Object.entries(defaults).filter(([k]) => used.has(k)));
   const rows: Record<string, unknown>[] = [];
   const started = Date.now();
@@ -127,6 +129,27 @@ function positiveNumber(flag: string): (v: string) => number {
     if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag}: expected a number of seconds above 0, got "${v}"`);
     return n;
   };
+}
+
+function thresholdParams(d: DetectOptions): Record<string, number> {
+  return {
+    storm_count: d.stormCount,
+    storm_window_ms: d.stormWindowMs,
+    duplicate_call_window_ms: d.duplicateCallWindowMs,
+    fence_grace_ms: d.fenceGraceMs,
+  };
+}
+
+/** Named parameters of a statement, comments left out (a `--` line may mention `:x`). */
+function paramsOf(sql: string): string[] {
+  const code = sql.replace(/--[^\n]*/g, '');
+  return [...new Set(code.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? [])];
+}
+
+/** The parameters query cannot bind: only the thresholds analyze runs with are bound. */
+export function unboundParams(sql: string): string[] {
+  const bound = thresholdParams(DEFAULT_DETECT_OPTIONS);
+  return paramsOf(sql).filter((p) => !(p in bound));
 }
 
 /**
