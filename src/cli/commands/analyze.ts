@@ -11,6 +11,7 @@ import {
   addInputOptions, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, ruleList,
   type ThresholdFlags,
 } from '../options.js';
+import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 interface AnalyzeFlags extends InputOptions, ThresholdFlags {
@@ -46,6 +47,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, io: Io): Pro
   const failOn = failOnOf(flags.failOn, config);
   const ws = await openWorkspace(paths, flags, io);
   try {
+    requireKnownSessions(ws.db, flags.session);
     let report = detect(ws.db, detectOptions(flags, config));
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
     if (flags.baseline !== undefined) {
