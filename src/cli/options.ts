@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { RunOptions } from '../detect/run.js';
 import { parseConfig, parseDuration, type Config } from '../findings/config.js';
-import { isRuleId, type RuleId } from '../model/rules.js';
+import { isRuleId, RULE_IDS, type RuleId } from '../model/rules.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
 import { UsageError } from './io.js';
@@ -34,7 +34,7 @@ export function addThresholdOptions(cmd: Command): Command {
 export function addReportOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('-f, --format <format>', 'output format').choices([...FORMATS]).default('text'))
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity').choices([...SEVERITIES, 'never']))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity, or never (default: error, or the config file\'s failOn)').choices([...SEVERITIES, 'never']))
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
@@ -115,8 +115,28 @@ export function positiveInt(s: string, flag: string): number {
 }
 
 export function ruleList(ids: string[]): RuleId[] {
-  for (const id of ids) if (!isRuleId(id)) throw new UsageError(`--rule: unknown rule "${id}" (see resumescope rules)`);
+  for (const id of ids) {
+    if (isRuleId(id)) continue;
+    const near = nearRuleIds(id);
+    throw new UsageError(`--rule: unknown rule "${id}"${near.length ? ` (did you mean ${near.join(', ')}?)` : ''} (see resumescope rules)`);
+  }
   return ids as RuleId[];
+}
+
+/** Rule ids a typo was probably meant to be: one holds the other, or a few edits apart. */
+function nearRuleIds(typed: string): string[] {
+  const t = typed.toLowerCase();
+  return RULE_IDS.filter((id) => id.includes(t) || t.includes(id) || editDistance(id, t) <= 3).slice(0, 5);
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 export function failOnOf(flag: string | undefined, config: Config): FailOn {

@@ -39,12 +39,12 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io,
   const ingestOptions = inputFormats(opts);
   const db = openDb(opts.db ?? EMBEDDED_DB);
   const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
-  for (const s of stats) reportSource(s, io);
+  for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
-export function reportSource(s: SourceStats, io: Io): void {
+export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
   if (s.readError !== undefined) {
     io.err(`resumescope: ${s.name}: unusable: ${s.readError}\n`);
   } else if (s.duplicateOf !== undefined) {
@@ -55,9 +55,15 @@ export function reportSource(s: SourceStats, io: Io): void {
   } else if (s.rejected > 0) {
     const first = s.firstProblem!;
     io.err(
-      `resumescope: ${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); they are kept: resumescope query rejected\n`,
+      `resumescope: ${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(dbPath)}\n`,
     );
   }
+}
+
+/** Where rejected lines can be read back: a temporary database is gone at exit. */
+function keptWhere(dbPath: string | undefined): string {
+  if (dbPath === undefined) return 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
+  return `they are kept: resumescope query rejected --db ${dbPath}`;
 }
 
 /** The formats to detect with (a --mapping first), and a forced one checked before any file is read. */

@@ -1,3 +1,5 @@
+import { isAbsolute, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { findingKey } from '../findings/baseline.js';
 import type { Finding, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
@@ -21,18 +23,23 @@ export type SarifLevel = 'error' | 'warning' | 'note';
 export const SARIF_LEVEL: Record<Severity, SarifLevel> = { critical: 'error', error: 'error', warning: 'warning', info: 'note' };
 
 const SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
+const INFORMATION_URI = 'https://www.npmjs.com/package/resumescope';
+/** SARIF wants absolute help URIs: the rule docs as shipped in the npm package of this very version. */
+const rulesDocUri = (version: string) => `https://unpkg.com/resumescope@${version}/docs/rules.md`;
+/** Relative log paths are relative to the checkout, the base GitHub code scanning resolves. */
+const SRCROOT = '%SRCROOT%';
 const FINGERPRINT = 'resumescope/findingKey/v1';
 
 export function toSarif(report: Report, opts: SarifOptions) {
   const lineText = opts.lineText ?? noLineText;
-  const docs = opts.rulesDocUri ?? 'docs/rules.md';
+  const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
   const ruleIndex = (id: RuleId): number => RULE_IDS.indexOf(id);
 
   const location = (ref: LineRef) => {
     const text = lineText(ref);
     return {
       physicalLocation: {
-        artifactLocation: { uri: encodeURI(ref.file) },
+        artifactLocation: artifactOf(ref.file),
         region: text === undefined ? { startLine: ref.line } : { startLine: ref.line, snippet: { text } },
       },
     };
@@ -63,6 +70,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
           driver: {
             name: 'resumescope',
             version: opts.toolVersion,
+            informationUri: INFORMATION_URI,
             rules: RULE_IDS.map((id) => ({
               id,
               shortDescription: { text: RULES[id].summary },
@@ -74,6 +82,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
             })),
           },
         },
+        originalUriBaseIds: { [SRCROOT]: { description: { text: 'the directory resumescope was run in' } } },
         // Rules the logs could not judge are not results (nothing was found) but must not vanish either.
         invocations: [
           {
@@ -89,6 +98,12 @@ export function toSarif(report: Report, opts: SarifOptions) {
       },
     ],
   };
+}
+
+/** An absolute path is a file:// URI; a relative one is relative to %SRCROOT%. */
+function artifactOf(file: string): { uri: string; uriBaseId?: string } {
+  if (isAbsolute(file)) return { uri: pathToFileURL(file).href };
+  return { uri: encodeURI(file.split(sep).join('/')), uriBaseId: SRCROOT };
 }
 
 export type SarifLog = ReturnType<typeof toSarif>;

@@ -41,8 +41,9 @@ describe('analyze: the gate', () => {
   it('--rule and --session filter the report and the gate', async () => {
     const only = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json', '--rule', 'dual-writer')).out);
     expect(only.findings.map((f: { rule: string }) => f.rule)).toEqual(['dual-writer']);
-    const none = await cli('analyze', 'samples/writers.ndjson', '--session', 'no-such-session');
-    expect(none.code).toBe(0);
+    // A session the log has but with no finding passes; one it does not have is a typo (exit 2).
+    expect((await cli('analyze', 'samples/clean.ndjson', '--session', 'c0ffee-01')).code).toBe(0);
+    expect((await cli('analyze', 'samples/writers.ndjson', '--session', 'no-such-session')).code).toBe(2);
   });
 
   it('an unknown rule or format is a command-line error (exit 2)', async () => {

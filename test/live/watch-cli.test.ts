@@ -49,6 +49,17 @@ describe('resumescope watch --format ndjson', () => {
     appendFileSync(file, violatingLine(100));
     expect(await exitWithin(w, 5000)).toBe(1);
     expect(withoutSession(w)).toHaveLength(1);
+    expect(w.stderr()).toContain('stopped: event-id-without-session (error) in session - is at or above --fail-on error');
+  });
+
+  it('--fail-on defaults to never and accepts never: a finding does not stop it', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    for (const extra of [[], ['--fail-on', 'never']]) {
+      const w = resumescope(['watch', '--format', 'ndjson', ...extra, '--exit-after', '1500ms', file]);
+      await waitFor('the finding', () => withoutSession(w).length === 1, 5000);
+      expect(await exitWithin(w, 5000)).toBe(0);
+      expect(w.stderr()).not.toContain('stopped:');
+    }
   });
 
   it('keeps running below the --fail-on severity, and stops at --exit-after with 0', async () => {

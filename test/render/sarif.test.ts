@@ -21,7 +21,8 @@ describe('renderSarif', () => {
     expect(rules.map((r: { id: string }) => r.id)).toEqual([...RULE_IDS]);
     for (const r of rules) {
       expect(r.shortDescription.text).toBe(RULES[r.id as keyof typeof RULES].summary);
-      expect(r.helpUri).toBe(`docs/rules.md#${r.id}`);
+      // SARIF1002: absolute; the docs as shipped in the npm package of this version.
+      expect(r.helpUri).toBe(`https://unpkg.com/resumescope@1.2.3/docs/rules.md#${r.id}`);
       expect(['error', 'warning', 'note']).toContain(r.defaultConfiguration.level);
     }
     expect(rules.find((r: { id: string }) => r.id === 'cross-principal-replay').defaultConfiguration.level).toBe('error');
@@ -50,7 +51,9 @@ describe('renderSarif', () => {
     const results = sarif().runs[0].results;
     const truncation = results.find((r: { ruleId: string }) => r.ruleId === 'silent-truncation');
     expect(truncation.locations).toHaveLength(1);
-    expect(truncation.locations[0].physicalLocation.artifactLocation.uri).toBe('server-a.ndjson');
+    expect(truncation.locations[0].physicalLocation.artifactLocation).toEqual({ uri: 'server-a.ndjson', uriBaseId: '%SRCROOT%' });
+    expect(sarif().runs[0].originalUriBaseIds).toHaveProperty('%SRCROOT%');
+    expect(sarif().runs[0].tool.driver.informationUri).toMatch(/^https:\/\//);
     expect(truncation.locations[0].physicalLocation.region.startLine).toBe(5);
     expect(truncation.locations[0].physicalLocation.region.snippet.text).toContain('"kind":"buffer.trimmed"');
     expect(truncation.relatedLocations.map((l: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }) => [
@@ -82,5 +85,14 @@ describe('renderSarif', () => {
       'pending-not-reemitted',
     ]);
     expect(notes[0].message.text).toContain('S4');
+  });
+});
+
+describe('SARIF artifact URIs', () => {
+  it('an absolute log path becomes a file:/// URI with no uriBaseId (SARIF1004)', async () => {
+    const { toSarif } = await import('../../src/render/sarif.js');
+    const report = { version: 2, findings: [{ rule: 'dual-writer', severity: 'error', session: 'S', at: '2025-01-01T00:00:00.000Z', message: 'm', evidence: [{ file: '/var/log/a b.ndjson', line: 3 }] }], not_knowable: [], summary: {} };
+    const loc = toSarif(report as never, { toolVersion: '1.2.3' }).runs[0]!.results[0]!.locations![0]!.physicalLocation.artifactLocation;
+    expect(loc).toEqual({ uri: 'file:///var/log/a%20b.ndjson' });
   });
 });

@@ -11,6 +11,7 @@ import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
   type ThresholdFlags,
 } from '../options.js';
+import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress.js';
 import { deriveTimeline } from '../../store/derive.js';
@@ -56,6 +57,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
     progress.listener?.({ type: 'stage', stage: 'derive' });
     deriveTimeline(ws.db);
+    requireKnownSessions(ws.db, flags.session);
     progress.listener?.({ type: 'stage', stage: 'detect' });
     let report = detect(ws.db, detectOptions(flags, config));
     progress.listener?.({ type: 'stage', stage: 'report' });

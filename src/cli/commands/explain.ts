@@ -5,6 +5,7 @@ import { filterReport } from '../../findings/filter.js';
 import { explainFinding } from '../../render/index.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, ruleList, positiveInt, type ThresholdFlags } from '../options.js';
+import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 interface ExplainFlags extends InputOptions, ThresholdFlags {
@@ -28,6 +29,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
+        requireKnownSessions(ws.db, flags.session);
         let report = detect(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as in the full explanation, so "#3" names one finding whether or not -n picked it.

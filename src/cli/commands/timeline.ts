@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { renderTimelineText } from '../../render/timeline.js';
-import { sessionIds, sessionTimeline } from '../../store/timeline.js';
-import { UsageError, type Io } from '../io.js';
+import { sessionTimeline } from '../../store/timeline.js';
+import type { Io } from '../io.js';
+import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
@@ -18,10 +19,7 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
       const ws = await openWorkspace(paths, flags, io);
       try {
         const t = sessionTimeline(ws.db, session);
-        if (!t) {
-          const known = sessionIds(ws.db).slice(0, 10);
-          throw new UsageError(`session ${session} is not in the log${known.length ? ` (sessions: ${known.join(', ')}${known.length === 10 ? ', …' : ''})` : ''}`);
-        }
+        if (!t) throw unknownSessionError(ws.db, session);
         io.out(flags.format === 'json' ? JSON.stringify(t, null, 2) + '\n' : renderTimelineText(t));
         done(ws.unusable ? 2 : 0);
       } finally {

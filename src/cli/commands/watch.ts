@@ -5,10 +5,11 @@ import { FindingLines } from '../../live/ndjson-out.js';
 import { runLive } from '../../live/runner.js';
 import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
-import { meetsThreshold, SEVERITIES, type Severity } from '../../model/severity.js';
+import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
 import { follow, STDIN_NAME } from '../../read/follow.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
+import { sanitize } from '../../tui/text.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
@@ -17,7 +18,7 @@ import type { InputOptions } from '../workspace.js';
 
 interface WatchFlags extends InputOptions, ThresholdFlags {
   format?: string;
-  failOn?: Severity;
+  failOn: FailOn;
   exitAfter?: string;
   idleExit?: string;
 }
@@ -31,7 +32,7 @@ export function registerWatch(program: Command, io: Io, done: (code: number) => 
   addThresholdOptions(cmd);
   cmd
     .addOption(new Option('-f, --format <format>', 'ndjson: print each new finding as one JSON line, even on a terminal').choices(['ndjson']))
-    .addOption(new Option('--fail-on <severity>', 'exit 1 at the first finding at or above this severity (a soak-test guard)').choices([...SEVERITIES]))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 at the first finding at or above this severity (a soak-test guard), or never').choices([...SEVERITIES, 'never']).default('never'))
     .option('--exit-after <duration>', 'stop after this long, e.g. 30s or 5m')
     .option('--idle-exit <duration>', 'stop once no line has arrived for this long')
     .action(async (paths: string[], flags: WatchFlags) => done(await watch(paths, flags, io)));
@@ -87,7 +88,10 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     for (const f of fresh) {
       if (controller.signal.aborted && code !== 0) return;
       lines?.print(f);
-      if (flags.failOn !== undefined && meetsThreshold(f.severity, flags.failOn)) return stop(1);
+      if (meetsThreshold(f.severity, flags.failOn)) {
+        io.err(`resumescope: stopped: ${f.rule} (${f.severity}) in session ${sanitize(f.session ?? '-')} is at or above --fail-on ${flags.failOn}\n`);
+        return stop(1);
+      }
     }
   };
 

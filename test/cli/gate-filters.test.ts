@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from './run-cli.js';
+
+// A typo in a filter must not pass the gate with "no findings".
+
+describe('analyze/explain: a filter that names what the log does not have', () => {
+  it('--session absent from the log is a usage error (exit 2) that lists the sessions it has', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--session', 'S-1O01');
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('session S-1O01 is not in the log (sessions: ');
+    expect(r.err).toContain('S-1001');
+  });
+
+  it('--session the log has still filters and gates as before', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--session', 'S-1001');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('dual-writer');
+  });
+
+  it('explain --session absent from the log exits 2 too', async () => {
+    const r = await cli('explain', 'samples/writers.ndjson', '--session', 'nope');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('session nope is not in the log');
+  });
+
+  it('--rule with a typo exits 2 and suggests the rule meant', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--rule', 'dual-writr');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('unknown rule "dual-writr" (did you mean dual-writer?)');
+  });
+});
+
+describe('the gate messages', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'resumescope-gate-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('analyze --help shows the default of --fail-on', async () => {
+    const r = await cli('analyze', '--help');
+    expect(r.out + r.err).toMatch(/--fail-on <severity>[\s\S]*default: error/);
+  });
+
+  it('rejected lines: with a temporary database it says how to keep them, with --db where they are', async () => {
+    const log = join(dir, 'bad.ndjson');
+    writeFileSync(log, readFileSync('samples/clean.ndjson', 'utf8') + 'not json\n');
+    const temp = await cli('analyze', log, '--fail-on', 'never');
+    expect(temp.err).toContain('re-run with --db FILE');
+    expect(temp.err).not.toContain('they are kept');
+    const db = join(dir, 'kept.db');
+    const kept = await cli('analyze', log, '--db', db, '--fail-on', 'never');
+    expect(kept.err).toContain(`they are kept: resumescope query rejected --db ${db}`);
+  });
+});
