@@ -18,7 +18,33 @@ export function summarize(db: Db): Omit<Summary, 'by_rule'> {
     nodes[row.node] = { records: row.n };
   }
   for (const [node, skew] of estimateSkew(db)) if (nodes[node]) nodes[node].skew_ms = skew;
-  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes };
+  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes, protocol_versions: protocolVersions(db), ...sessionlessVersions(db) };
+}
+
+function sessionlessVersions(db: Db): { sessionless_versions?: true } {
+  const any = db.prepare('SELECT 1 FROM records WHERE session IS NULL AND protocol_version IS NOT NULL LIMIT 1').get();
+  return any ? { sessionless_versions: true } : {};
+}
+
+/**
+ * A session's protocol version is the one its records carry (the first logged,
+ * where a session logs several); the others inherit it. Sessions are counted as
+ * in `sessions`: every session id a judged record names.
+ */
+export function protocolVersions(db: Db): Record<string, number> {
+  const rows = db
+    .prepare(
+      `SELECT v, count(*) AS n FROM (
+         SELECT session, coalesce(
+           (SELECT protocol_version FROM records p WHERE p.session = s.session AND p.protocol_version IS NOT NULL ORDER BY p.ts_ms, p.id LIMIT 1),
+           'unknown') AS v
+         FROM (SELECT DISTINCT session FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http') s)
+       GROUP BY v ORDER BY v`,
+    )
+    .all() as { v: string; n: number }[];
+  const out: Record<string, number> = {};
+  for (const r of rows) out[r.v] = r.n;
+  return out;
 }
 
 /**

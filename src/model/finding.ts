@@ -34,6 +34,10 @@ export interface Summary {
   sessions: number;
   by_rule: Partial<Record<RuleId, number>>;
   nodes: Record<string, NodeSummary>;
+  /** Sessions per logged protocol version; `unknown` counts those without one. */
+  protocol_versions: Record<string, number>;
+  /** Internal (not in the JSON report): some record without a session logged a version. */
+  sessionless_versions?: boolean;
 }
 
 /** The `--format json` report: the public shape (README, "The rules"; docs/rules.md). */

@@ -46,17 +46,23 @@ export interface NormalizedRecord {
   conn?: string;
   principal?: string;
   req?: string;
+  /** The MCP protocol revision of the request or session (`MCP-Protocol-Version`), e.g. `2025-11-25`. */
+  protocolVersion?: string;
   // lifecycle
   via?: string;
   reason?: string;
   aspect?: string;
   logEvicted?: boolean;
+  /** `stream.closed` reason `poll`: the `retry` the client was told to wait before resuming. */
+  retryMs?: number;
   // events
   eventId?: string;
   rpcKind?: string;
   rpcId?: string;
   method?: string;
   attached?: boolean;
+  /** An event with an id and empty data, sent first so that the client can resume (2025-11-25). */
+  priming?: boolean;
   ofStream?: string;
   oldestRetained?: string;
   // upgrade
@@ -88,6 +94,14 @@ export interface NormalizedRecord {
   bytes?: number;
   /** Unknown fields, kept verbatim (not used by any rule). */
   extra?: Record<string, unknown>;
+}
+
+/** The first revision without sessions or `Last-Event-ID` resumption (SEP-2567, SEP-2575). */
+export const STATELESS_REVISION = '2026-07-28';
+
+/** Revisions are dates (YYYY-MM-DD): they compare as strings. */
+export function isStatelessEra(version: string | undefined): boolean {
+  return version !== undefined && version >= STATELESS_REVISION;
 }
 
 /** Provenance: every stored row points back to one input line. */

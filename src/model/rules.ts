@@ -25,6 +25,8 @@ export const RULE_IDS = [
   'cross-principal-replay',
   '404-storm',
   'duplicate-tool-call',
+  'session-in-stateless-era',
+  'replay-in-stateless-era',
   'engine-divergence',
 ] as const;
 
@@ -36,6 +38,7 @@ export type RuleFamily =
   | 'stream-vs-session'
   | 'writers-and-requests'
   | 'http-edge'
+  | 'protocol-revisions'
   | 'engine';
 
 export interface RuleMeta {
@@ -78,6 +81,8 @@ export const RULES: Record<RuleId, RuleMeta> = Object.fromEntries(
     r('cross-principal-replay', 'critical', 'writers-and-requests', "A session's events were replayed to another principal.", ['001']),
     r('404-storm', 'warning', 'http-edge', 'Many POSTs for one session got 404 in a short window.', ['000']),
     r('duplicate-tool-call', 'error', 'http-edge', 'One tools/call was executed twice for one client.', ['000', '004']),
+    r('session-in-stateless-era', 'error', 'protocol-revisions', 'A request at protocol 2026-07-28 or later was answered with a session.'),
+    r('replay-in-stateless-era', 'error', 'protocol-revisions', 'A request at protocol 2026-07-28 or later was resumed from Last-Event-ID.'),
     r('engine-divergence', 'info', 'engine', "The embedded engine decides another class than the server logged."),
   ].map((m) => [m.id, m]),
 ) as Record<RuleId, RuleMeta>;

@@ -1,4 +1,4 @@
-import type { NormalizedRecord } from '../model/record.js';
+import { isStatelessEra, type NormalizedRecord } from '../model/record.js';
 
 // What a reverse proxy's access record says about resumption. A proxy sees
 // headers and statuses, not server state: inferred records carry only what was
@@ -22,6 +22,7 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
     ...(h.conn !== undefined && { conn: h.conn }),
     ...(h.principal !== undefined && { principal: h.principal }),
     ...(h.req !== undefined && { req: h.req }),
+    ...(h.protocolVersion !== undefined && { protocolVersion: h.protocolVersion }),
     // How long the request lasted: a server record of the same request falls within it.
     ...(h.durationMs !== undefined && { durationMs: h.durationMs }),
   };
@@ -61,7 +62,7 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
   }
   if (method === 'POST' && session !== null && h.rpcKind === 'response' && h.rpcId !== undefined) {
     out.push({ ...base, kind: 'request.answered', session, requestId: h.rpcId, status });
-  } else if (method === 'POST' && session !== null && h.rpcKind === 'request' && h.rpcId !== undefined && h.method !== undefined) {
+  } else if (method === 'POST' && (session !== null || isStatelessEra(h.protocolVersion)) && h.rpcKind === 'request' && h.rpcId !== undefined && h.method !== undefined) {
     out.push({ ...base, kind: 'call', session, rpcId: h.rpcId, method: h.method, status });
   }
   return out;

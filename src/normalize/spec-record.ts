@@ -1,4 +1,4 @@
-import { DECISIONS, RECORD_KINDS, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
+import { DECISIONS, RECORD_KINDS, isStatelessEra, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { has, idString, isBool, isNumber, isObject, isString, isStringOrNumber, pick, type Json } from './fields.js';
 import { inferFromHttp } from './http.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
@@ -19,6 +19,7 @@ const A = {
   method: ['method', 'mcp.method.name'],
   rpcId: ['rpc_id', 'jsonrpc.request.id'],
   requestId: ['request_id', 'jsonrpc.request.id'],
+  protocolVersion: ['protocol_version', 'protocolVersion', 'mcp_protocol_version', 'mcp.protocol.version'],
 } as const;
 
 const KIND_ALIASES = ['event', 'type', 'msg'] as const;
@@ -105,14 +106,17 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   set('conn', id(A.conn));
   set('principal', str(A.principal));
   set('req', id(['req']));
+  set('protocolVersion', str(A.protocolVersion));
   set('via', str(['via']));
   set('reason', str(['reason']));
   set('aspect', str(['aspect']));
   set('logEvicted', bool(['log_evicted']));
+  set('retryMs', num(['retry_ms']));
   set('eventId', id(['event_id']));
   set('rpcKind', str(['rpc_kind']));
   set('rpcId', id(A.rpcId));
   set('attached', bool(['attached']));
+  set('priming', bool(['priming']));
   set('ofStream', id(['of_stream']));
   set('oldestRetained', id(['oldest_retained']));
   const lei = id(['last_event_id']);
@@ -144,6 +148,7 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
     set('path', str(['path', 'url.path']));
     set('reqHeaders', headers(pick(obj, ['req_headers'], isObject)));
     set('respHeaders', headers(pick(obj, ['resp_headers'], isObject)));
+    if (rec.protocolVersion === undefined) set('protocolVersion', rec.reqHeaders?.['mcp-protocol-version']);
     const sse = pick(obj, ['sse_event_ids'], Array.isArray) as unknown[] | undefined;
     if (sse) rec.sseEventIds = sse.map(idString).filter((x): x is string => x !== undefined);
     set('method', str(['rpc_method']));
@@ -153,7 +158,10 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
     set('method', str(A.method));
   }
 
+  // Since 2026-07-28 a request has no session: its records are valid without one.
+  const sessionless = isStatelessEra(rec.protocolVersion);
   for (const field of REQUIRED[kind] ?? []) {
+    if (field === 'session' && sessionless) continue;
     if (rec[field] === undefined || rec[field] === null) {
       return { type: 'rejected', reason: `${kind}: missing required field ${SPEC_NAME[field] ?? field}` };
     }

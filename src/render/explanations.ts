@@ -169,6 +169,22 @@ export const EXPLANATIONS: Record<RuleId, RuleExplanation> = {
     shouldHave:
       'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place.',
   },
+  'session-in-stateless-era': {
+    meaning:
+      'A request at protocol revision 2026-07-28 or later was answered with a session: a session.created, an upgrade that minted one, or a response carrying Mcp-Session-Id.',
+    whyItBreaks:
+      'That revision removed Mcp-Session-Id (SEP-2567): its clients neither keep nor send one, so any state the server hangs on the session is lost on the next request, and a client that does echo it is treated as if it spoke an older revision.',
+    shouldHave:
+      'At 2026-07-28 and later, mint and echo no session: keep durable work in the tasks extension, and keep sessions only for clients that negotiated an earlier revision.',
+  },
+  'replay-in-stateless-era': {
+    meaning:
+      'A request at protocol revision 2026-07-28 or later carried Last-Event-ID and the server resumed the stream or replayed past events.',
+    whyItBreaks:
+      'That revision removed Last-Event-ID resumption (SEP-2575): the client re-issues a lost request under a new id, so a replay delivers results the client has stopped waiting for, or delivers them twice.',
+    shouldHave:
+      'Ignore Last-Event-ID on requests at 2026-07-28 and later: answer each request on its own response stream, with no replay.',
+  },
   'engine-divergence': {
     meaning:
       'Given the state reconstructed from the log at that moment, the embedded resumption engine decides another class (resume, attach, fresh, reject) than the server logged; the finding names the rules that explain the difference, or says that none does.',

@@ -54,5 +54,12 @@ function summary(s: Summary): Summary {
     sessions: s.sessions,
     by_rule: byRule,
     nodes,
+    protocol_versions: sortedKeys(s.protocol_versions ?? {}),
   };
+}
+
+function sortedKeys(o: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(o).sort()) out[k] = o[k]!;
+  return out;
 }

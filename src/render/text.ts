@@ -54,6 +54,10 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
     }
   }
 
+  if (noProtocolVersionLogged(report)) {
+    out.push('', 'No protocol version was logged: the protocol-revision rules (session-in-stateless-era, replay-in-stateless-era) did not apply.');
+  }
+
   if (report.summary.rejected_lines > 0) {
     out.push(
       '',
@@ -74,6 +78,14 @@ function restLines(rule: string, rest: Report['findings'], total: number): strin
     `    … ${plural(rest.length, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
     `      see them all: --rule ${rule} --max-findings ${total}, --session <id>, or --format json|sarif|junit`,
   ];
+}
+
+/** Said once per report, not per session (rules.md, "Protocol revisions"). */
+function noProtocolVersionLogged(report: Report): boolean {
+  const s = report.summary;
+  if (s.protocol_versions === undefined || s.records === 0) return false;
+  // Stateless (2026-07-28) requests log a version but have no session to count it under.
+  return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
 }
 
 function summaryLine(report: Report): string {

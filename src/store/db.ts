@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATE_1_TO_2, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DERIVED_VIEWS_SQL } from './views.js';
 
 export type Db = Database.Database;
@@ -59,7 +59,12 @@ function checkVersion(db: Db, path: string, readonly: boolean): void {
       `${path}: written by a newer resumescope (schema v${version}; this one reads v${SCHEMA_VERSION}). Upgrade resumescope, or re-ingest the logs into a new --db file.`,
     );
   }
-  // No older schema has been released; anything else is not ours to guess at.
+  if (version === 1 && SCHEMA_VERSION === 2) {
+    if (readonly) throw new StoreError(`${path}: schema v1 needs an upgrade to v2; ingest into it once to upgrade it`);
+    db.exec(MIGRATE_1_TO_2);
+    return;
+  }
+  // No other older schema has been released; anything else is not ours to guess at.
   throw new StoreError(`${path}: unknown schema version ${row?.value ?? '(none)'}; re-ingest the logs into a new --db file.`);
 }
 

@@ -24,6 +24,7 @@ const FIELDS: [keyof NormalizedRecord, string, Encode][] = [
   ['newRequestId', 'new_request_id', n], ['tool', 'tool', n], ['argsHash', 'args_hash', n], ['executed', 'executed', b],
   ['httpMethod', 'http_method', n], ['path', 'path', n], ['reqHeaders', 'req_headers', j], ['respHeaders', 'resp_headers', j],
   ['sseEventIds', 'sse_event_ids', j], ['durationMs', 'duration_ms', n], ['bytes', 'bytes', n], ['extra', 'extra', j],
+  ['protocolVersion', 'protocol_version', n], ['retryMs', 'retry_ms', n], ['priming', 'priming', b],
 ];
 
 const BY_FIELD = new Map(FIELDS.map(([field, column, encode]) => [field as string, { column, encode }]));

@@ -1,9 +1,9 @@
-// resumescope timeline schema. Bump SCHEMA_VERSION on any change: db.ts refuses a
-// database of another version (none older was released, so there is no migration yet).
-export const SCHEMA_VERSION = 1;
+// resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
+// migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 1.
+-- resumescope timeline, schema version 2.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS records (
   tool TEXT, args_hash TEXT, executed INTEGER,
   http_method TEXT, path TEXT, req_headers TEXT, resp_headers TEXT, sse_event_ids TEXT, duration_ms INTEGER, bytes INTEGER,
   extra TEXT,
+  protocol_version TEXT, retry_ms INTEGER, priming INTEGER, -- log format version 2
   raw TEXT NOT NULL               -- the log line, so evidence can be quoted from the database alone
 );
 CREATE INDEX IF NOT EXISTS records_session ON records (session, ts_ms, id);
@@ -112,4 +113,12 @@ CREATE VIEW IF NOT EXISTS evidence AS
   SELECT r.id, s.name AS file, r.line, r.ts_ms, r.kind, r.session, r.raw FROM records r JOIN sources s ON s.id = r.source_id;
 CREATE VIEW IF NOT EXISTS rejected_lines AS
   SELECT s.name AS file, x.line, x.reason, x.text FROM rejected x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
+`;
+
+/** Schema 1 → 2: the log format version 2 fields (protocol_version, retry_ms, priming). */
+export const MIGRATE_1_TO_2 = `
+ALTER TABLE records ADD COLUMN protocol_version TEXT;
+ALTER TABLE records ADD COLUMN retry_ms INTEGER;
+ALTER TABLE records ADD COLUMN priming INTEGER;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
 `;

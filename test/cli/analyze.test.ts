@@ -34,7 +34,7 @@ describe('analyze: the gate', () => {
     const r = await cli('analyze', 'samples/writers.ndjson', '--format', 'json');
     const report = JSON.parse(r.out);
     expect(Object.keys(report)).toEqual(['version', 'findings', 'not_knowable', 'summary']);
-    expect(Object.keys(report.summary).sort()).toEqual(['by_rule', 'ignored_lines', 'nodes', 'records', 'rejected_lines', 'sessions']);
+    expect(Object.keys(report.summary).sort()).toEqual(['by_rule', 'ignored_lines', 'nodes', 'protocol_versions', 'records', 'rejected_lines', 'sessions']);
     expect(report.findings[0]).toMatchObject({ rule: expect.any(String), severity: expect.any(String), session: 'S-1001', evidence: expect.any(Array) });
   });
 

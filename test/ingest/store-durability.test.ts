@@ -7,6 +7,7 @@ import { loadWorkspace } from '../../src/api.js';
 import { fileSource, type Source } from '../../src/read/sources.js';
 import { StoreError, openDb, type Db } from '../../src/store/db.js';
 import { T0, ingestSources, ndjson, rows, tempDir, track } from './support.js';
+import { logSource } from '../helpers/logs.js';
 
 // One --db file across runs: the same bytes twice add nothing, and a file
 // that fails half-way leaves the database exactly as it was before it.
@@ -132,12 +133,25 @@ describe('schema version', () => {
   it('a new database records the version this resumescope writes', () => {
     const path = join(tempDir(), 'timeline.db');
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '1' }]);
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '2' }]);
+  });
+
+  it('a version 1 database gains the log format 2 columns when opened for writing, and keeps its records', async () => {
+    const path = join(tempDir(), 'timeline.db');
+    await loadWorkspace([logSource([{ ts: 0, kind: 'session.created', session: 'S1' }])], { db: path }).then((ws) => ws.db.close());
+    const v1 = new Database(path);
+    for (const c of ['protocol_version', 'retry_ms', 'priming']) v1.exec(`ALTER TABLE records DROP COLUMN ${c}`);
+    v1.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run();
+    v1.close();
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade/);
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '2' }]);
+    expect(rows(db, 'SELECT session, protocol_version FROM records')).toEqual([{ session: 'S1', protocol_version: null }]);
   });
 
   it('a database written by a newer resumescope is refused, saying what to do', () => {
-    const path = dbWithVersion('2');
-    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v2; this one reads v1). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    const path = dbWithVersion('3');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v3; this one reads v2). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
     expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
   });
 

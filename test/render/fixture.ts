@@ -97,6 +97,7 @@ export function makeReport(findings: Finding[] = FINDINGS): Report {
       sessions: 5,
       by_rule: { 'silent-truncation': 1, 'cross-principal-replay': 1, 'engine-divergence': 1, 'event-id-without-session': 1, 'dual-writer': 1, '404-storm': 1 },
       nodes: { b: { records: 8, skew_ms: -12 }, a: { records: 7 } },
+      protocol_versions: { unknown: 5 },
     },
   };
 }

@@ -12,7 +12,8 @@ describe('renderJson', () => {
       for (const e of f.evidence) expect(Object.keys(e)).toEqual(['file', 'line']);
     }
     for (const n of out.not_knowable) expect(Object.keys(n)).toEqual(['rule', 'session', 'reason']);
-    expect(Object.keys(out.summary)).toEqual(['records', 'rejected_lines', 'ignored_lines', 'sessions', 'by_rule', 'nodes']);
+    expect(Object.keys(out.summary)).toEqual(['records', 'rejected_lines', 'ignored_lines', 'sessions', 'by_rule', 'nodes', 'protocol_versions']);
+    expect(out.summary.protocol_versions).toEqual({ unknown: 5 });
     expect(out.summary.nodes).toEqual({ a: { records: 7 }, b: { records: 8, skew_ms: -12 } });
     expect(Object.keys(out.summary.nodes)).toEqual(['a', 'b']);
   });

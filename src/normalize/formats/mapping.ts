@@ -19,9 +19,10 @@ const TARGETS: readonly string[] = [
   'of_stream', 'oldest_retained', 'last_event_id', 'new_stream', 'decision', 'status', 'replayed', 'reemitted',
   'cancelled', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'request_id', 'new_request_id',
   'tool', 'args_hash', 'executed', 'path', 'req_headers', 'resp_headers', 'sse_event_ids', 'duration_ms', 'bytes',
+  'protocol_version', 'retry_ms', 'priming',
 ];
-const NUMERIC: ReadonlySet<string> = new Set(['seq', 'status', 'replayed', 'reemitted', 'cancelled', 'duration_ms', 'bytes']);
-const BOOLEAN: ReadonlySet<string> = new Set(['log_evicted', 'attached', 'reset_signalled', 'executed']);
+const NUMERIC: ReadonlySet<string> = new Set(['seq', 'status', 'replayed', 'reemitted', 'cancelled', 'duration_ms', 'bytes', 'retry_ms']);
+const BOOLEAN: ReadonlySet<string> = new Set(['log_evicted', 'attached', 'reset_signalled', 'executed', 'priming']);
 const LISTS: ReadonlySet<string> = new Set(['replayed_ids', 'sse_event_ids']);
 const HEADER_TARGET = /^(req_headers|resp_headers)\.([A-Za-z0-9!#$%&'*+^_`|~-]+)$/;
 
