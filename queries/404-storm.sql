@@ -4,7 +4,7 @@
 -- proxy POST without `req` that the server logged too, same session, JSON-RPC id and 404, while it lasted, is
 -- that server record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
-WITH all_posts AS (
+WITH all_posts AS MATERIALIZED (
   SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
     COALESCE(session, json_extract(req_headers, '$."mcp-session-id"')) AS session
   FROM records

@@ -26,13 +26,11 @@ WITH execs AS (
     AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
     -- one call: an rpc id a restarted client reuses for another tool or other arguments is another call
     AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
-), pairs AS MATERIALIZED (
-  SELECT a.id AS first_id, a.ts_ms AS first_ts, a.session AS first_session, b.id AS later_id, b.ts_ms AS later_ts, b.principal
-  FROM attributed a
-  JOIN attributed b ON b.principal = a.principal AND b.tool = a.tool AND b.args_hash = a.args_hash
-    AND (b.ts_ms, b.id) > (a.ts_ms, a.id) AND b.ts_ms - a.ts_ms <= :duplicate_call_window_ms
-  WHERE a.principal IS NOT NULL AND a.tool IS NOT NULL AND a.args_hash IS NOT NULL
-    AND b.id NOT IN (SELECT later_id FROM same_rpc)
+), keyed AS MATERIALIZED (
+  -- the executions a retry can be recognised by: principal, tool and arguments known
+  SELECT id, ts_ms, session, principal, tool, args_hash,
+    row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r
+  FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash IS NOT NULL
 ), not_found AS MATERIALIZED (
   SELECT x.id, x.ts_ms, COALESCE(x.principal,
     (SELECT r.principal FROM records r
@@ -42,26 +40,63 @@ WITH execs AS (
   WHERE x.shadowed = 0 AND x.status = 404 AND (
     (x.kind = 'http' AND upper(x.http_method) = 'POST')
     OR (x.origin = 'server' AND x.kind IN ('call', 'request.answered')))
-), between_them AS (
-  SELECT p.*, t.id AS between_id, t.ts_ms AS between_ts, '404' AS how FROM pairs p
-  JOIN not_found t ON t.principal = p.principal AND (t.ts_ms, t.id) > (p.first_ts, p.first_id) AND (t.ts_ms, t.id) < (p.later_ts, p.later_id)
-  UNION ALL
-  SELECT p.*, x.id, x.ts_ms, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END FROM pairs p
-  JOIN records x ON x.session = p.first_session AND x.shadowed = 0
-    AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))
-    AND (x.ts_ms, x.id) > (p.first_ts, p.first_id) AND (x.ts_ms, x.id) < (p.later_ts, p.later_id)
-  UNION ALL
-  SELECT p.*, i.created_id, i.created_ts, 'new-session' FROM pairs p
-  JOIN incarnations i ON i.owner = p.principal AND (i.created_ts, i.created_id) > (p.first_ts, p.first_id) AND (i.created_ts, i.created_id) < (p.later_ts, p.later_id)
+), principal_stream AS MATERIALIZED (
+  -- what happens to a principal between two executions (a POST of it got 404, a session was created for it),
+  -- merged with its executions in log order
+  SELECT principal, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY principal ORDER BY ts_ms, id) AS n FROM (
+    SELECT principal, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
+    UNION ALL SELECT owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
+    UNION ALL SELECT principal, ts_ms, id, NULL, id FROM keyed)
+), principal_next AS (
+  SELECT a_id, principal, next_n FROM (
+    SELECT a_id, principal,
+      min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY principal ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
+    FROM principal_stream)
+  WHERE a_id IS NOT NULL AND next_n IS NOT NULL
+), session_stream AS MATERIALIZED (
+  -- what happens to an execution's session after it (it ended, or a fresh upgrade replaced it), merged likewise
+  SELECT session, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS n FROM (
+    SELECT x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END AS how, NULL AS a_id FROM records x
+    WHERE x.session IS NOT NULL AND x.shadowed = 0
+      AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))
+    UNION ALL SELECT session, ts_ms, id, NULL, id FROM keyed)
+), session_next AS (
+  SELECT a_id, session, next_n FROM (
+    SELECT a_id, session,
+      min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY session ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
+    FROM session_stream)
+  WHERE a_id IS NOT NULL AND next_n IS NOT NULL
+), activated AS MATERIALIZED (
+  -- the first thing after an execution that makes a later identical one a retry: every later one after it is
+  SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id,
+    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.id ELSE e.id END AS between_id,
+    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.ts_ms ELSE e.ts_ms END AS between_ts,
+    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.how ELSE e.how END AS how
+  FROM keyed k
+  LEFT JOIN principal_next pn ON pn.a_id = k.id
+  LEFT JOIN principal_stream p ON p.principal = pn.principal AND p.n = pn.next_n AND p.how IS NOT NULL
+  LEFT JOIN session_next sn ON sn.a_id = k.id
+  LEFT JOIN session_stream e ON e.session = sn.session AND e.n = sn.next_n AND e.how IS NOT NULL
+  WHERE p.id IS NOT NULL OR e.id IS NOT NULL
+), sweep AS (
+  -- per call: the latest earlier execution activated before it (the nearest one with something between)
+  SELECT b_id, a_r FROM (
+    SELECT b_id, max(a_r) OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS a_r
+    FROM (
+      SELECT principal, tool, args_hash, between_ts AS ts_ms, between_id AS id, r AS a_r, NULL AS b_id FROM activated
+      UNION ALL
+      SELECT principal, tool, args_hash, ts_ms, id, NULL, id FROM keyed WHERE id NOT IN (SELECT later_id FROM same_rpc)))
+  WHERE b_id IS NOT NULL AND a_r IS NOT NULL
 ), retries AS (
-  -- the nearest earlier execution, and the first thing between the two
-  SELECT later_id, first_id, between_id, how,
-    row_number() OVER (PARTITION BY later_id ORDER BY first_ts DESC, first_id DESC, between_ts, between_id) AS k
-  FROM between_them
+  SELECT b.id AS later_id, a.first_id, a.between_id, a.how
+  FROM sweep s
+  JOIN keyed b ON b.id = s.b_id
+  JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
+  WHERE b.ts_ms - a.first_ts <= :duplicate_call_window_ms
 ), found AS (
   SELECT later_id, first_id, between_id, how FROM same_rpc WHERE k = 1
   UNION ALL
-  SELECT later_id, first_id, between_id, how FROM retries WHERE k = 1
+  SELECT later_id, first_id, between_id, how FROM retries
 )
 SELECT b.session, b.ts_ms AS at_ms, f.how, b.tool, b.rpc_id, b.principal,
   a.session AS first_session, a.rpc_id AS first_rpc_id, a.ts_ms AS first_ms,

@@ -6,18 +6,22 @@ export interface ResolvedRecord {
   tsMs: number;
 }
 
-/** Resolves record ids to the file:line that logged them, with their time for ordering. */
+/**
+ * Resolves record ids to the file:line that logged them, with their time for
+ * ordering: one statement for every finding's evidence, the ids handed over as
+ * one JSON array and looked up by primary key in id order.
+ */
 export function resolveEvidence(db: Db, ids: number[]): Map<number, ResolvedRecord> {
   const out = new Map<number, ResolvedRecord>();
-  const unique = [...new Set(ids)];
-  const CHUNK = 500;
-  for (let i = 0; i < unique.length; i += CHUNK) {
-    const part = unique.slice(i, i + CHUNK);
-    const rows = db
-      .prepare(`SELECT r.id, r.ts_ms, s.name AS file, r.line FROM records r JOIN sources s ON s.id = r.source_id WHERE r.id IN (${part.map(() => '?').join(',')})`)
-      .all(...part) as { id: number; ts_ms: number; file: string; line: number }[];
-    for (const r of rows) out.set(r.id, { ref: { file: r.file, line: r.line }, tsMs: r.ts_ms });
-  }
+  if (ids.length === 0) return out;
+  const unique = Uint32Array.from(new Set(ids)).sort();
+  const rows = db
+    .prepare(
+      'SELECT r.id, r.ts_ms, s.name, r.line FROM json_each(?) j JOIN records r ON r.id = j.value JOIN sources s ON s.id = r.source_id',
+    )
+    .raw()
+    .all(JSON.stringify(Array.from(unique))) as [number, number, string, number][];
+  for (const [id, tsMs, file, line] of rows) out.set(id, { ref: { file, line }, tsMs });
   return out;
 }
 

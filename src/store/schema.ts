@@ -90,7 +90,8 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_lookup ON events (session, event_id);
 CREATE INDEX IF NOT EXISTS events_lane ON events (session, lane, lane_pos);
-CREATE INDEX IF NOT EXISTS events_id ON events (event_id);
+-- (event_id, ts_ms, id): "the latest emission of this id before T, in any session" is one probe, not a scan of every session that sent it
+CREATE INDEX IF NOT EXISTS events_id ON events (event_id, ts_ms);
 
 -- Derived: server-to-client requests, from sent to their first resolution.
 CREATE TABLE IF NOT EXISTS requests (
