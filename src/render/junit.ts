@@ -1,6 +1,6 @@
-import type { Report } from '../model/finding.js';
+import type { Finding, Report } from '../model/finding.js';
 import { meetsThreshold, type FailOn } from '../model/severity.js';
-import { RULE_IDS, RULES } from '../model/rules.js';
+import { RULE_IDS, RULES, type RuleId } from '../model/rules.js';
 import { noLineText, quoteLine, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
@@ -11,41 +11,69 @@ export interface JunitOptions {
 }
 
 /**
- * One test case per rule of the catalogue, so a CI test view lists every
- * check that ran; each finding is a <failure> of its rule's case. `failures`
- * counts failing cases (as `tests` counts cases), not findings.
+ * One <testsuite> per rule of the catalogue, so a CI test view lists every
+ * check that ran, and one <testcase> per finding at or above the gate, so a
+ * viewer that shows one failure per case still shows every finding. A rule
+ * with no such finding has one passing case. Findings below the gate and
+ * not-knowable sessions go to the suite's <system-out>. Every count agrees
+ * with the elements it counts; the attributes the strict (Ant) JUnit schema
+ * requires are there, and their values come from the log (the time of the
+ * last finding), so the same log always gives the same file.
  */
 export function renderJunit(report: Report, opts: JunitOptions = {}): string {
   const lineText = opts.lineText ?? noLineText;
   const failOn = opts.failOn ?? 'info';
   const all = sortFindings(report.findings);
-  const findings = all.filter((f) => meetsThreshold(f.severity, failOn));
-  const belowGate = all.filter((f) => !meetsThreshold(f.severity, failOn));
-  const notKnowable = sortNotKnowable(report.not_knowable);
-  const failing = new Set(findings.map((f) => f.rule));
-
-  const cases = RULE_IDS.map((id) => {
-    const failures = findings
-      .filter((f) => f.rule === id)
-      .map((f) => {
-        const body = [`session: ${sessionLabel(f.session)}`, `at: ${f.at}`, 'evidence:', ...f.evidence.map((ref) => `  ${quoteLine(ref, lineText)}`)];
-        return `    <failure message="${escapeXmlAttr(f.message)}" type="${f.severity}">${escapeXmlText(body.join('\n'))}</failure>`;
-      });
-    const below = belowGate
-      .filter((f) => f.rule === id)
-      .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${f.message}`);
-    const unknown = notKnowable.filter((n) => n.rule === id).map((n) => `not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
-    const notes = [...below, ...unknown];
-    const out = notes.length > 0 ? [`    <system-out>${escapeXmlText(notes.join('\n'))}</system-out>`] : [];
-    const open = `  <testcase classname="resumescope.${RULES[id].family}" name="${id}"`;
-    return failures.length + out.length === 0 ? `${open}/>` : [`${open}>`, ...failures, ...out, '  </testcase>'].join('\n');
-  });
-
+  const timestamp = junitTimestamp(all);
+  const suites = RULE_IDS.map((id, index) => suite(id, index, all, report, failOn, lineText, timestamp));
+  // The strict schema allows no attribute on <testsuites>: the counts live on each suite.
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="resumescope" tests="${RULE_IDS.length}" failures="${failing.size}" errors="0" skipped="0">`,
-    ...cases,
-    '</testsuite>',
+    '<testsuites>',
+    ...suites,
+    '</testsuites>',
     '',
   ].join('\n');
+}
+
+function suite(id: RuleId, index: number, all: Finding[], report: Report, failOn: FailOn, lineText: LineText, timestamp: string): string {
+  const own = all.filter((f) => f.rule === id);
+  const failing = own.filter((f) => meetsThreshold(f.severity, failOn));
+  const classname = `resumescope.${RULES[id].family}.${id}`;
+  const cases =
+    failing.length === 0
+      ? [`    <testcase classname="${classname}" name="${id}: no finding fails the gate" time="0"/>`]
+      : failing.map((f) => {
+          const body = [`session: ${sessionLabel(f.session)}`, `at: ${f.at}`, 'evidence:', ...f.evidence.map((ref) => `  ${quoteLine(ref, lineText)}`)];
+          return [
+            `    <testcase classname="${classname}" name="${escapeXmlAttr(`${id} in ${sessionLabel(f.session)} at ${f.at}`)}" time="0">`,
+            `      <failure message="${escapeXmlAttr(f.message)}" type="${f.severity}">${escapeXmlText(body.join('\n'))}</failure>`,
+            '    </testcase>',
+          ].join('\n');
+        });
+  const below = own
+    .filter((f) => !meetsThreshold(f.severity, failOn))
+    .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${f.message}`);
+  const unknown = sortNotKnowable(report.not_knowable)
+    .filter((n) => n.rule === id)
+    .map((n) => `not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
+  const notes = [...below, ...unknown];
+  const tests = Math.max(1, failing.length);
+  return [
+    `  <testsuite name="${id}" package="resumescope.${RULES[id].family}" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${tests}" failures="${failing.length}" errors="0" time="0">`,
+    '    <properties>',
+    `      <property name="severity" value="${RULES[id].severity}"/>`,
+    `      <property name="fail-on" value="${failOn}"/>`,
+    '    </properties>',
+    ...cases,
+    notes.length > 0 ? `    <system-out>${escapeXmlText(notes.join('\n'))}</system-out>` : '    <system-out/>',
+    '    <system-err/>',
+    '  </testsuite>',
+  ].join('\n');
+}
+
+/** The schema's timestamp is an ISO 8601 time without a zone: the last finding's, in UTC; the epoch when there is none. */
+function junitTimestamp(findings: Finding[]): string {
+  const last = findings.reduce((m, f) => (f.at > m ? f.at : m), '1970-01-01T00:00:00.000Z');
+  return last.slice(0, 19);
 }

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/model/finding.js';
 import { RULE_IDS } from '../../src/model/rules.js';
@@ -28,28 +32,31 @@ const unescape = (s: string): string =>
 describe('renderJunit', () => {
   const xml = renderJunit(makeReport(), { lineText });
 
-  it('is one well-formed resumescope suite with a test case per rule of the catalogue', () => {
+  it('is one well-formed file with a test suite per rule of the catalogue, in catalogue order', () => {
     assertWellFormed(xml);
-    expect(xml.match(/<testsuite /g)).toHaveLength(1);
-    expect(xml).toMatch(/<testsuite name="resumescope" tests="24" /);
-    const cases = [...xml.matchAll(/<testcase classname="resumescope\.([\w-]+)" name="([\w-]+)"/g)];
-    expect(cases.map((m) => m[2])).toEqual([...RULE_IDS]);
-    expect(cases.find((m) => m[2] === 'dual-writer')?.[1]).toBe('writers-and-requests');
+    const suites = [...xml.matchAll(/<testsuite name="([\w-]+)" package="resumescope\.([\w-]+)"/g)];
+    expect(suites.map((m) => m[1])).toEqual([...RULE_IDS]);
+    expect(suites.find((m) => m[1] === 'dual-writer')?.[2]).toBe('writers-and-requests');
   });
 
-  it('has one failure per finding inside its rule, and failures counts the failing cases', () => {
-    expect(xml.match(/<failure /g)).toHaveLength(FINDINGS.length);
-    expect(xml).toMatch(/failures="6"/);
+  it('has one test case per finding, and every count matches the elements it counts', () => {
     const twice = renderJunit(makeReport([...FINDINGS, { ...FINDINGS[4]!, session: 'S7' }]));
+    for (const out of [xml, twice, renderJunit(makeReport([]))]) {
+      for (const m of out.matchAll(/<testsuite [^>]*tests="(\d+)" failures="(\d+)"[^>]*>([\s\S]*?)<\/testsuite>/g)) {
+        expect((m[3]!.match(/<testcase /g) ?? []).length).toBe(Number(m[1]));
+        expect((m[3]!.match(/<failure /g) ?? []).length).toBe(Number(m[2]));
+      }
+    }
+    expect(xml.match(/<failure /g)).toHaveLength(FINDINGS.length);
     expect(twice.match(/<failure /g)).toHaveLength(FINDINGS.length + 1);
-    expect(twice).toMatch(/failures="6"/);
-    const dualWriter = /<testcase [^>]*name="dual-writer">([\s\S]*?)<\/testcase>/.exec(twice)?.[1] ?? '';
-    expect(dualWriter.match(/<failure /g)).toHaveLength(2);
-    expect(renderJunit(makeReport([]))).toMatch(/tests="24" failures="0"/);
+    const dualWriter = /<testsuite name="dual-writer"[^>]*>([\s\S]*?)<\/testsuite>/.exec(twice)?.[1] ?? '';
+    expect(dualWriter.match(/<testcase [^>]*>\s*<failure /g)).toHaveLength(2);
+    // A rule with no finding still shows as a check that ran and passed.
+    expect(renderJunit(makeReport([])).match(/no finding fails the gate" time="0"\/>/g)).toHaveLength(RULE_IDS.length);
   });
 
   it('puts session, time and evidence lines in the failure body', () => {
-    const body = /<testcase [^>]*name="silent-truncation">\s*<failure [^>]*>([\s\S]*?)<\/failure>/.exec(xml)?.[1] ?? '';
+    const body = /<testcase [^>]*name="silent-truncation in [^>]*>\s*<failure [^>]*>([\s\S]*?)<\/failure>/.exec(xml)?.[1] ?? '';
     const text = unescape(body);
     expect(text).toContain('session: S1');
     expect(text).toContain('at: 2026-11-09T10:00:04.000Z');
@@ -72,7 +79,7 @@ describe('renderJunit', () => {
   });
 
   it('lists not-knowable sessions in the output of their rule', () => {
-    const orphaned = /<testcase [^>]*name="orphaned-request">([\s\S]*?)<\/testcase>/.exec(xml)?.[1] ?? '';
+    const orphaned = /<testsuite name="orphaned-request"[^>]*>([\s\S]*?)<\/testsuite>/.exec(xml)?.[1] ?? '';
     expect(orphaned).toContain('<system-out>');
     expect(orphaned).toContain('not knowable for session S4');
     expect(orphaned).toContain('not knowable for session S5');
@@ -84,11 +91,36 @@ describe('junit and the gate', () => {
     const report = makeReport(FINDINGS);
     const xml = renderJunit(report, { lineText, failOn: 'error' });
     const failing = report.findings.filter((f) => f.severity === 'error' || f.severity === 'critical');
-    const failingRules = new Set(failing.map((f) => f.rule));
-    expect(xml).toMatch(new RegExp(`failures="${failingRules.size}"`));
+    const failures = [...xml.matchAll(/failures="(\d+)"/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(failures).toBe(failing.length);
     expect((xml.match(/<failure /g) ?? []).length).toBe(failing.length);
     const below = report.findings.filter((f) => f.severity === 'warning' || f.severity === 'info');
     expect(below.length).toBeGreaterThan(0);
     expect((xml.match(/below the --fail-on error gate/g) ?? []).length).toBe(below.length);
+  });
+});
+
+describe('junit against the strict (Ant) JUnit schema', () => {
+  const xmllint = spawnSync('xmllint', ['--version']).status === 0;
+  // .ci/run installs xmllint, so in CI this check always runs.
+  it.runIf(xmllint || process.env.CI)('validates, with findings above and below the gate and none at all', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resumescope-junit-'));
+    try {
+      const schema = join(import.meta.dirname, '../fixtures/junit-ant.xsd');
+      const outputs = [renderJunit(makeReport(), { lineText }), renderJunit(makeReport(), { lineText, failOn: 'error' }), renderJunit(makeReport([]))];
+      outputs.forEach((xml, i) => {
+        const file = join(dir, `${i}.xml`);
+        writeFileSync(file, xml);
+        const r = spawnSync('xmllint', ['--noout', '--schema', schema, file], { encoding: 'utf8', timeout: 20_000 });
+        expect(r.stderr).toContain('validates');
+        expect(r.status).toBe(0);
+      });
+      // The schema itself can say no: a suite without its timestamp fails.
+      const bad = join(dir, 'bad.xml');
+      writeFileSync(bad, outputs[0]!.replace(/ timestamp="[^"]*"/, ''));
+      expect(spawnSync('xmllint', ['--noout', '--schema', schema, bad], { timeout: 20_000 }).status).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
