@@ -24,7 +24,12 @@ export interface OpenedWorkspace {
  * --db FILE to keep it), or just --db for a database ingested earlier: the
  * user never has to run two commands where one will do.
  */
-export async function openWorkspace(paths: string[], opts: InputOptions, io: Io): Promise<OpenedWorkspace> {
+export async function openWorkspace(
+  paths: string[],
+  opts: InputOptions,
+  io: Io,
+  onProgress?: IngestOptions['onProgress'],
+): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
   let sources;
@@ -34,7 +39,7 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io)
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-  const ingestOptions = inputFormats(opts);
+  const ingestOptions = { ...inputFormats(opts), ...(onProgress && { onProgress }) };
   const db = openDb(opts.db ?? EMBEDDED_DB);
   const stats = await ingestAll(db, sources, ingestOptions);
   for (const s of stats) reportSource(s, io);

@@ -43,6 +43,8 @@ export interface IngestOptions {
   inputFormat?: string;
   /** The adapters to detect with; a user mapping goes in front of the built-in ones. */
   formats?: InputFormat[];
+  /** After each batch of lines of a source: for a "loading N lines…" display. */
+  onProgress?: (source: string, lines: number) => void;
 }
 
 /**
@@ -179,7 +181,10 @@ export async function ingestSource(db: Db, source: Source, opts: IngestOptions =
   try {
     rebuildIndexes = deferIndexes(db, 'records');
     ingest = new SourceIngest(db, source.name, opts);
-    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) for (const l of batch) ingest.add(l);
+    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
+      for (const l of batch) ingest.add(l);
+      opts.onProgress?.(source.name, ingest.stats.lines);
+    }
     const kept = ingest.finish(hash.digest('hex'));
     if (kept) rebuildIndexes();
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');

@@ -10,6 +10,8 @@ import { follow, STDIN_NAME } from '../../read/follow.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
+import { lineOpener } from '../../tui/wire/open-line.js';
+import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type ThresholdFlags } from '../options.js';
@@ -74,7 +76,10 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   if (keys !== undefined) {
     model = new DashboardModelSource(db, live.book, { sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)), mode: 'live' });
     const source = model;
-    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys);
+    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
+      loadRejected: rejectedLoader(db),
+      openLine: lineOpener(db),
+    });
     // The user quit.
     void dashboard.done.then(
       () => stop(code),
@@ -117,7 +122,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         dashboard?.notify();
       },
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
-      onEnd: (source) => {
+      onEnd: (source, why) => {
+        if (why !== 'eof' && model !== undefined) {
+          model.noteSourceEvent(`${source} ${why}: following the new file from its start`);
+          dashboard?.notify();
+        }
         if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
       },
     });
