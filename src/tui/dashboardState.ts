@@ -378,7 +378,7 @@ export function reduceKey(prev: DashboardState, press: KeyPress, ctx: KeyContext
     return done({ ...next, notice: describeFilters(next) });
   }
   if (press.input === 'r' || press.input === 'R') {
-    const next = { ...state, pane: 'feed' as const, rule: stepRule(rulesIn(ctx.feed), state.rule, press.input === 'R') };
+    const next = { ...state, pane: 'feed' as const, rule: stepRule(rulesIn(filterFeed(ctx.feed, { minSeverity: state.minSeverity, rule: null })), state.rule, press.input === 'R') };
     return done({ ...next, notice: describeFilters(next) });
   }
   if (press.input === 'o') {

@@ -112,7 +112,6 @@ export function findingLines(findings: readonly FeedItem[], selectedKey: string 
   if (limit <= 0) return [];
   const body: Segment[][] = [];
   let from = 0;
-  let to = 0;
   for (const f of findings) {
     const style = severityStyle(f.severity);
     const selected = f.key === selectedKey;
@@ -126,14 +125,12 @@ export function findingLines(findings: readonly FeedItem[], selectedKey: string 
     for (const e of f.evidence) {
       body.push([{ text: `      ${formatRef(e)}`, color: 'cyan' }, { text: e.text ? `  ${e.text}` : '', dim: true }]);
     }
-    if (selected) to = body.length;
   }
   const rows = limit - 1;
   let start = 0;
   if (body.length > rows) {
-    // Keep the selected block in view: as low as needed to show its end, never past its first line.
-    start = Math.max(0, Math.min(from, to - rows, body.length - rows));
-    start = Math.min(start, from);
+    // The selected finding on top, its evidence under it; near the end, the last page.
+    start = Math.max(0, Math.min(from, body.length - rows));
   }
   const above = start;
   const below = Math.max(0, body.length - start - rows);
