@@ -124,7 +124,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
       onEnd: (source, why) => {
         if (why !== 'eof' && model !== undefined) {
-          model.noteSourceEvent(`${source} ${why}: following the new file from its start`);
+          model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();
         }
         if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
