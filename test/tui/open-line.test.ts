@@ -72,6 +72,20 @@ describe('lineOpener', () => {
     const at = Number(/^\+(\d+)g$/.exec(opened!.jump)![1]);
     expect(lines[at - 1]).toBe(`      4  ${LINES[3]}`);
     expect(lines[3]).toBe('      3  not json at all');
+    ws.db.close();
+  });
+
+  it('a plain file whose path was rotated since is read from the store, not from the new file', async () => {
+    const path = join(dir, 'rotating.ndjson');
+    writeFileSync(path, LINES.join('\n') + '\n');
+    const ws = await loadWorkspace([fileSource(path)]);
+    writeFileSync(path, 'a new file\n');
+    let file = '';
+    const tmp = mkdtempSync(join(dir, 'ctx-'));
+    const open = lineOpener(ws.db, { env: { EDITOR: 'ed' }, tmpDir: () => tmp, replaced: (f) => f === path, spawn: (_c, args) => ((file = args[4]!), { status: 0 }) });
+    expect(open({ file: path, line: 2 })).toBeUndefined();
+    expect(file.startsWith(tmp)).toBe(true);
+    expect(readFileSync(file, 'utf8')).toContain(`      2  ${LINES[1]}`);
     // A line the store knows nothing of cannot be opened, and says why.
     expect(open({ file: '<stdin>', line: 9 })).toMatch(/cannot be opened: the file is not on disk/);
     ws.db.close();

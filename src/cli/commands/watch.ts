@@ -61,6 +61,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   }
   const live = new LiveSession(db, { detect: options, ...(flags.inputFormat !== undefined && { inputFormat: flags.inputFormat }) });
   const controller = new AbortController();
+  // Sources whose path now holds another file: `o` must not open the new one at an old line.
+  const replaced = new Set<string>();
   let code = 0;
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
@@ -78,7 +80,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     const source = model;
     dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
       loadRejected: rejectedLoader(db),
-      openLine: lineOpener(db),
+      openLine: lineOpener(db, { replaced: (file) => replaced.has(file) }),
     });
     // The user quit.
     void dashboard.done.then(
@@ -123,6 +125,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       },
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
       onEnd: (source, why) => {
+        if (why !== 'eof') replaced.add(source);
         if (why !== 'eof' && model !== undefined) {
           model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();

@@ -18,6 +18,8 @@ export interface LineOpenerOptions {
   spawn?: Spawner;
   /** Folder for context files; a fresh one under the system's temporary folder by default. */
   tmpDir?: () => string;
+  /** A source whose file at that path was since replaced (rotated, truncated): its lines come from the store. */
+  replaced?: (file: string) => boolean;
 }
 
 /** Lines either side of the target written to a context file. */
@@ -95,7 +97,7 @@ export function lineOpener(db: Db, opts: LineOpenerOptions = {}): (ref: LineRef)
   const tmp = opts.tmpDir ?? (() => (dir ??= mkdtempSync(join(tmpdir(), 'resumescope-'))));
   return (ref) => {
     let target: { file: string; line: number };
-    if (isPlainFile(ref.file)) {
+    if (isPlainFile(ref.file) && !opts.replaced?.(ref.file)) {
       target = ref;
     } else {
       const written = writeContext(db, ref, tmp());
