@@ -8,7 +8,9 @@ import { PaneTabs, type PaneTab } from './components/PaneTabs.js';
 import { SessionDetailView } from './components/SessionDetailView.js';
 import { SessionsTable } from './components/SessionsTable.js';
 import { StatusBar, type StatusMode } from './components/StatusBar.js';
-import type { DashboardState, Pane } from './dashboardState.js';
+import { RejectedView } from './components/RejectedView.js';
+import { effectiveSearch, type DashboardState, type Pane } from './dashboardState.js';
+import { findingMatches, rowMatches } from './search.js';
 import type { Rect } from './layout.js';
 import type { DashboardModel } from './model.js';
 import { fitSegments } from './segments.js';
@@ -23,8 +25,13 @@ function tabs(view: DashboardView, model: DashboardModel): PaneTab[] {
     view.sessions.length === model.sessions.length
       ? position(view.sessionIndex, view.sessions.length)
       : `${position(view.sessionIndex, view.sessions.length)} of ${model.sessions.length}`;
+  const filters = [view.state.minSeverity ? `${view.state.minSeverity}+` : '', view.state.rule ?? ''].filter((f) => f !== '').join(' ');
+  const findings =
+    view.feed.length === view.feedTotal
+      ? position(view.feedIndex, view.feed.length)
+      : `${position(view.feedIndex, view.feed.length)} of ${view.feedTotal}`;
   return [
-    { pane: 'feed', label: `Findings ${position(view.feedIndex, view.feed.length)}` },
+    { pane: 'feed', label: `Findings ${findings}${filters ? ` ${filters}` : ''}` },
     { pane: 'sessions', label: `Sessions ${sessions}` },
     { pane: 'charts', label: 'Charts' },
   ];
@@ -32,15 +39,27 @@ function tabs(view: DashboardView, model: DashboardModel): PaneTab[] {
 
 function statusMode(state: DashboardState): StatusMode {
   if (state.draft !== null) return 'filter';
+  if (state.searchDraft !== null) return 'search';
   if (state.help) return 'help';
+  if (state.rejected !== null) return 'rejected';
   return state.detail ? 'detail' : 'dashboard';
 }
 
 function PaneBody({ pane, rect, view, model }: { pane: Pane; rect: Rect; view: DashboardView; model: DashboardModel }) {
   const focused = view.state.pane === pane;
+  const search = effectiveSearch(view.state);
   switch (pane) {
     case 'feed':
-      return <FindingsFeed items={view.feed} selected={view.feedIndex} width={rect.width} height={rect.height} focused={focused} />;
+      return (
+        <FindingsFeed
+          items={view.feed}
+          selected={view.feedIndex}
+          width={rect.width}
+          height={rect.height}
+          focused={focused}
+          matches={search ? (f) => findingMatches(f, search) : undefined}
+        />
+      );
     case 'sessions':
       return (
         <SessionsTable
@@ -76,13 +95,29 @@ function TitledPane({ pane, rect, view, model }: { pane: Pane; rect: Rect; view:
 function Body({ view, model }: { view: DashboardView; model: DashboardModel }) {
   const { state, layout } = view;
   const body = layout.body;
-  if (state.help) return <HelpOverlay width={body.width} height={body.height} />;
+  if (state.help) return <HelpOverlay width={body.width} height={body.height} scroll={state.helpScroll} />;
+  if (state.rejected) {
+    const page = view.rejected ?? { start: 0, lines: [] };
+    return (
+      <RejectedView lines={page.lines} start={page.start} total={model.rejected} selected={state.rejected.cursor} width={body.width} height={body.height} />
+    );
+  }
   if (state.detail) {
     if (!view.detail) {
       const text = `  no detail for session ${state.detail.session} (esc goes back)`;
       return <Line segments={fitSegments([{ text, color: 'yellow' }], body.width)} />;
     }
-    return <SessionDetailView detail={view.detail} scroll={state.detail.scroll} width={body.width} height={body.height} />;
+    const search = effectiveSearch(state);
+    return (
+      <SessionDetailView
+        detail={view.detail}
+        cursor={state.detail.cursor}
+        findingKey={state.detail.findingKey}
+        matches={search ? (r) => rowMatches(r, search) : undefined}
+        width={body.width}
+        height={body.height}
+      />
+    );
   }
   const { feed, sessions, charts } = layout.panes;
   if (!layout.wide) {
@@ -104,18 +139,17 @@ function Body({ view, model }: { view: DashboardView; model: DashboardModel }) {
 /** The dashboard: header, pane tabs, the focused pane (or all panes when wide), status bar. */
 export function App(props: AppProps) {
   const view = useDashboardKeys(props);
-  const { model } = props;
-  const { layout, state } = view;
+  const { model, layout, state } = view;
   return (
     <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
-      <Header {...model} width={layout.width} lines={layout.headerLines} />
+      <Header {...model} paused={state.paused} heldBack={view.heldBack} width={layout.width} lines={layout.headerLines} />
       {layout.tabLines > 0 && (
         <PaneTabs tabs={tabs(view, model)} focused={state.pane} context={state.detail ? `session ${state.detail.session}` : undefined} width={layout.width} />
       )}
       <Box flexDirection="column" width={layout.body.width} height={layout.body.height} overflow="hidden">
         <Body view={view} model={model} />
       </Box>
-      {layout.statusLines > 0 && <StatusBar mode={statusMode(state)} notice={state.notice} width={layout.width} />}
+      {layout.statusLines > 0 && <StatusBar mode={statusMode(state)} notice={state.notice} draft={state.searchDraft} width={layout.width} />}
     </Box>
   );
 }

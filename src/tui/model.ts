@@ -69,6 +69,23 @@ export interface DashboardModel {
   feed: FeedItem[];
   sessions: SessionRow[];
   series: Series;
+  /** What happened to a followed file lately (rotated, truncated), newest last; live mode. */
+  sourceEvents?: SourceEvent[];
+}
+
+export interface SourceEvent {
+  /** Wall-clock time it was noticed (RFC 3339). */
+  at: string;
+  text: string;
+}
+
+/** A line the reader could not take as a record: kept, counted, and shown in the rejected view. */
+export interface RejectedLine {
+  file: string;
+  line: number;
+  reason: string;
+  /** The start of the raw line. */
+  text: string;
 }
 
 export interface TimelineRow {

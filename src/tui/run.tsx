@@ -4,7 +4,8 @@
 import { render } from 'ink';
 import { performance } from 'node:perf_hooks';
 import { App } from './App.js';
-import type { DashboardModel, SessionDetail } from './model.js';
+import type { LineRef } from './dashboardState.js';
+import type { DashboardModel, RejectedLine, SessionDetail } from './model.js';
 
 export interface RenderDashboardOptions {
   /** Minimum time between two redraws caused by model changes (default 100 ms). */
@@ -14,6 +15,8 @@ export interface RenderDashboardOptions {
   /** Where to draw and read keys from; the process's own streams by default. */
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
+  loadRejected?: (offset: number, limit: number) => RejectedLine[];
+  openLine?: (ref: LineRef) => string | undefined;
 }
 
 export const DEFAULT_THROTTLE_MS = 100;
@@ -39,6 +42,8 @@ export function renderDashboard(
       <App
         model={getModel()}
         loadDetail={loadDetail}
+        {...(opts.loadRejected && { loadRejected: opts.loadRejected })}
+        {...(opts.openLine && { openLine: opts.openLine })}
         width={stdout.columns || 80}
         height={stdout.rows || 24}
         onQuit={quit}

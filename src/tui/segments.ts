@@ -1,4 +1,4 @@
-import { cellWidth, truncateEnd } from './text.js';
+import { cellWidth, sanitize, truncateEnd } from './text.js';
 
 /** A run of text with one style: rows are built from these, then fitted to a width. */
 export interface Segment {
@@ -15,12 +15,14 @@ export function fitSegments(segments: readonly Segment[], width: number): Segmen
   let left = width;
   for (const seg of segments) {
     if (left <= 0) break;
-    const w = cellWidth(seg.text);
+    // Log text reaches here: no control character may steer the terminal.
+    const text = sanitize(seg.text);
+    const w = cellWidth(text);
     if (w <= left) {
-      out.push(seg);
+      out.push(text === seg.text ? seg : { ...seg, text });
       left -= w;
     } else {
-      out.push({ ...seg, text: truncateEnd(seg.text, left) });
+      out.push({ ...seg, text: truncateEnd(text, left) });
       break;
     }
   }

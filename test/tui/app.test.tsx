@@ -58,7 +58,7 @@ describe('App: dashboard', () => {
 
   it('a filter typed after / narrows the sessions table; enter applies it, esc clears it', async () => {
     const { text, press } = mount();
-    await press('/', 'f', 'o', 'r', 'k');
+    await press('f', 'f', 'o', 'r', 'k');
     await waitFor(() => expect(text()).toContain('filter: fork▏'));
     // Previewed while typing: only the forked session is left.
     expect(text()).toMatch(/S-c4d5e6\s+forked/);
@@ -73,7 +73,7 @@ describe('App: dashboard', () => {
 
   it('esc while typing a filter cancels it and keeps the one applied before', async () => {
     const { text, press } = mount();
-    await press('/', '7', 'f', KEY.enter);
+    await press('f', '7', 'f', KEY.enter);
     await waitFor(() => expect(text()).toContain('filter: 7f  1 of 4'));
     await press('/', KEY.backspace, KEY.backspace, 'z', 'z');
     await waitFor(() => expect(text()).toContain('no session matches "zz"'));
@@ -84,7 +84,7 @@ describe('App: dashboard', () => {
 
   it('keys typed into a filter are text, not commands', async () => {
     const { text, press, onQuit } = mount();
-    await press('/', 'q', 's', '?');
+    await press('f', 'q', 's', '?');
     await waitFor(() => expect(text()).toContain('filter: qs?▏'));
     expect(onQuit).not.toHaveBeenCalled();
     expect(text()).not.toContain('keys  (? or esc closes)');
@@ -151,7 +151,7 @@ describe('App: help and quit', () => {
     const { text, press } = mount();
     await press('?');
     await waitFor(() => expect(text()).toContain('keys  (? or esc closes)'));
-    expect(text()).toMatch(/\/\s+filter sessions: type, enter applies, esc cancels/);
+    expect(text()).toMatch(/f\s+filter sessions \(also \/ on the sessions pane\)/);
     expect(text()).not.toContain('cross-principal-replay');
     await press('?');
     await waitFor(() => expect(text()).toContain('cross-principal-replay'));

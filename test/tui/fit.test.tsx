@@ -17,7 +17,10 @@ const VIEWS: Record<string, Partial<DashboardState>> = {
   sessions: { pane: 'sessions', filter: 'S-' },
   charts: { pane: 'charts' },
   filtering: { pane: 'sessions', draft: 'b21' },
-  detail: { detail: { session: 'S-b21e90', scroll: 0 } },
+  detail: { detail: { session: 'S-b21e90', cursor: 0, findingKey: 'f-dual' } },
+  search: { searchDraft: 'storm' },
+  rejected: { rejected: { cursor: 0 } },
+  paused: { paused: true },
   help: { help: true },
 };
 
@@ -37,7 +40,7 @@ function expectFits(frame: string | undefined, width: number, height: number) {
   else if (height >= 6) expect(lines[0]).toMatch(/^rec/);
   if (height >= 3) {
     expect(lines).toHaveLength(height);
-    expect(lines[lines.length - 1]).toMatch(/^(tab|esc|\? o|typ|…)/);
+    expect(lines[lines.length - 1]).toMatch(/^(tab|esc|\? o|typ|\/|ent|…)/);
   }
 }
 
@@ -82,7 +85,7 @@ describe('fits the terminal', () => {
 
   it('keeps hostile content inside 80x24 and never passes its escape sequences through', () => {
     for (const state of Object.values(VIEWS)) {
-      const frame = frameOf(hostileModel, 80, 24, { ...state, ...(state.detail ? { detail: { session: `S-${hostile}`, scroll: 0 } } : {}) }, loadHostile);
+      const frame = frameOf(hostileModel, 80, 24, { ...state, ...(state.detail ? { detail: { session: `S-${hostile}`, cursor: 0, findingKey: null } } : {}) }, loadHostile);
       expectFits(frame, 80, 24);
       expect(frame).not.toContain('\u001b[2J');
       expect(frame).not.toContain('\u001b[31mxxx');
@@ -98,7 +101,7 @@ describe('fits the terminal', () => {
         fc.boolean(),
         (width, height, state, useHostile) => {
           const frame = useHostile
-            ? frameOf(hostileModel, width, height, state.detail ? { detail: { session: 'S-x', scroll: 3 } } : state, loadHostile)
+            ? frameOf(hostileModel, width, height, state.detail ? { detail: { session: 'S-x', cursor: 3, findingKey: null } } : state, loadHostile)
             : frameOf(fixtureModel(), width, height, state);
           expectFits(frame, width, height);
         },

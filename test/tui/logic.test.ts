@@ -8,13 +8,18 @@ import { computeLayout } from '../../src/tui/layout.js';
 import { toFeedItem } from '../../src/tui/model.js';
 import { filterSessions, orderFeed, windowStart } from '../../src/tui/selectors.js';
 import { cellWidth, formatClock, formatCount, sanitize, truncateEnd, truncateStart } from '../../src/tui/text.js';
-import { FEED, SESSIONS } from './fixtures.js';
+import { KEY_HELP } from '../../src/tui/keymap.js';
+import { FEED, SESSIONS, fixtureLoadDetail } from './fixtures.js';
 
 const ctx: KeyContext = {
   feed: orderFeed(FEED),
   sessions: SESSIONS,
-  pageSize: { feed: 3, sessions: 2, detail: 4 },
-  detailRows: 7,
+  pageSize: { feed: 3, sessions: 2, detail: 4, rejected: 2, help: 5 },
+  detailOf: fixtureLoadDetail,
+  rejectedCount: 3,
+  rejectedRef: (i) => (i < 3 ? { file: 'bad.ndjson', line: 10 + i } : undefined),
+  helpLines: KEY_HELP.length,
+  live: false,
 };
 
 function keys(presses: (string | KeyPress)[], from: Partial<DashboardState> = {}) {
@@ -45,12 +50,13 @@ describe('reduceKey', () => {
     expect(keys(['2', '/', 'l', 'i', 'v', 'e', { input: '', down: true }]).state.sessionKey).toBe('S-7f3a1c');
   });
 
-  it('opens the drill-down from either pane, clamps its scroll, and goes back with esc', () => {
+  it('opens the drill-down at the first finding evidence, clamps the row, and goes back with esc', () => {
     const opened = keys(['2', 'j', { input: '', enter: true }]).state;
-    expect(opened.detail).toEqual({ session: 'S-b21e90', scroll: 0 });
-    // 7 rows, 4 visible: the scroll stops at 3.
+    // The session's first finding (cross-principal-replay) rests on server-b.ndjson:88, row 6 of 7.
+    expect(opened.detail).toEqual({ session: 'S-b21e90', cursor: 5, findingKey: 'f-cross' });
     const scrolled = keys(['j', 'j', 'j', 'j', 'j', 'j'], opened).state;
-    expect(scrolled.detail?.scroll).toBe(3);
+    expect(scrolled.detail?.cursor).toBe(6);
+    expect(keys(['g'], scrolled).state.detail?.cursor).toBe(0);
     expect(keys([{ input: '', escape: true }], scrolled).state).toMatchObject({ detail: null, pane: 'sessions', sessionKey: 'S-b21e90' });
   });
 
@@ -58,13 +64,13 @@ describe('reduceKey', () => {
     expect(keys(['q']).quit).toBe(true);
     expect(keys([{ input: 'c', ctrl: true }]).quit).toBe(true);
     expect(keys(['q'], { help: true }).quit).toBe(true);
-    const typing = keys(['/', 'q']);
+    const typing = keys(['f', 'q']);
     expect(typing.quit).toBe(false);
     expect(typing.state.draft).toBe('q');
   });
 
   it('never lets a control character into the filter', () => {
-    expect(keys(['/', 'a', '\u001b[2J', 'b']).state.draft).toBe('ab');
+    expect(keys(['f', 'a', '\u001b[2J', 'b']).state.draft).toBe('ab');
   });
 
   it('clears a notice on the next key', () => {

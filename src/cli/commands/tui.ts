@@ -4,7 +4,9 @@ import { FindingBook } from '../../live/findings.js';
 import { sessionIds } from '../../store/timeline.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
-import { openKeyboard, startDashboard } from '../../tui/wire/terminal.js';
+import { lineOpener } from '../../tui/wire/open-line.js';
+import { rejectedLoader } from '../../tui/wire/rejected.js';
+import { openKeyboard, showLoading, startDashboard } from '../../tui/wire/terminal.js';
 import type { Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -31,9 +33,25 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     return 2;
   }
   const options = detectOptions(flags, loadConfig(flags.config));
-  const ws = await openWorkspace(paths, flags, io);
+  // A large log takes a while to read: say so rather than leave the screen blank.
+  const loading = showLoading();
+  let ws;
   try {
-    const report = detect(ws.db, options);
+    ws = await openWorkspace(paths, flags, io, (e) => {
+      if (e.type === 'lines') loading.progress(e.source, e.lines);
+    });
+    await loading.judging();
+  } catch (err) {
+    loading.close();
+    throw err;
+  }
+  try {
+    let report;
+    try {
+      report = detect(ws.db, options);
+    } finally {
+      loading.close();
+    }
     const book = new FindingBook();
     const sessions = sessionIds(ws.db);
     book.apply(sessions, report.findings);
@@ -42,7 +60,8 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     source.refresh(sessions);
     const keys = openKeyboard(false)!;
     try {
-      await startDashboard(() => source.model(), detailLoader(ws.db, book), keys).done;
+      const extras = { loadRejected: rejectedLoader(ws.db), openLine: lineOpener(ws.db) };
+      await startDashboard(() => source.model(), detailLoader(ws.db, book), keys, extras).done;
     } finally {
       keys.close();
     }

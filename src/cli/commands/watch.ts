@@ -11,6 +11,8 @@ import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { sanitize } from '../../tui/text.js';
 import { DashboardModelSource } from '../../tui/wire/model.js';
+import { lineOpener } from '../../tui/wire/open-line.js';
+import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type ThresholdFlags } from '../options.js';
@@ -60,6 +62,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   }
   const live = new LiveSession(db, { detect: options, ...(flags.inputFormat !== undefined && { inputFormat: flags.inputFormat }) });
   const controller = new AbortController();
+  // Sources whose path now holds another file: `o` must not open the new one at an old line.
+  const replaced = new Set<string>();
   let code = 0;
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
@@ -75,7 +79,10 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   if (keys !== undefined) {
     model = new DashboardModelSource(db, live.book, { sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)), mode: 'live' });
     const source = model;
-    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys);
+    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
+      loadRejected: rejectedLoader(db),
+      openLine: lineOpener(db, { replaced: (file) => replaced.has(file) }),
+    });
     // The user quit.
     void dashboard.done.then(
       () => stop(code),
@@ -121,7 +128,12 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         dashboard?.notify();
       },
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
-      onEnd: (source) => {
+      onEnd: (source, why) => {
+        if (why !== 'eof') replaced.add(source);
+        if (why !== 'eof' && model !== undefined) {
+          model.noteSourceEvent(`${source} ${why}, new file followed`);
+          dashboard?.notify();
+        }
         if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
       },
     });

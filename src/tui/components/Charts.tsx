@@ -41,10 +41,17 @@ function chartSpecs(s: Series): ChartSpec[] {
 
 const MIN_CHART_LINES = 3;
 
-function axisFormatter(max: number): { width: number; format: (x: number) => string } {
-  const decimals = max < 10 ? 1 : 0;
-  const width = Math.max(3, max.toFixed(decimals).length);
-  return { width, format: (x: number) => x.toFixed(decimals).padStart(width) };
+/**
+ * Counts have whole-number ticks: the top of the axis is raised to a multiple of the
+ * number of steps, so every tick asciichart draws (top * i / steps) is an integer.
+ */
+export function countAxis(max: number, plotLines: number): { steps: number; top: number; format: (x: number) => string } {
+  const wanted = Math.max(1, plotLines - 1);
+  // Fewer rows than steps for a small maximum: 0..3 on three rows, not 0, 0.6, 1.2 …
+  const steps = Math.max(1, Math.min(wanted, Math.ceil(max)));
+  const top = Math.max(steps, Math.ceil(max / steps) * steps);
+  const width = Math.max(3, String(top).length);
+  return { steps, top, format: (x: number) => String(Math.round(x)).padStart(width) };
 }
 
 /** Plot lines that fit `width` cells and `plotLines` rows; the plain render measures, the coloured one is shown. */
@@ -55,8 +62,8 @@ function plotLinesFor(spec: ChartSpec, width: number, plotLines: number): string
   for (;;) {
     const size = bucketSize(longest, points);
     const data = spec.lines.map((l) => (l.values.length > 0 ? sumBuckets(l.values, size) : [0]));
-    const axis = axisFormatter(maxOf(data.map(maxOf)));
-    const config = { height: Math.max(1, plotLines - 1), min: 0, format: axis.format };
+    const axis = countAxis(maxOf(data.map(maxOf)), plotLines);
+    const config = { height: axis.steps, min: 0, max: axis.top, format: axis.format };
     const plain = asciichart.plot(data, config).split('\n');
     const widest = Math.max(...plain.map(cellWidth));
     if (widest <= width) {

@@ -15,6 +15,8 @@ export interface FindingsFeedProps {
   height: number;
   /** The focused pane shows its selection as a highlighted bar. */
   focused: boolean;
+  /** Findings matching the search are marked. */
+  matches?: (item: FeedItem) => boolean;
 }
 
 type FeedColumn = 'time' | 'severity' | 'rule' | 'session' | 'message';
@@ -48,7 +50,7 @@ function cellText(item: FeedItem, key: FeedColumn): string {
   }
 }
 
-function rowSegments(item: FeedItem, columns: readonly FittedColumn<FeedColumn>[], selected: boolean, focused: boolean): Segment[] {
+function rowSegments(item: FeedItem, columns: readonly FittedColumn<FeedColumn>[], selected: boolean, focused: boolean, match: boolean): Segment[] {
   const style = severityStyle(item.severity);
   const highlight = selected && focused;
   const cells: Segment[] = columns.flatMap((c, i) => {
@@ -63,16 +65,16 @@ function rowSegments(item: FeedItem, columns: readonly FittedColumn<FeedColumn>[
     };
     return i === 0 ? [seg] : [{ text: ' ', inverse: highlight }, seg];
   });
-  return [{ text: selected ? '› ' : '  ', bold: selected, inverse: highlight }, ...cells];
+  return [{ text: `${selected ? '›' : ' '}${match ? '◆' : ' '}`, bold: selected, color: match ? 'cyan' : undefined, inverse: highlight }, ...cells];
 }
 
 /** Findings, newest first, one per line, coloured by severity; the selected one marked. */
-export function FindingsFeed({ items, selected, width, height, focused }: FindingsFeedProps) {
+export function FindingsFeed({ items, selected, width, height, focused, matches }: FindingsFeedProps) {
   if (height <= 0) return null;
   if (items.length === 0) {
     return (
       <Box flexDirection="column" width={width} height={height} overflow="hidden">
-        <Line segments={fitSegments([{ text: '  no findings yet', dim: true }], width)} />
+        <Line segments={fitSegments([{ text: '  no findings (yet, or none passes the filters)', dim: true }], width)} />
       </Box>
     );
   }
@@ -82,7 +84,7 @@ export function FindingsFeed({ items, selected, width, height, focused }: Findin
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       {visible.map((item, i) => (
-        <Line key={item.key} segments={fitSegments(rowSegments(item, columns, start + i === selected, focused), width)} />
+        <Line key={item.key} segments={fitSegments(rowSegments(item, columns, start + i === selected, focused, matches?.(item) ?? false), width)} />
       ))}
     </Box>
   );

@@ -3,13 +3,18 @@ import type { Severity } from '../../model/severity.js';
 import type { DashboardModel } from '../model.js';
 import { fitSegments, type Segment } from '../segments.js';
 import { severityStyle } from '../severityStyle.js';
-import { formatCount, formatRate } from '../text.js';
+import { formatClock, formatCount, formatRate } from '../text.js';
 import { Line } from './Line.js';
 
 export type HeaderProps = Pick<
   DashboardModel,
   'sources' | 'mode' | 'records' | 'ratePerSec' | 'rejected' | 'ignored' | 'bySeverity'
 > & {
+  /** Findings that arrived since the user paused (live). */
+  paused?: boolean;
+  heldBack?: number;
+  /** Rotations and truncations of followed files, newest last. */
+  sourceEvents?: DashboardModel['sourceEvents'];
   width: number;
   /** 2: title and findings, then counts and sources; 1: counts only (short terminals). */
   lines: 0 | 1 | 2;
@@ -32,10 +37,17 @@ function severityCounts(bySeverity: Record<Severity, number>): Segment[] {
 function recordCounts(p: HeaderProps): Segment[] {
   return [
     { text: `records ${formatCount(p.records)}` },
-    { text: `  ${formatRate(p.ratePerSec)}/s`, dim: p.mode !== 'live' },
+    // A recorded log has no rate: "0/s" would read as a stalled feed.
+    ...(p.mode === 'live' ? [{ text: `  ${formatRate(p.ratePerSec)}/s` }] : []),
     p.rejected > 0 ? { text: `  rejected ${formatCount(p.rejected)}`, color: 'red' } : { text: '  rejected 0', dim: true },
     { text: `  ignored ${formatCount(p.ignored)}`, dim: p.ignored === 0 },
   ];
+}
+
+function liveMark(p: HeaderProps): Segment {
+  if (p.mode !== 'live') return { text: '  recorded', dim: true };
+  if (p.paused) return { text: `  ⏸ paused, ${formatCount(p.heldBack ?? 0)} new held back (p resumes)`, color: 'yellow', bold: true };
+  return { text: '  ● live', color: 'green' };
 }
 
 export function Header(props: HeaderProps) {
@@ -43,16 +55,20 @@ export function Header(props: HeaderProps) {
   if (lines === 0) return null;
   const title: Segment[] = [
     { text: 'resumescope', bold: true },
-    props.mode === 'live' ? { text: '  ● live', color: 'green' } : { text: '  recorded', dim: true },
+    liveMark(props),
     { text: '  findings: ' },
     ...severityCounts(props.bySeverity),
   ];
+  const event = props.sourceEvents?.[props.sourceEvents.length - 1];
   const counts: Segment[] = [
     ...recordCounts(props),
+    // A rotation is news: it goes before the (long) source list.
+    ...(event ? [{ text: `  ↻ ${formatClock(event.at)} ${event.text}`, color: 'yellow', bold: true }] : []),
     { text: props.sources.length > 0 ? `  ← ${props.sources.join(', ')}` : '', dim: true },
   ];
   if (lines === 1) {
-    return <Line segments={fitSegments([...recordCounts(props), { text: '  ' }, ...severityCounts(props.bySeverity)], width)} />;
+    const mark = props.paused ? [liveMark(props)] : [];
+    return <Line segments={fitSegments([...mark, ...recordCounts(props), { text: '  ' }, ...severityCounts(props.bySeverity)], width)} />;
   }
   return (
     <Box flexDirection="column" width={width} height={2} overflow="hidden">

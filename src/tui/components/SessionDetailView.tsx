@@ -2,19 +2,25 @@ import { Box } from 'ink';
 import { detailLayout } from '../detailLayout.js';
 import type { FeedItem, SessionDetail, SessionLane, TimelineRow } from '../model.js';
 import { fitSegments, type Segment } from '../segments.js';
+import { windowStart } from '../selectors.js';
 import { severityStyle } from '../severityStyle.js';
 import { cellWidth, fitEnd, fitStart, formatClock, truncateStart } from '../text.js';
 import { Line } from './Line.js';
 
 export interface SessionDetailViewProps {
   detail: SessionDetail;
-  /** First timeline row shown (clamped here, so a stale value is harmless). */
-  scroll: number;
+  /** The selected timeline row: the timeline scrolls to keep it in view (clamped, so a stale value is harmless). */
+  cursor: number;
+  /** The selected finding: its line and its evidence stay in view in the findings block. */
+  findingKey: string | null;
+  /** Rows matching the search are marked. */
+  matches?: (row: TimelineRow) => boolean;
   width: number;
   height: number;
 }
 
-const TIME_WIDTH = 12;
+// A one-cell mark (selected row, evidence, match) then the time with milliseconds.
+const TIME_WIDTH = 13;
 const MIN_LANE_WIDTH = 14;
 const MAX_REF_WIDTH = 28;
 const LANE_SEPARATOR = '│';
@@ -70,7 +76,7 @@ export function laneKind(kind: string): string {
   return kind;
 }
 
-function rowSegments(row: TimelineRow, grid: LaneGrid): Segment[] {
+function rowSegments(row: TimelineRow, grid: LaneGrid, mark: string, selected: boolean): Segment[] {
   const style = row.severity ? severityStyle(row.severity) : undefined;
   const text = `${row.lane === null ? row.kind : laneKind(row.kind)} ${row.text}`;
   const laneIndex = grid.shown.findIndex((l) => l.stream === row.lane);
@@ -89,7 +95,8 @@ function rowSegments(row: TimelineRow, grid: LaneGrid): Segment[] {
     ]);
   }
   return [
-    { text: fitEnd(formatClock(row.at, true), TIME_WIDTH), dim: true },
+    { text: mark, bold: true, color: 'cyan', inverse: selected },
+    { text: fitEnd(formatClock(row.at, true), TIME_WIDTH - 1), dim: !selected, inverse: selected },
     { text: ' ' },
     ...lanes,
     { text: ' ' },
@@ -97,32 +104,54 @@ function rowSegments(row: TimelineRow, grid: LaneGrid): Segment[] {
   ];
 }
 
-function findingLines(findings: readonly FeedItem[], limit: number): Segment[][] {
+/**
+ * The findings block, windowed so that the selected finding and all its evidence lines
+ * are in view (as many as fit, from its first line), with a count of what is above and below.
+ */
+export function findingLines(findings: readonly FeedItem[], selectedKey: string | null, limit: number): Segment[][] {
   if (limit <= 0) return [];
-  const lines: Segment[][] = [[{ text: `findings (${findings.length})`, bold: true }]];
+  const body: Segment[][] = [];
+  let from = 0;
   for (const f of findings) {
     const style = severityStyle(f.severity);
-    lines.push([
-      { text: `${style.label} `, color: style.color, bold: style.bold },
-      { text: f.rule, color: style.color, bold: true },
-      { text: `  ${f.message}` },
+    const selected = f.key === selectedKey;
+    if (selected) from = body.length;
+    body.push([
+      { text: selected ? '› ' : '  ', bold: true, inverse: selected },
+      { text: `${style.label} `, color: style.color, bold: style.bold, inverse: selected },
+      { text: f.rule, color: style.color, bold: true, inverse: selected },
+      { text: `  ${f.message}`, inverse: selected },
     ]);
     for (const e of f.evidence) {
-      lines.push([{ text: `    ${formatRef(e)}`, color: 'cyan' }, { text: e.text ? `  ${e.text}` : '', dim: true }]);
+      body.push([{ text: `      ${formatRef(e)}`, color: 'cyan' }, { text: e.text ? `  ${e.text}` : '', dim: true }]);
     }
   }
-  if (lines.length <= limit) return lines;
-  const kept = lines.slice(0, limit - 1);
-  kept.push([{ text: `  … ${lines.length - kept.length} more lines`, dim: true }]);
-  return kept;
+  const rows = limit - 1;
+  let start = 0;
+  if (body.length > rows) {
+    // The selected finding on top, its evidence under it; near the end, the last page.
+    start = Math.max(0, Math.min(from, body.length - rows));
+  }
+  const above = start;
+  const below = Math.max(0, body.length - start - rows);
+  const title: Segment[] = [
+    { text: `findings (${findings.length})`, bold: true },
+    { text: above > 0 ? `  ↑ ${above} lines above` : '', dim: true },
+    { text: below > 0 ? `  ↓ ${below} below` : '', dim: true },
+    { text: findings.length > 1 ? '  [ ] previous / next finding' : '', dim: true },
+  ];
+  return [title, ...body.slice(start, start + rows)];
 }
 
 /** One session's streams as lanes, its timeline with file:line on every row, and its findings' evidence. */
-export function SessionDetailView({ detail, scroll, width, height }: SessionDetailViewProps) {
+export function SessionDetailView({ detail, cursor, findingKey, matches, width, height }: SessionDetailViewProps) {
   if (height <= 0) return null;
   const layout = detailLayout(detail, height);
   const grid = laneGrid(detail, width);
-  const start = Math.max(0, Math.min(scroll, detail.rows.length - layout.timelineRows));
+  const selectedRow = Math.max(0, Math.min(cursor, detail.rows.length - 1));
+  const start = windowStart(detail.rows.length, selectedRow, layout.timelineRows);
+  const finding = detail.findings.find((f) => f.key === findingKey);
+  const evidence = new Set((finding?.evidence ?? []).map(formatRef));
   const rows = detail.rows.slice(start, start + layout.timelineRows);
   const hidden = detail.lanes.length - grid.shown.length;
   const range = detail.rows.length === 0 ? 'no records' : `rows ${start + 1}–${start + rows.length} of ${detail.rows.length}`;
@@ -138,13 +167,15 @@ export function SessionDetailView({ detail, scroll, width, height }: SessionDeta
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Line segments={fitSegments(title, width)} />
       {height > 1 && <Line segments={fitSegments(headerSegments(grid), width)} />}
-      {rows.map((row, i) => (
-        <Line key={start + i} segments={fitSegments(rowSegments(row, grid), width)} />
-      ))}
+      {rows.map((row, i) => {
+        // ▶ the selected row, ● the selected finding's evidence, ◆ a search match.
+        const mark = start + i === selectedRow ? '▶' : evidence.has(formatRef(row.ref)) ? '●' : matches?.(row) ? '◆' : ' ';
+        return <Line key={start + i} segments={fitSegments(rowSegments(row, grid, mark, start + i === selectedRow), width)} />;
+      })}
       {Array.from({ length: layout.timelineRows - rows.length }, (_, i) => (
         <Line key={`pad${i}`} segments={[]} />
       ))}
-      {findingLines(detail.findings, layout.findingsLines).map((segs, i) => (
+      {findingLines(detail.findings, findingKey, layout.findingsLines).map((segs, i) => (
         <Line key={`f${i}`} segments={fitSegments(segs, width)} />
       ))}
     </Box>

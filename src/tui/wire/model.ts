@@ -1,7 +1,7 @@
 import { findingKey, type FindingBook } from '../../live/findings.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { toFeedItem, type DashboardModel, type SessionRow, type SessionState } from '../model.js';
+import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../model.js';
 import { SeriesCounter, type ChartRecord } from './series.js';
 
 // Builds the dashboard's model from the store. Every query is either over the
@@ -16,6 +16,7 @@ export interface ModelSourceOptions {
   now?: () => number;
 }
 
+const MAX_SOURCE_EVENTS = 20;
 /** Rate window: records per second over the last few seconds of wall time. */
 const RATE_WINDOW_MS = 5_000;
 /** Session rows' sessions whose state is judged from their findings. */
@@ -33,6 +34,7 @@ export class DashboardModelSource {
   private readonly samples: { at: number; records: number }[] = [];
   private snapshot: DashboardModel | undefined;
   private bookVersion = -1;
+  private events: SourceEvent[] = [];
   private readonly now: () => number;
   private readonly q;
 
@@ -77,6 +79,12 @@ export class DashboardModelSource {
     this.snapshot = undefined;
   }
 
+  /** A followed file was rotated or truncated: the header says so. */
+  noteSourceEvent(text: string): void {
+    this.events = [...this.events.slice(-(MAX_SOURCE_EVENTS - 1)), { at: new Date(this.now()).toISOString(), text }];
+    this.snapshot = undefined;
+  }
+
   /** The current model: the same object until something changed, a new one after. */
   model(): DashboardModel {
     const unchanged = this.snapshot !== undefined && this.bookVersion === this.book.version;
@@ -100,6 +108,7 @@ export class DashboardModelSource {
       feed,
       sessions,
       series: this.counter.series(),
+      sourceEvents: this.events,
     };
     return this.snapshot;
   }

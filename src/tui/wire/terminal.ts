@@ -1,7 +1,10 @@
 import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
+import { render } from 'ink';
+import { createElement } from 'react';
+import { Loading } from '../components/Loading.js';
 import type { DashboardModel, SessionDetail } from '../model.js';
-import { renderDashboard } from '../run.js';
+import { renderDashboard, type RenderDashboardOptions } from '../run.js';
 
 // The dashboard on the process's terminal, driven from outside: the commands
 // tell it when the model changed and, for a bounded or interrupted run, when
@@ -39,10 +42,12 @@ export function startDashboard(
   getModel: () => DashboardModel,
   loadDetail: (session: string) => SessionDetail | undefined,
   keys: Keyboard,
+  extras: Pick<RenderDashboardOptions, 'loadRejected' | 'openLine'> = {},
 ): RunningDashboard {
   const listeners = new Set<() => void>();
   let finished = false;
   const done = renderDashboard(getModel, loadDetail, {
+    ...extras,
     stdin: keys.stream,
     subscribe: (onChange) => {
       listeners.add(onChange);
@@ -61,5 +66,43 @@ export function startDashboard(
       keys.stream.unshift('\x03');
     },
     done,
+  };
+}
+
+export interface LoadingScreen {
+  progress(source: string, lines: number): void;
+  /** Switches to "judging" and gives the terminal a moment to draw it before a long synchronous step. */
+  judging(): Promise<void>;
+  close(): void;
+}
+
+/** A "loading N lines…" frame on the terminal while logs are read; redrawn at most every 100 ms. */
+export function showLoading(stdout: NodeJS.WriteStream = process.stdout): LoadingScreen {
+  let lines = 0;
+  let source = '';
+  let phase: 'reading' | 'judging' = 'reading';
+  const seen = new Map<string, number>();
+  const element = () => createElement(Loading, { lines, source, phase, width: stdout.columns || 80 });
+  const instance = render(element(), { stdout, patchConsole: false, exitOnCtrlC: false });
+  let last = 0;
+  return {
+    progress(name, n) {
+      seen.set(name, n);
+      source = name;
+      lines = [...seen.values()].reduce((a, b) => a + b, 0);
+      const now = Date.now();
+      if (now - last < 100) return;
+      last = now;
+      instance.rerender(element());
+    },
+    async judging() {
+      phase = 'judging';
+      instance.rerender(element());
+      await new Promise((r) => setTimeout(r, 20));
+    },
+    close() {
+      instance.clear();
+      instance.unmount();
+    },
   };
 }

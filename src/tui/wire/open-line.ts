@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { Db } from '../../store/db.js';
+import type { LineRef } from '../dashboardState.js';
+
+// `o` in the dashboard: the log line in the user's editor or pager, at its
+// line. A plain file is opened where it is; a compressed file, stdin, or a file
+// rotated away since is not there to open, so the lines the store kept around
+// that line are written to a temporary file and that is opened instead.
+
+/** Runs a command on the terminal and waits for it; the status, or an error when it could not start. */
+export type Spawner = (command: string, args: string[]) => { status: number | null; error?: Error };
+
+export interface LineOpenerOptions {
+  env?: NodeJS.ProcessEnv;
+  spawn?: Spawner;
+  /** Folder for context files; a fresh one under the system's temporary folder by default. */
+  tmpDir?: () => string;
+  /** A source whose file at that path was since replaced (rotated, truncated): its lines come from the store. */
+  replaced?: (file: string) => boolean;
+}
+
+/** Lines either side of the target written to a context file. */
+export const CONTEXT_LINES = 20;
+
+/** The program and its arguments that show `file` at `line`: $VISUAL or $EDITOR as `+LINE file`, else $PAGER (less: `+LINEg`). */
+export function viewerCommand(env: NodeJS.ProcessEnv, file: string, line: number): { command: string; args: string[] } {
+  const editor = env.VISUAL || env.EDITOR;
+  const pager = env.PAGER || 'less';
+  const program = editor || pager;
+  const isLess = !editor && /(^|\/)less(\s|$)/.test(pager.trim().split(/\s+/)[0] ?? '');
+  const jump = isLess ? `+${line}g` : `+${line}`;
+  // Through sh so that EDITOR="code -w" works; the file and line are positional arguments, never parsed as shell text.
+  return { command: 'sh', args: ['-c', `${program} "$1" "$2"`, 'sh', jump, file] };
+}
+
+function defaultSpawn(command: string, args: string[]): { status: number | null; error?: Error } {
+  // Keys come from the terminal even when stdin carries the log (watch -).
+  let tty: number | undefined;
+  if (!process.stdin.isTTY) {
+    try {
+      tty = openSync('/dev/tty', 'r');
+    } catch {
+      tty = undefined;
+    }
+  }
+  try {
+    const r = spawnSync(command, args, { stdio: [tty ?? 'inherit', 'inherit', 'inherit'] });
+    return { status: r.status, ...(r.error && { error: r.error }) };
+  } finally {
+    if (tty !== undefined) closeSync(tty);
+  }
+}
+
+function isPlainFile(file: string): boolean {
+  try {
+    return !/\.gz$/i.test(file) && existsSync(file) && statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The stored lines of `ref.file` around `ref.line` (records and rejected lines), in line order. */
+export function storedContext(db: Db, ref: LineRef, around = CONTEXT_LINES): { line: number; text: string }[] {
+  return db
+    .prepare(
+      `SELECT line, text FROM (
+         SELECT r.line AS line, r.raw AS text FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line BETWEEN ? AND ?
+         UNION SELECT j.line, j.text FROM rejected j JOIN sources s ON s.id = j.source_id WHERE s.name = ? AND j.line BETWEEN ? AND ?
+       ) WHERE text IS NOT NULL GROUP BY line ORDER BY line`,
+    )
+    .all(ref.file, ref.line - around, ref.line + around, ref.file, ref.line - around, ref.line + around) as { line: number; text: string }[];
+}
+
+/**
+ * Writes what the store holds around the line to a file, each line prefixed with its line
+ * number in the log; returns the file and where the target line is in it, or why not.
+ */
+export function writeContext(db: Db, ref: LineRef, dir: string): { file: string; line: number } | string {
+  const lines = storedContext(db, ref);
+  const at = lines.findIndex((l) => l.line === ref.line);
+  if (at < 0) return `${ref.file}:${ref.line} cannot be opened: the file is not on disk and the store keeps no text for that line`;
+  const header = `# ${ref.file}, lines ${lines[0]!.line}–${lines[lines.length - 1]!.line} as stored by resumescope (the file itself is compressed, stdin, or gone; ignored lines are not kept)`;
+  const body = lines.map((l) => `${String(l.line).padStart(7)}  ${l.text}`);
+  const file = join(dir, `${basename(ref.file).replace(/[^\w.-]+/g, '_')}-line-${ref.line}.txt`);
+  writeFileSync(file, [header, ...body, ''].join('\n'), { mode: 0o600 });
+  return { file, line: at + 2 };
+}
+
+/** The dashboard's `openLine`: returns undefined when the viewer ran, else why the line could not be shown. */
+export function lineOpener(db: Db, opts: LineOpenerOptions = {}): (ref: LineRef) => string | undefined {
+  const env = opts.env ?? process.env;
+  const spawn = opts.spawn ?? defaultSpawn;
+  let dir: string | undefined;
+  const tmp = opts.tmpDir ?? (() => (dir ??= mkdtempSync(join(tmpdir(), 'resumescope-'))));
+  return (ref) => {
+    let target: { file: string; line: number };
+    if (isPlainFile(ref.file) && !opts.replaced?.(ref.file)) {
+      target = ref;
+    } else {
+      const written = writeContext(db, ref, tmp());
+      if (typeof written === 'string') return written;
+      target = written;
+    }
+    const { command, args } = viewerCommand(env, target.file, target.line);
+    const r = spawn(command, args);
+    if (r.error) return `could not run the viewer: ${r.error.message}`;
+    if (r.status !== 0 && r.status !== null) return `the viewer exited with status ${r.status}`;
+    return undefined;
+  };
+}
