@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generate } from '../../bench/generate.js';
+import { loadWorkspace } from '../../src/api.js';
+import { DEFAULT_DETECT_OPTIONS } from '../../src/model/thresholds.js';
+import { expandPaths } from '../../src/read/sources.js';
+import type { Db } from '../../src/store/db.js';
+import { deriveTimeline } from '../../src/store/derive.js';
+import { QUERIES_DIR } from '../../src/store/queries.js';
+import { refreshStatistics } from '../../src/store/statistics.js';
+
+// A guard against quadratic query plans: inside any CORRELATED subquery (run once
+// per outer row) a plan step must be a selective lookup. It fails on
+//  - SCAN of anything but a table-valued function (json_each over the outer row's
+//    value is bounded by that row). A scan of a MATERIALIZED CTE is flagged too:
+//    it is computed once, but scanned in full per outer row, which is quadratic
+//    whenever the CTE grows with the log. SQLite's AUTOMATIC index on such a CTE
+//    (what the fixed 404-storm gets) is a SEARCH, built once, and passes.
+//  - MULTI-INDEX OR: the old 404-storm plan, an OR of kind lookups per row.
+//  - SEARCH whose only constraints are low-selectivity columns (records by kind
+//    alone: a kind holds a large share of the log).
+// The database is built the way analyze builds it: real ingest of the samples and
+// generated production-shaped lines, derive, then the planner statistics.
+
+const LOW_SELECTIVITY = new Set(['kind']);
+
+// Queries whose plan violates the guard today, each with why it is tolerated.
+// A new violation anywhere else fails; a listed query that becomes clean fails too,
+// so the list only shrinks; a listed query must show exactly its listed steps.
+const KNOWN_SLOW = new Map<string, string[]>([
+  // seen_again's event_ids: per proxy attach, a correlated FROM-subquery scans all of
+  // `sightings` for the attach's (source_id, line) (`SCAN s`): proxy attaches × SSE
+  // sightings. Proxy logs are small today; the rewrite (join the attach's sightings
+  // first) is not a one-word change, so it waits for a test that pins the ids' text.
+  ['replay-on-attach', ['SCAN s']],
+]);
+
+interface PlanRow {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
+/** The plan steps inside correlated subqueries that make the query quadratic. */
+function quadraticSteps(plan: PlanRow[]): string[] {
+  const children = new Map<number, PlanRow[]>();
+  for (const r of plan) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
+  const bad: string[] = [];
+  const walk = (row: PlanRow, correlated: boolean): void => {
+    // A named CTE of the statement's WITH cannot see the outer row: materialized, it runs
+    // once even when the plan nests it under the correlated subquery that first reads it.
+    // Not so a FROM-subquery, `(subquery-N)`, which may read the outer row and is re-run.
+    const onceOnly = /^MATERIALIZE [^(]/.test(row.detail);
+    const inside = onceOnly ? false : correlated || row.detail.startsWith('CORRELATED ');
+    if (inside && isQuadratic(row.detail)) bad.push(row.detail);
+    for (const c of children.get(row.id) ?? []) walk(c, inside);
+  };
+  for (const r of children.get(0) ?? []) walk(r, false);
+  return bad;
+}
+
+function isQuadratic(detail: string): boolean {
+  if (detail.startsWith('MULTI-INDEX OR')) return true;
+  // Reading a co-routine's output, `SCAN (subquery-N)`, is linear in what it yields; its
+  // own steps are judged where the plan lists them.
+  if (detail.startsWith('SCAN ')) return !/\bVIRTUAL TABLE\b/.test(detail) && !/^SCAN (CONSTANT ROW|\(subquery-\d+\))/.test(detail);
+  const search = /^SEARCH \S+ USING (?:COVERING )?INDEX \S+ \(([^)]*)\)/.exec(detail);
+  if (search) {
+    const cols = search[1]!.split(' AND ').map((c) => /^\w+/.exec(c)?.[0] ?? '');
+    return cols.every((c) => LOW_SELECTIVITY.has(c));
+  }
+  return false;
+}
+
+function params(sql: string): Record<string, unknown> {
+  const o = DEFAULT_DETECT_OPTIONS;
+  const all: Record<string, unknown> = {
+    storm_count: o.stormCount,
+    storm_window_ms: o.stormWindowMs,
+    duplicate_call_window_ms: o.duplicateCallWindowMs,
+    fence_grace_ms: o.fenceGraceMs,
+    // engine-divergence passes the sessions it asks about as a JSON array of ids
+    sessions: JSON.stringify(['s-1', 's-2']),
+  };
+  const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
+  return Object.fromEntries(Object.entries(all).filter(([k]) => used.has(k)));
+}
+
+function planOf(db: Db, sql: string): PlanRow[] {
+  return db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(params(sql)) as PlanRow[];
+}
+
+const QUERY_NAMES = [
+  ...readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql')),
+  ...readdirSync(join(QUERIES_DIR, 'rules')).filter((f) => f.endsWith('.sql')).map((f) => `rules/${f}`),
+]
+  .map((f) => f.slice(0, -4))
+  .sort();
+
+describe('query plans: no per-row scan inside a correlated subquery', () => {
+  let dir: string;
+  let db: Db;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'query-plans-'));
+    const generated = join(dir, 'production.ndjson');
+    await generate(generated, 4000, { shape: 'production', seed: 3 });
+    const ws = await loadWorkspace(expandPaths([new URL('../../samples/', import.meta.url).pathname, generated]));
+    db = ws.db;
+    deriveTimeline(db);
+    refreshStatistics(db);
+    const analyzed = db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'").pluck().get();
+    expect(analyzed, 'the planner sees statistics, as under analyze').toBe(1);
+  }, 30_000);
+
+  afterAll(() => {
+    db?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('flags the pre-fix 404-storm (CTE re-evaluated per row, MULTI-INDEX OR over records_kind)', () => {
+    // `git show 33ad6ad:queries/404-storm.sql`, kept as a file so shallow clones run it too
+    const old = readFileSync(new URL('fixtures/404-storm-pre-fix.sql', import.meta.url), 'utf8');
+    const steps = quadraticSteps(planOf(db, old));
+    expect(steps).toContain('MULTI-INDEX OR');
+    expect(steps.some((s) => /USING INDEX records_kind \(kind=\?\)/.test(s))).toBe(true);
+  });
+
+  it('judges only what runs per outer row', () => {
+    const plan = (...rows: [number, number, string][]) => rows.map(([id, parent, detail]) => ({ id, parent, detail }));
+    // outside any correlated subquery, a scan or a kind lookup runs once: fine
+    expect(quadraticSteps(plan([1, 0, 'SCAN records'], [2, 0, 'SEARCH records USING INDEX records_kind (kind=?)']))).toEqual([]);
+    const perRow = plan(
+      [1, 0, 'SCAN r'],
+      [2, 0, 'CORRELATED SCALAR SUBQUERY 1'],
+      [3, 2, 'SEARCH x USING INDEX records_session (session=? AND ts_ms>?)'],
+      [4, 2, 'SCAN j VIRTUAL TABLE INDEX 1:'],
+      [5, 2, 'SEARCH s USING AUTOMATIC COVERING INDEX (session=?)'],
+      [6, 2, 'MATERIALIZE once'],
+      [7, 6, 'SCAN records'],
+      [8, 2, 'CO-ROUTINE (subquery-3)'],
+      [9, 8, 'SEARCH y USING COVERING INDEX records_kind (kind=? AND ts_ms>?)'],
+      [10, 8, 'SCAN once'],
+      [11, 8, 'SEARCH z USING INDEX records_kind (kind=?)'],
+      [12, 2, 'MATERIALIZE (subquery-4)'],
+      [13, 12, 'SCAN w'],
+      [14, 2, 'SCAN (subquery-3)'],
+      [15, 2, 'MULTI-INDEX OR'],
+    );
+    expect(quadraticSteps(perRow)).toEqual(['SCAN once', 'SEARCH z USING INDEX records_kind (kind=?)', 'SCAN w', 'MULTI-INDEX OR']);
+  });
+
+  for (const name of QUERY_NAMES) {
+    it(`${name}`, () => {
+      const steps = quadraticSteps(planOf(db, readFileSync(join(QUERIES_DIR, `${name}.sql`), 'utf8')));
+      const known = KNOWN_SLOW.get(name) ?? [];
+      expect(steps, `${name}: quadratic steps inside a correlated subquery (KNOWN_SLOW lists ${JSON.stringify(known)})`).toEqual(known);
+    });
+  }
+});
