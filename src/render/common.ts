@@ -41,6 +41,11 @@ export function groupBySeverityAndRule(findings: readonly Finding[]): { severity
   })).filter((g) => g.rules.length > 0);
 }
 
+/** The order the text report lists findings in (severity, rule, time): `#N` there and `explain -n N` name the same finding. */
+export function inReportOrder(findings: readonly Finding[]): Finding[] {
+  return groupBySeverityAndRule(findings).flatMap((g) => g.rules.flatMap((r) => r.findings));
+}
+
 export function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
   const counts: Record<Severity, number> = { info: 0, warning: 0, error: 0, critical: 0 };
   for (const f of findings) counts[f.severity] += 1;

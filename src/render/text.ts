@@ -31,6 +31,7 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
   const lineText = opts.lineText ?? noLineText;
   const paint = (code: string, s: string): string => (opts.color ? `\u001b[${code}m${s}\u001b[0m` : s);
   const out: string[] = [summaryLine(report)];
+  let number = 0; // #N, as `explain -n N` numbers them (inReportOrder)
 
   for (const group of groupBySeverityAndRule(report.findings)) {
     out.push('', paint(SEVERITY_COLOUR[group.severity], group.severity.toUpperCase()));
@@ -38,10 +39,13 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
       out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', RULES[rule].summary)}`);
       const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
       for (const f of findings.slice(0, max)) {
-        out.push(`    ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
+        out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
         for (const ref of f.evidence) out.push(paint('2', `        ${quoteLine(ref, lineText)}`));
       }
-      if (findings.length > max) out.push(...restLines(rule, findings.slice(max), findings.length));
+      if (findings.length > max) {
+        out.push(...restLines(rule, findings.slice(max), findings.length));
+        number += findings.length - max;
+      }
     }
   }
 

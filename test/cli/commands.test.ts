@@ -135,6 +135,17 @@ describe('explain and rules', () => {
     expect(r.out).toContain('dual-writer');
     expect(r.out).toContain('samples/writers.ndjson:13');
   });
+  it('-n N explains the finding the text report numbers #N, whatever order the findings were found in', async () => {
+    const report = await cli('analyze', 'samples/writers.ndjson', '--fail-on', 'never');
+    const numbered = [...report.out.matchAll(/^ {4}#(\d+) {2}(\S+) {2}session (\S+)$/gm)];
+    expect(numbered.map((m) => Number(m[1]))).toEqual(numbered.map((_, i) => i + 1));
+    expect(numbered.length).toBeGreaterThan(2);
+    for (const [, n, at, session] of numbered) {
+      const r = await cli('explain', 'samples/writers.ndjson', '-n', n!);
+      expect(r.out).toMatch(new RegExp(`^#${n} `));
+      expect(r.out).toContain(`Session ${session}, at ${at}.`);
+    }
+  });
   it('-n beyond the findings is a usage error', async () => {
     expect((await cli('explain', 'samples/clean.ndjson', '-n', '3')).code).toBe(2);
   });

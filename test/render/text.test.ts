@@ -31,7 +31,7 @@ describe('renderText', () => {
   });
 
   it('shows each finding with time, session and message, and quotes its evidence lines from both files', () => {
-    const at = lines.indexOf('    2026-11-09T10:00:09.000Z  session S2');
+    const at = lines.findIndex((l) => /^ {4}#\d+ {2}2026-11-09T10:00:09\.000Z {2}session S2$/.test(l));
     expect(at).toBeGreaterThan(0);
     expect(lines[at + 1]).toBe('      attach opened g8 while standalone stream g7 was neither closed nor fenced');
     expect(lines[at + 2]).toBe(`        server-a.ndjson:7  ${LOG_LINES['server-a.ndjson']![6]}`);

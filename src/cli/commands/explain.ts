@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { detect } from '../../detect/run.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { filterReport } from '../../findings/filter.js';
+import { inReportOrder } from '../../render/common.js';
 import { explainFinding } from '../../render/index.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, ruleList, positiveInt, type ThresholdFlags } from '../options.js';
@@ -24,7 +25,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
   cmd
     .option('--rule <ids>', 'only findings of these rules', (v: string, p: string[]) => [...p, ...v.split(',')], [])
     .option('--session <ids>', 'only findings of these sessions', (v: string, p: string[]) => [...p, ...v.split(',')], [])
-    .option('-n <number>', 'only the Nth matching finding (1-based, in report order)')
+    .option('-n <number>', 'only the finding numbered #N in the text report (1-based)')
     .action(async (paths: string[], flags: ExplainFlags) => {
       const ws = await openWorkspace(paths, flags, io);
       try {
@@ -32,8 +33,8 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         requireKnownSessions(ws.db, flags.session);
         let report = detect(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
-        // Numbered as in the full explanation, so "#3" names one finding whether or not -n picked it.
-        let numbered = report.findings.map((f, i) => ({ f, n: i + 1 }));
+        // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
+        let numbered = inReportOrder(report.findings).map((f, i) => ({ f, n: i + 1 }));
         if (flags.n !== undefined) {
           const n = positiveInt(flags.n, '-n');
           if (n > numbered.length) throw new UsageError(`-n ${n}: only ${numbered.length} matching finding(s)`);
