@@ -40,31 +40,24 @@ WITH execs AS (
   WHERE x.shadowed = 0 AND x.status = 404 AND (
     (x.kind = 'http' AND upper(x.http_method) = 'POST')
     OR (x.origin = 'server' AND x.kind IN ('call', 'request.answered')))
-), principal_stream AS MATERIALIZED (
-  -- what happens to a principal between two executions (a POST of it got 404, a session was created for it),
-  -- merged with its executions in log order
-  SELECT principal, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY principal ORDER BY ts_ms, id) AS n FROM (
-    SELECT principal, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
-    UNION ALL SELECT owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
-    UNION ALL SELECT principal, ts_ms, id, NULL, id FROM keyed)
-), principal_next AS (
-  SELECT a_id, principal, next_n FROM (
-    SELECT a_id, principal,
-      min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY principal ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
-    FROM principal_stream)
-  WHERE a_id IS NOT NULL AND next_n IS NOT NULL
-), session_stream AS MATERIALIZED (
-  -- what happens to an execution's session after it (it ended, or a fresh upgrade replaced it), merged likewise
-  SELECT session, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS n FROM (
-    SELECT x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END AS how, NULL AS a_id FROM records x
+), marker_stream AS MATERIALIZED (
+  -- what happens between two executions, merged with the executions in log order, in two scopes:
+  -- 'principal' (a POST of it got 404, a session was created for it) and 'session' (the execution's
+  -- session ended, or a fresh upgrade replaced it)
+  SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
+    SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
+    UNION ALL SELECT 'principal', owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
+    UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
+    UNION ALL SELECT 'session', x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END, NULL FROM records x
     WHERE x.session IS NOT NULL AND x.shadowed = 0
       AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))
-    UNION ALL SELECT session, ts_ms, id, NULL, id FROM keyed)
-), session_next AS (
-  SELECT a_id, session, next_n FROM (
-    SELECT a_id, session,
-      min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY session ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
-    FROM session_stream)
+    UNION ALL SELECT 'session', session, ts_ms, id, NULL, id FROM keyed)
+), marker_next AS (
+  -- per execution and scope: the position of the first marker after it
+  SELECT a_id, scope, key, next_n FROM (
+    SELECT a_id, scope, key,
+      min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY scope, key ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
+    FROM marker_stream)
   WHERE a_id IS NOT NULL AND next_n IS NOT NULL
 ), activated AS MATERIALIZED (
   -- the first thing after an execution that makes a later identical one a retry: every later one after it is
@@ -73,10 +66,10 @@ WITH execs AS (
     CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.ts_ms ELSE e.ts_ms END AS between_ts,
     CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.how ELSE e.how END AS how
   FROM keyed k
-  LEFT JOIN principal_next pn ON pn.a_id = k.id
-  LEFT JOIN principal_stream p ON p.principal = pn.principal AND p.n = pn.next_n AND p.how IS NOT NULL
-  LEFT JOIN session_next sn ON sn.a_id = k.id
-  LEFT JOIN session_stream e ON e.session = sn.session AND e.n = sn.next_n AND e.how IS NOT NULL
+  LEFT JOIN marker_next pn ON pn.a_id = k.id AND pn.scope = 'principal'
+  LEFT JOIN marker_stream p ON p.scope = 'principal' AND p.key = pn.key AND p.n = pn.next_n AND p.how IS NOT NULL
+  LEFT JOIN marker_next sn ON sn.a_id = k.id AND sn.scope = 'session'
+  LEFT JOIN marker_stream e ON e.scope = 'session' AND e.key = sn.key AND e.n = sn.next_n AND e.how IS NOT NULL
   WHERE p.id IS NOT NULL OR e.id IS NOT NULL
 ), sweep AS (
   -- per call: the latest earlier execution activated before it (the nearest one with something between)
