@@ -5,6 +5,7 @@ import { parseConfig, parseDuration, type Config } from '../findings/config.js';
 import { isRuleId, RULE_IDS, type RuleId } from '../model/rules.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
+import { DEFAULT_MAX_FINDINGS_PER_RULE } from '../render/text.js';
 import { UsageError } from './io.js';
 
 // Flags shared by the analysing commands, and how flags and the config file combine.
@@ -38,7 +39,7 @@ export function addReportOptions(cmd: Command): Command {
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
-    .option('--max-findings <n>', 'text: findings shown in full per rule, the rest counted per session (default 10)');
+    .option('--max-findings <n>', `text: findings shown in full per rule, the rest counted per session (default ${DEFAULT_MAX_FINDINGS_PER_RULE})`);
 }
 
 function collect(value: string, previous: string[]): string[] {
