@@ -58,7 +58,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): De
 export const engineDivergence: Detector = engineDivergenceWith();
 
 /**
- * The conflict stale-writer-blocks-reconnect reads (queries/stale-writer-blocks-reconnect.sql):
+ * The conflict stale-writer-blocks-reconnect reads (queries/rules/stale-writer-blocks-reconnect.sql):
  * a 409 other than for an unavailable window or an unknown session, or a reason naming a conflict.
  */
 function isWriterConflict(u: LoggedUpgrade): boolean {

@@ -5,7 +5,7 @@ export const DERIVED_VIEWS_SQL = `
 -- Pending at an upgrade: for every accepted resume or attach presenting a session, each server-to-client
 -- request sent in the session's current incarnation before it (since its creation, or from the log's start)
 -- and not answered (2xx), cancelled, re-issued or timed out before it. The one definition behind
--- queries/pending-not-reemitted.sql and queries/duplicate-reemit.sql; the engine's isPending
+-- queries/rules/pending-not-reemitted.sql and queries/rules/duplicate-reemit.sql; the engine's isPending
 -- (src/engine/requests.ts) is the same test, applied to its state at the upgrade.
 CREATE TEMP VIEW IF NOT EXISTS pending_at_upgrade AS
 WITH accepted AS (

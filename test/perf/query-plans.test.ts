@@ -8,7 +8,7 @@ import { DEFAULT_DETECT_OPTIONS } from '../../src/model/thresholds.js';
 import { expandPaths } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
-import { QUERIES_DIR } from '../../src/store/queries.js';
+import { QUERIES_DIR, QUERY_FOLDERS } from '../../src/store/queries.js';
 import { refreshStatistics } from '../../src/store/statistics.js';
 
 // A guard against quadratic query plans: inside any CORRELATED subquery (run once
@@ -34,7 +34,7 @@ const KNOWN_SLOW = new Map<string, string[]>([
   // `sightings` for the attach's (source_id, line) (`SCAN s`): proxy attaches × SSE
   // sightings. Proxy logs are small today; the rewrite (join the attach's sightings
   // first) is not a one-word change, so it waits for a test that pins the ids' text.
-  ['replay-on-attach', ['SCAN s']],
+  ['rules/replay-on-attach', ['SCAN s']],
 ]);
 
 interface PlanRow {
@@ -93,8 +93,7 @@ function planOf(db: Db, sql: string): PlanRow[] {
 }
 
 const QUERY_NAMES = [
-  ...readdirSync(QUERIES_DIR).filter((f) => f.endsWith('.sql')),
-  ...readdirSync(join(QUERIES_DIR, 'rules')).filter((f) => f.endsWith('.sql')).map((f) => `rules/${f}`),
+  ...QUERY_FOLDERS.flatMap((folder) => readdirSync(join(QUERIES_DIR, folder)).filter((f) => f.endsWith('.sql')).map((f) => `${folder}/${f}`)),
 ]
   .map((f) => f.slice(0, -4))
   .sort();

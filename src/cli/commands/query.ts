@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
-import { listQueries, loadQuery, QUERIES_DIR } from '../../store/queries.js';
+import { listQueries, loadQuery, queryPath } from '../../store/queries.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { renderRows } from '../../render/rows.js';
@@ -26,13 +25,14 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
     .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
       if (flags.list) {
-        for (const q of listQueries().filter((q) => unboundParams(loadQuery(q.name)).length === 0)) {
+        // Reports and rule queries; facts are run by the detectors with their own arguments.
+        for (const q of listQueries().filter((q) => q.folder !== 'facts' && unboundParams(loadQuery(`${q.folder}/${q.name}`)).length === 0)) {
           io.out(`${q.name.padEnd(32)} ${q.title}\n`);
         }
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
-      const named = existsSync(`${QUERIES_DIR}${sql}.sql`);
+      const named = queryPath(sql) !== undefined;
       // A bare word is a query name, never SQL: say so rather than report a syntax error.
       if (!named && /^[a-z0-9][a-z0-9-]*$/i.test(sql) && !/^(select|with|values|explain|pragma)$/i.test(sql)) {
         throw new UsageError(`no named query "${sql}" (see resumescope query --list)`);

@@ -7,7 +7,7 @@ import { at, idList } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 
 // event-id-regression: one event id emitted twice under one session id (SQL:
-// queries/event-id-regression.sql), or a resumption that replayed events at or
+// queries/rules/event-id-regression.sql), or a resumption that replayed events at or
 // before its Last-Event-ID. Both mean the event sequence restarted: a fork.
 
 interface DuplicateRow {

@@ -5,7 +5,7 @@ import type { Db } from '../../store/db.js';
 // event-id-without-session: a Last-Event-ID without Mcp-Session-Id was
 // accepted as a resume or attach. An event id is a position within one
 // session's stream; without the session it can only have been resolved
-// against a global log. SQL: queries/event-id-without-session.sql.
+// against a global log. SQL: queries/rules/event-id-without-session.sql.
 
 interface Row {
   at_ms: number;

@@ -5,7 +5,7 @@ import type { Emission, OrderedId } from '../../model/event-order.js';
 
 // The served reconnects (accepted resumes, and fresh answers to a
 // Last-Event-ID) with every event id they name placed in the timeline, from
-// queries/reconnect-references.sql: one query, grouped here per upgrade.
+// queries/facts/reconnect-references.sql: one query, grouped here per upgrade.
 
 export type RefRole = 'last_event_id' | 'first_replayed' | 'first_seen' | 'replayed_ids' | 'event.replayed';
 

@@ -4,7 +4,7 @@ import { at } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
 
 // session-id-reuse: one session id string was created twice (SQL:
-// queries/session-id-reuse.sql). Clients that key state on the id alone cannot
+// queries/rules/session-id-reuse.sql). Clients that key state on the id alone cannot
 // tell the two sessions apart.
 
 interface Row {

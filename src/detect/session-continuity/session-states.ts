@@ -2,12 +2,12 @@ import type { Db } from '../../store/db.js';
 import { queryRows } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 
-// queries/session-state-at-upgrade.sql: for every served upgrade (2xx resume,
+// queries/facts/session-state-at-upgrade.sql: for every served upgrade (2xx resume,
 // attach or fresh presenting a session id), whether that session was live on
 // the node that answered, ended, created only on another node, or never
 // created in the log. A session created on another node is live on the one
 // that answered once the log shows that node sharing its state
-// (queries/node-continuations.sql).
+// (queries/facts/node-continuations.sql).
 
 export type SessionState = 'live' | 'ended' | 'other-node' | 'never-created' | 'answered-404';
 
