@@ -1,0 +1,93 @@
+import type { Severity } from '../model/severity.js';
+import type { Db } from '../store/db.js';
+import type { DetectOptions, DetectorOutput } from './types.js';
+
+// What one rule is, in one module named by its id (src/detect/rules/<id>.ts).
+// Metadata, the explanation, the SARIF descriptor, the `rules` command, the
+// docs check and live mode all read it from there; its SQL, if any, is
+// queries/rules/<id>.sql, its tests test/rules/<id>.test.ts, its doc the
+// section of docs/rules.md with its id (test/docs checks it against this).
+
+export type RuleFamily =
+  | 'replay-integrity'
+  | 'session-continuity'
+  | 'stream-vs-session'
+  | 'writers-and-requests'
+  | 'http-edge'
+  | 'protocol-revisions'
+  | 'engine';
+
+/** What each rule means for an on-call engineer (`explain`, SARIF, docs/rules.md). */
+export interface RuleExplanation {
+  /** What the finding says happened, in plain words. */
+  meaning: string;
+  /** Why it breaks the boundary: an event id is a position within one stream, a session id an identity across streams. */
+  whyItBreaks: string;
+  /** What a correct server does instead. */
+  shouldHave: string;
+}
+
+/**
+ * The other records live mode copies beside the sessions it re-judges, for a
+ * rule that looks beyond one session (live/context.ts implements each once).
+ *   event-id-owners      the first and last other session that emitted an event id a reconnect names
+ *   same-tool-calls      sessions that ran the same tool and arguments within the duplicate-call window,
+ *                        and the 404s and session creations for their principals in that span
+ *   sessions-on-conn     sessions with a stream on the connection of a reconnect that logged no principal
+ *   sessionless-records  the records without a session that are new since the last run
+ *   log-end              the record that ends the log so far
+ */
+export type ContextNeed = 'event-id-owners' | 'same-tool-calls' | 'sessions-on-conn' | 'sessionless-records' | 'log-end';
+
+/**
+ * When a live finding is final.
+ *   at-once      as soon as it is found: later lines cannot undo it
+ *   end-of-log   later lines can withdraw it (an answer may still come): announced once it has stood
+ *                for the settle period, or when the run ends; its identity ignores its time
+ *   after-grace  it depends on how long the log went on after a moment: the session is judged again
+ *                once the grace period has passed without news
+ */
+export type Settling = 'at-once' | 'end-of-log' | 'after-grace';
+
+export interface RuleLive {
+  reads: readonly ContextNeed[];
+  settles: Settling;
+}
+
+/** A run's view of the store, with facts several rules share computed once. */
+export interface RuleContext {
+  db: Db;
+  opts: DetectOptions;
+  /** `fact(db, opts)`, computed once per run however many rules ask. */
+  shared<T>(fact: (db: Db, opts: DetectOptions) => T): T;
+}
+
+export interface RuleModule<Id extends string = string> {
+  id: Id;
+  severity: Severity;
+  family: RuleFamily;
+  /** One line: what the rule catches, for --help, SARIF and JUnit. */
+  summary: string;
+  /** The incident write-ups (seeds) the rule comes from. */
+  seeds: readonly string[];
+  explanation: RuleExplanation;
+  live: RuleLive;
+  /** Findings of this rule only (each `rule` is this id), and what it could not judge. */
+  detect(ctx: RuleContext): DetectorOutput;
+}
+
+/** Keeps the literal id, so the index can derive the RuleId union from its modules. */
+export function defineRule<const Id extends string>(rule: RuleModule<Id>): RuleModule<Id> {
+  return rule;
+}
+
+/** The family names docs/rules.md and the reports use. */
+export const FAMILY_TITLES: Record<RuleFamily, string> = {
+  'replay-integrity': 'Replay integrity',
+  'session-continuity': 'Session continuity',
+  'stream-vs-session': 'Stream versus session resumption',
+  'writers-and-requests': 'Writers and in-flight requests',
+  'http-edge': 'Symptoms at the HTTP edge',
+  'protocol-revisions': 'Protocol revisions',
+  engine: 'Cross-check with the embedded engine',
+};
