@@ -5,6 +5,7 @@ export { analyzeFiles, analyzeSources, loadWorkspace, type AnalyzeOptions, type 
 export { detect, type RunOptions } from './detect/run.js';
 export { render, FORMATS, type Format, type RenderOptions } from './render/index.js';
 export { exitCodeFor } from './findings/gate.js';
-export { RULES, RULE_IDS, type RuleId, type RuleMeta } from './model/rules.js';
+export { RULES, RULE_IDS, ruleOf, type Rule, type RuleId } from './detect/rules/index.js';
+export type { RuleModule, RuleExplanation, RuleFamily } from './detect/rule.js';
 export type { Finding, NotKnowable, Report, Summary } from './model/finding.js';
 export type { NormalizedRecord, RecordKind } from './model/record.js';

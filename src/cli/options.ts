@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { RunOptions } from '../detect/run.js';
 import { parseConfig, parseDuration, type Config } from '../findings/config.js';
-import { isRuleId, RULE_IDS, type RuleId } from '../model/rules.js';
+import { isRuleId, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
 import { DEFAULT_MAX_FINDINGS_PER_RULE } from '../render/text.js';

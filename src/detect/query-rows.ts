@@ -3,7 +3,7 @@ import type { DetectOptions } from './types.js';
 import { loadQuery } from '../store/queries.js';
 
 /**
- * Runs queries/<name>.sql with the detect options bound as named parameters
+ * Runs queries/<folder>/<name>.sql (e.g. rules/dual-writer) with the detect options bound as named parameters
  * (:storm_count, :storm_window_ms, :duplicate_call_window_ms, :fence_grace_ms).
  * Convention for detector queries: one row per finding, with `session`,
  * `at_ms` and `evidence` (a JSON array of records.id, in reading order).

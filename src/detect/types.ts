@@ -1,5 +1,4 @@
 import type { Finding, NotKnowable } from '../model/finding.js';
-import type { RuleId } from '../model/rules.js';
 import type { Db } from '../store/db.js';
 
 // The thresholds are the analysis's options; they live in model/ so that the
@@ -12,7 +11,7 @@ import type { DetectOptions } from '../model/thresholds.js';
  * record ids (records.id), in the order a reader should see them.
  */
 export interface RawFinding {
-  rule: RuleId;
+  rule: string;
   session: string | null;
   atMs: number;
   message: string;
@@ -24,10 +23,5 @@ export interface DetectorOutput {
   notKnowable: NotKnowable[];
 }
 
-export interface Detector {
-  /** The rules this detector judges (its family). */
-  rules: readonly RuleId[];
-  run(db: Db, opts: DetectOptions): DetectorOutput;
-}
 
 export type { Finding, NotKnowable };

@@ -1,4 +1,4 @@
-import { isRuleId, type RuleId } from '../model/rules.js';
+import { isRuleId, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 
 /** `resumescope.config.json`, validated; every duration is in milliseconds. */

@@ -1,10 +1,9 @@
 import type { Report } from '../model/finding.js';
-import type { RuleId } from '../model/rules.js';
 import { withFindings } from './recount.js';
 
 export interface ReportFilter {
   /** Keep only these rules (absent: all rules). */
-  rules?: readonly RuleId[];
+  rules?: readonly string[];
   /** Keep only these session ids (absent: all sessions; a finding without a session never matches a list). */
   sessions?: readonly string[];
 }
@@ -12,7 +11,7 @@ export interface ReportFilter {
 export function filterReport(report: Report, filter: ReportFilter): Report {
   const rules = filter.rules ? new Set<string>(filter.rules) : undefined;
   const sessions = filter.sessions ? new Set(filter.sessions) : undefined;
-  const keep = (item: { rule: RuleId; session: string | null }): boolean =>
+  const keep = (item: { rule: string; session: string | null }): boolean =>
     (!rules || rules.has(item.rule)) && (!sessions || (item.session !== null && sessions.has(item.session)));
   return withFindings(report, report.findings.filter(keep), report.not_knowable.filter(keep));
 }

@@ -1,11 +1,11 @@
 import type { Finding, NotKnowable, Report } from '../model/finding.js';
-import { RULE_IDS, type RuleId } from '../model/rules.js';
+import { RULE_IDS, type RuleId } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
-export function countByRule(findings: readonly Finding[]): Partial<Record<RuleId, number>> {
-  const counts = new Map<RuleId, number>();
+export function countByRule(findings: readonly Finding[]): Record<string, number> {
+  const counts = new Map<string, number>();
   for (const f of findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
-  const byRule: Partial<Record<RuleId, number>> = {};
+  const byRule: Record<string, number> = {};
   for (const id of RULE_IDS) {
     const n = counts.get(id);
     if (n !== undefined) byRule[id] = n;

@@ -1,5 +1,6 @@
 import type { Finding } from '../model/finding.js';
-import type { RuleId } from '../model/rules.js';
+import { RULES } from '../detect/rules/index.js';
+import { findingIdentity } from '../findings/identity.js';
 import { severityRank, type Severity } from '../model/severity.js';
 
 // The findings of a live run. A session is re-judged whenever it is touched,
@@ -14,22 +15,9 @@ import { severityRank, type Severity } from '../model/severity.js';
 // the settle period, or when the run ends: an announcement cannot be taken back.
 
 /** Rules whose findings later lines can withdraw. */
-export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['orphaned-request']);
+export const END_OF_LOG_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'end-of-log').map((r) => r.id));
 export const DEFAULT_SETTLE_MS = 5_000;
 
-/**
- * What identifies a finding across re-judgements: rule, session, time (except
- * for end-of-log rules) and the first line of its evidence. Not the message: later lines can reword a
- * standing finding (a dual writer "never closed" becomes "retired only at …"),
- * and a soak-test consumer must not be told of one fault twice.
- */
-export function findingKey(f: Finding): string {
-  const first = f.evidence[0];
-  // An end-of-log finding's time is where the log ended, or the timeout once it
-  // arrives: its first evidence line alone says which stranded request it is.
-  const at = END_OF_LOG_RULES.has(f.rule) ? '' : f.at;
-  return `${f.rule}|${f.session ?? ''}|${at}|${first ? `${first.file}:${first.line}` : ''}`;
-}
 
 export class FindingBook {
   private readonly bySession = new Map<string, Finding[]>();
@@ -54,7 +42,7 @@ export class FindingBook {
     const fresh: Finding[] = [];
     const sessionlessBefore = this.sessionless.size;
     for (const f of findings) {
-      const key = findingKey(f);
+      const key = findingIdentity(f);
       if (f.session === null) this.sessionless.set(key, f);
       else {
         const list = next.get(f.session);
@@ -106,7 +94,7 @@ export class FindingBook {
   }
 
   private stands(f: Finding, key: string): boolean {
-    return f.session === null ? this.sessionless.has(key) : this.forSession(f.session).some((g) => findingKey(g) === key);
+    return f.session === null ? this.sessionless.has(key) : this.forSession(f.session).some((g) => findingIdentity(g) === key);
   }
 
   /** Every current finding, oldest first. */
@@ -134,6 +122,6 @@ function byTime(a: Finding, b: Finding): number {
 
 function sameKeys(a: Finding[], b: Finding[]): boolean {
   if (a.length !== b.length) return false;
-  const keys = new Set(a.map(findingKey));
-  return b.every((f) => keys.has(findingKey(f)));
+  const keys = new Set(a.map(findingIdentity));
+  return b.every((f) => keys.has(findingIdentity(f)));
 }

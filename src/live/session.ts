@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { RULES } from '../detect/rules/index.js';
 import type { RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
 import type { Finding } from '../model/finding.js';
@@ -24,11 +25,12 @@ export interface LiveSessionOptions {
 
 /**
  * Rules whose "not knowable" can turn into a verdict by the log merely going
- * on: stale-writer-blocks-reconnect cannot be judged while the log ends inside
- * the fence grace period after a rejection. A session left so is judged again
- * as the log grows, until the log has passed its last record by the grace period.
+ * on (`live.settles: 'after-grace'`): stale-writer-blocks-reconnect cannot be
+ * judged while the log ends inside the fence grace period after a rejection. A
+ * session left so is judged again as the log grows, until the log has passed
+ * its last record by the grace period.
  */
-const GRACE_RULES = new Set(['stale-writer-blocks-reconnect']);
+const GRACE_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'after-grace').map((r) => r.id));
 
 /** What one detection round did. */
 export interface DetectionRound {

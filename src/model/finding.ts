@@ -1,10 +1,10 @@
 import type { LineRef } from './record.js';
 import type { Severity } from './severity.js';
-import type { RuleId } from './rules.js';
 
 /** One violation, with the log lines that prove it (fewest first, in log order). */
 export interface Finding {
-  rule: RuleId;
+  /** A rule id of the catalogue (detect/rules/index.ts; docs/rules.md). */
+  rule: string;
   severity: Severity;
   /** The session id the request presented; null for event-id-without-session. */
   session: string | null;
@@ -16,7 +16,7 @@ export interface Finding {
 
 /** A rule that could not be judged for a session, and why (never a guess). */
 export interface NotKnowable {
-  rule: RuleId;
+  rule: string;
   session: string | null;
   reason: string;
 }
@@ -32,7 +32,8 @@ export interface Summary {
   rejected_lines: number;
   ignored_lines: number;
   sessions: number;
-  by_rule: Partial<Record<RuleId, number>>;
+  /** Findings per rule id, for the rules that found any. */
+  by_rule: Record<string, number>;
   nodes: Record<string, NodeSummary>;
   /** Sessions per logged protocol version; `unknown` counts those without one. */
   protocol_versions: Record<string, number>;

@@ -26,3 +26,15 @@ export function seconds(ms: number): string {
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/** "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it (no "and" before the last, unlike idList). */
+export function listIds(ids: readonly (string | number | null | undefined)[], max = 5): string {
+  const shown = ids.filter((x) => x !== null && x !== undefined).map(String);
+  if (shown.length <= max) return shown.join(', ');
+  return `${shown.slice(0, max).join(', ')} and ${shown.length - max} more`;
+}
+
+/** A threshold as people say it: "10 s", "1500 ms". */
+export function duration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

@@ -1,6 +1,6 @@
 import type { Finding, NotKnowable } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import { RULE_IDS, type RuleId } from '../model/rules.js';
+import { catalogueOrder, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
 
 /** Resolves an evidence reference to the text of that log line (undefined when it cannot be read). */
@@ -11,7 +11,7 @@ export const noLineText: LineText = () => undefined;
 /** Most severe first: the order a person on call reads in. */
 export const SEVERITIES_DESCENDING: readonly Severity[] = [...SEVERITIES].reverse();
 
-const ruleRank = (id: RuleId): number => RULE_IDS.indexOf(id);
+const ruleRank = (id: string): number => catalogueOrder(id);
 
 /** Timeline order: by `at`, then rule; session and message only to make ties deterministic. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
@@ -53,8 +53,8 @@ export function countBySeverity(findings: readonly Finding[]): Record<Severity, 
 }
 
 /** One entry per rule and reason with the sessions it applies to: the same reason repeats per session otherwise. */
-export function groupNotKnowable(items: readonly NotKnowable[]): { rule: RuleId; reason: string; sessions: (string | null)[] }[] {
-  const groups = new Map<string, { rule: RuleId; reason: string; sessions: (string | null)[] }>();
+export function groupNotKnowable(items: readonly NotKnowable[]): { rule: string; reason: string; sessions: (string | null)[] }[] {
+  const groups = new Map<string, { rule: string; reason: string; sessions: (string | null)[] }>();
   for (const item of sortNotKnowable(items)) {
     const id = JSON.stringify([item.rule, item.reason]);
     const group = groups.get(id) ?? { rule: item.rule, reason: item.reason, sessions: [] };

@@ -1,7 +1,6 @@
 import type { Finding } from '../model/finding.js';
-import { RULES } from '../model/rules.js';
+import { ruleOf } from '../detect/rules/index.js';
 import { quoteLine, sessionLabel, type LineText } from './common.js';
-import { EXPLANATIONS } from './explanations.js';
 
 const WIDTH = 78;
 
@@ -12,13 +11,13 @@ const WIDTH = 78;
  * have done.
  */
 export function explainFinding(finding: Finding, lineText: LineText): string {
-  const text = EXPLANATIONS[finding.rule];
+  const text = ruleOf(finding.rule).explanation;
   const witness =
     finding.evidence.length === 0
       ? ['  (no evidence lines recorded)']
       : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, Number.POSITIVE_INFINITY)}`);
   return [
-    `${finding.rule} (${finding.severity}): ${RULES[finding.rule].summary}`,
+    `${finding.rule} (${finding.severity}): ${ruleOf(finding.rule).summary}`,
     `Session ${sessionLabel(finding.session)}, at ${finding.at}.`,
     '',
     'What happened',

@@ -9,7 +9,7 @@ import { renderText } from './text.js';
 
 export type { LineText } from './common.js';
 export { explainFinding } from './explain.js';
-export { EXPLANATIONS, type RuleExplanation } from './explanations.js';
+export type { RuleExplanation } from '../detect/rule.js';
 
 export const FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
 export type Format = (typeof FORMATS)[number];

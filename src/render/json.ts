@@ -1,5 +1,5 @@
 import type { Finding, NodeSummary, NotKnowable, Report, Summary } from '../model/finding.js';
-import { RULE_IDS } from '../model/rules.js';
+import { RULE_IDS } from '../detect/rules/index.js';
 import { sortFindings, sortNotKnowable } from './common.js';
 
 /**

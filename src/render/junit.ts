@@ -1,6 +1,6 @@
 import type { Finding, Report } from '../model/finding.js';
 import { meetsThreshold, type FailOn } from '../model/severity.js';
-import { RULE_IDS, RULES, type RuleId } from '../model/rules.js';
+import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { noLineText, quoteLine, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
@@ -39,7 +39,7 @@ export function renderJunit(report: Report, opts: JunitOptions = {}): string {
 function suite(id: RuleId, index: number, all: Finding[], report: Report, failOn: FailOn, lineText: LineText, timestamp: string): string {
   const own = all.filter((f) => f.rule === id);
   const failing = own.filter((f) => meetsThreshold(f.severity, failOn));
-  const classname = `resumescope.${RULES[id].family}.${id}`;
+  const classname = `resumescope.${ruleOf(id).family}.${id}`;
   const cases =
     failing.length === 0
       ? [`    <testcase classname="${classname}" name="${id}: no finding fails the gate" time="0"/>`]
@@ -60,9 +60,9 @@ function suite(id: RuleId, index: number, all: Finding[], report: Report, failOn
   const notes = [...below, ...unknown];
   const tests = Math.max(1, failing.length);
   return [
-    `  <testsuite name="${id}" package="resumescope.${RULES[id].family}" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${tests}" failures="${failing.length}" errors="0" time="0">`,
+    `  <testsuite name="${id}" package="resumescope.${ruleOf(id).family}" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${tests}" failures="${failing.length}" errors="0" time="0">`,
     '    <properties>',
-    `      <property name="severity" value="${RULES[id].severity}"/>`,
+    `      <property name="severity" value="${ruleOf(id).severity}"/>`,
     `      <property name="fail-on" value="${failOn}"/>`,
     '    </properties>',
     ...cases,

@@ -1,12 +1,11 @@
 import { isAbsolute, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findingKey } from '../findings/baseline.js';
+import { findingFingerprint } from '../findings/identity.js';
 import type { Finding, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import { RULE_IDS, RULES, type RuleId } from '../model/rules.js';
+import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
 import { noLineText, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
-import { EXPLANATIONS } from './explanations.js';
 
 export interface SarifOptions {
   /** resumescope's own version, for tool.driver.version. */
@@ -28,12 +27,13 @@ const INFORMATION_URI = 'https://www.npmjs.com/package/resumescope';
 const rulesDocUri = (version: string) => `https://unpkg.com/resumescope@${version}/docs/rules.md`;
 /** Relative log paths are relative to the checkout, the base GitHub code scanning resolves. */
 const SRCROOT = '%SRCROOT%';
-const FINGERPRINT = 'resumescope/findingKey/v1';
+// v2: the identity no longer includes the message (findings/identity.ts).
+const FINGERPRINT = 'resumescope/findingKey/v2';
 
 export function toSarif(report: Report, opts: SarifOptions) {
   const lineText = opts.lineText ?? noLineText;
   const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
-  const ruleIndex = (id: RuleId): number => RULE_IDS.indexOf(id);
+  const ruleIndex = (id: string): number => catalogueOrder(id);
 
   const location = (ref: LineRef) => {
     const text = lineText(ref);
@@ -56,7 +56,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
       ...(related.length > 0
         ? { relatedLocations: related.map((ref, i) => ({ id: i + 1, ...location(ref), message: { text: 'further evidence' } })) }
         : {}),
-      partialFingerprints: { [FINGERPRINT]: findingKey(f) },
+      partialFingerprints: { [FINGERPRINT]: findingFingerprint(f) },
       properties: { severity: f.severity, session: f.session, at: f.at },
     };
   };
@@ -73,12 +73,12 @@ export function toSarif(report: Report, opts: SarifOptions) {
             informationUri: INFORMATION_URI,
             rules: RULE_IDS.map((id) => ({
               id,
-              shortDescription: { text: RULES[id].summary },
-              fullDescription: { text: EXPLANATIONS[id].meaning },
-              help: { text: EXPLANATIONS[id].shouldHave },
+              shortDescription: { text: ruleOf(id).summary },
+              fullDescription: { text: ruleOf(id).explanation.meaning },
+              help: { text: ruleOf(id).explanation.shouldHave },
               helpUri: `${docs}#${id}`,
-              defaultConfiguration: { level: SARIF_LEVEL[RULES[id].severity] },
-              properties: { severity: RULES[id].severity, tags: [RULES[id].family] },
+              defaultConfiguration: { level: SARIF_LEVEL[ruleOf(id).severity] },
+              properties: { severity: ruleOf(id).severity, tags: [ruleOf(id).family] },
             })),
           },
         },

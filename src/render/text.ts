@@ -1,5 +1,5 @@
 import type { Report } from '../model/finding.js';
-import { RULES } from '../model/rules.js';
+import { ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
 import {
   countBySeverity,
@@ -36,7 +36,7 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
   for (const group of groupBySeverityAndRule(report.findings)) {
     out.push('', paint(SEVERITY_COLOUR[group.severity], group.severity.toUpperCase()));
     for (const { rule, findings } of group.rules) {
-      out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', RULES[rule].summary)}`);
+      out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', ruleOf(rule).summary)}`);
       const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
       for (const f of findings.slice(0, max)) {
         out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);

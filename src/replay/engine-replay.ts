@@ -32,7 +32,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: {
   visitSessionlessUpgrades(db, visit);
   const foreign = foreignLastEventIds(db);
   // The analyzer can see a node continue another node's events (a shared store); the engine cannot.
-  const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('node-continuations')).pluck().all() as number[]);
+  const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('facts/node-continuations')).pluck().all() as number[]);
   const page = db.prepare(
     `SELECT ${STORED_RECORD_SELECT} FROM records
      WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'

@@ -1,12 +1,9 @@
+import { findingIdentity as findingKey } from '../findings/identity.js';
 import type { Finding } from '../model/finding.js';
 
-// Findings of the world as logged against those of the what-if world. A
-// finding is the same finding when rule, session and time agree: its message
-// may read differently under another retention (another cause leads).
-
-export function findingKey(f: Pick<Finding, 'rule' | 'session' | 'at'>): string {
-  return JSON.stringify([f.rule, f.session, f.at]);
-}
+// Findings of the world as logged against those of the what-if world, matched
+// by their identity (findings/identity.ts): a message may read differently
+// under another retention (another cause leads).
 
 export function diffFindings(before: readonly Finding[], after: readonly Finding[]): { disappeared: Finding[]; appeared: Finding[] } {
   return { disappeared: unmatched(before, after), appeared: unmatched(after, before) };

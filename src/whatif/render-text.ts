@@ -1,6 +1,6 @@
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import { RULE_IDS } from '../model/rules.js';
+import { RULE_IDS } from '../detect/rules/index.js';
 import type { Flip, WhatIfReport } from './types.js';
 
 // The what-if report for a person: the headline first, then the counts per

@@ -1,7 +1,7 @@
 import type { DecisionClass, Retention } from '../engine/index.js';
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import type { RuleId } from '../model/rules.js';
+import type { RuleId } from '../detect/rules/index.js';
 import type { DetectOptions } from '../detect/types.js';
 import type { Unresumable } from '../replay/re-decide.js';
 
@@ -18,7 +18,7 @@ export interface PolicyChange {
 export interface WhatIfOptions {
   /** The world as logged: configured thresholds (default: the analyzer's); retention is always as logged. */
   baseline?: Partial<Omit<DetectOptions, 'retention'>>;
-  disabled?: RuleId[];
+  disabled?: readonly string[];
   change: PolicyChange;
 }
 
@@ -58,8 +58,8 @@ export interface WhatIfReport {
   policy: WhatIfPolicy;
   /** The answers an incident review asks for, one sentence each. */
   headline: string[];
-  before: { by_rule: Partial<Record<RuleId, number>> };
-  after: { by_rule: Partial<Record<RuleId, number>> };
+  before: { by_rule: Record<string, number> };
+  after: { by_rule: Record<string, number> };
   disappeared: Finding[];
   appeared: Finding[];
   flips: Flip[];

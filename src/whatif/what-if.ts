@@ -1,14 +1,16 @@
-import { engineDivergence, engineDivergenceWith } from '../detect/engine-divergence.js';
 import { evidenceInLogOrder, resolveEvidence } from '../detect/evidence.js';
-import { truncationCauses } from '../detect/replay-integrity.js';
-import { DETECTORS } from '../detect/registry.js';
+import type { RuleModule } from '../detect/rule.js';
+import { engineDivergenceWith } from '../detect/rules/engine-divergence.js';
+import { RULES } from '../detect/rules/index.js';
+import { truncationCauses } from '../detect/rules/silent-truncation.js';
 import { detect } from '../detect/run.js';
-import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type Detector, type RawFinding } from '../detect/types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
+import { findingIdentity } from '../findings/identity.js';
 import type { EngineDecision } from '../engine/index.js';
 import type { Report } from '../model/finding.js';
 import { isoTime } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
-import { diffFindings, findingKey } from './diff.js';
+import { diffFindings } from './diff.js';
 import { reDecideAll, type RawFlip } from './flips.js';
 import { describeChange, headlines, type RemainingTruncation } from './headline.js';
 import { policyOf, type Unresumable } from '../replay/re-decide.js';
@@ -45,7 +47,7 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
     beforeOpts,
   );
   const forgiven = { count: 0 };
-  const after = detect(db, { ...afterOpts, disabled, detectors: afterDetectors(unresumable, reDecided.retentionShortfalls, forgiven) });
+  const after = detect(db, { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven) });
   const { disappeared, appeared } = diffFindings(before.findings, after.findings);
   const flips = resolveFlips(db, reDecided.flips);
   return {
@@ -72,18 +74,18 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
 }
 
 /**
- * The what-if world's detectors: the cross-check under its unresumable choice, and no
+ * The what-if world's rules: the cross-check under its unresumable choice, and no
  * silent-truncation for a short replay its retention would not have caused.
  */
-function afterDetectors(unresumable: Unresumable, shortfalls: ReadonlySet<number>, forgiven: { count: number }): Detector[] {
-  return DETECTORS.map((d) => {
-    const detector = d === engineDivergence ? engineDivergenceWith(unresumable) : d;
-    if (shortfalls.size === 0 || !detector.rules.includes('silent-truncation')) return detector;
+function afterRules(unresumable: Unresumable, shortfalls: ReadonlySet<number>, forgiven: { count: number }): RuleModule[] {
+  return RULES.map((rule): RuleModule => {
+    if (rule.id === 'engine-divergence') return engineDivergenceWith(unresumable);
+    if (shortfalls.size === 0 || rule.id !== 'silent-truncation') return rule;
     return {
-      rules: detector.rules,
-      run(db, o) {
-        const out = detector.run(db, o);
-        const isForgiven = (f: RawFinding) => f.rule === 'silent-truncation' && f.evidenceIds.some((id) => shortfalls.has(id));
+      ...rule,
+      detect(ctx) {
+        const out = rule.detect(ctx);
+        const isForgiven = (f: RawFinding) => f.evidenceIds.some((id) => shortfalls.has(id));
         const kept = out.findings.filter((f) => !isForgiven(f));
         forgiven.count += out.findings.length - kept.length;
         return { ...out, findings: kept };
@@ -95,11 +97,11 @@ function afterDetectors(unresumable: Unresumable, shortfalls: ReadonlySet<number
 /** The silent-truncations of the world as logged that the what-if world keeps, with their causes there. */
 function remainingTruncations(db: Db, afterOpts: DetectOptions, before: Report, after: Report, shortfalls: ReadonlySet<number>): RemainingTruncation[] {
   if ((after.summary.by_rule['silent-truncation'] ?? 0) === 0) return [];
-  const keys = new Set(before.findings.filter((f) => f.rule === 'silent-truncation').map(findingKey));
+  const keys = new Set(before.findings.filter((f) => f.rule === 'silent-truncation').map(findingIdentity));
   return truncationCauses(db, afterOpts)
     .truncations.filter((t) => !shortfalls.has(t.upgradeId))
     .map((t) => ({ session: t.session, at: isoTime(t.atMs), causes: t.causes }))
-    .filter((t) => keys.has(findingKey({ rule: 'silent-truncation', ...t })));
+    .filter((t) => keys.has(findingIdentity({ rule: 'silent-truncation', session: t.session, at: t.at, evidence: [] })));
 }
 
 function resolveFlips(db: Db, raw: RawFlip[]): Flip[] {

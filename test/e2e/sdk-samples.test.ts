@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RuleId } from '../../src/model/rules.js';
+import type { RuleId } from '../../src/detect/rules/index.js';
 import { analyzeFiles, describeFindings, errorsOrWorse, findingsOf } from './support/analysis.js';
 import * as scenarios from './support/scenarios.js';
 import { SCENARIO_FILES } from './support/scenarios.js';

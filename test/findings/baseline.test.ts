@@ -1,34 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyBaseline, findingKey, parseBaseline, writeBaseline } from '../../src/findings/baseline.js';
-import type { Finding } from '../../src/model/finding.js';
+import { applyBaseline, parseBaseline, writeBaseline } from '../../src/findings/baseline.js';
+import { findingFingerprint } from '../../src/findings/identity.js';
 import { FINDINGS, makeReport } from '../render/fixture.js';
-
-describe('findingKey', () => {
-  it('is 16 hex digits and the same on a re-run of the same logs', () => {
-    const key = findingKey(FINDINGS[0]!);
-    expect(key).toMatch(/^[0-9a-f]{16}$/);
-    expect(findingKey(structuredClone(FINDINGS[0]!))).toBe(key);
-  });
-
-  it('does not change when the evidence lines shift in a re-export', () => {
-    const f = FINDINGS[0]!;
-    const shifted: Finding = { ...f, evidence: f.evidence.map((e) => ({ file: e.file.replace('.ndjson', '-2.ndjson'), line: e.line + 40 })) };
-    expect(findingKey(shifted)).toBe(findingKey(f));
-  });
-
-  it('tells apart findings that differ in rule, session, time or message', () => {
-    const f = FINDINGS[0]!;
-    const variants: Finding[] = [
-      { ...f, rule: 'phantom-event-id' },
-      { ...f, session: 'S9' },
-      { ...f, session: null },
-      { ...f, at: '2026-11-09T10:00:04.001Z' },
-      { ...f, message: `${f.message}.` },
-    ];
-    const keys = new Set([f, ...variants].map(findingKey));
-    expect(keys.size).toBe(variants.length + 1);
-  });
-});
 
 describe('baseline round trip', () => {
   it('write then apply suppresses every finding of the baseline run', () => {
@@ -50,14 +23,14 @@ describe('baseline round trip', () => {
     expect(report.summary.by_rule).toEqual({ 'event-id-without-session': 1, 'dual-writer': 1, '404-storm': 1 });
   });
 
-  it('writes version 1 with one entry per finding, sorted by time then rule', () => {
+  it('writes version 2 with one entry per finding, sorted by time then rule', () => {
     const file = writeBaseline(makeReport([...FINDINGS].reverse()));
-    expect(file.version).toBe(1);
+    expect(file.version).toBe(2);
     expect(file.keys).toHaveLength(FINDINGS.length);
     const order = file.keys.map((k) => `${k.at} ${k.rule}`);
     expect(order).toEqual([...order].sort());
     expect(file.keys[0]).toEqual({
-      key: findingKey(FINDINGS[1]!),
+      key: findingFingerprint(FINDINGS[1]!),
       rule: 'cross-principal-replay',
       session: 'S1',
       at: '2026-11-09T10:00:04.000Z',
@@ -67,8 +40,15 @@ describe('baseline round trip', () => {
   });
 
   it('rejects a file that is not a baseline', () => {
-    expect(() => parseBaseline({ version: 2, keys: [] })).toThrow(/version/);
+    expect(() => parseBaseline({ version: 3, keys: [] })).toThrow(/version/);
     expect(() => parseBaseline({ version: 1, keys: [{ key: 'nothex', rule: 'dual-writer' }] })).toThrow(/keys\[0\]\.key/);
     expect(() => parseBaseline({ version: 1, keys: [{ key: '0123456789abcdef', rule: 'no-such-rule' }] })).toThrow(/keys\[0\]\.rule/);
+  });
+
+  it('still suppresses with a version 1 file, whose keys included the message: they are recomputed from rule, session and time', () => {
+    const report = makeReport();
+    const v1 = { version: 1, keys: writeBaseline(report).keys.map((k) => ({ ...k, key: 'ffffffffffffffff' })) };
+    const { suppressed } = applyBaseline(makeReport(FINDINGS.map((f) => ({ ...f, message: `${f.message} (reworded)` }))), parseBaseline(v1));
+    expect(suppressed).toBe(FINDINGS.length);
   });
 });

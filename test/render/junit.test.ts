@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../src/model/finding.js';
-import { RULE_IDS } from '../../src/model/rules.js';
+import { RULE_IDS } from '../../src/detect/rules/index.js';
 import { renderJunit } from '../../src/render/junit.js';
 import { FINDINGS, lineText, makeReport } from './fixture.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findingKey } from '../../src/findings/baseline.js';
-import { RULE_IDS, RULES } from '../../src/model/rules.js';
+import { findingFingerprint } from '../../src/findings/identity.js';
+import { RULE_IDS, ruleOf } from '../../src/detect/rules/index.js';
 import { renderSarif } from '../../src/render/sarif.js';
 import { FINDINGS, lineText, makeReport } from './fixture.js';
 
@@ -20,7 +20,7 @@ describe('renderSarif', () => {
     const rules = sarif().runs[0].tool.driver.rules;
     expect(rules.map((r: { id: string }) => r.id)).toEqual([...RULE_IDS]);
     for (const r of rules) {
-      expect(r.shortDescription.text).toBe(RULES[r.id as keyof typeof RULES].summary);
+      expect(r.shortDescription.text).toBe(ruleOf(r.id).summary);
       // SARIF1002: absolute; the docs as shipped in the npm package of this version.
       expect(r.helpUri).toBe(`https://unpkg.com/resumescope@1.2.3/docs/rules.md#${r.id}`);
       expect(['error', 'warning', 'note']).toContain(r.defaultConfiguration.level);
@@ -73,7 +73,7 @@ describe('renderSarif', () => {
   it('fingerprints each result with the baseline key, so code scanning tracks it across runs', () => {
     const results = sarif().runs[0].results;
     const keys = results.map((r: { partialFingerprints: Record<string, string> }) => Object.values(r.partialFingerprints)[0]);
-    expect(new Set(keys)).toEqual(new Set(FINDINGS.map(findingKey)));
+    expect(new Set(keys)).toEqual(new Set(FINDINGS.map(findingFingerprint)));
   });
 
   it('reports not-knowable rules as notifications, not as results', () => {

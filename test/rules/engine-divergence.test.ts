@@ -1,5 +1,6 @@
+import { RULE_IDS } from '../../src/detect/rules/index.js';
 import { describe, expect, it } from 'vitest';
-import { explainEngineDivergences } from '../../src/detect/engine-divergence.js';
+import { explainEngineDivergences } from '../../src/detect/rules/engine-divergence.js';
 import type { RawFinding } from '../../src/detect/types.js';
 import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
 
@@ -201,7 +202,7 @@ describe('explainEngineDivergences', () => {
       raw('orphaned-request', [4]), // cites the trim the divergence names, not its upgrade
       raw('engine-divergence', [4, 9]),
       raw('engine-divergence', [4, 12]),
-    ]);
+    ], RULE_IDS);
     expect(out.map((f) => f.message)).toEqual([
       'dual-writer',
       'silent-truncation',

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RULE_IDS } from '../../src/model/rules.js';
+import { RULE_IDS } from '../../src/detect/rules/index.js';
 import type { Finding } from '../../src/model/finding.js';
 import { analyzeFilesOf } from '../helpers/logs.js';
 import { examplesOf, readRulesDoc, sectionsOf } from '../docs/rule-examples.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RETENTION_CAUSES, truncationCauses } from '../../src/detect/replay-integrity.js';
+import { RETENTION_CAUSES, truncationCauses } from '../../src/detect/rules/silent-truncation.js';
 import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { analyzeLines, at, evidenceLines, findingsOf, workspaceOf, type LogLine } from '../helpers/logs.js';

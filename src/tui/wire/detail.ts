@@ -1,6 +1,6 @@
 import { lineTextResolver } from '../../detect/evidence.js';
 import type { FindingBook } from '../../live/findings.js';
-import { findingKey } from '../../live/findings.js';
+import { findingIdentity } from '../../findings/identity.js';
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
@@ -50,7 +50,7 @@ export function buildDetail(
     .slice()
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
     .map((f) => {
-      const item = toFeedItem(f, findingKey(f));
+      const item = toFeedItem(f, findingIdentity(f));
       const evidence = item.evidence.map((e) => {
         const text = lineText(e);
         return text === undefined ? e : { ...e, text };

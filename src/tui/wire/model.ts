@@ -1,4 +1,5 @@
-import { findingKey, type FindingBook } from '../../live/findings.js';
+import { findingIdentity } from '../../findings/identity.js';
+import type { FindingBook } from '../../live/findings.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../model.js';
@@ -93,7 +94,7 @@ export class DashboardModelSource {
     this.bookVersion = this.book.version;
     const totals = this.q.totals.get() as { records: number; rejected: number; ignored: number };
     const findings = this.book.all();
-    const feed = findings.map((f) => toFeedItem(f, findingKey(f))).reverse();
+    const feed = findings.map((f) => toFeedItem(f, findingIdentity(f))).reverse();
     const sessions = [...this.rows.values()]
       .map((r) => this.sessionRow(r))
       .sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : a.session.localeCompare(b.session)));

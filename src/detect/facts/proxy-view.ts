@@ -1,0 +1,85 @@
+import type { Db } from '../../store/db.js';
+import { queryRows } from '../query-rows.js';
+import type { DetectOptions } from '../types.js';
+import { compareNumeric, isDigits } from '../../model/event-order.js';
+import { type Reconnect } from './reconnects.js';
+
+// What a proxy-only log shows of a session: no emissions, retention or
+// counters, only the SSE ids it saw go by in each response. Where those show
+// the event sent right after a Last-Event-ID and the first id of the replay,
+// the replay's start can still be judged.
+
+export interface Sighting {
+  recordId: number;
+  atMs: number;
+  ids: string[];
+  /** The upgrade inferred from the same access line, if any. */
+  upgradeId: number | null;
+}
+
+export interface ProxyView {
+  /** Sessions no server record names. */
+  proxyOnly: Set<string>;
+  sightings: Map<string, Sighting[]>;
+}
+
+export function loadProxyView(db: Db, opts: DetectOptions): ProxyView {
+  const proxyOnly = new Set(queryRows<{ session: string }>(db, 'facts/proxy-only-sessions', opts).map((r) => r.session));
+  const sightings = new Map<string, Sighting[]>();
+  const rows = queryRows<{ id: number; at_ms: number; session: string; sse_event_ids: string; upgrade_id: number | null }>(db, 'facts/proxy-sse-sightings', opts);
+  for (const r of rows) {
+    const list = sightings.get(r.session) ?? [];
+    list.push({ recordId: r.id, atMs: r.at_ms, ids: (JSON.parse(r.sse_event_ids) as unknown[]).map(String), upgradeId: r.upgrade_id });
+    sightings.set(r.session, list);
+  }
+  return { proxyOnly, sightings };
+}
+
+export type ReplayStart =
+  | { kind: 'unknown'; unseen: string }
+  | { kind: 'continuous' }
+  | { kind: 'skipped'; seenIn: number; next: string; first: string; skipped: string[] }
+  | { kind: 'regressed'; seenIn: number | null; first: string };
+
+/** Judges where a proxy-only resumption's replay started, from the SSE ids the proxy saw. */
+export function proxyReplayStart(view: ProxyView, r: Reconnect): ReplayStart {
+  const own = (view.sightings.get(r.session) ?? []).find((s) => s.upgradeId === r.upgradeId);
+  const first = own?.ids[0];
+  if (first === undefined) return { kind: 'unknown', unseen: 'which events the replay began with' };
+  const last = r.last.eventId;
+  const seen = lastSightingOf(view, r);
+  if (seen === undefined) {
+    if (isDigits(first) && isDigits(last) && compareNumeric(first, last) <= 0) return { kind: 'regressed', seenIn: null, first };
+    return { kind: 'unknown', unseen: `which events were sent after ${last}` };
+  }
+  const at = seen.ids.indexOf(last);
+  const next = seen.ids[at + 1];
+  if (first === next) return { kind: 'continuous' };
+  const firstAt = seen.ids.indexOf(first);
+  if (firstAt >= 0 && firstAt <= at) return { kind: 'regressed', seenIn: seen.recordId, first };
+  if (next === undefined) return { kind: 'unknown', unseen: `which events were sent after ${last}` };
+  if (firstAt > at + 1) return { kind: 'skipped', seenIn: seen.recordId, next, first, skipped: seen.ids.slice(at + 1, firstAt) };
+  if (isDigits(first) && isDigits(last) && isDigits(next)) {
+    if (compareNumeric(first, last) <= 0) return { kind: 'regressed', seenIn: seen.recordId, first };
+    if (compareNumeric(first, next) > 0) {
+      const skipped = seen.ids.slice(at + 1).filter((id) => isDigits(id) && compareNumeric(id, first) < 0);
+      return { kind: 'skipped', seenIn: seen.recordId, next, first, skipped };
+    }
+  }
+  return { kind: 'unknown', unseen: `where event ${first} lies in the stream` };
+}
+
+/** Was the Last-Event-ID seen go by before this reconnect (the proxy's view of "emitted")? */
+export function proxySawEmitted(view: ProxyView, r: Reconnect): boolean {
+  return lastSightingOf(view, r) !== undefined;
+}
+
+function lastSightingOf(view: ProxyView, r: Reconnect): Sighting | undefined {
+  const list = view.sightings.get(r.session) ?? [];
+  let found: Sighting | undefined;
+  for (const s of list) {
+    if (s.upgradeId === r.upgradeId || s.atMs > r.atMs) continue;
+    if (s.ids.includes(r.last.eventId)) found = s;
+  }
+  return found;
+}

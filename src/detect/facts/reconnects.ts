@@ -1,0 +1,175 @@
+import type { Db } from '../../store/db.js';
+import { queryRows } from '../query-rows.js';
+import type { DetectOptions } from '../types.js';
+import type { Emission, OrderedId } from '../../model/event-order.js';
+
+// The served reconnects (accepted resumes, and fresh answers to a
+// Last-Event-ID) with every event id they name placed in the timeline, from
+// queries/facts/reconnect-references.sql: one query, grouped here per upgrade.
+
+export type RefRole = 'last_event_id' | 'first_replayed' | 'first_seen' | 'replayed_ids' | 'event.replayed';
+
+export interface EventRef extends OrderedId {
+  role: RefRole;
+  /** The record whose line names this id (the upgrade, or an event.replayed). */
+  namedBy: number;
+  /** Where an earlier incarnation of the session, or another session, emitted it (only when `own` is null). */
+  elsewhere: { recordId: number; session: string; stream: string; how: 'earlier-incarnation' | 'other-session' } | null;
+}
+
+/** The replay window of a placed Last-Event-ID: what its lane sent after it, before the upgrade. */
+export interface ReplayWindow {
+  afterCount: number;
+  /** The last event sent on the lane before the upgrade (when any came after Last-Event-ID). */
+  headId: number | null;
+  /** The event sent right after Last-Event-ID on its lane, before the upgrade. */
+  next: { recordId: number; eventId: string } | null;
+}
+
+export interface Reconnect {
+  upgradeId: number;
+  session: string;
+  atMs: number;
+  origin: 'server' | 'proxy';
+  node: string | null;
+  decision: 'resume' | 'fresh';
+  stream: string | null;
+  newStream: string | null;
+  /** The lane of the stream the upgrade says it resumed (`upgrade.stream`). */
+  resumedLane: string | null;
+  replayed: number | null;
+  replayedIds: string[] | null;
+  newSession: string | null;
+  resetSignalled: boolean | null;
+  /** The session.created this upgrade falls in; null when the log holds none before it. */
+  incarnationId: number | null;
+  incarnationTs: number | null;
+  last: EventRef;
+  /** first_replayed, first_seen, replayed_ids and event.replayed ids, in that order. */
+  replays: EventRef[];
+  window: ReplayWindow | null;
+  everEmitted: boolean;
+  /** The first session.state_changed after Last-Event-ID was sent (or, where it was never placed, after the incarnation began) and before the upgrade. */
+  stateChange: { recordId: number; aspect: string | null; atMs: number } | null;
+  answeredInWindowId: number | null;
+  /** For a Last-Event-ID no one emitted: the highest numeric id the session did emit. */
+  highestNumeric: { recordId: number; eventId: string } | null;
+}
+
+interface Row {
+  up_id: number;
+  session: string;
+  at_ms: number;
+  origin: 'server' | 'proxy';
+  node: string | null;
+  decision: 'resume' | 'fresh';
+  stream: string | null;
+  new_stream: string | null;
+  resumed_lane: string | null;
+  replayed: number | null;
+  replayed_ids: string | null;
+  new_session: string | null;
+  reset_signalled: number | null;
+  inc_id: number | null;
+  inc_ts: number | null;
+  role: RefRole;
+  named_by: number;
+  event_id: string;
+  own_id: number | null;
+  own_stream: string | null;
+  own_lane: string | null;
+  own_pos: number | null;
+  own_ts: number | null;
+  earlier_incarnation_id: number | null;
+  other_session_id: number | null;
+  other_session: string | null;
+  other_stream: string | null;
+  head_id: number | null;
+  after_count: number | null;
+  next_id: number | null;
+  next_event_id: string | null;
+  ever_emitted: number | null;
+  state_change_id: number | null;
+  state_change_aspect: string | null;
+  state_change_ts: number | null;
+  answered_in_window_id: number | null;
+  highest_numeric_id: number | null;
+  highest_numeric_event_id: string | null;
+}
+
+export function loadReconnects(db: Db, opts: DetectOptions): Reconnect[] {
+  const out: Reconnect[] = [];
+  let current: Reconnect | undefined;
+  for (const row of queryRows<Row>(db, 'facts/reconnect-references', opts)) {
+    const ref = toRef(row);
+    if (row.role === 'last_event_id') {
+      current = toReconnect(row, ref);
+      out.push(current);
+    } else if (current?.upgradeId === row.up_id) {
+      current.replays.push(ref);
+    }
+  }
+  return out;
+}
+
+function toRef(row: Row): EventRef {
+  const own: Emission | null =
+    row.own_id === null ? null : { recordId: row.own_id, stream: row.own_stream!, lane: row.own_lane!, pos: row.own_pos!, tsMs: row.own_ts! };
+  const elsewhereId = row.earlier_incarnation_id ?? row.other_session_id;
+  return {
+    role: row.role,
+    eventId: String(row.event_id),
+    namedBy: row.named_by,
+    own,
+    elsewhere:
+      elsewhereId === null
+        ? null
+        : {
+            recordId: elsewhereId,
+            session: row.other_session!,
+            stream: row.other_stream!,
+            how: row.earlier_incarnation_id !== null ? 'earlier-incarnation' : 'other-session',
+          },
+  };
+}
+
+function toReconnect(row: Row, last: EventRef): Reconnect {
+  return {
+    upgradeId: row.up_id,
+    session: row.session,
+    atMs: row.at_ms,
+    origin: row.origin,
+    node: row.node,
+    decision: row.decision,
+    stream: row.stream,
+    newStream: row.new_stream,
+    resumedLane: row.resumed_lane,
+    replayed: row.replayed,
+    replayedIds: row.replayed_ids === null ? null : (JSON.parse(row.replayed_ids) as unknown[]).map(String),
+    newSession: row.new_session,
+    resetSignalled: row.reset_signalled === null ? null : row.reset_signalled === 1,
+    incarnationId: row.inc_id,
+    incarnationTs: row.inc_ts,
+    last,
+    replays: [],
+    window:
+      last.own === null
+        ? null
+        : {
+            afterCount: row.after_count ?? 0,
+            headId: row.head_id,
+            next: row.next_id === null ? null : { recordId: row.next_id, eventId: String(row.next_event_id) },
+          },
+    everEmitted: row.ever_emitted === 1,
+    stateChange:
+      row.state_change_id === null ? null : { recordId: row.state_change_id, aspect: row.state_change_aspect, atMs: row.state_change_ts! },
+    answeredInWindowId: row.answered_in_window_id,
+    highestNumeric:
+      row.highest_numeric_id === null ? null : { recordId: row.highest_numeric_id, eventId: String(row.highest_numeric_event_id) },
+  };
+}
+
+/** The id a resumption says it replayed first: the server's first_replayed, else the first SSE id a proxy saw. */
+export function firstReplayedRef(r: Reconnect): EventRef | undefined {
+  return r.replays.find((x) => x.role === 'first_replayed') ?? r.replays.find((x) => x.role === 'first_seen');
+}

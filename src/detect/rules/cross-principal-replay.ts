@@ -1,0 +1,61 @@
+import { defineRule } from '../rule.js';
+import type { NotKnowable } from '../../model/finding.js';
+import { at } from '../../model/phrasing.js';
+import type { Db } from '../../store/db.js';
+import { evidenceIds, queryRows } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+
+interface CrossPrincipalRow {
+  upgrade_id: number;
+  session: string | null;
+  at_ms: number;
+  decision: string;
+  last_event_id: string | null;
+  source_session: string | null;
+  owner: string | null;
+  client: string | null;
+  evidence: string;
+}
+
+function crossPrincipalReplay(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  for (const r of queryRows<CrossPrincipalRow>(db, 'rules/cross-principal-replay', opts)) {
+    const rule = 'cross-principal-replay';
+    // No session behind the replayed events (an id no session emitted, presented without a session): nothing to own.
+    if (r.source_session === null) continue;
+    if (r.owner === null) {
+      notKnowable.push({ rule, session: r.session, reason: `no principal is logged for ${r.source_session}: who owns its events is not known` });
+      continue;
+    }
+    if (r.client === null) {
+      notKnowable.push({ rule, session: r.session, reason: `the ${r.decision} at ${at(r.at_ms)} logged no principal, nor did a stream on its connection` });
+      continue;
+    }
+    const from = r.last_event_id !== null ? ` from event ${r.last_event_id}` : '';
+    const message =
+      r.source_session === r.session
+        ? `${r.client} was served a ${r.decision} of ${r.session}${from}, but ${r.session} belongs to ${r.owner}: its events were replayed to another principal`
+        : `${r.decision} presenting ${r.session ?? 'no session'}${from} replayed events of ${r.source_session} (owner ${r.owner}) to ${r.client}`;
+    findings.push({ rule, session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
+  }
+  return { findings, notKnowable };
+}
+
+export default defineRule({
+  id: 'cross-principal-replay',
+  severity: 'critical',
+  family: 'writers-and-requests',
+  summary: 'A session\'s events were replayed to another principal.',
+  seeds: ['001'],
+  explanation: {
+    meaning:
+      'A resumption or replay was served to a principal other than the owner of the session whose events were replayed (the presented session, or another one reached through a foreign event id).',
+    whyItBreaks:
+      'Neither a session id nor an event id proves who the client is. Replaying to another principal hands it the owner\'s events (sampling prompts, tool results): a confidentiality breach.',
+    shouldHave:
+      'Bind each session to the principal that created it, check that binding on every reconnect and POST, and reject (403 or 404) a resumption by anyone else.',
+  },
+  live: { reads: ['event-id-owners', 'sessions-on-conn'], settles: 'at-once' },
+  detect: (ctx) => crossPrincipalReplay(ctx.db, ctx.opts),
+});

@@ -1,0 +1,112 @@
+import { defineRule } from '../rule.js';
+import type { NotKnowable } from '../../model/finding.js';
+import { at } from '../../model/phrasing.js';
+import type { Db } from '../../store/db.js';
+import { evidenceIds, queryRows } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+
+interface DuplicateCallRow {
+  session: string;
+  at_ms: number;
+  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session';
+  tool: string | null;
+  rpc_id: string;
+  principal: string | null;
+  proxy_seen: number;
+  first_session: string;
+  first_rpc_id: string;
+  first_ms: number;
+  between_kind: string | null;
+  between_status: number | null;
+  between_session: string | null;
+  between_ms: number | null;
+  evidence: string;
+}
+
+function inBetween(r: DuplicateCallRow): string {
+  const moment = r.between_ms === null ? '' : ` at ${at(r.between_ms)}`;
+  switch (r.how) {
+    case '404':
+      return `a POST of ${r.principal} got 404${moment}`;
+    case 'ended':
+      return `${r.first_session} ended${moment}`;
+    case 'replaced':
+      return `${r.first_session} was replaced by a fresh session${moment}`;
+    case 'new-session':
+      return `a new session${r.between_session ? ` ${r.between_session}` : ''} was created for ${r.principal}${moment}`;
+    case 'same-rpc':
+      return '';
+  }
+}
+
+function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings: RawFinding[] = [];
+  const notKnowable: NotKnowable[] = [];
+  for (const r of queryRows<DuplicateCallRow>(db, 'rules/duplicate-tool-call', opts)) {
+    const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
+    if (r.proxy_seen) {
+      notKnowable.push({
+        rule: 'duplicate-tool-call',
+        session: r.session,
+        reason: `proxy log only: ${tool} (rpc id ${r.rpc_id}) got a 2xx at ${at(r.first_ms)} and again at ${at(r.at_ms)}, but whether the server executed it twice or answered the retry from its deduplication (executed: false) could not be seen`,
+      });
+      continue;
+    }
+    const message =
+      r.how === 'same-rpc'
+        ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)} and again at ${at(r.at_ms)}`
+        : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
+          `in ${r.first_session} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again in ${r.session} (rpc id ${r.rpc_id}): a retry re-executed it`;
+    findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
+  }
+  return { findings, notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
+}
+
+/**
+ * A retry from another session is recognised by its principal: executions of
+ * the same tool and arguments within the window whose principal is unknown
+ * cannot be attributed to one client.
+ */
+function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
+  const sessions = db
+    .prepare(
+      `WITH execs AS MATERIALIZED (
+         SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash,
+           COALESCE(c.principal, (SELECT r.principal FROM records r WHERE r.session = c.session AND r.principal IS NOT NULL
+             AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
+         FROM calls c
+         WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND c.tool IS NOT NULL AND c.args_hash IS NOT NULL
+           AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1)
+       -- pairs with at least one side unattributed, named by the later execution's session
+       SELECT DISTINCT CASE WHEN (o.ts_ms, o.id) > (u.ts_ms, u.id) THEN o.session ELSE u.session END
+       FROM execs u
+       JOIN execs o ON o.tool = u.tool AND o.args_hash = u.args_hash AND o.session <> u.session
+         AND abs(o.ts_ms - u.ts_ms) <= ?
+       WHERE u.principal IS NULL`,
+    )
+    .pluck()
+    .all(opts.duplicateCallWindowMs) as string[];
+  return sessions.map((session) => ({
+    rule: 'duplicate-tool-call',
+    session,
+    reason: 'no principal is logged for a tools/call that another session executed with the same arguments: whether one client retried it is not known',
+  }));
+}
+
+export default defineRule({
+  id: 'duplicate-tool-call',
+  severity: 'error',
+  family: 'http-edge',
+  summary: 'One tools/call was executed twice for one client.',
+  seeds: ['000', '004'],
+  explanation: {
+    meaning:
+      'One tools/call was executed twice for one client: the same JSON-RPC id twice in one session, or the same tool and arguments twice by one principal within 60 seconds with a 404, or the end or replacement of the first session, in between.',
+    whyItBreaks:
+      'A client that lost its session or got a 404 sends the call again, and a server that takes it for a new call repeats its side effect (a write, a payment). This is where a blurred boundary between stream and session costs the most.',
+    shouldHave:
+      'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place.',
+  },
+  live: { reads: ['same-tool-calls'], settles: 'at-once' },
+  detect: (ctx) => duplicateToolCall(ctx.db, ctx.opts),
+});

@@ -1,0 +1,126 @@
+import type { NotKnowable } from '../../model/finding.js';
+import { forEachUpgrade } from '../../replay/engine-replay.js';
+import { decisionEvidence } from '../../replay/decision-evidence.js';
+import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
+import { divergenceMessage } from '../../replay/decision-wording.js';
+import type { Db } from '../../store/db.js';
+import type { LoggedUpgrade } from '../../replay/stored-record.js';
+import { queryRows } from '../query-rows.js';
+import type { DetectOptions, RawFinding } from '../types.js';
+import { defineRule, type RuleModule } from '../rule.js';
+
+// engine-divergence: replay each session's server records through the
+// embedded engine and, at every logged upgrade, compare the class of the
+// engine's decision with the server's. The engine knows the state before the
+// upgrade only, so it is asked before it observes the server's answer.
+
+const RULE = 'engine-divergence';
+
+const META = {
+  id: 'engine-divergence',
+  severity: 'info',
+  family: 'engine',
+  summary: 'The embedded engine decides another class than the server logged.',
+  seeds: [],
+  explanation: {
+    meaning:
+      'Given the state reconstructed from the log at that moment, the embedded resumption engine decides another class (resume, attach, fresh, reject) than the server logged; the finding names the rules that explain the difference, or says that none does.',
+    whyItBreaks:
+      'The engine follows the decision boundary: a session id is an identity across streams, an event id a position within one stream. A different decision shows where the server\'s branching departs from that boundary, even where no other rule fired.',
+    shouldHave:
+      'Branch on the combination of both headers: resume a retained position of a live session\'s stream, attach without replay when Last-Event-ID is absent, and otherwise reject or reset explicitly. The engine\'s decision and reason show which branch applies.',
+  },
+  live: { reads: [], settles: 'at-once' },
+} as const;
+
+/**
+ * The cross-check under the detect options' retention and thresholds; `unresumable`
+ * fixes what a correct server does with an unresumable position (what-if), where the
+ * default takes the server's own choice between a 409 and a signalled reset.
+ */
+export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): RuleModule<'engine-divergence'> {
+  return defineRule({
+    ...META,
+    detect({ db, opts }) {
+      const policy = policyOf(opts);
+      const findings: RawFinding[] = [];
+      const notKnowable = new Map<string | null, NotKnowable>();
+      const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
+      forEachUpgrade(db, (p) => {
+        const session = p.upgrade.session;
+        if (p.unknowable !== undefined) {
+          if (!notKnowable.has(session)) notKnowable.set(session, { rule: RULE, session, reason: p.unknowable });
+          return;
+        }
+        const logged = loggedClass(p.upgrade);
+        const decision = reDecide(p, policy, unresumable);
+        if (logged === undefined || logged === decision.decision) return;
+        const finding: RawFinding = {
+          rule: RULE,
+          session,
+          atMs: p.upgrade.tsMs,
+          message: divergenceMessage(p.upgrade, p.request, decision),
+          // The upgrade comes last: explainEngineDivergences finds it there.
+          evidenceIds: [...decisionEvidence(p, decision, policy), p.upgrade.id],
+        };
+        if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
+        else findings.push(finding);
+      }, opts);
+      findings.push(...stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs));
+      return { findings, notKnowable: [...notKnowable.values()] };
+    },
+  });
+}
+
+export default engineDivergenceWith();
+
+/**
+ * The conflict stale-writer-blocks-reconnect reads (queries/rules/stale-writer-blocks-reconnect.sql):
+ * a 409 other than for an unavailable window or an unknown session, or a reason naming a conflict.
+ */
+function isWriterConflict(u: LoggedUpgrade): boolean {
+  const reason = (u.reason ?? '').toLowerCase();
+  if (u.status === 409 && !['resumption_unavailable', 'session_not_found', 'unknown_session'].includes(reason)) return true;
+  return /conflict|writer|already/.test(reason);
+}
+
+/**
+ * Where the engine would accept by fencing a live prior writer, a server may instead refuse
+ * (409) until the fence completes (seed 001). That is agreement when every such writer was
+ * closed, fenced or ended with its session within the fence grace after the refusal; one that
+ * stayed up longer is the stale writer the refusal waited on, and the divergence stands.
+ */
+function stillDivergent(db: Db, opts: DetectOptions, refused: { finding: RawFinding; streams: string[] }[], graceMs: number): RawFinding[] {
+  if (refused.length === 0) return [];
+  const sessions = [...new Set(refused.map((r) => r.finding.session))];
+  const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) });
+  const endedBy = (session: string | null, stream: string, after: number, until: number) =>
+    ends.some((e) => e.session === session && (e.stream === stream || e.stream === null) && e.ended_ts >= after && e.ended_ts <= until);
+  return refused
+    .filter(({ finding: f, streams }) => !streams.every((s) => endedBy(f.session, s, f.atMs, f.atMs + graceMs)))
+    .map((r) => r.finding);
+}
+
+/**
+ * Names, in every engine-divergence message, the other rules whose findings cite the same
+ * upgrade: "(explained by: silent-truncation, dual-writer)", or "(no rule explains it)".
+ * Run over all rules' raw findings, once they have all run; `catalogue` orders the names.
+ */
+export function explainEngineDivergences(raw: RawFinding[], catalogue: readonly string[]): RawFinding[] {
+  const rulesByRecord = new Map<number, Set<string>>();
+  for (const f of raw) {
+    if (f.rule === RULE) continue;
+    for (const id of f.evidenceIds) {
+      const rules = rulesByRecord.get(id) ?? new Set<string>();
+      rules.add(f.rule);
+      rulesByRecord.set(id, rules);
+    }
+  }
+  return raw.map((f) => {
+    if (f.rule !== RULE) return f;
+    const upgradeId = f.evidenceIds[f.evidenceIds.length - 1];
+    const rules = upgradeId === undefined ? undefined : rulesByRecord.get(upgradeId);
+    const named = catalogue.filter((r) => rules?.has(r));
+    return { ...f, message: `${f.message} ${named.length > 0 ? `(explained by: ${named.join(', ')})` : '(no rule explains it)'}` };
+  });
+}

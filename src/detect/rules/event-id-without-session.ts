@@ -1,0 +1,47 @@
+import { evidenceIds, queryRows } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
+import type { Db } from '../../store/db.js';
+import { defineRule } from '../rule.js';
+
+// event-id-without-session: a Last-Event-ID without Mcp-Session-Id was
+// accepted as a resume or attach. An event id is a position within one
+// session's stream; without the session it can only have been resolved
+// against a global log. SQL: queries/rules/event-id-without-session.sql.
+
+interface Row {
+  at_ms: number;
+  last_event_id: string;
+  decision: string;
+  status: number;
+  node: string | null;
+  evidence: string;
+}
+
+export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings = queryRows<Row>(db, 'rules/event-id-without-session', opts).map((r) => ({
+    rule: 'event-id-without-session' as const,
+    session: null,
+    atMs: r.at_ms,
+    message: `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
+    evidenceIds: evidenceIds(r.evidence),
+  }));
+  return { findings, notKnowable: [] };
+}
+
+export default defineRule({
+  id: 'event-id-without-session',
+  severity: 'error',
+  family: 'replay-integrity',
+  summary: 'A Last-Event-ID without Mcp-Session-Id was accepted.',
+  seeds: ['000'],
+  explanation: {
+    meaning:
+      'A request carried Last-Event-ID but no Mcp-Session-Id, and the server accepted it.',
+    whyItBreaks:
+      'An event id is a position within a stream, and every stream belongs to a session. Without the session id there is nothing to scope the position to, so any replay comes from a global log, possibly from another client.',
+    shouldHave:
+      'Reject a Last-Event-ID that arrives without Mcp-Session-Id (400 or 404), so that the client initializes a session first.',
+  },
+  live: { reads: ['sessionless-records'], settles: 'at-once' },
+  detect: (ctx) => judgeEventIdsWithoutSession(ctx.db, ctx.opts),
+});

@@ -1,0 +1,78 @@
+import { defineRule } from '../rule.js';
+import type { NotKnowable } from '../../model/finding.js';
+import { at, plural } from '../../model/phrasing.js';
+import type { Db } from '../../store/db.js';
+import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
+import { proxyOnlySessions } from '../facts/sessions.js';
+import { evidenceIds, queryRows } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+
+interface OrphanRow {
+  session: string;
+  at_ms: number;
+  request_id: string;
+  method: string | null;
+  stream: string;
+  sent_ts: number;
+  how: 'closed' | 'fenced' | 'superseded' | 'session-ended' | 'reconnect-rejected';
+  cause_ts: number;
+  cause_decision: string | null;
+  cause_status: number | null;
+  cause_new_stream: string | null;
+  timed_out_ts: number | null;
+  failed_answers: number;
+  evidence: string;
+}
+
+function strandedBy(r: OrphanRow): string {
+  const moment = at(r.cause_ts);
+  switch (r.how) {
+    case 'closed':
+      return `${r.stream} was closed at ${moment}`;
+    case 'fenced':
+      return `${r.stream} was fenced at ${moment}`;
+    case 'superseded':
+      return `${r.stream} was superseded by ${r.cause_decision ?? 'an upgrade'}${r.cause_new_stream ? ` on ${r.cause_new_stream}` : ''} at ${moment}`;
+    case 'session-ended':
+      return `${r.session} ended at ${moment}`;
+    case 'reconnect-rejected':
+      return `a reconnect of ${r.session} was rejected (${r.cause_status ?? 'reject'}) at ${moment}`;
+  }
+}
+
+function orphanedRequest(db: Db, opts: DetectOptions): DetectorOutput {
+  const findings = queryRows<OrphanRow>(db, 'rules/orphaned-request', opts).map((r): RawFinding => {
+    const cause = strandedBy(r);
+    const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
+    const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
+    const refused = r.failed_answers > 0 ? ` (${plural(r.failed_answers, 'answer')} got an error status and ${r.failed_answers === 1 ? 'was' : 'were'} not taken)` : '';
+    return {
+      rule: 'orphaned-request',
+      session: r.session,
+      atMs: r.at_ms,
+      message: `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} on ${r.stream} was stranded: ${sequence}; ${fate}${refused}`,
+      evidenceIds: evidenceIds(r.evidence),
+    };
+  });
+  const proxySessions = db.prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND decision <> 'fresh'`).pluck().all() as string[];
+  const notKnowable = [...proxyOnlySessions(db, proxySessions)].map((session): NotKnowable => ({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN }));
+  return { findings, notKnowable };
+}
+
+export default defineRule({
+  id: 'orphaned-request',
+  severity: 'error',
+  family: 'writers-and-requests',
+  summary: 'A server-to-client request was stranded on a dead stream and never answered.',
+  seeds: ['000', '001'],
+  explanation: {
+    meaning:
+      'A server-to-client request (sampling, elicitation, roots) was never answered, re-issued or cancelled; its stream ended or was superseded while it was pending (or a reconnect was rejected), and it timed out or was still pending when the log ends.',
+    whyItBreaks:
+      'The request belongs to the session but was delivered on one stream only. When that stream died nothing carried it to the session\'s new stream, so the client never knew of it and the server waited for an answer that could not come.',
+    shouldHave:
+      'When a stream ends or is superseded, re-issue its pending requests on the session\'s new stream under fresh ids (tombstoning the old ones), or fail them explicitly to the application.',
+  },
+  live: { reads: [], settles: 'end-of-log' },
+  detect: (ctx) => orphanedRequest(ctx.db, ctx.opts),
+});

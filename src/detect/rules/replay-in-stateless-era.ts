@@ -1,0 +1,47 @@
+import type { Db } from '../../store/db.js';
+import { evidenceIds, queryRows } from '../query-rows.js';
+import type { DetectOptions, RawFinding } from '../types.js';
+import { defineRule } from '../rule.js';
+
+// rules.md "Protocol revisions": since 2026-07-28 a server must ignore Last-Event-ID.
+
+interface Row {
+  session: string | null;
+  at_ms: number;
+  decision: string;
+  replayed: number | null;
+  last_event_id: string;
+  version: string;
+  evidence: string;
+}
+
+export function replayInStatelessEra(db: Db, opts: DetectOptions): RawFinding[] {
+  return queryRows<Row>(db, 'rules/replay-in-stateless-era', opts).map((r) => {
+    const what = r.replayed !== null && r.replayed > 0 ? `replayed ${r.replayed} past event${r.replayed === 1 ? '' : 's'}` : 'was resumed';
+    return {
+      rule: 'replay-in-stateless-era',
+      session: r.session,
+      atMs: r.at_ms,
+      message: `a request at protocol ${r.version} carrying Last-Event-ID ${r.last_event_id} ${what}: that revision has no resumption, the server must ignore the header`,
+      evidenceIds: evidenceIds(r.evidence),
+    };
+  });
+}
+
+export default defineRule({
+  id: 'replay-in-stateless-era',
+  severity: 'error',
+  family: 'protocol-revisions',
+  summary: 'A request at protocol 2026-07-28 or later was resumed from Last-Event-ID.',
+  seeds: [],
+  explanation: {
+    meaning:
+      'A request at protocol revision 2026-07-28 or later carried Last-Event-ID and the server resumed the stream or replayed past events.',
+    whyItBreaks:
+      'That revision removed Last-Event-ID resumption (SEP-2575): the client re-issues a lost request under a new id, so a replay delivers results the client has stopped waiting for, or delivers them twice.',
+    shouldHave:
+      'Ignore Last-Event-ID on requests at 2026-07-28 and later: answer each request on its own response stream, with no replay.',
+  },
+  live: { reads: ['sessionless-records'], settles: 'at-once' },
+  detect: (ctx) => ({ findings: replayInStatelessEra(ctx.db, ctx.opts), notKnowable: [] }),
+});
