@@ -15,7 +15,7 @@ WITH all_posts AS MATERIALIZED (
   SELECT p.id, p.ts_ms, p.kind, p.rpc, p.session FROM all_posts p
   WHERE NOT (p.kind = 'http' AND p.req IS NULL AND EXISTS (
     SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND p.rpc IS NOT NULL AND s.rpc = p.rpc
-      AND s.ts_ms BETWEEN p.ts_ms - 1000 AND p.ts_ms + COALESCE(p.duration_ms, 0) + 1000))
+      AND s.ts_ms BETWEEN p.ts_ms - :pairing_slack_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :pairing_slack_ms))
 ), windowed AS (
   SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window
   FROM posts p WHERE session IS NOT NULL

@@ -1,26 +1,49 @@
 import type { Db } from '../store/db.js';
-import type { DetectOptions } from './types.js';
+import { PAIRING_SLACK_MS } from '../store/derive.js';
 import { loadQuery } from '../store/queries.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
 /**
- * Runs queries/<folder>/<name>.sql (e.g. rules/dual-writer) with the detect options bound as named parameters
- * (:storm_count, :storm_window_ms, :duplicate_call_window_ms, :fence_grace_ms).
+ * The named parameters a query in queries/ may use, bound to the detect options
+ * (and to the store's proxy pairing slack), limited to those `sql` uses:
+ * better-sqlite3 rejects named parameters a statement does not have. `query`
+ * binds a user's SQL with the same function, so it sees what the detectors see.
+ */
+export function queryParams(sql: string, opts: DetectOptions, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const all: Record<string, unknown> = {
+    storm_count: opts.stormCount,
+    storm_window_ms: opts.stormWindowMs,
+    duplicate_call_window_ms: opts.duplicateCallWindowMs,
+    fence_grace_ms: opts.fenceGraceMs,
+    pairing_slack_ms: PAIRING_SLACK_MS,
+    ...extra,
+  };
+  const used = new Set(namedParams(sql));
+  return Object.fromEntries(Object.entries(all).filter(([k]) => used.has(k)));
+}
+
+/** Named parameters of a statement, comments left out (a `--` line may mention `:x`). */
+export function namedParams(sql: string): string[] {
+  const code = sql.replace(/--[^\n]*/g, '');
+  return [...new Set(code.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? [])];
+}
+
+/** The parameters queryParams cannot bind from the options: a fact query's own arguments. */
+export function unboundParams(sql: string): string[] {
+  const bound = queryParams(sql, DEFAULT_DETECT_OPTIONS);
+  return namedParams(sql).filter((p) => !(p in bound));
+}
+
+/**
+ * Runs queries/<folder>/<name>.sql (e.g. rules/dual-writer) with the named
+ * parameters of queryParams bound.
  * Convention for detector queries: one row per finding, with `session`,
  * `at_ms` and `evidence` (a JSON array of records.id, in reading order).
  */
 export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opts: DetectOptions, extra: Record<string, unknown> = {}): T[] {
   const sql = loadQuery(name);
   const stmt = db.prepare(sql);
-  const all: Record<string, unknown> = {
-    storm_count: opts.stormCount,
-    storm_window_ms: opts.stormWindowMs,
-    duplicate_call_window_ms: opts.duplicateCallWindowMs,
-    fence_grace_ms: opts.fenceGraceMs,
-    ...extra,
-  };
-  // better-sqlite3 rejects named parameters the statement does not use.
-  const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
-  const bound = Object.fromEntries(Object.entries(all).filter(([k]) => used.has(k)));
+  const bound = queryParams(sql, opts, extra);
   // Raw arrays, named here: better-sqlite3 builds row objects several times slower
   // than these literals, and some detector queries hand over wide rows by the tens of thousands.
   const names = stmt.columns().map((c) => c.name);

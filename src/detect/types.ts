@@ -1,10 +1,8 @@
 import type { Finding, NotKnowable } from '../model/finding.js';
-import type { Db } from '../store/db.js';
 
 // The thresholds are the analysis's options; they live in model/ so that the
 // replay stage below detect reads the same definition.
 export { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../model/thresholds.js';
-import type { DetectOptions } from '../model/thresholds.js';
 
 /**
  * A finding before its evidence is resolved to file:line: detectors name

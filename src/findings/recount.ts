@@ -1,5 +1,5 @@
 import type { Finding, NotKnowable, Report } from '../model/finding.js';
-import { RULE_IDS, type RuleId } from '../detect/rules/index.js';
+import { RULE_IDS } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
 export function countByRule(findings: readonly Finding[]): Record<string, number> {

@@ -106,8 +106,6 @@ function artifactOf(file: string): { uri: string; uriBaseId?: string } {
   return { uri: encodeURI(file.split(sep).join('/')), uriBaseId: SRCROOT };
 }
 
-export type SarifLog = ReturnType<typeof toSarif>;
-
 export function renderSarif(report: Report, opts: SarifOptions): string {
   return `${JSON.stringify(toSarif(report, opts), null, 2)}\n`;
 }

@@ -146,4 +146,4 @@ function shadowProxyDuplicates(db: Db): void {
 }
 
 /** How far apart a proxy's and a server's clocks and log points may put one request. */
-const PAIRING_SLACK_MS = 1000;
+export const PAIRING_SLACK_MS = 1000;

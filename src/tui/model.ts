@@ -127,19 +127,3 @@ export function toFeedItem(finding: Finding, key?: string): FeedItem {
     evidence: finding.evidence.map((e) => ({ file: e.file, line: e.line })),
   };
 }
-
-/** An empty model: what the dashboard shows before the first record arrives. */
-export function emptyDashboardModel(sources: string[] = [], mode: DashboardModel['mode'] = 'recorded'): DashboardModel {
-  return {
-    sources,
-    mode,
-    records: 0,
-    ratePerSec: 0,
-    rejected: 0,
-    ignored: 0,
-    bySeverity: { info: 0, warning: 0, error: 0, critical: 0 },
-    feed: [],
-    sessions: [],
-    series: { labels: [], decisions: { resume: [], attach: [], fresh: [], reject: [] }, replayed: [], reemitted: [], http404: [] },
-  };
-}

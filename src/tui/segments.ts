@@ -28,7 +28,3 @@ export function fitSegments(segments: readonly Segment[], width: number): Segmen
   }
   return out;
 }
-
-export function segmentsWidth(segments: readonly Segment[]): number {
-  return segments.reduce((w, s) => w + cellWidth(s.text), 0);
-}

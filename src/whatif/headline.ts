@@ -1,7 +1,7 @@
 import { plural, seconds } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
-import { RULE_IDS, type RuleId } from '../detect/rules/index.js';
+import { RULE_IDS } from '../detect/rules/index.js';
 import type { Flip, PolicyChange, WhatIfPolicy } from './types.js';
 
 // The sentences an incident review asks for: "with 120 s retention: 3 of 4

@@ -1,7 +1,6 @@
 import type { DecisionClass, Retention } from '../engine/index.js';
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import type { RuleId } from '../detect/rules/index.js';
 import type { DetectOptions } from '../detect/types.js';
 import type { Unresumable } from '../replay/re-decide.js';
 

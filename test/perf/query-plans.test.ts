@@ -9,6 +9,7 @@ import { expandPaths } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { QUERIES_DIR, QUERY_FOLDERS } from '../../src/store/queries.js';
+import { queryParams } from '../../src/detect/query-rows.js';
 import { refreshStatistics } from '../../src/store/statistics.js';
 
 // A guard against quadratic query plans: inside any CORRELATED subquery (run once
@@ -75,17 +76,8 @@ function isQuadratic(detail: string): boolean {
 }
 
 function params(sql: string): Record<string, unknown> {
-  const o = DEFAULT_DETECT_OPTIONS;
-  const all: Record<string, unknown> = {
-    storm_count: o.stormCount,
-    storm_window_ms: o.stormWindowMs,
-    duplicate_call_window_ms: o.duplicateCallWindowMs,
-    fence_grace_ms: o.fenceGraceMs,
-    // engine-divergence passes the sessions it asks about as a JSON array of ids
-    sessions: JSON.stringify(['s-1', 's-2']),
-  };
-  const used = new Set(sql.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? []);
-  return Object.fromEntries(Object.entries(all).filter(([k]) => used.has(k)));
+  // engine-divergence passes the sessions it asks about as a JSON array of ids
+  return queryParams(sql, DEFAULT_DETECT_OPTIONS, { sessions: JSON.stringify(['s-1', 's-2']) });
 }
 
 function planOf(db: Db, sql: string): PlanRow[] {

@@ -8,6 +8,7 @@ import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
+import { queryParams, unboundParams } from '../../detect/query-rows.js';
 import { isoTime } from '../../model/phrasing.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
@@ -86,9 +87,7 @@ export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETE
   }
   if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
   if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
-  const defaults = thresholdParams(d);
-  const used = new Set(paramsOf(sql));
-  const params = Object.fromEntries(Object.entries(defaults).filter(([k]) => used.has(k)));
+  const params = queryParams(sql, d);
   const rows: Record<string, unknown>[] = [];
   const started = Date.now();
   let it: IterableIterator<unknown> | undefined;
@@ -129,27 +128,6 @@ function positiveNumber(flag: string): (v: string) => number {
     if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag}: expected a number of seconds above 0, got "${v}"`);
     return n;
   };
-}
-
-function thresholdParams(d: DetectOptions): Record<string, number> {
-  return {
-    storm_count: d.stormCount,
-    storm_window_ms: d.stormWindowMs,
-    duplicate_call_window_ms: d.duplicateCallWindowMs,
-    fence_grace_ms: d.fenceGraceMs,
-  };
-}
-
-/** Named parameters of a statement, comments left out (a `--` line may mention `:x`). */
-function paramsOf(sql: string): string[] {
-  const code = sql.replace(/--[^\n]*/g, '');
-  return [...new Set(code.match(/[:@$][a-z_]+/g)?.map((p) => p.slice(1)) ?? [])];
-}
-
-/** The parameters query cannot bind: only the thresholds analyze runs with are bound. */
-export function unboundParams(sql: string): string[] {
-  const bound = thresholdParams(DEFAULT_DETECT_OPTIONS);
-  return paramsOf(sql).filter((p) => !(p in bound));
 }
 
 /**

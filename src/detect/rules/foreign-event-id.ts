@@ -1,6 +1,6 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { EventRef, Reconnect } from '../facts/reconnects.js';
-import { at, plural } from '../../model/phrasing.js';
+import { plural } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
