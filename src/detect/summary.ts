@@ -34,11 +34,9 @@ function sessionlessVersions(db: Db): { sessionless_versions?: true } {
 export function protocolVersions(db: Db): Record<string, number> {
   const rows = db
     .prepare(
-      `SELECT v, count(*) AS n FROM (
-         SELECT session, coalesce(
-           (SELECT protocol_version FROM records p WHERE p.session = s.session AND p.protocol_version IS NOT NULL ORDER BY p.ts_ms, p.id LIMIT 1),
-           'unknown') AS v
-         FROM (SELECT DISTINCT session FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http') s)
+      `SELECT coalesce(sv.protocol_version, 'unknown') AS v, count(*) AS n
+       FROM (SELECT DISTINCT session FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http') s
+       LEFT JOIN session_versions sv ON sv.session = s.session
        GROUP BY v ORDER BY v`,
     )
     .all() as { v: string; n: number }[];

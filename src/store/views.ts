@@ -29,4 +29,14 @@ WHERE (i.created_id IS NULL OR (q.sent_ts, q.sent_id) > (i.created_ts, i.created
   AND (can.id IS NULL OR (can.ts_ms, can.id) > (a.ts_ms, a.id))
   AND (reis.id IS NULL OR (reis.ts_ms, reis.id) > (a.ts_ms, a.id))
   AND (tmo.id IS NULL OR (tmo.ts_ms, tmo.id) > (a.ts_ms, a.id));
+
+-- A session's protocol version: the first its records log (log-format.md: a session's records inherit
+-- it). One row per session that logs one. The one definition behind summary.protocol_versions,
+-- queries/rules/session-in-stateless-era.sql, queries/rules/replay-in-stateless-era.sql and the engine
+-- replay's revision per session.
+CREATE TEMP VIEW IF NOT EXISTS session_versions AS
+SELECT session, protocol_version FROM (
+  SELECT session, protocol_version, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS k
+  FROM records WHERE session IS NOT NULL AND protocol_version IS NOT NULL)
+WHERE k = 1;
 `;
