@@ -6,15 +6,17 @@
 -- session's stream on the same conn id proves nothing). Rows where either is
 -- unknown have a NULL owner or client and are not knowable. Evidence: the owner's line, the foreign event,
 -- the client's line, the upgrade.
-WITH served AS (
+WITH replayed_on AS MATERIALIZED (
+  -- streams that logged replayed events, once: probing each session's records per upgrade grows with the session
+  SELECT DISTINCT session, stream FROM records WHERE kind = 'event.replayed' AND shadowed = 0
+), served AS (
   SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
     -- v2: only a replay that served events (a resumption that replayed nothing served nothing); the ids a proxy saw
     -- answering a request without Last-Event-ID are new events, not a replay
     AND (u.replayed > 0 OR u.first_replayed IS NOT NULL OR COALESCE(json_array_length(u.replayed_ids), 0) > 0
-      OR EXISTS (SELECT 1 FROM records x WHERE x.kind = 'event.replayed' AND x.session = u.session
-        AND x.stream = u.new_stream AND x.shadowed = 0)
+      OR EXISTS (SELECT 1 FROM replayed_on x WHERE x.session = u.session AND x.stream = u.new_stream)
       OR (u.origin = 'proxy' AND u.last_event_id IS NOT NULL AND EXISTS (SELECT 1 FROM records h WHERE h.source_id = u.source_id AND h.line = u.line
         AND h.kind = 'http' AND COALESCE(json_array_length(h.sse_event_ids), 0) > 0)))
 ), owned_event AS (
@@ -24,10 +26,12 @@ WITH served AS (
     -- session, a server that replayed resolved the id in its own global log; a proxy line alone proves nothing.
     (s.session IS NULL AND s.origin = 'server') OR EXISTS (SELECT 1 FROM records r WHERE r.session = s.session AND r.origin = 'server'
       AND r.kind IN ('session.created', 'event.sent', 'request.sent', 'stream.opened')) AS emissions_logged,
-    (SELECT e.id FROM events e WHERE e.session = s.session AND e.event_id = s.last_event_id
+    -- by session first: event ids repeat across sessions (1, 2, 3 ...), so the index on the id alone walks
+    -- every session's copy of it
+    (SELECT e.id FROM events e INDEXED BY events_lookup WHERE e.session = s.session AND e.event_id = s.last_event_id
        AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event
   FROM served s
-), sourced AS (
+), sourced AS MATERIALIZED (
   -- only an id the presented session never emitted is looked up elsewhere (ids like 1, 2, 3 repeat across sessions)
   SELECT s.*,
     CASE WHEN s.own_event IS NULL AND s.emissions_logged THEN
@@ -42,7 +46,7 @@ WITH served AS (
      WHERE i.session = COALESCE(f.session, s.session) AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, s.ts_ms), COALESCE(f.id, s.id))
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM sourced s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
-), owned AS (
+), owned AS MATERIALIZED (
   SELECT o.*,
     (SELECT r.id FROM records r
      WHERE r.session = o.source_session AND r.principal IS NOT NULL AND r.shadowed = 0 AND (r.ts_ms, r.id) < (o.ts_ms, o.id)
@@ -51,7 +55,7 @@ WITH served AS (
   FROM origin o LEFT JOIN incarnations i ON i.created_id = o.created_id
 ), conn_streams AS MATERIALIZED (
   SELECT session, conn, opened_id, opened_ts FROM streams WHERE conn IS NOT NULL AND principal IS NOT NULL AND opened_id IS NOT NULL
-), clients AS (
+), clients AS MATERIALIZED (
   SELECT o.*,
     CASE WHEN o.principal IS NOT NULL THEN o.id ELSE COALESCE(
       (SELECT st.opened_id FROM streams st WHERE st.session = o.session AND st.stream = o.new_stream AND st.principal IS NOT NULL),
