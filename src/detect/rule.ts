@@ -44,14 +44,17 @@ export type ContextNeed = 'event-id-owners' | 'same-tool-calls' | 'sessions-on-c
  *   at-once      as soon as it is found: later lines cannot undo it
  *   end-of-log   later lines can withdraw it (an answer may still come): announced once it has stood
  *                for the settle period, or when the run ends; its identity ignores its time
- *   after-grace  it depends on how long the log went on after a moment: the session is judged again
- *                once the grace period has passed without news
  */
-export type Settling = 'at-once' | 'end-of-log' | 'after-grace';
+export type Settling = 'at-once' | 'end-of-log';
 
 export interface RuleLive {
   reads: readonly ContextNeed[];
   settles: Settling;
+  /**
+   * For a rule whose "not knowable" the log merely going on can settle (the log ends inside a
+   * grace period after a moment): how long after a session's last record live mode judges it again.
+   */
+  recheckAfterMs?: (opts: DetectOptions) => number;
 }
 
 /** A run's view of the store, with facts several rules share computed once. */

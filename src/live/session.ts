@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { RULES } from '../detect/rules/index.js';
 import type { RunOptions } from '../detect/run.js';
-import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../detect/types.js';
 import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
@@ -25,12 +25,12 @@ export interface LiveSessionOptions {
 
 /**
  * Rules whose "not knowable" can turn into a verdict by the log merely going
- * on (`live.settles: 'after-grace'`): stale-writer-blocks-reconnect cannot be
- * judged while the log ends inside the fence grace period after a rejection. A
- * session left so is judged again as the log grows, until the log has passed
- * its last record by the grace period.
+ * on (`live.recheckAfterMs`): stale-writer-blocks-reconnect cannot be judged
+ * while the log ends inside the fence grace period after a rejection. A session
+ * left so is judged again as the log grows, until the log has passed its last
+ * record by the rule's period.
  */
-const GRACE_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'after-grace').map((r) => r.id));
+const RECHECK_AFTER = new Map<string, (opts: DetectOptions) => number>(RULES.flatMap((r) => (r.live.recheckAfterMs === undefined ? [] : [[r.id, r.live.recheckAfterMs] as const])));
 
 /** What one detection round did. */
 export interface DetectionRound {
@@ -131,13 +131,16 @@ export class LiveSession {
     const fresh: Finding[] = [];
     let records = 0;
     const now = this.now();
-    const grace = this.opts.detect?.fenceGraceMs ?? DEFAULT_DETECT_OPTIONS.fenceGraceMs;
+    const options = { ...DEFAULT_DETECT_OPTIONS, ...definedOptions(this.opts.detect) };
     for (const run of detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id)) {
       fresh.push(...this.book.apply(run.sessions, run.findings, now));
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
       for (const n of run.notKnowable) {
-        if (n.session !== null && GRACE_RULES.has(n.rule)) this.recheck.set(n.session, (this.lastSeen.get(n.session) as number) + grace);
+        const after = RECHECK_AFTER.get(n.rule);
+        if (n.session === null || after === undefined) continue;
+        const until = (this.lastSeen.get(n.session) as number) + after(options);
+        this.recheck.set(n.session, Math.max(this.recheck.get(n.session) ?? until, until));
       }
     }
     // Past the grace period after a session's last record, more log cannot change its verdict.
@@ -164,4 +167,9 @@ export class LiveSession {
     this.ingests.set(source, ingest);
     return ingest;
   }
+}
+
+/** The detect options a run was given, without the keys left undefined (they must not hide the defaults). */
+function definedOptions(o: RunOptions | undefined): Partial<DetectOptions> {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as Partial<DetectOptions>;
 }

@@ -71,6 +71,6 @@ export default defineRule({
     shouldHave:
       'Fence a prior writer it cannot prove alive within a bounded grace period, then accept the reconnect; never wait for the old socket to close on its own.',
   },
-  live: { reads: ['log-end'], settles: 'after-grace' },
+  live: { reads: ['log-end'], settles: 'at-once', recheckAfterMs: (opts) => opts.fenceGraceMs },
   detect: (ctx) => staleWriterBlocksReconnect(ctx.db, ctx.opts),
 });
