@@ -16,8 +16,8 @@ export function noteCall(inc: Incarnation, record: EngineRecord, pos: number): v
   const rpcId = String(record.rpcId);
   const executed = record.executed ?? (record.status !== undefined && record.status >= 200 && record.status < 300);
   const known = inc.callsByRpc.get(rpcId);
-  const call: ClientCall = known && known.pos === undefined ? known : { rpcId, executed };
-  Object.assign(call, { pos, executed, method: record.method, tool: record.tool });
+  const call: ClientCall = known && known.pos === undefined ? known : { rpcId, executed, tsMs: record.tsMs };
+  Object.assign(call, { pos, tsMs: record.tsMs, executed, method: record.method, tool: record.tool });
   if (call !== known) {
     inc.calls.push(call);
     inc.callsByRpc.set(rpcId, call);
@@ -29,7 +29,7 @@ export function noteResponse(inc: Incarnation, event: EmittedEvent, rpcId: strin
   let call = inc.callsByRpc.get(rpcId);
   if (!call || call.response) {
     // A response with no call record still shows a request that the server ran.
-    call = { rpcId, executed: true };
+    call = { rpcId, executed: true, tsMs: event.tsMs };
     inc.calls.push(call);
     inc.callsByRpc.set(rpcId, call);
   }

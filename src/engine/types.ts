@@ -161,6 +161,8 @@ export interface ClientCall {
   tool?: string;
   /** Position of the `call` record; undefined when only its response shows the request. */
   pos?: number;
+  /** When the call was logged (without a call record, when its response was). */
+  tsMs: number;
   /** The server ran it: `executed`, else a 2xx status; without a call record, its response says it did. */
   executed: boolean;
   response?: CallResponse;
