@@ -9,15 +9,20 @@ import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCod
 import { isLive, isStandalone, lineageMembers } from './lineage.js';
 import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
+import { DEFAULT_REVISION, REVISION_RULES, revisionOf, type ProtocolRevision, type RevisionRules } from './revisions.js';
 
 /**
  * Decides one reconnect. Pure: reads `state` (which may be undefined for a session id never
  * observed), never mutates it. `state` must be what is known just before the request; a
- * state recorded for another session id counts as none.
+ * state recorded for another session id counts as none. The rules are those of the revision
+ * {@link revisionFor} picks.
  */
 export function decide(state: EngineState | undefined, request: EngineRequest, policy: Policy = DEFAULT_POLICY): EngineDecision {
+  const rules = REVISION_RULES[revisionFor(policy, request, state)];
+  const byRevision = answeredByRevision(request, rules);
+  if (byRevision) return byRevision;
   const sessionId = headerValue(request.sessionId);
-  const lastEventId = headerValue(request.lastEventId);
+  const lastEventId = rules.resumption ? headerValue(request.lastEventId) : null;
   if (sessionId === null) {
     if (lastEventId !== null) return reject(400, 'event_id_without_session');
     return request.isInitialize ? outcome('fresh', 200, 'initialize', { newSession: true }) : reject(400, 'session_required');
@@ -29,6 +34,32 @@ export function decide(state: EngineState | undefined, request: EngineRequest, p
     return reject(403, 'principal_mismatch');
   }
   return lastEventId === null ? attach(inc, request, policy) : resume(ownState, inc, lastEventId, request, policy);
+}
+
+/**
+ * The revision whose rules decide `request`: the policy's, unless it is `'as-logged'` (or
+ * absent); then the request's own version, else the session's, else 2025-11-25. A logged
+ * version that is not a known revision follows the known one before it (see revisionOf).
+ */
+export function revisionFor(policy: Policy, request: EngineRequest, state?: EngineState): ProtocolRevision {
+  const chosen = policy.protocolVersion ?? 'as-logged';
+  if (chosen !== 'as-logged') return chosen;
+  const ownState = state && (state.sessionId === undefined || state.sessionId === headerValue(request.sessionId)) ? state : undefined;
+  return revisionOf(request.protocolVersion) ?? revisionOf(ownState?.protocolVersion) ?? DEFAULT_REVISION;
+}
+
+/**
+ * What a revision without the GET stream, the handshake or sessions answers before any
+ * session is looked at: a GET is a 405, an initialize a 400 (a modern-only server rejects
+ * it), and any other request is served on its own, with Mcp-Session-Id and Last-Event-ID
+ * ignored and nothing minted or replayed.
+ */
+function answeredByRevision(request: EngineRequest, rules: RevisionRules): EngineDecision | undefined {
+  const method = (request.httpMethod ?? (request.isInitialize ? 'POST' : 'GET')).toUpperCase();
+  if (method === 'GET' && !rules.getStream) return reject(405, 'method_not_allowed');
+  if (request.isInitialize && !rules.initialize) return reject(400, 'initialize_unsupported');
+  if (!rules.sessions) return outcome('fresh', 200, 'stateless_request');
+  return undefined;
 }
 
 /**

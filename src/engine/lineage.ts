@@ -42,6 +42,7 @@ export function openStream(inc: Incarnation, id: string, record: StreamFacts, po
   stream.closed = false;
   stream.fenced = false;
   stream.superseded = false;
+  stream.end = undefined;
   return stream;
 }
 
@@ -96,10 +97,14 @@ export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: numb
   } else {
     return;
   }
-  for (const id of superseded) touchStream(inc, id, {}, pos).superseded = true;
+  for (const id of superseded) {
+    const stream = touchStream(inc, id, {}, pos);
+    stream.superseded = true;
+    stream.end ??= { how: 'superseded', pos };
+  }
   if (record.newStream === undefined) return;
   // The new stream's kind comes from its lineage; only a fresh standalone stream is known to be a GET.
   const via = record.decision === 'attach' ? 'get' : undefined;
-  openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos);
+  openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos).openedBy = pos;
   for (const id of superseded) linkLineage(inc, record.newStream, id);
 }

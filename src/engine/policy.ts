@@ -1,6 +1,8 @@
 // The knobs of the decision boundary. Making them explicit is what lets the
 // analyzer ask "what if the server had kept events for two minutes?".
 
+import { PROTOCOL_REVISIONS, type ProtocolRevision } from './revisions.js';
+
 /**
  * How long events stay replayable.
  * - `'as-logged'`: retained unless the log shows it trimmed (`buffer.trimmed`) or the
@@ -24,6 +26,15 @@ export interface Policy {
   stormWindowMs: number;
   /** duplicate-tool-call: the same tool and args by one principal within this window. */
   duplicateCallWindowMs: number;
+  /**
+   * The protocol revision whose rules decide (see REVISION_RULES). `'as-logged'` (the default,
+   * also when absent): the request's own `protocolVersion`, else the session's (the first its
+   * records carry), else 2025-11-25. A revision here decides every request by that revision,
+   * whatever was logged: under 2026-07-28 a GET is a 405, `initialize` a 400, and any other
+   * request is served on its own, `Mcp-Session-Id` and `Last-Event-ID` ignored, nothing minted
+   * or replayed.
+   */
+  protocolVersion?: ProtocolRevision | 'as-logged';
 }
 
 export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
@@ -52,6 +63,7 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
   }
   requireChoice('unresumable', policy.unresumable, ['reject', 'reset']);
   requireChoice('pendingOnAttach', policy.pendingOnAttach, ['reemit', 'cancel']);
+  if (policy.protocolVersion !== undefined) requireChoice('protocolVersion', policy.protocolVersion, ['as-logged', ...PROTOCOL_REVISIONS]);
   return policy;
 }
 

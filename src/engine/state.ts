@@ -4,16 +4,18 @@
 
 import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
 import { isAcceptedUpgrade, observeUpgrade, openStream, touchStream } from './lineage.js';
+import { noteCall, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, requestEntry } from './pending-requests.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
 }
 
-/** Feeds one record, in log order. Records of other kinds (`call`, `http`, ...) are ignored. */
+/** Feeds one record, in log order. Records of other kinds (`http`, ...) are ignored. */
 export function observe(state: EngineState, record: EngineRecord): void {
   const pos = state.nextPos++;
   if (state.sessionId === undefined && record.session != null) state.sessionId = String(record.session);
+  state.protocolVersion ??= record.protocolVersion;
   if (record.kind === 'session.created') {
     state.incarnations.push(newIncarnation(record));
     return;
@@ -36,18 +38,32 @@ export function observe(state: EngineState, record: EngineRecord): void {
       if (record.stream !== undefined) openStream(inc, record.stream, record, pos);
       break;
     case 'stream.closed':
-      if (record.stream !== undefined) touchStream(inc, record.stream, record, pos).closed = true;
+      if (record.stream !== undefined) {
+        const stream = touchStream(inc, record.stream, record, pos);
+        stream.closed = true;
+        stream.end ??= { how: 'closed', pos, ...(record.reason !== undefined && { reason: record.reason }) };
+      }
       break;
     case 'stream.fenced':
-      if (record.stream !== undefined) touchStream(inc, record.stream, record, pos).fenced = true;
+      if (record.stream !== undefined) {
+        const stream = touchStream(inc, record.stream, record, pos);
+        stream.fenced = true;
+        stream.end ??= { how: 'fenced', pos };
+      }
       break;
     case 'event.sent': {
+      const known = record.eventId == null ? undefined : inc.events.get(String(record.eventId));
       const event = emit(inc, record, pos);
       if (event && record.rpcKind === 'request' && record.rpcId != null) {
         noteRequestSent(inc, String(record.rpcId), record, event.id, pos);
       }
+      // A repeated id (a fork) is not a second response.
+      if (event && !known && record.rpcKind === 'response' && record.rpcId != null) noteResponse(inc, event, String(record.rpcId));
       break;
     }
+    case 'call':
+      noteCall(inc, record, pos);
+      break;
     case 'request.sent':
       if (record.requestId != null) noteRequestSent(inc, String(record.requestId), record, emit(inc, record, pos)?.id, pos);
       break;
@@ -79,6 +95,9 @@ export function observe(state: EngineState, record: EngineRecord): void {
       break;
     case 'upgrade':
       observeUpgrade(inc, record, pos);
+      if (record.decision === 'resume' && record.lastEventId != null && isAcceptedUpgrade(record)) {
+        noteResumption(inc, inc.events.get(String(record.lastEventId)), pos);
+      }
       break;
   }
 }
@@ -122,6 +141,8 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     stateChanges: [],
     trims: [],
     requests: new Map(),
+    calls: [],
+    callsByRpc: new Map(),
   };
 }
 

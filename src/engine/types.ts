@@ -28,6 +28,14 @@ export interface EngineRecord {
   status?: number;
   requestId?: string | number;
   newRequestId?: string | number;
+  /** The MCP protocol revision of the record (or its request); a session's records inherit the first one logged. */
+  protocolVersion?: string;
+  /** `stream.closed`: why (`client`, `server`, `error`, `poll`, ...). */
+  reason?: string;
+  /** `call`: the tool a `tools/call` named. */
+  tool?: string;
+  /** `call`: whether the server ran it (absent: a 2xx status says it did). */
+  executed?: boolean;
 }
 
 /** One reconnect (or initialize) as the server receives it. */
@@ -52,6 +60,17 @@ export interface EngineRequest {
    * the session (the analyzer can tell when a node continues another node's events).
    */
   sharedStore?: boolean;
+  /**
+   * The request's `MCP-Protocol-Version`: under the policy's `protocolVersion: 'as-logged'`
+   * it picks the revision whose rules decide, before the session's own.
+   */
+  protocolVersion?: string;
+  /**
+   * `GET` or `POST`. Absent: POST for an initialize, else GET (every resumption is a GET since
+   * 2025-11-25, and so is the standalone stream). It matters only where a revision has no GET
+   * stream: there a GET is refused, a POST served on its own.
+   */
+  httpMethod?: string;
 }
 
 export type DecisionClass = 'resume' | 'attach' | 'fresh' | 'reject';
@@ -74,7 +93,13 @@ export type ReasonCode =
   | 'resumption_unavailable'
   | 'initialize'
   | 'session_resumption'
-  | 'stream_resumption';
+  | 'stream_resumption'
+  /** A GET where the revision has no GET stream (2026-07-28): 405. */
+  | 'method_not_allowed'
+  /** An `initialize` where the revision has no handshake (2026-07-28): 400. */
+  | 'initialize_unsupported'
+  /** Served on its own where the revision has no sessions: headers ignored, nothing minted or replayed. */
+  | 'stateless_request';
 
 export interface EngineDecision {
   decision: DecisionClass;
@@ -113,6 +138,47 @@ export interface StreamInfo {
   superseded: boolean;
   /** The stream this one continues (resumption, attach or shared `sequence`): its lineage parent. */
   continues?: string;
+  /** What first ended this body since it opened: a close (with its reason), a fence, or a supersession. */
+  end?: StreamEnd;
+  /** Position of the accepted upgrade (resume or attach) that opened this stream. */
+  openedBy?: number;
+}
+
+export interface StreamEnd {
+  how: 'closed' | 'fenced' | 'superseded';
+  pos: number;
+  /** The close's `reason`, as logged (`poll`: a server-initiated disconnect that a client resumes). */
+  reason?: string;
+}
+
+/**
+ * A request the client POSTed (a `call` record), with what became of its response: the
+ * engine keeps them so that a what-if can ask which calls a broken stream would have lost.
+ */
+export interface ClientCall {
+  rpcId: string;
+  method?: string;
+  tool?: string;
+  /** Position of the `call` record; undefined when only its response shows the request. */
+  pos?: number;
+  /** When the call was logged (without a call record, when its response was). */
+  tsMs: number;
+  /** The server ran it: `executed`, else a 2xx status; without a call record, its response says it did. */
+  executed: boolean;
+  response?: CallResponse;
+}
+
+export interface CallResponse {
+  eventId: string;
+  /** Position of the `event.sent` that carried it. */
+  pos: number;
+  stream?: string;
+  /** Written attached on the response body the request opened, while that body was live: delivered with no resumption. */
+  deliveredLive: boolean;
+  /** Why it was not: what ended the body first, or `unattached` (no body was live to write it to). */
+  broke?: StreamEnd | { how: 'unattached'; pos: number };
+  /** Position of the accepted upgrade that brought it to the client: the resumption that replayed it, or that opened the stream it came on. */
+  rescuedBy?: number;
 }
 
 export interface EmittedEvent {
@@ -169,10 +235,16 @@ export interface Incarnation {
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];
   trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
   requests: Map<string, ServerRequest>;
+  /** Client requests in the order logged (see ClientCall). */
+  calls: ClientCall[];
+  /** rpc id -> the latest of `calls` with that id: where its response goes. */
+  callsByRpc: Map<string, ClientCall>;
 }
 
 export interface EngineState {
   sessionId?: string;
+  /** The first protocol version the session's records carried, if any. */
+  protocolVersion?: string;
   /** Position of the next observed record: the engine's notion of log order. */
   nextPos: number;
   incarnations: Incarnation[];

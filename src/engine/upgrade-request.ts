@@ -20,5 +20,6 @@ export function requestFromUpgrade(record: EngineRecord): EngineRequest {
     conn: record.conn,
     principal: record.principal,
     isInitialize: sessionId === null && lastEventId === null && record.decision === 'fresh',
+    ...(record.protocolVersion !== undefined && { protocolVersion: record.protocolVersion }),
   };
 }

@@ -46,7 +46,9 @@ export function engineAnswer(d: EngineDecision): string {
       return `attach a new stream${pending}`;
     }
     case 'fresh':
-      return d.resetSignalled ? `serve a new session and signal the reset (${d.reason}: ${d.checks.join(', ')})` : 'mint a new session';
+      if (d.resetSignalled) return `serve a new session and signal the reset (${d.reason}: ${d.checks.join(', ')})`;
+      // Where the revision has no sessions: served on its own, headers ignored.
+      return d.newSession ? 'mint a new session' : 'serve it on its own, with no session and nothing replayed (stateless_request)';
     case 'reject': {
       const checks = d.checks.filter((c) => c !== d.reason);
       return `reject ${d.status} ${d.reason}${checks.length > 0 ? `: ${checks.join(', ')}` : ''}`;

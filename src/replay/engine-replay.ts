@@ -14,6 +14,22 @@ import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, 
 
 const PAGE = 2000;
 
+/** A session replayed to its end: what the engine knew once it had observed every record. */
+export interface SessionPoint {
+  session: string;
+  /** The session's protocol version: the first its records carry (undefined: none logged). */
+  protocolVersion: string | undefined;
+  state: EngineState;
+  /** The record the engine observed at position `pos` of this session's replay. */
+  recordIdAt(pos: number): number | undefined;
+}
+
+export interface ReplayOptions {
+  sharedSessionStore?: boolean;
+  /** Called once per session with server records, after its last record. */
+  onSession?: (s: SessionPoint) => void;
+}
+
 /** One logged reconnect, paused just before the engine observes the server's answer. */
 export interface UpgradePoint {
   upgrade: LoggedUpgrade;
@@ -28,8 +44,14 @@ export interface UpgradePoint {
   createdRecordId(inc: Incarnation): number | undefined;
 }
 
-export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: { sharedSessionStore?: boolean } = {}): void {
-  visitSessionlessUpgrades(db, visit);
+/**
+ * Each upgrade's request carries its protocol version: the upgrade's own, else its session's
+ * (for an initialize, the session it minted), so that the engine judges each session by the
+ * revision it speaks.
+ */
+export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: ReplayOptions = {}): void {
+  const versions = sessionVersions(db);
+  visitSessionlessUpgrades(db, visit, versions);
   const foreign = foreignLastEventIds(db);
   // The analyzer can see a node continue another node's events (a shared store); the engine cannot.
   const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('facts/node-continuations')).pluck().all() as number[]);
@@ -46,7 +68,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: {
     for (const row of rows) {
       if (replay?.session !== row.session) {
         replay?.finish();
-        replay = new SessionReplay(row.session!, { foreign, shared }, visit);
+        replay = new SessionReplay(row.session!, { foreign, shared, version: versions.get(row.session!) }, visit, opts.onSession);
       }
       replay.add(row);
     }
@@ -62,7 +84,7 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: {
  * alone decides. A proxy sees those headers as well as the server: a Last-Event-ID it saw
  * without a session is judged too.
  */
-function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void): void {
+function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, versions: ReadonlyMap<string, string>): void {
   const page = db.prepare(
     `SELECT ${STORED_RECORD_SELECT} FROM records
      WHERE session IS NULL AND kind = 'upgrade' AND (origin = 'server' OR last_event_id IS NOT NULL) AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
@@ -73,12 +95,29 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void): voi
     const rows = (page.all(cursor) as unknown[][]).map(storedRowFromValues);
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
-      visit({ upgrade, request: requestFromUpgrade(upgrade.record), state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
+      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));
+      visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
     }
     if (rows.length < PAGE) break;
     const last = rows[rows.length - 1]!;
     cursor = { ts: last.ts_ms, id: last.id };
   }
+}
+
+/**
+ * Each session's protocol version (the session_versions view, store/views.ts: the one
+ * definition the summary and the stateless-era rules read). Nothing to read when no record carries one.
+ */
+function sessionVersions(db: Db): Map<string, string> {
+  if (db.prepare('SELECT 1 FROM records WHERE protocol_version IS NOT NULL LIMIT 1').get() === undefined) return new Map();
+  const rows = db.prepare('SELECT session, protocol_version FROM session_versions').raw(true).all() as [string, string][];
+  return new Map(rows);
+}
+
+/** The request's own version where it carries one, else the session's. */
+function withVersion(request: EngineRequest, sessionVersion: string | undefined): EngineRequest {
+  const version = request.protocolVersion ?? sessionVersion;
+  return version === undefined ? request : { ...request, protocolVersion: version };
 }
 
 /**
@@ -110,8 +149,9 @@ class SessionReplay {
 
   constructor(
     readonly session: string,
-    private readonly known: { foreign: ReadonlySet<number>; shared: ReadonlySet<number> | 'all' },
+    private readonly known: { foreign: ReadonlySet<number>; shared: ReadonlySet<number> | 'all'; version: string | undefined },
     private readonly visit: (p: UpgradePoint) => void,
+    private readonly visitSession?: (s: SessionPoint) => void,
   ) {}
 
   add(row: StoredRow): void {
@@ -147,7 +187,12 @@ class SessionReplay {
 
   finish(): void {
     if (this.heldCreation) this.observe(this.heldCreation);
-    if (this.serverRecords > 0) return;
+    if (this.serverRecords > 0) {
+      if (this.visitSession && this.state) {
+        this.visitSession({ session: this.session, protocolVersion: this.known.version, state: this.state, recordIdAt: (pos) => this.recordIds[pos] });
+      }
+      return;
+    }
     for (const row of this.proxyUpgrades) {
       const upgrade = toLoggedUpgrade(row);
       this.visit({
@@ -166,7 +211,7 @@ class SessionReplay {
     return {
       upgrade,
       request: {
-        ...requestFromUpgrade(upgrade.record),
+        ...withVersion(requestFromUpgrade(upgrade.record), this.known.version),
         ...(this.known.foreign.has(upgrade.id) && { foreignSession: true }),
         ...((this.known.shared === 'all' || this.known.shared.has(upgrade.id)) && { sharedStore: true }),
       },

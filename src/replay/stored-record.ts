@@ -6,11 +6,13 @@ import type { Decision, Origin } from '../model/record.js';
 // cross-check needs to describe the server's own answer.
 
 /** Columns most records set, read one by one. */
-const DENSE_COLUMNS = ['id', 'ts_ms', 'kind', 'origin', 'session', 'node', 'stream', 'conn', 'via', 'event_id', 'rpc_kind', 'rpc_id', 'method', 'status', 'request_id'] as const;
+const DENSE_COLUMNS = [
+  'id', 'ts_ms', 'kind', 'origin', 'session', 'node', 'stream', 'conn', 'via', 'event_id', 'rpc_kind', 'rpc_id', 'method', 'status', 'request_id', 'protocol_version',
+] as const;
 /** Columns few records set (upgrades, creations): one JSON array, and NULL where none is set. */
 const SPARSE_COLUMNS = [
   'incarnation', 'sequence', 'principal', 'reason', 'aspect', 'log_evicted', 'attached', 'oldest_retained', 'last_event_id',
-  'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id',
+  'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id', 'tool', 'executed',
 ] as const;
 
 /**
@@ -25,14 +27,14 @@ export const STORED_RECORD_SELECT =
 
 /** A raw row of STORED_RECORD_SELECT as a StoredRow (a JS literal: better-sqlite3's row objects cost far more). */
 export function storedRowFromValues(v: unknown[]): StoredRow {
-  const x = typeof v[15] === 'string' ? (JSON.parse(v[15]) as unknown[]) : NO_SPARSE_VALUES;
+  const x = typeof v[16] === 'string' ? (JSON.parse(v[16]) as unknown[]) : NO_SPARSE_VALUES;
   // One literal, in the lists' order: every row then shares a single object shape.
   return {
     id: v[0], ts_ms: v[1], kind: v[2], origin: v[3], session: v[4], node: v[5], stream: v[6], conn: v[7], via: v[8],
-    event_id: v[9], rpc_kind: v[10], rpc_id: v[11], method: v[12], status: v[13], request_id: v[14],
+    event_id: v[9], rpc_kind: v[10], rpc_id: v[11], method: v[12], status: v[13], request_id: v[14], protocol_version: v[15],
     incarnation: x[0], sequence: x[1], principal: x[2], reason: x[3], aspect: x[4], log_evicted: x[5], attached: x[6],
     oldest_retained: x[7], last_event_id: x[8], new_stream: x[9], decision: x[10], replayed: x[11], first_replayed: x[12],
-    replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16],
+    replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16], tool: x[17], executed: x[18],
   } as StoredRow;
 }
 
@@ -71,6 +73,9 @@ export interface StoredRow {
   reset_signalled: number | null;
   request_id: string | null;
   new_request_id: string | null;
+  protocol_version: string | null;
+  tool: string | null;
+  executed: number | null;
 }
 
 /** A logged `upgrade`: the server's answer to one reconnect (or initialize). */
@@ -122,6 +127,10 @@ export function toEngineRecord(r: StoredRow): EngineRecord {
     status: opt(r.status),
     requestId: opt(r.request_id),
     newRequestId: opt(r.new_request_id),
+    protocolVersion: opt(r.protocol_version),
+    reason: opt(r.reason),
+    tool: opt(r.tool),
+    executed: flag(r.executed),
   };
 }
 

@@ -2,7 +2,7 @@ import { servingIncarnation, type EngineDecision, type Policy } from '../engine/
 import { seconds } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
 import { decisionEvidence } from '../replay/decision-evidence.js';
-import { forEachUpgrade, type UpgradePoint } from '../replay/engine-replay.js';
+import { forEachUpgrade, type ReplayOptions, type UpgradePoint } from '../replay/engine-replay.js';
 import { reDecide, type Unresumable } from '../replay/re-decide.js';
 import { isRetentionShortfall } from './retention-shortfall.js';
 import type { LoggedUpgrade } from '../replay/stored-record.js';
@@ -10,6 +10,9 @@ import { requestSubject } from '../replay/decision-wording.js';
 
 // Every logged reconnect decided twice by the engine, as logged and under the
 // what-if policy, in one replay of the log.
+
+/** Reasons a revision gives before it looks at any session or position (see the engine's decide). */
+const REFUSED_BY_REVISION: ReadonlySet<string> = new Set(['method_not_allowed', 'initialize_unsupported', 'stateless_request']);
 
 export interface ReplayPolicy {
   policy: Policy;
@@ -33,7 +36,7 @@ export interface ReDecided {
   stillRefused: string[];
 }
 
-export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, changeWords: string, opts: { sharedSessionStore?: boolean } = {}): ReDecided {
+export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, changeWords: string, opts: ReplayOptions = {}): ReDecided {
   const flips: RawFlip[] = [];
   const retentionShortfalls = new Set<number>();
   const stillRefused: string[] = [];
@@ -43,7 +46,8 @@ export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, c
     const was = reDecide(p, before.policy, before.unresumable);
     const would = reDecide(p, after.policy, after.unresumable);
     if (was.decision === would.decision) {
-      if (was.checks.includes('position_evicted') && would.checks.length > 0 && !would.checks.includes('position_evicted')) {
+      // A revision that refuses the request outright keeps no position at all.
+      if (was.checks.includes('position_evicted') && would.checks.length > 0 && !would.checks.includes('position_evicted') && !REFUSED_BY_REVISION.has(would.reason)) {
         stillRefused.push(`${requestSubject(p.request)} (${checkWords(p, would.checks)})`);
       }
       return;
@@ -66,7 +70,13 @@ function flipWhy(p: UpgradePoint, was: EngineDecision, would: EngineDecision, ch
   const accepts = (d: EngineDecision) => d.decision === 'resume' || d.decision === 'attach';
   if (accepts(would)) return `as logged: ${checkWords(p, was.checks)}; with ${changeWords} every check passes`;
   if (accepts(was)) return `with ${changeWords}: ${checkWords(p, would.checks)}`;
-  return `with ${changeWords}: ${checkWords(p, would.checks)}, answered ${would.decision === 'fresh' ? 'by a signalled reset' : `${would.status}`} instead of ${was.decision === 'fresh' ? 'a signalled reset' : was.status}`;
+  return `with ${changeWords}: ${checkWords(p, would.checks)}, answered ${answerWords(would)} instead of ${answerWords(was).replace(/^by /, '')}`;
+}
+
+function answerWords(d: EngineDecision): string {
+  if (d.decision !== 'fresh') return `${d.status}`;
+  if (d.resetSignalled) return 'by a signalled reset';
+  return d.newSession ? 'by a new session' : 'on its own, with no session';
 }
 
 function checkWords(p: UpgradePoint, checks: string[]): string {
@@ -79,6 +89,8 @@ function checkWords(p: UpgradePoint, checks: string[]): string {
     prior_writer_unfenceable: 'a writer on another node cannot be fenced',
     unknown_event_id: `event ${id} was never emitted in this session`,
     foreign_event_id: `event ${id} belongs to another session`,
+    method_not_allowed: 'a GET is refused (405): the revision has no GET stream and no resumption',
+    initialize_unsupported: 'initialize is refused (400): the revision has no handshake and no sessions',
   };
   return checks.map((c) => words[c] ?? c).join(', ');
 }

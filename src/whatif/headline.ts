@@ -2,7 +2,7 @@ import { plural, seconds } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
-import type { Flip, PolicyChange, WhatIfPolicy } from './types.js';
+import type { CallsWhatIf, Flip, PolicyChange, WhatIfPolicy } from './types.js';
 
 // The sentences an incident review asks for: "with 120 s retention: 3 of 4
 // silent-truncation findings disappear (the 4th replayed too few events: not a
@@ -28,6 +28,8 @@ export interface HeadlineInput {
   stillRefused: string[];
   /** How many silent-truncation findings disappear only because their short replay was the logged trim's doing. */
   shortfallsForgiven: number;
+  /** The calls a broken stream loses under the revision the change names (`--protocol`). */
+  calls?: CallsWhatIf;
 }
 
 /** "120 s retention and a 10 s fence grace": what the what-if world changes. */
@@ -43,12 +45,14 @@ export function describeChange(change: PolicyChange, policy: WhatIfPolicy): stri
   }
   if (change.duplicateCallWindowMs !== undefined) parts.push(`a ${seconds(change.duplicateCallWindowMs)} duplicate-call window`);
   if (change.unresumable !== undefined) parts.push(`unresumable reconnects ${change.unresumable === 'reset' ? 'reset' : 'rejected'}`);
+  if (change.protocolVersion !== undefined) parts.push(`protocol ${change.protocolVersion}`);
   return parts.length > 0 ? parts.join(' and ') : 'the policy as logged';
 }
 
 export function headlines(i: HeadlineInput): string[] {
   const change = describeChange(i.change, i.policy);
-  const lines: string[] = [];
+  // The question --protocol asks comes first: which calls would have been lost or run twice.
+  const lines: string[] = i.calls === undefined ? [] : [callsLine(i.calls, change)];
   for (const rule of RULE_IDS) {
     const gone = i.disappeared.filter((f) => f.rule === rule).length;
     const came = i.appeared.filter((f) => f.rule === rule).length;
@@ -70,8 +74,45 @@ export function headlines(i: HeadlineInput): string[] {
   if (i.stillRefused.length > 0) {
     lines.push(`with ${change}, a correct server would keep the position of ${plural(i.stillRefused.length, 'reconnect')} but still refuse ${i.stillRefused.length === 1 ? 'it' : 'them'}: ${i.stillRefused.join('; ')}`);
   }
-  if (lines.length === 1 && i.flips.length === 0 && i.stillRefused.length === 0) return [`with ${change}: no finding and no reconnect decision changes`];
+  if (i.calls === undefined && lines.length === 1 && i.flips.length === 0 && i.stillRefused.length === 0) {
+    return [`with ${change}: no finding and no reconnect decision changes`];
+  }
   return lines;
+}
+
+/**
+ * "with protocol 2026-07-28: 2 client requests would have been lost (their response stream
+ * broke before the response; 1 rescued today by a resumption, 1 lost as logged too); the
+ * client re-issues them under new ids, and 2 tools/call would run twice unless the tool is
+ * idempotent".
+ */
+function callsLine(c: CallsWhatIf, change: string): string {
+  const unjudged = c.unjudged > 0 ? ` (${plural(c.unjudged, 'client request')} without a response event in the log ${c.unjudged === 1 ? 'is' : 'are'} not judged)` : '';
+  const calls = c.sessions.flatMap((s) => s.calls);
+  const lost = calls.filter((x) => x.after === 'lost');
+  if (lost.length === 0) {
+    if (c.judged === 0) return `with ${change}: the log shows no response event of a client request, so which calls a broken stream would lose cannot be told${unjudged}`;
+    const resumed = c.judged - c.delivered;
+    if (resumed > 0) {
+      return `with ${change}: no client request would have been lost: ${plural(resumed, 'response')} whose stream broke ${resumed === 1 ? 'was' : 'were'} brought by a resumption, which that revision keeps${unjudged}`;
+    }
+    const every = c.judged === 1 ? 'the one response logged' : `every one of the ${c.judged} responses logged`;
+    return `with ${change}: no client request would have been lost: ${every} came on the stream its request opened${unjudged}`;
+  }
+  const rescued = lost.filter((x) => x.before === 'rescued');
+  const byAttach = rescued.filter((x) => x.rescued_by?.decision === 'attach').length;
+  const by = byAttach === 0 ? 'a resumption' : byAttach === rescued.length ? 'an attach' : 'a resumption or attach';
+  const alreadyLost = lost.filter((x) => x.before === 'lost').length;
+  const fates = [rescued.length > 0 && `${rescued.length} rescued today by ${by}`, alreadyLost > 0 && `${alreadyLost} lost as logged too`].filter(Boolean);
+  const reissued = lost.filter((x) => x.reissued).length;
+  const twice = lost.filter((x) => x.run_twice).length;
+  const them = lost.length === 1 ? 'it' : 'them';
+  const again =
+    reissued === 0
+      ? ''
+      : `; the client re-issues ${reissued === lost.length ? them : reissued} under ${reissued === 1 ? 'a new id' : 'new ids'}${twice > 0 ? `, and ${plural(twice, 'tool call')} would run twice unless the tool is idempotent` : ''}`;
+  const its = lost.length === 1 ? 'its' : 'their';
+  return `with ${change}: ${plural(lost.length, 'client request')} would have been lost (${its} response stream broke before the response${fates.length > 0 ? `; ${fates.join(', ')}` : ''})${again}${unjudged}`;
 }
 
 /** Why the silent-truncations that stay, stay: "(the 4th replayed too few events: not a retention problem)". */

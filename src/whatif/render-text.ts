@@ -1,7 +1,7 @@
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { RULE_IDS } from '../detect/rules/index.js';
-import type { Flip, WhatIfReport } from './types.js';
+import type { CallChange, CallsWhatIf, Flip, SessionCalls, WhatIfReport } from './types.js';
 
 // The what-if report for a person: the headline first, then the counts per
 // rule, then the findings and decisions that change, each with its lines.
@@ -13,6 +13,7 @@ export function renderWhatIfText(r: WhatIfReport): string {
   out.push(...section('findings that disappear', r.disappeared.map(findingLines)));
   out.push(...section('findings that appear', r.appeared.map(findingLines)));
   out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips.map(flipLines)));
+  if (r.calls !== undefined) out.push(...callsSection(r.calls));
   return out.join('\n').replace(/\n+$/, '') + '\n';
 }
 
@@ -44,6 +45,33 @@ function flipLines(f: Flip): string[] {
     `      why: ${f.why}`,
     `      ${lineList(f.evidence)}`,
   ];
+}
+
+/** Per session: what it loses, then each call whose response stream broke. */
+function callsSection(c: CallsWhatIf): string[] {
+  const title = `client requests whose response stream broke (as logged → with protocol ${c.protocol_version})`;
+  const count = c.sessions.reduce((n, s) => n + s.calls.length, 0);
+  if (count === 0) return [`${title}: none`, ''];
+  return [`${title} (${count}):`, ...c.sessions.flatMap(sessionLines).map(printable), ''];
+}
+
+/** Session ids, tools, streams and reasons come from log lines: no control character may steer the terminal. */
+function printable(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+}
+
+function sessionLines(s: SessionCalls): string[] {
+  const version = s.protocol_version === null ? 'no version logged' : `logged ${s.protocol_version}`;
+  const counts = [`${s.lost} lost`, `${s.reissued} re-issued`, `${s.run_twice} run twice`].join(', ');
+  const rescued = s.rescued > 0 ? `; ${s.rescued} rescued today` : '';
+  return [`  ${s.session} (${version}): ${counts}${rescued}`, ...s.calls.flatMap(callLines)];
+}
+
+function callLines(c: CallChange): string[] {
+  const what = `${c.method ?? 'request'} ${c.rpc_id}${c.tool === null ? '' : ` (${c.tool})`}`;
+  const fate = c.run_twice ? ', re-issued and run twice' : c.reissued ? ', re-issued' : '';
+  return [`    ${what} at ${c.at}: ${c.before} → ${c.after}${fate}`, `        why: ${c.why}`, `        ${lineList(c.evidence)}`];
 }
 
 /** "server.ndjson:4, 12, 13; other.ndjson:2", in the order given. */

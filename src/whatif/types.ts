@@ -1,4 +1,4 @@
-import type { DecisionClass, Retention } from '../engine/index.js';
+import type { DecisionClass, ProtocolRevision, Retention } from '../engine/index.js';
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import type { DetectOptions } from '../detect/types.js';
@@ -12,6 +12,8 @@ export interface PolicyChange {
   stormWindowMs?: number;
   duplicateCallWindowMs?: number;
   unresumable?: 'reject' | 'reset';
+  /** Had the clients spoken this revision: every reconnect decided by its rules, and which calls a broken stream loses. */
+  protocolVersion?: ProtocolRevision;
 }
 
 export interface WhatIfOptions {
@@ -29,6 +31,8 @@ export interface WhatIfPolicy {
   stormCount: number;
   stormWindowMs: number;
   duplicateCallWindowMs: number;
+  /** Present when the change names a revision; otherwise each session is decided by its logged one. */
+  protocolVersion?: ProtocolRevision;
 }
 
 export interface DecisionSummary {
@@ -62,4 +66,59 @@ export interface WhatIfReport {
   disappeared: Finding[];
   appeared: Finding[];
   flips: Flip[];
+  /** Present when the change names a protocol revision (`--protocol`). */
+  calls?: CallsWhatIf;
+}
+
+/**
+ * What became of a client request's response: `delivered` on the body the request opened,
+ * `rescued` by a resumption (or attach) after that body broke, or `lost`.
+ */
+export type CallOutcome = 'delivered' | 'rescued' | 'lost';
+
+/** A client request whose response stream broke before its response. */
+export interface CallChange {
+  rpc_id: string;
+  method: string | null;
+  tool: string | null;
+  /** When the call was logged (or, without a call record, its response). */
+  at: string;
+  /** As logged, under the session's own revision. */
+  before: CallOutcome;
+  /** Under the revision the change names. */
+  after: CallOutcome;
+  /** The client re-issues it under a new id (the revision resumes no stream). */
+  reissued: boolean;
+  /** ... and the server runs it again: a `tools/call` it had executed, unless the tool is idempotent. */
+  run_twice: boolean;
+  /** The accepted resumption (or attach) that brought the response as logged; null when none did. */
+  rescued_by: { decision: string; last_event_id: string | null; at: string } | null;
+  why: string;
+  /** The call, what broke its stream, its response, and the upgrade that brought it as logged, in log order. */
+  evidence: LineRef[];
+}
+
+export interface SessionCalls {
+  session: string;
+  /** The session's logged protocol version (null: none logged, decided as 2025-11-25). */
+  protocol_version: string | null;
+  /** Calls lost under the change. */
+  lost: number;
+  reissued: number;
+  run_twice: number;
+  /** Of the lost ones, those a resumption or attach brought to the client as logged. */
+  rescued: number;
+  calls: CallChange[];
+}
+
+export interface CallsWhatIf {
+  protocol_version: ProtocolRevision;
+  /** Client requests whose response the log shows as an SSE event: the ones that can be judged. */
+  judged: number;
+  /** Of those, the ones whose response came on the body its request opened. */
+  delivered: number;
+  /** Client requests with no response event (a plain JSON answer, or none): not judged. */
+  unjudged: number;
+  /** Sessions with at least one call whose response stream broke, in log order. */
+  sessions: SessionCalls[];
 }

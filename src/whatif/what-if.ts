@@ -13,6 +13,7 @@ import type { Db } from '../store/db.js';
 import { diffFindings } from './diff.js';
 import { reDecideAll, type RawFlip } from './flips.js';
 import { describeChange, headlines, type RemainingTruncation } from './headline.js';
+import { BrokenCalls, resolveBrokenCalls } from './lost-calls.js';
 import { policyOf, type Unresumable } from '../replay/re-decide.js';
 import type { DecisionSummary, Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport } from './types.js';
 
@@ -34,18 +35,22 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
     retention: change.retention ?? 'as-logged',
   };
   const unresumable: Unresumable = change.unresumable ?? 'as-logged';
-  const policy: WhatIfPolicy = { ...pick(afterOpts), unresumable };
+  const protocol = change.protocolVersion;
+  const policy: WhatIfPolicy = { ...pick(afterOpts), unresumable, ...(protocol !== undefined && { protocolVersion: protocol }) };
   const disabled = opts.disabled ?? [];
 
   // detect() derives the timeline the replay reads, so it runs first.
   const before = detect(db, { ...beforeOpts, disabled });
+  // The calls a broken stream loses are gathered in the same replay, session by session.
+  const broken = protocol === undefined ? undefined : new BrokenCalls(protocol);
   const reDecided = reDecideAll(
     db,
     { policy: policyOf(beforeOpts), unresumable: 'as-logged' },
-    { policy: policyOf(afterOpts), unresumable },
+    { policy: { ...policyOf(afterOpts), ...(protocol !== undefined && { protocolVersion: protocol }) }, unresumable },
     describeChange(change, policy),
-    beforeOpts,
+    { sharedSessionStore: beforeOpts.sharedSessionStore, onSession: broken?.onSession },
   );
+  const calls = broken === undefined ? undefined : resolveBrokenCalls(db, broken);
   const forgiven = { count: 0 };
   const after = detect(db, { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven) });
   const { disappeared, appeared } = diffFindings(before.findings, after.findings);
@@ -64,12 +69,14 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
       remainingTruncations: remainingTruncations(db, afterOpts, before, after, reDecided.retentionShortfalls),
       shortfallsForgiven: forgiven.count,
       stillRefused: reDecided.stillRefused,
+      calls,
     }),
     before: { by_rule: before.summary.by_rule },
     after: { by_rule: after.summary.by_rule },
     disappeared,
     appeared,
     flips,
+    ...(calls !== undefined && { calls }),
   };
 }
 

@@ -7,12 +7,12 @@ import { at, workspaceOf } from '../helpers/logs.js';
 const COLUMNS =
   'id, ts_ms, kind, origin, session, incarnation, node, stream, sequence, conn, principal, via, reason, aspect, log_evicted, ' +
   'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
-  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id';
+  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed';
 
 describe('storedRowFromValues', () => {
   it('gives every column of every record its stored value and type', async () => {
     const ws = await workspaceOf([
-      { ts: at(0), kind: 'session.created', session: 'S1', incarnation: 'i1', principal: 'tok:a', node: 'n1' },
+      { ts: at(0), kind: 'session.created', session: 'S1', incarnation: 'i1', principal: 'tok:a', node: 'n1', protocol_version: '2025-11-25' },
       { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', conn: 'c1', sequence: 'q1' },
       { ts: at(2), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7, rpc_kind: 'request', rpc_id: 3, method: 'sampling/createMessage', attached: false },
       { ts: at(3), kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 3, method: 'sampling/createMessage', event_id: '7' },
@@ -21,13 +21,14 @@ describe('storedRowFromValues', () => {
         ts: at(5), kind: 'upgrade', session: 'S1', last_event_id: '007', stream: 'g1', new_stream: 'g2', decision: 'resume',
         status: 200, replayed: 1, first_replayed: 7, replayed_ids: [7, 'x8'], conn: 'c2', reset_signalled: true,
       },
+      { ts: at(5), kind: 'call', session: 'S1', rpc_id: 9, method: 'tools/call', tool: 'echo', status: 200, executed: false },
       { ts: at(6), kind: 'request.reissued', session: 'S1', request_id: 3, new_request_id: 'r-4', stream: 'g2' },
       { ts: at(7), kind: 'session.terminated', session: 'S1', reason: 'client DELETE' },
     ]);
     try {
       const plain = ws.db.prepare(`SELECT ${COLUMNS} FROM records ORDER BY id`).all();
       const compact = (ws.db.prepare(`SELECT ${STORED_RECORD_SELECT} FROM records ORDER BY id`).raw(true).all() as unknown[][]).map(storedRowFromValues);
-      expect(plain.length).toBe(8);
+      expect(plain.length).toBe(9);
       expect(compact).toStrictEqual(plain);
     } finally {
       ws.db.close();

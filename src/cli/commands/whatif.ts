@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { PROTOCOL_REVISIONS, isProtocolRevision, type ProtocolRevision } from '../../engine/index.js';
 import { renderWhatIfText, whatIf, type PolicyChange } from '../../whatif/index.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, detectOptions, duration, loadConfig, positiveInt } from '../options.js';
@@ -13,13 +14,14 @@ interface WhatifFlags extends InputOptions {
   stormWindow?: string;
   dupWindow?: string;
   onUnresumable?: 'reject' | 'reset';
+  protocol?: string;
   format: 'text' | 'json';
 }
 
 export function registerWhatif(program: Command, io: Io, done: (code: number) => void): void {
   const cmd = program
     .command('whatif')
-    .description('re-judge the log under another policy (retention, fence grace, storm thresholds): which findings disappear or appear, which reconnect decisions flip')
+    .description('re-judge the log under another policy (retention, fence grace, storm thresholds, protocol revision): which findings disappear or appear, which reconnect decisions flip, which calls a broken stream loses')
     .argument('[paths...]', 'log files, folders, or - for stdin (plain or .gz)');
   addInputOptions(cmd)
     .option('--config <file>', 'the thresholds and disabled rules as logged (default: ./resumescope.config.json if present)')
@@ -30,6 +32,8 @@ export function registerWhatif(program: Command, io: Io, done: (code: number) =>
     .option('--storm-window <duration>', 'what if a storm were counted within this window, e.g. 10s')
     .option('--dup-window <duration>', 'what if a retried tool call counted as a duplicate within this window, e.g. 60s')
     .addOption(new Option('--on-unresumable <choice>', 'what if an unresumable Last-Event-ID were rejected (409) or reset').choices(['reject', 'reset']))
+    // Declared here for now; options.ts will take it over with the others.
+    .option('--protocol <revision>', `what if the clients had spoken this protocol revision (${PROTOCOL_REVISIONS.join(', ')}): which calls a broken stream loses or runs twice`)
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (paths: string[], flags: WhatifFlags) => done(await whatif(paths, flags, io)));
 }
@@ -61,9 +65,15 @@ function policyChange(flags: WhatifFlags, configRetention: PolicyChange['retenti
     stormWindowMs: flags.stormWindow === undefined ? undefined : duration(flags.stormWindow, '--storm-window'),
     duplicateCallWindowMs: flags.dupWindow === undefined ? undefined : duration(flags.dupWindow, '--dup-window'),
     unresumable: flags.onUnresumable,
+    protocolVersion: flags.protocol === undefined ? undefined : protocolRevision(flags.protocol),
   };
   if (Object.values(change).every((v) => v === undefined)) {
-    throw new UsageError('whatif: say what to change, e.g. --retention 120s (or --retention-events, --fence-grace, --storm-count, --storm-window, --dup-window, --on-unresumable)');
+    throw new UsageError('whatif: say what to change, e.g. --retention 120s (or --retention-events, --fence-grace, --storm-count, --storm-window, --dup-window, --on-unresumable, --protocol)');
   }
   return change;
+}
+
+function protocolRevision(s: string): ProtocolRevision {
+  if (!isProtocolRevision(s)) throw new UsageError(`--protocol: unknown revision "${s}": expected one of ${PROTOCOL_REVISIONS.join(', ')}`);
+  return s;
 }

@@ -1,0 +1,69 @@
+// The engine replay over the store judges each session by the protocol revision it
+// speaks: its logged protocol_version (on any of its records, inherited by the others).
+
+import { describe, expect, it } from 'vitest';
+import { forEachUpgrade, type SessionPoint, type UpgradePoint } from '../../src/replay/engine-replay.js';
+import { analyzeLines, at, findingsOf, workspaceOf, type LogLine } from '../helpers/logs.js';
+
+/** A session whose GET stream broke and was resumed from event 1, replaying 2; `version` on the given record kind only. */
+function resumedSession(session: string, version: string | undefined, versionOn = 'session.created', offset = 0): LogLine[] {
+  const v = (kind: string) => (version !== undefined && kind === versionOn ? { protocol_version: version } : {});
+  const t = (ms: number) => at(offset + ms);
+  return [
+    { ts: t(0), kind: 'session.created', session, ...v('session.created') },
+    { ts: t(10), kind: 'stream.opened', session, stream: 'g1', via: 'get', ...v('stream.opened') },
+    { ts: t(20), kind: 'event.sent', session, stream: 'g1', event_id: 1 },
+    { ts: t(30), kind: 'event.sent', session, stream: 'g1', event_id: 2 },
+    { ts: t(40), kind: 'stream.closed', session, stream: 'g1', reason: 'error' },
+    { ts: t(50), kind: 'upgrade', session, last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, first_replayed: 2, ...v('upgrade') },
+    { ts: t(60), kind: 'stream.closed', session, stream: 'g2', reason: 'client', ...v('late') },
+  ];
+}
+
+describe('engine-divergence by the revision each session speaks', () => {
+  it('a resumption a 2026-07-28 session got is a divergence: the engine would refuse the GET (405)', async () => {
+    const report = await analyzeLines(resumedSession('S1', '2026-07-28'));
+    const [d] = findingsOf(report, 'engine-divergence');
+    expect(d?.message).toContain('server resumed S1 from 1 (200); a correct server would reject 405 method_not_allowed');
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26', undefined])('near miss: the same session at %s is resumed as logged', async (version) => {
+    expect(findingsOf(await analyzeLines(resumedSession('S1', version)), 'engine-divergence')).toEqual([]);
+  });
+
+  it('a version logged only on a record after the upgrade is still the session’s', async () => {
+    const ws = await workspaceOf(resumedSession('S1', '2026-07-28', 'late'));
+    try {
+      const points: UpgradePoint[] = [];
+      const sessions: SessionPoint[] = [];
+      forEachUpgrade(ws.db, (p) => points.push(p), { onSession: (s) => sessions.push(s) });
+      expect(points.map((p) => [p.upgrade.session, p.request.protocolVersion])).toEqual([['S1', '2026-07-28']]);
+      expect(sessions.map((s) => [s.session, s.protocolVersion, s.state.incarnations.length])).toEqual([['S1', '2026-07-28', 1]]);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it("the upgrade's own version goes before its session's, and each session keeps its own", async () => {
+    const ws = await workspaceOf([...resumedSession('S1', '2025-11-25'), ...resumedSession('S2', '2026-07-28', 'upgrade', 1000)]);
+    try {
+      const seen: [string | null, string | undefined][] = [];
+      forEachUpgrade(ws.db, (p) => seen.push([p.upgrade.session, p.request.protocolVersion]));
+      expect(seen).toEqual([
+        ['S1', '2025-11-25'],
+        ['S2', '2026-07-28'],
+      ]);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('an initialize that minted a 2026-07-28 session is one the engine would refuse (400)', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S9', new_stream: 'p1' },
+      { ts: at(0), kind: 'session.created', session: 'S9', protocol_version: '2026-07-28' },
+    ]);
+    const messages = findingsOf(report, 'engine-divergence').map((f) => f.message);
+    expect(messages).toEqual([expect.stringContaining('a correct server would reject 400 initialize_unsupported')]);
+  });
+});
