@@ -4,7 +4,7 @@ import { loadQuery } from '../store/queries.js';
 
 /**
  * Runs queries/<name>.sql with the detect options bound as named parameters
- * (:storm_count, :storm_window_ms, :duplicate_call_window_ms, :fence_grace_ms).
+ * (:storm_count, :storm_window_ms, :duplicate_call_window_ms, :fence_grace_ms, :stranding_window_ms).
  * Convention for detector queries: one row per finding, with `session`,
  * `at_ms` and `evidence` (a JSON array of records.id, in reading order).
  */
@@ -16,6 +16,7 @@ export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opt
     storm_window_ms: opts.stormWindowMs,
     duplicate_call_window_ms: opts.duplicateCallWindowMs,
     fence_grace_ms: opts.fenceGraceMs,
+    stranding_window_ms: opts.strandingWindowMs,
     ...extra,
   };
   // better-sqlite3 rejects named parameters the statement does not use.

@@ -14,7 +14,10 @@ import { severityRank, type Severity } from '../model/severity.js';
 // the settle period, or when the run ends: an announcement cannot be taken back.
 
 /** Rules whose findings later lines can withdraw. */
-export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['orphaned-request']);
+export const END_OF_LOG_RULES: ReadonlySet<RuleId> = new Set<RuleId>([
+  'orphaned-request',
+  'stranded-response', // until the rule-module index lands
+]);
 export const DEFAULT_SETTLE_MS = 5_000;
 
 /**

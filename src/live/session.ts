@@ -25,10 +25,15 @@ export interface LiveSessionOptions {
 /**
  * Rules whose "not knowable" can turn into a verdict by the log merely going
  * on: stale-writer-blocks-reconnect cannot be judged while the log ends inside
- * the fence grace period after a rejection. A session left so is judged again
- * as the log grows, until the log has passed its last record by the grace period.
+ * the fence grace period after a rejection, stranded-response while it ends inside
+ * the stranding window after a stored response. A session left so is judged again
+ * as the log grows, until the log has passed its last record by the rule's period.
  */
-const GRACE_RULES = new Set(['stale-writer-blocks-reconnect']);
+const GRACE_RULES = new Map<string, (o: RunOptions) => number>([
+  ['stale-writer-blocks-reconnect', (o) => o.fenceGraceMs ?? DEFAULT_DETECT_OPTIONS.fenceGraceMs],
+  // until the rule-module index lands: a response stored for replay, with the log ending inside the stranding window
+  ['stranded-response', (o) => o.strandingWindowMs ?? DEFAULT_DETECT_OPTIONS.strandingWindowMs],
+]);
 
 /** What one detection round did. */
 export interface DetectionRound {
@@ -129,13 +134,15 @@ export class LiveSession {
     const fresh: Finding[] = [];
     let records = 0;
     const now = this.now();
-    const grace = this.opts.detect?.fenceGraceMs ?? DEFAULT_DETECT_OPTIONS.fenceGraceMs;
     for (const run of detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id)) {
       fresh.push(...this.book.apply(run.sessions, run.findings, now));
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
       for (const n of run.notKnowable) {
-        if (n.session !== null && GRACE_RULES.has(n.rule)) this.recheck.set(n.session, (this.lastSeen.get(n.session) as number) + grace);
+        const grace = GRACE_RULES.get(n.rule)?.(this.opts.detect ?? {});
+        if (n.session === null || grace === undefined) continue;
+        const until = (this.lastSeen.get(n.session) as number) + grace;
+        this.recheck.set(n.session, Math.max(this.recheck.get(n.session) ?? until, until));
       }
     }
     // Past the grace period after a session's last record, more log cannot change its verdict.

@@ -20,6 +20,7 @@ export const RULE_IDS = [
   'dual-writer',
   'write-to-superseded-stream',
   'answered-request-replayed',
+  'stranded-response', // until the rule-module index lands
   'orphaned-request',
   'stale-writer-blocks-reconnect',
   'cross-principal-replay',
@@ -76,6 +77,8 @@ export const RULES: Record<RuleId, RuleMeta> = Object.fromEntries(
     r('dual-writer', 'error', 'writers-and-requests', 'An upgrade superseded a stream that was neither closed nor fenced: two writers.', ['001']),
     r('write-to-superseded-stream', 'error', 'writers-and-requests', 'An event or request was written to a stream after it was superseded.', ['001']),
     r('answered-request-replayed', 'error', 'writers-and-requests', 'A replay window held a server request that was already answered.', ['001']),
+    // until the rule-module index lands
+    r('stranded-response', 'error', 'writers-and-requests', "A call's response was written only for replay and no resumption ever delivered it."),
     r('orphaned-request', 'error', 'writers-and-requests', 'A server-to-client request was stranded on a dead stream and never answered.', ['000', '001']),
     r('stale-writer-blocks-reconnect', 'error', 'writers-and-requests', 'Reconnects were rejected because an unfenced stale writer stayed registered.', ['001']),
     r('cross-principal-replay', 'critical', 'writers-and-requests', "A session's events were replayed to another principal.", ['001']),

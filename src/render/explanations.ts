@@ -1,3 +1,4 @@
+import strandedResponse from '../detect/rules/stranded-response.js'; // until the rule-module index lands
 import type { RuleId } from '../model/rules.js';
 
 /**
@@ -130,6 +131,7 @@ export const EXPLANATIONS: Record<RuleId, RuleExplanation> = {
       'A replay copies a stream by position, but an answered request is session state that has moved on. Replaying it makes the client handle it a second time (another sampling, another elicitation prompt); leaving it out would leave a gap.',
     shouldHave: 'Reject the resumption when its window holds an already-answered request, and let the client start a fresh session.',
   },
+  'stranded-response': strandedResponse.explanation, // until the rule-module index lands
   'orphaned-request': {
     meaning:
       'A server-to-client request (sampling, elicitation, roots) was never answered, re-issued or cancelled; its stream ended or was superseded while it was pending (or a reconnect was rejected), and it timed out or was still pending when the log ends.',

@@ -81,6 +81,7 @@ function params(sql: string): Record<string, unknown> {
     storm_window_ms: o.stormWindowMs,
     duplicate_call_window_ms: o.duplicateCallWindowMs,
     fence_grace_ms: o.fenceGraceMs,
+    stranding_window_ms: o.strandingWindowMs,
     // engine-divergence passes the sessions it asks about as a JSON array of ids
     sessions: JSON.stringify(['s-1', 's-2']),
   };

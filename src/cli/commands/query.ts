@@ -137,6 +137,7 @@ function thresholdParams(d: DetectOptions): Record<string, number> {
     storm_window_ms: d.stormWindowMs,
     duplicate_call_window_ms: d.duplicateCallWindowMs,
     fence_grace_ms: d.fenceGraceMs,
+    stranding_window_ms: d.strandingWindowMs,
   };
 }
 
