@@ -43,20 +43,21 @@ function notFoundStorm(db: Db, opts: DetectOptions): DetectorOutput {
 }
 
 interface DuplicateCallRow {
-  session: string;
+  session: string | null;
   at_ms: number;
-  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session';
+  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session' | 'stream-broke';
   tool: string | null;
   rpc_id: string;
   principal: string | null;
   proxy_seen: number;
-  first_session: string;
+  first_session: string | null;
   first_rpc_id: string;
   first_ms: number;
   between_kind: string | null;
   between_status: number | null;
   between_session: string | null;
   between_ms: number | null;
+  between_stream: string | null;
   evidence: string;
 }
 
@@ -71,10 +72,15 @@ function inBetween(r: DuplicateCallRow): string {
       return `${r.first_session} was replaced by a fresh session${at}`;
     case 'new-session':
       return `a new session${r.between_session ? ` ${r.between_session}` : ''} was created for ${r.principal}${at}`;
+    case 'stream-broke':
+      return `its response stream ${r.between_stream} closed${at} before the response was delivered`;
     case 'same-rpc':
       return '';
   }
 }
+
+/** Since 2026-07-28 a call has no session. */
+const inSession = (session: string | null): string => (session !== null ? `in ${session}` : 'without a session');
 
 function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
   const findings: RawFinding[] = [];
@@ -93,7 +99,7 @@ function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
       r.how === 'same-rpc'
         ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${when(r.first_ms)} and again at ${when(r.at_ms)}`
         : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
-          `in ${r.first_session} (rpc id ${r.first_rpc_id}) at ${when(r.first_ms)}, then after ${inBetween(r)} again in ${r.session} (rpc id ${r.rpc_id}): a retry re-executed it`;
+          `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${when(r.first_ms)}, then after ${inBetween(r)} again ${inSession(r.session)} (rpc id ${r.rpc_id}): a retry re-executed it`;
     findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
   }
   return { findings, notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
