@@ -2,16 +2,22 @@
 -- Executed: executed = 1, or not logged and a 2xx status (executed = 0 was deduplicated by the server).
 -- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
--- execution's session ended or was replaced (a fresh upgrade presenting it, a new session created for that principal).
+-- execution's session ended or was replaced (a fresh upgrade presenting it, a new session created for that principal),
+-- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
+-- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
+-- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
+-- for it (same req or conn, within a second). Delivered: a response to it written, not for replay only, before the close.
+-- A resumption of that stream's lineage accepted after the close, before the later execution, went after the response
+-- instead: the later one is then no retry of the broken stream.
 -- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
 -- A call a proxy saw that the server logged too is shadowed (derive), with or without `req`.
 WITH execs AS (
-  SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal,
+  SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn,
     (SELECT i.created_id FROM incarnations i
      WHERE i.session = c.session AND (i.created_ts, i.created_id) < (c.ts_ms, c.id)
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM calls c
-  WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
+  WHERE c.method = 'tools/call' AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
 ), attributed AS MATERIALIZED (
   -- whose call: its own principal, else the owner of its session
   SELECT e.*, COALESCE(e.own_principal, i.owner,
@@ -28,8 +34,9 @@ WITH execs AS (
     AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
 ), keyed AS MATERIALIZED (
   -- the executions a retry can be recognised by: principal, tool and arguments known
-  SELECT id, ts_ms, session, principal, tool, args_hash,
-    row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r
+  SELECT id, ts_ms, session, principal, tool, args_hash, rpc_id, stream, req, conn,
+    row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r,
+    count(*) OVER (PARTITION BY principal, tool, args_hash) AS group_size
   FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash IS NOT NULL
 ), not_found AS MATERIALIZED (
   SELECT x.id, x.ts_ms, COALESCE(x.principal,
@@ -59,18 +66,51 @@ WITH execs AS (
       min(CASE WHEN how IS NOT NULL THEN n END) OVER (PARTITION BY scope, key ORDER BY ts_ms, id GROUPS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_n
     FROM marker_stream)
   WHERE a_id IS NOT NULL AND next_n IS NOT NULL
+), response_streams AS MATERIALIZED (
+  -- the response stream of each execution that has an identical one (only those can be retried)
+  SELECT k.id AS a_id, k.ts_ms, k.session, k.rpc_id, COALESCE(k.stream,
+    (SELECT x.stream FROM records x
+     WHERE x.session IS k.session AND x.ts_ms BETWEEN k.ts_ms AND k.ts_ms + :duplicate_call_window_ms AND (x.ts_ms, x.id) > (k.ts_ms, k.id)
+       AND +x.kind = 'event.sent' AND x.rpc_kind = 'response' AND x.rpc_id = k.rpc_id AND x.shadowed = 0
+     ORDER BY x.ts_ms, x.id LIMIT 1),
+    -- (SQLite takes no outer column in such an ORDER BY: the latest one opened up to the call, else the first one after it)
+    (SELECT x.stream FROM records x
+     WHERE x.session IS k.session AND x.ts_ms BETWEEN k.ts_ms - 1000 AND k.ts_ms AND +x.kind = 'stream.opened' AND x.via = 'post'
+       AND x.shadowed = 0 AND ((k.req IS NOT NULL AND x.req = k.req) OR (k.conn IS NOT NULL AND x.conn = k.conn))
+     ORDER BY x.ts_ms DESC, x.id DESC LIMIT 1),
+    (SELECT x.stream FROM records x
+     WHERE x.session IS k.session AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000 AND +x.kind = 'stream.opened' AND x.via = 'post'
+       AND x.shadowed = 0 AND ((k.req IS NOT NULL AND x.req = k.req) OR (k.conn IS NOT NULL AND x.conn = k.conn))
+     ORDER BY x.ts_ms, x.id LIMIT 1)) AS stream
+  FROM keyed k WHERE k.group_size > 1
+), broken AS MATERIALIZED (
+  -- its first close after the execution, within the window, before a response to it was delivered
+  SELECT b.* FROM (
+    SELECT r.a_id, r.session, r.stream, r.rpc_id, r.ts_ms,
+      (SELECT x.id FROM records x
+       WHERE x.session IS r.session AND x.ts_ms BETWEEN r.ts_ms AND r.ts_ms + :duplicate_call_window_ms AND (x.ts_ms, x.id) > (r.ts_ms, r.a_id)
+         AND +x.kind = 'stream.closed' AND x.stream = r.stream AND x.shadowed = 0
+       ORDER BY x.ts_ms, x.id LIMIT 1) AS close_id
+    FROM response_streams r WHERE r.stream IS NOT NULL) b
+  JOIN records c ON c.id = b.close_id
+  WHERE NOT EXISTS (
+    SELECT 1 FROM records x
+    WHERE x.session IS b.session AND x.ts_ms BETWEEN b.ts_ms AND c.ts_ms AND (x.ts_ms, x.id) > (b.ts_ms, b.a_id) AND (x.ts_ms, x.id) < (c.ts_ms, c.id)
+      AND +x.kind = 'event.sent' AND x.rpc_kind = 'response' AND x.rpc_id = b.rpc_id AND COALESCE(x.attached, 1) = 1 AND x.shadowed = 0
+      -- without a session, rpc ids are not one client's: only its own stream shows its response
+      AND (b.session IS NOT NULL OR x.stream = b.stream))
+), first_markers AS (
+  -- per execution, the things after it that make a later identical one a retry: per scope the first, and its broken stream
+  SELECT n.a_id, m.id, m.ts_ms, m.how, NULL AS broken_stream
+  FROM marker_next n JOIN marker_stream m ON m.scope = n.scope AND m.key = n.key AND m.n = n.next_n AND m.how IS NOT NULL
+  UNION ALL
+  SELECT b.a_id, b.close_id, c.ts_ms, 'stream-broke', b.stream FROM broken b JOIN records c ON c.id = b.close_id
 ), activated AS MATERIALIZED (
   -- the first thing after an execution that makes a later identical one a retry: every later one after it is
-  SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id,
-    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.id ELSE e.id END AS between_id,
-    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.ts_ms ELSE e.ts_ms END AS between_ts,
-    CASE WHEN e.id IS NULL OR (p.id IS NOT NULL AND (p.ts_ms, p.id) < (e.ts_ms, e.id)) THEN p.how ELSE e.how END AS how
+  SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id, k.session AS first_session,
+    f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
   FROM keyed k
-  LEFT JOIN marker_next pn ON pn.a_id = k.id AND pn.scope = 'principal'
-  LEFT JOIN marker_stream p ON p.scope = 'principal' AND p.key = pn.key AND p.n = pn.next_n AND p.how IS NOT NULL
-  LEFT JOIN marker_next sn ON sn.a_id = k.id AND sn.scope = 'session'
-  LEFT JOIN marker_stream e ON e.scope = 'session' AND e.key = sn.key AND e.n = sn.next_n AND e.how IS NOT NULL
-  WHERE p.id IS NOT NULL OR e.id IS NOT NULL
+  JOIN (SELECT *, row_number() OVER (PARTITION BY a_id ORDER BY ts_ms, id) AS first FROM first_markers) f ON f.a_id = k.id AND f.first = 1
 ), sweep AS (
   -- per call: the latest earlier execution activated before it (the nearest one with something between)
   SELECT b_id, a_r FROM (
@@ -86,6 +126,15 @@ WITH execs AS (
   JOIN keyed b ON b.id = s.b_id
   JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
   WHERE b.ts_ms - a.first_ts <= :duplicate_call_window_ms
+    -- a broken response stream the client resumed (its lineage, accepted) before the later execution: it went after the response
+    AND (a.how IS NOT 'stream-broke' OR a.first_session IS NULL OR NOT EXISTS (
+      SELECT 1 FROM records u
+      LEFT JOIN streams us ON us.session = u.session AND us.stream = u.stream
+      JOIN streams bs ON bs.session = a.first_session AND bs.stream = a.broken_stream
+      WHERE u.session = a.first_session AND u.ts_ms BETWEEN a.between_ts AND b.ts_ms AND (u.ts_ms, u.id) > (a.between_ts, a.between_id)
+        AND (u.ts_ms, u.id) < (b.ts_ms, b.id) AND +u.kind = 'upgrade' AND u.shadowed = 0 AND u.decision = 'resume' AND u.status BETWEEN 200 AND 299
+        AND (us.lane = bs.lane
+          OR EXISTS (SELECT 1 FROM events l WHERE l.session = u.session AND l.event_id = u.last_event_id AND l.lane = bs.lane))))
 ), found AS (
   SELECT later_id, first_id, between_id, how FROM same_rpc WHERE k = 1
   UNION ALL
@@ -95,7 +144,7 @@ SELECT b.session, b.ts_ms AS at_ms, f.how, b.tool, b.rpc_id, b.principal,
   a.session AS first_session, a.rpc_id AS first_rpc_id, a.ts_ms AS first_ms,
   -- a proxy sees a 2xx, not whether the server executed the call or answered a duplicate from its cache
   (a.origin = 'proxy' OR b.origin = 'proxy') AS proxy_seen,
-  x.kind AS between_kind, x.status AS between_status, x.session AS between_session, x.ts_ms AS between_ms,
+  x.kind AS between_kind, x.status AS between_status, x.session AS between_session, x.ts_ms AS between_ms, x.stream AS between_stream,
   json_array(f.first_id, f.between_id, f.later_id) AS evidence
 FROM found f
 JOIN attributed b ON b.id = f.later_id

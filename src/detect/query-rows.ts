@@ -15,6 +15,7 @@ export function queryParams(sql: string, opts: DetectOptions, extra: Record<stri
     storm_window_ms: opts.stormWindowMs,
     duplicate_call_window_ms: opts.duplicateCallWindowMs,
     fence_grace_ms: opts.fenceGraceMs,
+    stranding_window_ms: opts.strandingWindowMs,
     pairing_slack_ms: PAIRING_SLACK_MS,
     ...extra,
   };

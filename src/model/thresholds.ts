@@ -7,6 +7,8 @@ export interface DetectOptions {
   stormWindowMs: number;
   duplicateCallWindowMs: number;
   fenceGraceMs: number;
+  /** stranded-response: a log that ends this soon after a response was stored for replay cannot judge it yet. */
+  strandingWindowMs: number;
   /**
    * 'as-logged': a position is retained unless the log shows it trimmed or the
    * session log evicted. A number override re-judges retention by age/count.
@@ -25,6 +27,7 @@ export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
   stormWindowMs: 10_000,
   duplicateCallWindowMs: 60_000,
   fenceGraceMs: 5_000,
+  strandingWindowMs: 60_000,
   retention: 'as-logged',
   sharedSessionStore: false,
 };

@@ -149,9 +149,10 @@ describe('explain and rules', () => {
   it('-n beyond the findings is a usage error', async () => {
     expect((await cli('explain', 'samples/clean.ndjson', '-n', '3')).code).toBe(2);
   });
-  it('rules lists all 24 rule ids with severities', async () => {
+  it('rules lists all 25 rule ids with severities', async () => {
     const r = await cli('rules');
-    expect(r.out.trim().split('\n')).toHaveLength(24);
+    expect(r.out.trim().split('\n')).toHaveLength(25);
+    expect(r.out).toMatch(/^stranded-response +error/m);
     expect(r.out).toMatch(/^cross-principal-replay +critical/m);
   });
 });

@@ -119,3 +119,95 @@ describe('duplicate-tool-call', () => {
     ]);
   });
 });
+
+// rules.md v2, third clause: the first execution's response stream closed before its
+// response was delivered, and the client re-issued the call (since 2026-07-28 under a new id).
+describe('duplicate-tool-call after a broken response stream', () => {
+  const STATELESS = '2026-07-28';
+  const sessionless = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), protocol_version: STATELESS, ...fields });
+  const statelessCall = (ms: number, rpcId: string, extra: Record<string, unknown> = {}) =>
+    sessionless(ms, { kind: 'call', rpc_id: rpcId, method: 'tools/call', tool: 'send_email', args_hash: 'h1', status: 200, principal: 'alice', conn: `c${rpcId}`, ...extra });
+  const postStream = (ms: number, stream: string, conn: string) => sessionless(ms, { kind: 'stream.opened', stream, via: 'post', conn });
+  const broke = (ms: number, stream: string) => sessionless(ms, { kind: 'stream.closed', stream, reason: 'error' });
+
+  it('flags a call re-issued without a session after its POST stream broke', async () => {
+    const report = await analyzeLines([
+      postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), broke(2000, 'p1'),
+      postStream(3000, 'p2', 'c2'), statelessCall(3000, '2'),
+      sessionless(3500, { kind: 'event.sent', stream: 'p2', event_id: 'x1', rpc_kind: 'response', rpc_id: '2' }),
+    ]);
+    expect(report.summary.rejected_lines).toBe(0);
+    const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
+    expect(rest).toEqual([]);
+    expect(f?.session).toBeNull();
+    expect(f?.message).toBe(
+      'tools/call send_email with the same arguments was executed twice for alice within 2 s: without a session (rpc id 1) at 2026-11-09T10:00:01.000Z, ' +
+        'then after its response stream p1 closed at 2026-11-09T10:00:02.000Z before the response was delivered again without a session (rpc id 2): a retry re-executed it',
+    );
+    expect(evidenceLines(f!)).toEqual([2, 3, 5]);
+  });
+
+  const V = '2025-11-25';
+  const inSession = (lines: Record<string, unknown>[]) => [created('S1'), ...lines.map((l) => ({ session: 'S1', protocol_version: V, ...l }))];
+
+  it('flags a re-issue in the same session, the stream named by the call or by the response stored for replay', async () => {
+    const named = await analyzeLines(
+      inSession([
+        call(1000, 'S1', '7', { stream: 'p7' }),
+        { ts: at(1000), kind: 'stream.opened', stream: 'p7', via: 'post' },
+        { ts: at(1500), kind: 'stream.closed', stream: 'p7', reason: 'client' },
+        call(2000, 'S1', '8'),
+      ]),
+    );
+    expect(findingsOf(named, 'duplicate-tool-call').map((f) => [f.session, evidenceLines(f)])).toEqual([['S1', [2, 4, 5]]]);
+
+    const stored = await analyzeLines(
+      inSession([
+        call(1000, 'S1', '7'),
+        { ts: at(1000), kind: 'stream.opened', stream: 'p7', via: 'post' },
+        { ts: at(1500), kind: 'stream.closed', stream: 'p7', reason: 'error' },
+        { ts: at(1800), kind: 'event.sent', stream: 'p7', event_id: 'e9', rpc_kind: 'response', rpc_id: '7', attached: false },
+        call(2000, 'S1', '8'),
+      ]),
+    );
+    expect(findingsOf(stored, 'duplicate-tool-call').map((f) => f.message)).toEqual([expect.stringContaining('its response stream p7 closed at')]);
+  });
+
+  it('near miss: the response was delivered before the stream closed', async () => {
+    const report = await analyzeLines([
+      postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'),
+      sessionless(1500, { kind: 'event.sent', stream: 'p1', event_id: 'x1', rpc_kind: 'response', rpc_id: '1' }),
+      broke(2000, 'p1'), statelessCall(3000, '2'),
+    ]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('near miss: the client resumed the broken stream and got its response replayed before calling again', async () => {
+    const report = await analyzeLines(
+      inSession([
+        call(1000, 'S1', '7'),
+        { ts: at(1000), kind: 'stream.opened', stream: 'p7', via: 'post' },
+        { ts: at(1001), kind: 'event.sent', stream: 'p7', event_id: 'e0', priming: true },
+        { ts: at(1002), kind: 'stream.closed', stream: 'p7', reason: 'poll', retry_ms: 1000 },
+        { ts: at(1500), kind: 'event.sent', stream: 'p7', event_id: 'e1', rpc_kind: 'response', rpc_id: '7', attached: false },
+        { ts: at(2002), kind: 'upgrade', last_event_id: 'e0', stream: 'p7', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, first_replayed: 'e1' },
+        call(9000, 'S1', '8'),
+      ]),
+    );
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('near miss: another stream broke, the re-issue came after the window, was deduplicated, or came from another principal', async () => {
+    const variants: [string, ReturnType<typeof sessionless>[]][] = [
+      ['another stream', [postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), postStream(1200, 'p9', 'c9'), broke(2000, 'p9'), statelessCall(3000, '2')]],
+      ['after the window', [postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), broke(2000, 'p1'), statelessCall(62_000, '2')]],
+      ['deduplicated', [postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), broke(2000, 'p1'), statelessCall(3000, '2', { executed: false })]],
+      ['another principal', [postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), broke(2000, 'p1'), statelessCall(3000, '2', { principal: 'bob' })]],
+    ];
+    for (const [what, lines] of variants) {
+      const report = await analyzeLines(lines);
+      expect(report.summary.rejected_lines, what).toBe(0);
+      expect(findingsOf(report, 'duplicate-tool-call'), what).toEqual([]);
+    }
+  });
+});

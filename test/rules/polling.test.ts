@@ -31,6 +31,24 @@ describe('correct 2025-11-25 polling', () => {
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.findings).toEqual([]);
     expect(report.summary.protocol_versions).toEqual({ [V]: 1 });
+    // nor is the stored response left unjudged: the resumption delivered it
+    expect(report.not_knowable.filter((n) => n.rule === 'stranded-response')).toEqual([]);
+  });
+
+  it('near miss: without the resumption, the stored response is stranded', async () => {
+    const lines = polling().filter((l) => typeof l !== 'string' && l.kind !== 'upgrade' && l.stream !== 'p2');
+    const report = await analyzeLines(lines);
+    expect(report.findings.map((f) => f.rule)).toEqual(['stranded-response']);
+  });
+
+  it('near miss: closed for polling before the priming event (conformance 0.1.16 server-sse-polling), it is stranded at once', async () => {
+    // The client got no event id, so it has no Last-Event-ID: all it can do is open the standalone stream.
+    const attach = { last_event_id: null, stream: undefined, decision: 'attach', replayed: 0, first_replayed: undefined };
+    const lines = polling(attach).filter((l) => typeof l === 'string' || l.priming !== true);
+    const report = await analyzeLines(lines);
+    const stranded = report.findings.filter((f) => f.rule === 'stranded-response');
+    expect(stranded).toHaveLength(1);
+    expect(stranded[0]!.message).toContain('stranded at once');
   });
 
   it('near miss: the same resumption replaying nothing is a truncation', async () => {

@@ -6,20 +6,21 @@ import { evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface DuplicateCallRow {
-  session: string;
+  session: string | null;
   at_ms: number;
-  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session';
+  how: 'same-rpc' | '404' | 'ended' | 'replaced' | 'new-session' | 'stream-broke';
   tool: string | null;
   rpc_id: string;
   principal: string | null;
   proxy_seen: number;
-  first_session: string;
+  first_session: string | null;
   first_rpc_id: string;
   first_ms: number;
   between_kind: string | null;
   between_status: number | null;
   between_session: string | null;
   between_ms: number | null;
+  between_stream: string | null;
   evidence: string;
 }
 
@@ -34,10 +35,15 @@ function inBetween(r: DuplicateCallRow): string {
       return `${r.first_session} was replaced by a fresh session${moment}`;
     case 'new-session':
       return `a new session${r.between_session ? ` ${r.between_session}` : ''} was created for ${r.principal}${moment}`;
+    case 'stream-broke':
+      return `its response stream ${r.between_stream} closed${moment} before the response was delivered`;
     case 'same-rpc':
       return '';
   }
 }
+
+/** Since 2026-07-28 a call has no session. */
+const inSession = (session: string | null): string => (session !== null ? `in ${session}` : 'without a session');
 
 function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
   const findings: RawFinding[] = [];
@@ -56,7 +62,7 @@ function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
       r.how === 'same-rpc'
         ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)} and again at ${at(r.at_ms)}`
         : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
-          `in ${r.first_session} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again in ${r.session} (rpc id ${r.rpc_id}): a retry re-executed it`;
+          `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again ${inSession(r.session)} (rpc id ${r.rpc_id}): a retry re-executed it`;
     findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
   }
   return { findings, notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
@@ -101,7 +107,7 @@ export default defineRule({
   seeds: ['000', '004'],
   explanation: {
     meaning:
-      'One tools/call was executed twice for one client: the same JSON-RPC id twice in one session, or the same tool and arguments twice by one principal within 60 seconds with a 404, or the end or replacement of the first session, in between.',
+      'One tools/call was executed twice for one client: the same JSON-RPC id twice in one session, or the same tool and arguments twice by one principal within 60 seconds with, in between, a 404, the end or replacement of the first session, or the first execution\'s response stream closing before its response was delivered (the client re-issued it, as a 2026-07-28 client must).',
     whyItBreaks:
       'A client that lost its session or got a 404 sends the call again, and a server that takes it for a new call repeats its side effect (a write, a payment). This is where a blurred boundary between stream and session costs the most.',
     shouldHave:

@@ -16,6 +16,7 @@ import writeToSupersededStream from './write-to-superseded-stream.js';
 import answeredRequestReplayed from './answered-request-replayed.js';
 import orphanedRequest from './orphaned-request.js';
 import staleWriterBlocksReconnect from './stale-writer-blocks-reconnect.js';
+import strandedResponse from './stranded-response.js';
 import crossPrincipalReplay from './cross-principal-replay.js';
 import storm404 from './404-storm.js';
 import duplicateToolCall from './duplicate-tool-call.js';
@@ -45,6 +46,7 @@ export const RULES = [
   dualWriter,
   writeToSupersededStream,
   answeredRequestReplayed,
+  strandedResponse,
   orphanedRequest,
   staleWriterBlocksReconnect,
   crossPrincipalReplay,
