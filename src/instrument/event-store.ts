@@ -50,6 +50,7 @@ export function instrumentEventStore<M>(store: EventStoreLike<M>, recorder: Reco
       const ctx = currentRequest(recorder);
       const facts: ReplayFacts = { lastEventId, replayedIds: [] };
       if (ctx !== undefined) ctx.replay = facts;
+      markTakenOver(tracker, ctx, lastEventId);
       try {
         const sequence = await store.replayEventsAfter(lastEventId, {
           send: async (eventId, message) => {
@@ -81,6 +82,18 @@ export function instrumentEventStore<M>(store: EventStoreLike<M>, recorder: Reco
   const resolveStream = store.getStreamIdForEventId?.bind(store);
   if (resolveStream !== undefined) wrapped.getStreamIdForEventId = resolveStream;
   return wrapped;
+}
+
+/**
+ * A resumption of a stream whose body is still open takes the stream over:
+ * the SDK ends that body for it, which is a server close, not a poll.
+ */
+function markTakenOver(tracker: Tracker, ctx: RequestContext | undefined, lastEventId: string): void {
+  const origin = tracker.originOf(lastEventId);
+  const session = ctx?.session ?? ctx?.presentedSession ?? undefined;
+  if (origin === undefined || session === undefined || origin.session !== session) return;
+  const body = tracker.bodyFor(session, origin.sequence);
+  if (body?.open) body.takenOver = true;
 }
 
 /** The `upgrade` fields a replay establishes. */

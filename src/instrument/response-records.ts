@@ -58,12 +58,13 @@ export function onResponseClose(ex: Exchange): void {
  * Why the server ended a body: `poll` (2025-11-25) when it ended the
  * connection but not the stream, the client expected to resume it: a POST
  * body ended before the response to every request it carries was stored, or
- * a body that told the client its `retry`; unless the session itself ended.
+ * a body that told the client its `retry`; unless the session itself ended
+ * or a resumption took the stream over.
  * Stored responses are seen only through an instrumented event store.
  */
 function serverCloseReason(ctx: RequestContext, body: SseBody): CloseReason {
   const tracker = trackerOf(ctx.recorder);
-  if (tracker.hasEnded(body.session) || !tracker.eventStoreSeen) return 'server';
+  if (tracker.hasEnded(body.session) || !tracker.eventStoreSeen || body.takenOver === true) return 'server';
   const unanswered = [...ctx.requestIds].some((id) => !ctx.answeredIds.has(id));
   if (body.via === 'post' && unanswered) return 'poll';
   if (body.via === 'get' && body.retryMs !== undefined) return 'poll';

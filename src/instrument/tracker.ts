@@ -16,6 +16,8 @@ export interface SseBody {
   /** The SDK stream id this body serves, once known. */
   sequence?: string;
   open: boolean;
+  /** Set when a resumption takes this body's stream over while it is open: the SDK ends it for that. */
+  takenOver?: boolean;
   /** The SSE `retry` the server wrote on this body, if it wrote one. */
   retryMs?: number;
   /** Whether the server has already ended the body (its `stream.closed` may not be logged yet). */
