@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Recorder } from './recorder.js';
+import type { RecordFields } from './records.js';
 import type { SseBody } from './tracker.js';
 
 // The HTTP request being handled, visible to the event-store wrapper through
@@ -23,6 +24,15 @@ export interface RequestContext {
   readonly lastEventId: string | null;
   readonly conn: string;
   readonly principal?: string;
+  /** `MCP-Protocol-Version` as received, else the revision an `initialize` in the body asks for. */
+  readonly protocolVersion?: string;
+  /** The request path, without its query (which may carry a token). */
+  readonly path: string;
+  /** The request headers the log may keep (never a credential). */
+  readonly loggableHeaders: Record<string, string>;
+  /** The JSON-RPC request ids this POST carries, and those the server has since stored a response for. */
+  readonly requestIds: ReadonlySet<string | number>;
+  readonly answeredIds: Set<string | number>;
   /** The presented session, or the one minted by this request once its response head is out. */
   session?: string;
   headWritten: boolean;
@@ -46,4 +56,9 @@ export function currentRequest(recorder: Recorder): RequestContext | undefined {
 export function whenHeadWritten(ctx: RequestContext | undefined, write: () => void): void {
   if (ctx !== undefined && !ctx.headWritten) ctx.deferred.push(write);
   else write();
+}
+
+/** The `protocol_version` field of a record written for this request, where it names one. */
+export function versionOf(ctx: RequestContext | undefined): Pick<RecordFields, 'protocol_version'> {
+  return ctx?.protocolVersion === undefined ? {} : { protocol_version: ctx.protocolVersion };
 }

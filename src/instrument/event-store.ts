@@ -1,8 +1,8 @@
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { currentRequest, whenHeadWritten, type ReplayFacts, type RequestContext } from './context.js';
-import { rpcFacts } from './jsonrpc.js';
+import { currentRequest, versionOf, whenHeadWritten, type ReplayFacts, type RequestContext } from './context.js';
+import { isPrimingMessage, rpcFacts } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import type { RecordFields } from './records.js';
+import type { EventStoreLike } from './sdk-types.js';
 import { SDK_STANDALONE_STREAM_ID, trackerOf, type Tracker } from './tracker.js';
 
 /** The SDK's request-timeout error code, as its `notifications/cancelled` reason spells it. */
@@ -17,8 +17,9 @@ const TIMED_OUT_REASON = /MCP error -32001\b/;
  * Use one wrapper per transport, or one shared by all: the session an event
  * belongs to comes from the HTTP request in flight (see `instrumentRequests`).
  */
-export function instrumentEventStore(store: EventStore, recorder: Recorder): EventStore {
+export function instrumentEventStore<M>(store: EventStoreLike<M>, recorder: Recorder): EventStoreLike<M> {
   const tracker = trackerOf(recorder);
+  tracker.eventStoreSeen = true;
   // A wrapper used by one transport only has seen one session: the last
   // resort for events stored outside any request (a timer, a background task).
   const sessionsSeen = new Set<string>();
@@ -29,15 +30,18 @@ export function instrumentEventStore(store: EventStore, recorder: Recorder): Eve
     (streamId === SDK_STANDALONE_STREAM_ID ? undefined : tracker.soleSessionOf(streamId)) ??
     soleSessionSeen();
 
-  const wrapped: EventStore = {
+  const wrapped: EventStoreLike<M> = {
     async storeEvent(streamId, message) {
       const eventId = await store.storeEvent(streamId, message);
       const ctx = currentRequest(recorder);
       claimPostSequence(tracker, ctx, streamId);
+      // Now, not once the head is out: a server close after this is no longer a poll.
+      const rpc = rpcFacts(message);
+      if (ctx !== undefined && rpc.kind === 'response' && rpc.id !== undefined) ctx.answeredIds.add(rpc.id);
       whenHeadWritten(ctx, () => {
         const session = sessionOf(ctx, streamId);
         if (session !== undefined) sessionsSeen.add(session);
-        logStoredEvent(recorder, tracker, { session, streamId, eventId, message });
+        logStoredEvent(recorder, tracker, { session, streamId, eventId, message, ctx });
       });
       return eventId;
     },
@@ -46,6 +50,7 @@ export function instrumentEventStore(store: EventStore, recorder: Recorder): Eve
       const ctx = currentRequest(recorder);
       const facts: ReplayFacts = { lastEventId, replayedIds: [] };
       if (ctx !== undefined) ctx.replay = facts;
+      markTakenOver(tracker, ctx, lastEventId);
       try {
         const sequence = await store.replayEventsAfter(lastEventId, {
           send: async (eventId, message) => {
@@ -79,6 +84,18 @@ export function instrumentEventStore(store: EventStore, recorder: Recorder): Eve
   return wrapped;
 }
 
+/**
+ * A resumption of a stream whose body is still open takes the stream over:
+ * the SDK ends that body for it, which is a server close, not a poll.
+ */
+function markTakenOver(tracker: Tracker, ctx: RequestContext | undefined, lastEventId: string): void {
+  const origin = tracker.originOf(lastEventId);
+  const session = ctx?.session ?? ctx?.presentedSession ?? undefined;
+  if (origin === undefined || session === undefined || origin.session !== session) return;
+  const body = tracker.bodyFor(session, origin.sequence);
+  if (body?.open) body.takenOver = true;
+}
+
 /** The `upgrade` fields a replay establishes. */
 export function replayFields(tracker: Tracker, facts: ReplayFacts): Omit<RecordFields, 'kind'> {
   const origin = tracker.originOf(facts.lastEventId);
@@ -106,16 +123,18 @@ interface StoredEvent {
   streamId: string;
   eventId: string;
   message: unknown;
+  ctx: RequestContext | undefined;
 }
 
-function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamId, eventId, message }: StoredEvent): void {
+function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamId, eventId, message, ctx }: StoredEvent): void {
   const body = session === undefined ? undefined : tracker.bodyFor(session, streamId);
   // Stored while no body serves that SDK stream: it exists only for replay.
   const stream = body?.stream ?? `unbound:${streamId}`;
   const rpc = rpcFacts(message);
-  // An event that cannot be tied to a session is still written: the analyzer
-  // rejects the line visibly rather than the log losing it silently.
-  const where = { ...(session !== undefined && { session }), stream };
+  // An event that cannot be tied to a session is still written: the recorder
+  // turns it into a note the analyzer counts (an ignored line), not a lost line.
+  const version = versionOf(ctx);
+  const where = { ...(session !== undefined && { session }), stream, ...version };
   if (session !== undefined) {
     tracker.noteSequence(streamId, session);
     tracker.noteOrigin(eventId, { session, stream, sequence: streamId });
@@ -129,6 +148,7 @@ function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamI
     ...(rpc.id !== undefined && { rpc_id: rpc.id }),
     ...(rpc.method !== undefined && { method: rpc.method }),
     ...(body?.open !== true && { attached: false }),
+    ...(isPrimingMessage(message) && { priming: true }),
   });
   if (rpc.kind === 'request' && rpc.id !== undefined) {
     recorder.record({ kind: 'request.sent', ...where, request_id: rpc.id, method: rpc.method, event_id: eventId });
@@ -136,13 +156,14 @@ function logStoredEvent(recorder: Recorder, tracker: Tracker, { session, streamI
   if (rpc.cancels !== undefined) {
     const { requestId, reason } = rpc.cancels;
     if (reason !== undefined && TIMED_OUT_REASON.test(reason)) {
-      recorder.record({ kind: 'request.timed_out', ...(session !== undefined && { session }), request_id: requestId });
+      recorder.record({ kind: 'request.timed_out', ...(session !== undefined && { session }), request_id: requestId, ...version });
     } else {
       recorder.record({
         kind: 'request.cancelled',
         ...(session !== undefined && { session }),
         request_id: requestId,
         ...(reason !== undefined && { reason }),
+        ...version,
       });
     }
   }

@@ -9,6 +9,25 @@ export function requestHeader(req: IncomingMessage, name: string): string | null
   return first === undefined || first === '' ? null : first;
 }
 
+/** The request path without its query string, which may carry a token. */
+export function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const q = url.search(/[?#]/);
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** The request headers a log may keep: what MCP resumption turns on, never a credential. */
+const LOGGABLE_REQUEST_HEADERS = ['mcp-session-id', 'last-event-id', 'mcp-protocol-version', 'accept', 'content-type', 'host', 'origin'];
+
+export function loggableRequestHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of LOGGABLE_REQUEST_HEADERS) {
+    const value = requestHeader(req, name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
 /** A response header as `writeHead(status, [message], headers)` sets it, else as set before. */
 export function responseHeader(res: ServerResponse, writeHeadArgs: unknown[], name: string): string | undefined {
   const headers = writeHeadArgs.find((a) => typeof a === 'object' && a !== null) as
@@ -85,6 +104,32 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
     req.on('close', done);
   });
 }
+
+/**
+ * Calls `onRetry` with the first SSE `retry:` field the server writes (the
+ * 2025-11-25 priming event carries it). Stops looking once one was seen, or
+ * after the first few KiB: the field comes first if at all.
+ */
+export function watchSseRetry(res: ServerResponse, onRetry: (ms: number) => void): void {
+  const write = res.write;
+  let looked = 0;
+  let tail = '';
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    if (looked < RETRY_SCAN_BYTES && (typeof chunk === 'string' || chunk instanceof Uint8Array)) {
+      const text = tail + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      looked += text.length - tail.length;
+      const m = /(?:^|\n)retry: ?(\d+)\r?\n/.exec(text);
+      if (m) {
+        looked = RETRY_SCAN_BYTES;
+        onRetry(Number(m[1]));
+      }
+      tail = text.slice(-32);
+    }
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+}
+
+const RETRY_SCAN_BYTES = 8192;
 
 /** Keeps the first bytes of what the server writes, to read an error response's message. */
 export function captureBodyStart(res: ServerResponse, limit: number): () => string {

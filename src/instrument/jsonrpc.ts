@@ -26,6 +26,20 @@ export function rpcFacts(message: unknown): RpcFacts {
   return {};
 }
 
+/** The `protocolVersion` an `initialize` request in a POST body asks for. */
+export function requestedProtocolVersion(body: unknown): string | undefined {
+  for (const m of rpcMessages(body)) {
+    if (!isObject(m) || m.method !== 'initialize' || !isObject(m.params)) continue;
+    if (typeof m.params.protocolVersion === 'string') return m.params.protocolVersion;
+  }
+  return undefined;
+}
+
+/** The SDK's priming event: an id with empty data, stored as an empty message. */
+export function isPrimingMessage(message: unknown): boolean {
+  return isObject(message) && Object.keys(message).length === 0;
+}
+
 /** A POST body holds one message or a batch. */
 export function rpcMessages(body: unknown): unknown[] {
   return Array.isArray(body) ? body : body === undefined ? [] : [body];

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestContext, type RequestContext } from './context.js';
-import { captureBodyStart, isEventStream, readJsonBody, requestHeader, responseHeader } from './http.js';
+import { captureBodyStart, isEventStream, loggableRequestHeaders, readJsonBody, requestHeader, requestPath, responseHeader, watchSseRetry } from './http.js';
+import { requestedProtocolVersion, rpcFacts, rpcMessages } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import { onResponseClose, onResponseHead, type Exchange } from './response-records.js';
 import { trackerOf } from './tracker.js';
@@ -52,6 +53,7 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
   const httpMethod = (req.method ?? 'GET').toUpperCase();
   const body = httpMethod === 'POST' ? await readJsonBody(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
   const principal = safely(() => opts.principalOf?.(req));
+  const protocolVersion = requestHeader(req, 'mcp-protocol-version') ?? requestedProtocolVersion(body);
   const ctx: RequestContext = {
     recorder,
     httpMethod,
@@ -59,6 +61,14 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
     lastEventId: requestHeader(req, 'last-event-id'),
     conn: trackerOf(recorder).connOf(req.socket),
     ...(principal !== undefined && { principal }),
+    ...(protocolVersion !== undefined && { protocolVersion }),
+    path: requestPath(req),
+    loggableHeaders: loggableRequestHeaders(req),
+    requestIds: new Set(rpcMessages(body).flatMap((m) => {
+      const rpc = rpcFacts(m);
+      return rpc.kind === 'request' && rpc.id !== undefined ? [rpc.id] : [];
+    })),
+    answeredIds: new Set(),
     headWritten: false,
     deferred: [],
   };
@@ -66,10 +76,15 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
   hookResponseHead(res, (args) => {
     const status = typeof args[0] === 'number' ? args[0] : res.statusCode;
     if (status >= 400) exchange.errorBody = captureBodyStart(res, ERROR_BODY_BYTES);
+    const contentType = responseHeader(res, args.slice(1), 'content-type');
+    const eventStream = isEventStream(contentType);
+    // The `retry` an SSE body tells the client: a server close after it is a poll.
+    if (eventStream) watchSseRetry(res, (ms) => void (ctx.body !== undefined && (ctx.body.retryMs ??= ms)));
     onResponseHead(exchange, {
       status,
       sessionHeader: responseHeader(res, args.slice(1), 'mcp-session-id'),
-      eventStream: isEventStream(responseHeader(res, args.slice(1), 'content-type')),
+      eventStream,
+      ...(contentType !== undefined && { contentType }),
     });
   });
   res.once('close', () => safely(() => onResponseClose(exchange)));

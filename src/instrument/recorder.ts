@@ -1,8 +1,15 @@
 import { createWriteStream } from 'node:fs';
 import { hostname } from 'node:os';
 import { mayHoldCredential, redactInPlace } from '../normalize/redact.js';
-import type { RecordFields, ResumptionRecord } from './records.js';
+import { normalizeSpecObject } from '../normalize/spec-record.js';
+import type { LoggedLine, RecordFields, ResumptionRecord } from './records.js';
+import { NOT_A_RECORD } from './records.js';
 
+/**
+ * A file path (appended to) or a stream (left open), which get NDJSON lines;
+ * or a function, which gets each record as an object, as built (an
+ * in-process consumer: pass it through `toLogLine` before serializing it).
+ */
 export type RecordSink = string | NodeJS.WritableStream | ((record: ResumptionRecord) => void);
 
 export interface RecorderOptions {
@@ -14,7 +21,12 @@ export interface RecorderOptions {
 
 export interface Recorder {
   readonly node: string;
-  /** Stamps `ts`, `seq` and `node`, writes one line, and returns what it wrote. */
+  /**
+   * Stamps `ts`, `seq` and `node`, writes one line, and returns the record.
+   * To a file or stream, a record the analyzer would reject (a required field
+   * it cannot fill, such as the session of an event stored outside any
+   * request) is written as a note instead (see `toLogLine`).
+   */
   record(fields: RecordFields): ResumptionRecord;
   /**
    * Resolves once every line written so far is handed to the sink; ends the
@@ -29,6 +41,12 @@ export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Re
   const clock = opts.clock ?? Date.now;
   const out = openSink(sink);
   let seq = 0;
+  let warned = false;
+  const warnOnce = (why: string): void => {
+    if (warned) return;
+    warned = true;
+    process.emitWarning(`resumescope recorder: wrote a note in place of a record the analyzer would reject (${why})`);
+  };
   let closing: Promise<void> | undefined;
   return {
     node,
@@ -36,11 +54,25 @@ export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Re
       seq += 1;
       const written: ResumptionRecord = { ts: new Date(clock()).toISOString(), ...fields, seq, node };
       scrub(written);
-      if (closing === undefined) out.write(written);
+      if (closing === undefined) out.write(written, warnOnce);
       return written;
     },
     close: () => (closing ??= out.close()),
   };
+}
+
+/**
+ * The line to write for a record: the record itself, or, where the analyzer
+ * would reject it, a note with the same fields but no `kind`, which the
+ * analyzer counts as an ignored line: the log stays whole and says why.
+ */
+export function toLogLine(record: ResumptionRecord, onDemoted?: (why: string) => void): LoggedLine {
+  const outcome = normalizeSpecObject(record as unknown as Record<string, unknown>);
+  if (outcome.type === 'records') return record;
+  const reason = outcome.type === 'rejected' ? outcome.reason : 'not a record';
+  onDemoted?.(reason);
+  const { kind, ...rest } = record;
+  return { ...rest, msg: NOT_A_RECORD, record_kind: kind, why: reason };
 }
 
 /**
@@ -54,7 +86,7 @@ function scrub(r: ResumptionRecord): void {
 }
 
 interface OpenSink {
-  write(record: ResumptionRecord): void;
+  write(record: ResumptionRecord, onDemoted: (why: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -83,10 +115,10 @@ function openSink(sink: RecordSink): OpenSink {
   stream.on('error', warn);
   let lastWrite: Promise<void> = Promise.resolve();
   return {
-    write(record) {
+    write(record, onDemoted) {
       lastWrite = new Promise((resolve) => {
         try {
-          stream.write(`${JSON.stringify(record)}\n`, () => resolve());
+          stream.write(`${JSON.stringify(toLogLine(record, onDemoted))}\n`, () => resolve());
         } catch (err) {
           warn(err);
           resolve();

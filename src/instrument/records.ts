@@ -15,13 +15,19 @@ export interface RecordFields {
   sequence?: string;
   conn?: string;
   principal?: string;
+  /** The MCP revision of the request (`MCP-Protocol-Version`) or the one `initialize` asked for. */
+  protocol_version?: string;
   via?: 'get' | 'post';
   reason?: string;
+  /** `stream.closed` reason `poll`: the `retry` the client was told to wait before resuming. */
+  retry_ms?: number;
   event_id?: string;
   rpc_kind?: RpcKind;
   rpc_id?: string | number;
   method?: string;
   attached?: boolean;
+  /** An event with an id and empty data, sent first so that the client can resume (2025-11-25). */
+  priming?: boolean;
   last_event_id?: string | null;
   new_stream?: string;
   decision?: Decision;
@@ -35,6 +41,11 @@ export interface RecordFields {
   request_id?: string | number;
   tool?: string;
   args_hash?: string;
+  // `http` records: a request the server answered before any session existed.
+  path?: string;
+  req_headers?: Record<string, string>;
+  resp_headers?: Record<string, string>;
+  rpc_method?: string;
 }
 
 /** One written line. */
@@ -45,3 +56,17 @@ export interface ResumptionRecord extends RecordFields {
   seq: number;
   node: string;
 }
+
+/** The `msg` of a note written in place of a record the analyzer would reject. */
+export const NOT_A_RECORD = 'resumescope: not a record';
+
+/** Such a note: the record's fields without `kind` (an ignored line to the analyzer), and why. */
+export interface ResumptionNote extends Omit<ResumptionRecord, 'kind'> {
+  kind?: never;
+  msg: typeof NOT_A_RECORD;
+  record_kind: RecordKind;
+  why: string;
+}
+
+/** What the recorder writes: one line. */
+export type LoggedLine = ResumptionRecord | ResumptionNote;

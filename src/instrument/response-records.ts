@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { RequestContext } from './context.js';
+import { versionOf, type RequestContext } from './context.js';
 import { replayFields } from './event-store.js';
 import { jsonRpcErrorMessage } from './http.js';
 import { rpcFacts, rpcMessages } from './jsonrpc.js';
+import { isStatelessEra } from '../model/record.js';
 import type { RecordFields } from './records.js';
-import { SDK_STANDALONE_STREAM_ID, trackerOf, type SseBody } from './tracker.js';
+import { SDK_STANDALONE_STREAM_ID, trackerOf, type CloseReason, type SseBody } from './tracker.js';
 
 // What one HTTP exchange with a StreamableHTTPServerTransport means in the
 // log, decided when its response head goes out (status and headers known)
@@ -16,6 +17,7 @@ export interface ResponseHead {
   /** The `mcp-session-id` response header. */
   sessionHeader: string | undefined;
   eventStream: boolean;
+  contentType?: string;
 }
 
 export interface Exchange {
@@ -36,8 +38,9 @@ export function onResponseHead(ex: Exchange, head: ResponseHead): void {
   if (ctx.httpMethod === 'POST') onPostHead(ex, head);
   else if (ctx.httpMethod === 'GET' && ok(head.status)) onAcceptedGet(ex, head);
   else if (ctx.httpMethod === 'DELETE' && ok(head.status) && ctx.presentedSession !== null) {
-    ctx.recorder.record({ kind: 'session.terminated', session: ctx.presentedSession, reason: 'client_delete' });
-    trackerOf(ctx.recorder).forgetSession(ctx.presentedSession);
+    if (trackerOf(ctx.recorder).endSession(ctx.presentedSession)) {
+      ctx.recorder.record({ kind: 'session.terminated', session: ctx.presentedSession, reason: 'client_delete', ...versionOf(ctx) });
+    }
   }
   ctx.headWritten = true;
   flushDeferred(ctx);
@@ -45,10 +48,27 @@ export function onResponseHead(ex: Exchange, head: ResponseHead): void {
 
 export function onResponseClose(ex: Exchange): void {
   const { ctx, res, head } = ex;
-  ctx.body?.close(res.writableEnded ? 'server' : 'client');
+  ctx.body?.close(res.writableEnded ? serverCloseReason(ctx, ctx.body) : 'client');
   if (ctx.httpMethod === 'GET' && (head === undefined || !ok(head.status))) logRejectedGet(ex);
   ctx.headWritten = true;
   flushDeferred(ctx);
+}
+
+/**
+ * Why the server ended a body: `poll` (2025-11-25) when it ended the
+ * connection but not the stream, the client expected to resume it: a POST
+ * body ended before the response to every request it carries was stored, or
+ * a body that told the client its `retry`; unless the session itself ended
+ * or a resumption took the stream over.
+ * Stored responses are seen only through an instrumented event store.
+ */
+function serverCloseReason(ctx: RequestContext, body: SseBody): CloseReason {
+  const tracker = trackerOf(ctx.recorder);
+  if (tracker.hasEnded(body.session) || !tracker.eventStoreSeen || body.takenOver === true) return 'server';
+  const unanswered = [...ctx.requestIds].some((id) => !ctx.answeredIds.has(id));
+  if (body.via === 'post' && unanswered) return 'poll';
+  if (body.via === 'get' && body.retryMs !== undefined) return 'poll';
+  return 'server';
 }
 
 function onPostHead(ex: Exchange, head: ResponseHead): void {
@@ -56,10 +76,13 @@ function onPostHead(ex: Exchange, head: ResponseHead): void {
   const recorder = ctx.recorder;
   const minted = ctx.presentedSession === null && ok(head.status) ? head.sessionHeader : undefined;
   ctx.session = ctx.presentedSession ?? minted;
+  // No session, presented or minted: answered before any existed (a 403 from DNS-rebinding
+  // protection, a 400), or a 2026-07-28 request, which has none by design.
+  if (ctx.session === undefined && !isStatelessEra(ctx.protocolVersion)) return logSessionlessPost(ex, head);
   const session = ctx.session ?? null;
   const who = requestIdentity(ctx);
   if (minted !== undefined) {
-    recorder.record({ kind: 'session.created', session: minted, incarnation: randomUUID(), ...principalOf(ctx) });
+    recorder.record({ kind: 'session.created', session: minted, incarnation: randomUUID(), ...principalOf(ctx), ...versionOf(ctx) });
   }
   if (head.eventStream && ctx.session !== undefined) {
     ctx.body = openBody(ex, 'post', ctx.session);
@@ -83,17 +106,39 @@ function onPostHead(ex: Exchange, head: ResponseHead): void {
     if (rpc.kind === 'request' && rpc.id !== undefined) {
       recorder.record({
         kind: 'call',
-        session,
+        ...(session !== null && { session }),
         rpc_id: rpc.id,
         method: rpc.method,
         ...(rpc.tool !== undefined && { tool: rpc.tool, args_hash: rpc.argsHash }),
         status: head.status,
         ...who,
       });
-    } else if (rpc.kind === 'response' && rpc.id !== undefined) {
+    } else if (rpc.kind === 'response' && rpc.id !== undefined && session !== null) {
       recorder.record({ kind: 'request.answered', session, request_id: rpc.id, status: head.status, ...who });
     }
   }
+}
+
+/**
+ * A POST answered while no session exists is what a proxy would log: an
+ * `http` record (method, path, status, the headers that matter, what the body
+ * carried), which the analyzer reads without inventing a session.
+ */
+function logSessionlessPost(ex: Exchange, head: ResponseHead): void {
+  const { ctx } = ex;
+  const first = rpcMessages(ex.body).map(rpcFacts).find((rpc) => rpc.kind !== undefined);
+  ctx.recorder.record({
+    kind: 'http',
+    method: 'POST',
+    path: ctx.path,
+    status: head.status,
+    req_headers: { ...ctx.loggableHeaders },
+    resp_headers: head.contentType === undefined ? {} : { 'content-type': head.contentType },
+    ...(first?.kind !== undefined && { rpc_kind: first.kind }),
+    ...(first?.method !== undefined && { rpc_method: first.method }),
+    ...(first?.id !== undefined && { rpc_id: first.id }),
+    ...requestIdentity(ctx),
+  });
 }
 
 function onAcceptedGet(ex: Exchange, head: ResponseHead): void {
@@ -155,7 +200,14 @@ function openBody(ex: Exchange, via: 'get' | 'post', session: string): SseBody {
     close(reason) {
       if (!body.open) return;
       body.open = false;
-      recorder.record({ kind: 'stream.closed', session, stream: body.stream, reason });
+      recorder.record({
+        kind: 'stream.closed',
+        session,
+        stream: body.stream,
+        reason,
+        ...(reason === 'poll' && body.retryMs !== undefined && { retry_ms: body.retryMs }),
+        ...versionOf(ex.ctx),
+      });
     },
   };
   return body;
@@ -169,6 +221,6 @@ function principalOf(ctx: RequestContext): Pick<RecordFields, 'principal'> {
   return ctx.principal === undefined ? {} : { principal: ctx.principal };
 }
 
-function requestIdentity(ctx: RequestContext): Pick<RecordFields, 'conn' | 'principal'> {
-  return { conn: ctx.conn, ...principalOf(ctx) };
+function requestIdentity(ctx: RequestContext): Pick<RecordFields, 'conn' | 'principal' | 'protocol_version'> {
+  return { conn: ctx.conn, ...principalOf(ctx), ...versionOf(ctx) };
 }

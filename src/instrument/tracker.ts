@@ -16,11 +16,17 @@ export interface SseBody {
   /** The SDK stream id this body serves, once known. */
   sequence?: string;
   open: boolean;
+  /** Set when a resumption takes this body's stream over while it is open: the SDK ends it for that. */
+  takenOver?: boolean;
+  /** The SSE `retry` the server wrote on this body, if it wrote one. */
+  retryMs?: number;
   /** Whether the server has already ended the body (its `stream.closed` may not be logged yet). */
   endedByServer(): boolean;
   /** Logs `stream.closed` once. */
-  close(reason: 'client' | 'server'): void;
+  close(reason: CloseReason): void;
 }
+
+export type CloseReason = 'client' | 'server' | 'poll';
 
 export interface EventOrigin {
   session: string;
@@ -32,6 +38,8 @@ const MAX_SESSIONS = 10_000;
 const MAX_EVENTS = 100_000;
 
 export class Tracker {
+  /** Whether an instrumented event store reports to this recorder: only then are stored responses seen. */
+  eventStoreSeen = false;
   private streamCount = 0;
   private connCount = 0;
   private readonly conns = new WeakMap<object, string>();
@@ -40,6 +48,8 @@ export class Tracker {
   /** SDK stream id → the sessions it was seen in (the standalone id is in all of them). */
   private readonly sequenceSessions = new BoundedMap<string, Set<string>>(MAX_SESSIONS * 4);
   private readonly origins = new BoundedMap<string, EventOrigin>(MAX_EVENTS);
+  /** Sessions whose end is logged: logged once, whichever of DELETE and the transport's close says so first. */
+  private readonly ended = new BoundedMap<string, true>(MAX_SESSIONS);
 
   newStreamId(via: 'get' | 'post'): string {
     this.streamCount += 1;
@@ -94,8 +104,16 @@ export class Tracker {
     return this.origins.get(eventId);
   }
 
-  forgetSession(session: string): void {
+  /** Marks a session ended; false when its end was already logged. */
+  endSession(session: string): boolean {
+    if (this.ended.has(session)) return false;
+    this.ended.set(session, true);
     this.bodies.delete(session);
+    return true;
+  }
+
+  hasEnded(session: string): boolean {
+    return this.ended.has(session);
   }
 }
 

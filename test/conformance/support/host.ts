@@ -1,0 +1,104 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { instrumentHandler, type Recorder } from '../../../src/instrument/index.js';
+
+// The HTTP side both SDK servers share: node:http on 127.0.0.1, one
+// transport per session, instrumented with resumescope/instrument. Each SDK
+// supplies how a session is made (support/server-v1.ts, support/server-v2.ts).
+
+export interface McpSession {
+  handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  readonly sessionId: string | undefined;
+  /** A notifications/message on the standalone GET stream, sent from outside any request. */
+  notify(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SessionFactory {
+  /** A new, unconnected-to-any-session transport and server; `onEnd` when the SDK ends the session. */
+  (port: number, onInitialized: (id: string, session: McpSession) => void, onEnd: (id: string) => void): Promise<McpSession>;
+}
+
+export interface RunningServer {
+  url: URL;
+  sessions: Map<string, McpSession>;
+  /** Cuts the TCP connection under a session's live GET streams, as a network failure would. */
+  cutGetStreams(session: string): number;
+  close(): Promise<void>;
+}
+
+export async function hostMcp(recorder: Recorder, newSession: SessionFactory, guard?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<RunningServer> {
+  const sessions = new Map<string, McpSession>();
+  const unbound = new Set<McpSession>();
+  const liveGets = new Set<{ session: string; res: ServerResponse }>();
+  let port = 0;
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (guard !== undefined && !guard(req, res)) return;
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId === 'string') {
+      const session = sessions.get(sessionId);
+      if (session === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
+      if (req.method === 'GET') {
+        const live = { session: sessionId, res };
+        liveGets.add(live);
+        res.once('close', () => liveGets.delete(live));
+      }
+      return session.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    const session = await newSession(
+      port,
+      (id, s) => void sessions.set(id, s),
+      (id) => void sessions.delete(id),
+    );
+    unbound.add(session);
+    try {
+      await session.handleRequest(req, res);
+    } finally {
+      unbound.delete(session);
+      // The SDK answered without minting a session (a 403, a 400): nothing will use this transport again.
+      if (session.sessionId === undefined) await session.close().catch(() => {});
+    }
+  };
+  const handle = instrumentHandler(recorder, route);
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJsonError(res, 500, -32603, String(err));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(0, '127.0.0.1', () => resolve());
+  });
+  port = (http.address() as AddressInfo).port;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    sessions,
+    cutGetStreams(session) {
+      let cut = 0;
+      for (const live of [...liveGets]) {
+        if (live.session !== session) continue;
+        live.res.socket?.destroy();
+        cut += 1;
+      }
+      return cut;
+    },
+    async close() {
+      await Promise.all([...sessions.values(), ...unbound].map((s) => s.close().catch(() => {})));
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+export function sendJsonError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** The Host values a localhost server accepts (DNS-rebinding protection), for the SDK's exact-match list. */
+export function localHosts(port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, '127.0.0.1', 'localhost', '[::1]'];
+}

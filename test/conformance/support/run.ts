@@ -1,0 +1,89 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
+import { analyzeFiles, type Report } from '../../../src/api.js';
+import { createRecorder, type EventStoreLike, type ResumptionRecord } from '../../../src/instrument/index.js';
+import { readLog } from '../../e2e/support/log.js';
+import { OrderedEventStore } from '../../e2e/support/ordered-event-store.js';
+import { Stoppables } from '../../e2e/support/stoppables.js';
+import { probeForeignEventId, probeGetStream, type GetProbe } from './get-probes.js';
+import type { RunningServer } from './host.js';
+import { startServerV1, type ServerOptions } from './server-v1.js';
+import { startServerV2 } from './server-v2.js';
+import { runSuite, type SuiteRun, type SuiteVersion } from './suite.js';
+
+// Everything one SDK's conformance test runs: the official suite (both
+// versions) and the raw GET probes, each against a fresh instrumented server
+// with its own log, each log analyzed.
+
+export type Sdk = 'sdk-1.32.2' | 'server-2.4.0';
+const START: Record<Sdk, (opts: ServerOptions) => Promise<RunningServer>> = { 'sdk-1.32.2': startServerV1, 'server-2.4.0': startServerV2 };
+
+/** Bounds the suite's CLI; each full run takes ~10 s on an idle 2-core machine. */
+const SUITE_TIMEOUT_MS = 60_000;
+/** The revision both SDKs speak: the suites' stateless 2026-07-28 scenarios are for servers that speak it. */
+const SPEC_VERSION = '2025-11-25';
+
+export interface Analyzed {
+  logFile: string;
+  records: ResumptionRecord[];
+  report: Report;
+}
+
+export interface ConformanceRun {
+  /** The active server scenarios of a suite version, in one CLI run. */
+  suites: Record<SuiteVersion, Analyzed & { run: SuiteRun }>;
+  /** 0.1.16's server-sse-polling, run alone (the suite leaves it out of its active set). */
+  polling: Analyzed & { run: SuiteRun };
+  /** GET probes with a correct per-session store. */
+  getProbe: Analyzed & { probe: GetProbe };
+  /** The same probes with the SDK's example InMemoryEventStore, one per session. */
+  exampleStore: Analyzed & { probe: GetProbe };
+  /** One store for all sessions, ids global: session B resumes with A's event id. */
+  sharedStore: Analyzed & { alice: string; bob: string; status: number; leaked: boolean };
+  dir: string;
+}
+
+const perSession = (): EventStoreLike<unknown> => new OrderedEventStore() as EventStoreLike<unknown>;
+
+async function withServer<T>(sdk: Sdk, dir: string, name: string, eventStore: () => EventStoreLike<unknown>, drive: (server: RunningServer, stop: Stoppables) => Promise<T>): Promise<Analyzed & T> {
+  const logFile = join(dir, `${name}.ndjson`);
+  const stop = new Stoppables();
+  try {
+    const recorder = stop.add(createRecorder(logFile, { node: `${sdk}/${name}` }), (r) => r.close());
+    const server = stop.add(await START[sdk]({ recorder, eventStore, retryIntervalMs: 500 }), (s) => s.close());
+    const result = await drive(server, stop);
+    await stop.stopAll();
+    return { ...result, logFile, records: readLog(logFile), report: await analyzeFiles([logFile]) };
+  } finally {
+    await stop.stopAll();
+  }
+}
+
+export async function runConformance(sdk: Sdk): Promise<ConformanceRun> {
+  const dir = join(tmpdir(), `resumescope-conformance-${sdk}-${process.pid}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const suite = (version: SuiteVersion, scenario?: string) => (server: RunningServer) =>
+    runSuite({
+      suite: version,
+      url: server.url,
+      ...(scenario !== undefined && { scenario }),
+      outDir: join(dir, `out-${version}-${scenario ?? 'active'}`),
+      timeoutMs: SUITE_TIMEOUT_MS,
+      extraArgs: scenario === undefined ? ['--spec-version', SPEC_VERSION] : [],
+    }).then((run) => ({ run }));
+  const suites = {
+    '0.1.16': await withServer(sdk, dir, 'suite-0.1.16', perSession, suite('0.1.16')),
+    '0.2.0-alpha.12': await withServer(sdk, dir, 'suite-0.2.0-alpha.12', perSession, suite('0.2.0-alpha.12')),
+  };
+  const polling = await withServer(sdk, dir, 'sse-polling-0.1.16', perSession, suite('0.1.16', 'server-sse-polling'));
+  const getProbe = await withServer(sdk, dir, 'get-probe', perSession, async (s, stop) => ({ probe: await probeGetStream(s, stop) }));
+  const exampleStore = await withServer(sdk, dir, 'get-probe-example-store', () => new InMemoryEventStore() as EventStoreLike<unknown>, async (s, stop) => ({
+    probe: await probeGetStream(s, stop),
+  }));
+  const shared = new OrderedEventStore() as EventStoreLike<unknown>;
+  const sharedStore = await withServer(sdk, dir, 'shared-event-store', () => shared, (s, stop) => probeForeignEventId(s, stop));
+  return { suites, polling, getProbe, exampleStore, sharedStore, dir };
+}
