@@ -26,7 +26,14 @@ export interface OpenedWorkspace {
  * --db FILE to keep it), or just --db for a database ingested earlier: the
  * user never has to run two commands where one will do.
  */
-export async function openWorkspace(paths: string[], opts: InputOptions, io: Io, onProgress?: ProgressListener): Promise<OpenedWorkspace> {
+export async function openWorkspace(
+  paths: string[],
+  opts: InputOptions,
+  io: Io,
+  onProgress?: ProgressListener,
+  /** The database when no --db is given: EMBEDDED_DB unless the command needs a file another process can open. */
+  embedded: () => Db = () => openDb(EMBEDDED_DB),
+): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
   let sources;
@@ -37,7 +44,7 @@ export async function openWorkspace(paths: string[], opts: InputOptions, io: Io,
     throw err;
   }
   const ingestOptions = inputFormats(opts);
-  const db = openDb(opts.db ?? EMBEDDED_DB);
+  const db = opts.db !== undefined ? openDb(opts.db) : embedded();
   const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };

@@ -14,7 +14,8 @@ import type { Finding } from '../model/finding.js';
 // evidence's file:line either: line numbers move whenever an export is cut
 // differently. The exception is a rule settled at the end of the log
 // (orphaned-request): its time is where the log ended, or a timeout, and moves
-// as the log grows, so its first evidence line says which request it is.
+// as the log grows, so the line number of its first evidence says which request
+// it is (the number only: one log read as a path, from stdin or gzipped is one log).
 
 export type IdentifiedFinding = Pick<Finding, 'rule' | 'session' | 'at' | 'evidence'>;
 
@@ -32,5 +33,5 @@ export function findingFingerprint(f: IdentifiedFinding): string {
 function anchorOf(f: IdentifiedFinding): string {
   if (ruleOf(f.rule).live.settles !== 'end-of-log') return f.at;
   const first = f.evidence[0];
-  return first === undefined ? f.at : `${first.file}:${first.line}`;
+  return first === undefined ? f.at : `line ${first.line}`;
 }

@@ -1,4 +1,4 @@
-import { isAbsolute, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findingFingerprint } from '../findings/identity.js';
 import type { Finding, Report } from '../model/finding.js';
@@ -14,6 +14,8 @@ export interface SarifOptions {
   lineText?: LineText;
   /** Where the rule docs live; each rule's helpUri is this plus `#<rule-id>`. */
   rulesDocUri?: string;
+  /** %SRCROOT%, the directory log paths are relative to (default: the current directory). */
+  workingDirectory?: string;
 }
 
 export type SarifLevel = 'error' | 'warning' | 'note';
@@ -34,6 +36,13 @@ export function toSarif(report: Report, opts: SarifOptions) {
   const lineText = opts.lineText ?? noLineText;
   const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
   const ruleIndex = (id: string): number => catalogueOrder(id);
+  const cwd = opts.workingDirectory ?? process.cwd();
+  let outsideRoot = false;
+  const artifactOf = (file: string) => {
+    const a = artifactLocation(file, cwd);
+    if (a.uriBaseId === undefined) outsideRoot = true;
+    return a;
+  };
 
   const location = (ref: LineRef) => {
     const text = lineText(ref);
@@ -61,6 +70,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
     };
   };
 
+  const results = sortFindings(report.findings).map(result);
   return {
     $schema: SCHEMA,
     version: '2.1.0' as const,
@@ -73,6 +83,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
             informationUri: INFORMATION_URI,
             rules: RULE_IDS.map((id) => ({
               id,
+              name: ruleName(id),
               shortDescription: { text: ruleOf(id).summary },
               fullDescription: { text: ruleOf(id).explanation.meaning },
               help: { text: ruleOf(id).explanation.shouldHave },
@@ -87,6 +98,9 @@ export function toSarif(report: Report, opts: SarifOptions) {
         invocations: [
           {
             executionSuccessful: true,
+            // A log outside %SRCROOT% is an absolute file URI: the working directory tells code
+            // scanning where the checkout is (GH1006), so the file is not rejected.
+            ...(outsideRoot ? { workingDirectory: { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } : {}),
             toolExecutionNotifications: sortNotKnowable(report.not_knowable).map((n) => ({
               level: 'note' as const,
               message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
@@ -94,16 +108,28 @@ export function toSarif(report: Report, opts: SarifOptions) {
             })),
           },
         ],
-        results: sortFindings(report.findings).map(result),
+        results,
       },
     ],
   };
 }
 
-/** An absolute path is a file:// URI; a relative one is relative to %SRCROOT%. */
-function artifactOf(file: string): { uri: string; uriBaseId?: string } {
-  if (isAbsolute(file)) return { uri: pathToFileURL(file).href };
-  return { uri: encodeURI(file.split(sep).join('/')), uriBaseId: SRCROOT };
+/**
+ * A log inside the working directory is a URI relative to %SRCROOT%, as GitHub
+ * code scanning expects (GH1005, GH1006); one outside it (or `..` above it) an
+ * absolute file URI. `#`, `?` and `:` are escaped, so that a file name never
+ * reads as a fragment, a query or a scheme.
+ */
+function artifactLocation(file: string, cwd: string): { uri: string; uriBaseId?: string } {
+  const rel = relative(cwd, resolve(cwd, file));
+  if (isAbsolute(rel) || rel === '..' || rel.startsWith(`..${sep}`)) return { uri: pathToFileURL(resolve(cwd, file)).href };
+  const uri = encodeURI(rel.split(sep).join('/')).replace(/[#?:]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return { uri, uriBaseId: SRCROOT };
+}
+
+/** SARIF's friendly rule name (reportingDescriptor.name, SARIF2012): the id in PascalCase. */
+function ruleName(id: string): string {
+  return id.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
 export function renderSarif(report: Report, opts: SarifOptions): string {

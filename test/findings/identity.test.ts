@@ -30,5 +30,6 @@ describe('finding identity (baseline, SARIF fingerprint, live, what-if)', () => 
     const orphan: Finding = { ...f, rule: 'orphaned-request', evidence: [{ file: 'a.ndjson', line: 4 }, { file: 'a.ndjson', line: 9 }] };
     expect(findingIdentity({ ...orphan, at: '2026-11-09T11:00:00.000Z' })).toBe(findingIdentity(orphan));
     expect(findingIdentity({ ...orphan, evidence: [{ file: 'a.ndjson', line: 5 }] })).not.toBe(findingIdentity(orphan));
+    expect(findingIdentity({ ...orphan, evidence: [{ file: '-', line: 4 }] })).toBe(findingIdentity(orphan));
   });
 });

@@ -96,3 +96,29 @@ describe('SARIF artifact URIs', () => {
     expect(loc).toEqual({ uri: 'file:///var/log/a%20b.ndjson' });
   });
 });
+
+describe('SARIF artifact URIs against the working directory', () => {
+  const at = (file: string) => ({ version: 2, findings: [{ rule: 'dual-writer', severity: 'error', session: 'S', at: '2025-01-01T00:00:00.000Z', message: 'm', evidence: [{ file, line: 3 }] }], not_knowable: [], summary: {} });
+  const run = async (file: string) => {
+    const { toSarif } = await import('../../src/render/sarif.js');
+    return toSarif(at(file) as never, { toolVersion: '1.2.3', workingDirectory: '/work/repo' }).runs[0]!;
+  };
+
+  it('an absolute path inside it is relative to %SRCROOT%, with no working directory stated (GH1005)', async () => {
+    const r = await run('/work/repo/soak/a.ndjson');
+    expect(r.results[0]!.locations![0]!.physicalLocation.artifactLocation).toEqual({ uri: 'soak/a.ndjson', uriBaseId: '%SRCROOT%' });
+    expect(r.invocations[0]).not.toHaveProperty('workingDirectory');
+  });
+
+  it('a path above it (../) is an absolute file URI, and the working directory is stated (GH1006)', async () => {
+    const r = await run('../logs/a.ndjson');
+    expect(r.results[0]!.locations![0]!.physicalLocation.artifactLocation).toEqual({ uri: 'file:///work/logs/a.ndjson' });
+    expect(r.invocations[0]).toMatchObject({ workingDirectory: { uri: 'file:///work/repo/' } });
+  });
+
+  it('names each rule in PascalCase (SARIF2012)', async () => {
+    const names = Object.fromEntries((await run('a.ndjson')).tool.driver.rules.map((x) => [x.id, x.name]));
+    expect(names['dual-writer']).toBe('DualWriter');
+    expect(names['404-storm']).toBe('404Storm');
+  });
+});

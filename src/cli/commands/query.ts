@@ -4,6 +4,8 @@ import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.j
 import { listQueries, loadQuery, queryPath } from '../../store/queries.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { isLocked, type Db } from '../../store/db.js';
+import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps } from '../../store/bounded-query.js';
+import { openScratchDb } from '../../store/scratch-db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
@@ -44,41 +46,54 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         // An internal fact query the detectors run with their own arguments: not a user query.
         throw new UsageError(`"${sql}" is an internal query the detectors run with :${unbound.join(', :')}; it cannot be run on its own (see resumescope query --list)`);
       }
-      const ws = await openWorkspace(paths, flags, io);
+      // The query's process boots while the logs are read; it needs a database file it can
+      // open, never SQLite's anonymous temporary one.
+      const proc = new QueryProcess();
+      const ws = await openWorkspace(paths, flags, io, undefined, openScratchDb).catch((err: unknown) => {
+        proc.close();
+        throw err;
+      });
       try {
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
-        const rows = readable(ws.db, runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }, caps));
+        const rows = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }, caps, proc));
         io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
         done(ws.unusable ? 2 : 0);
       } finally {
+        proc.close(); // when the query never ran (a refused statement)
         ws.db.close();
       }
     });
 }
 
-/** How much one query may return and how long it may run before it is stopped. */
-export interface QueryCaps {
-  maxRows: number;
-  timeoutMs: number;
-}
-
-export const DEFAULT_CAPS: QueryCaps = { maxRows: 10_000, timeoutMs: 10_000 };
-
-/** How many rows are read between two looks at the clock. */
-const CLOCK_EVERY = 256;
-
 /**
  * Runs one statement that does not write; the detectors' named parameters get
- * the given thresholds. Rows are read one by one, so a runaway query (a
- * recursive CTE without end) is stopped at the row cap or the time limit
- * instead of growing without bound. better-sqlite3 exposes neither
- * sqlite3_interrupt nor a progress handler, so time is checked between rows:
- * a statement that computes for long before its first row (an aggregate over
- * an endless CTE) cannot be stopped from inside the process.
+ * the given thresholds. It is checked here (refused, or an SQL error, named as
+ * such) and run in a child process that is killed at the time limit, before its
+ * first row or after, and stopped at the row cap (store/bounded-query.ts).
  */
-export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETECT_OPTIONS, caps: QueryCaps = DEFAULT_CAPS): Record<string, unknown>[] {
+export async function runReadOnly(
+  db: Db,
+  sql: string,
+  d: DetectOptions = DEFAULT_DETECT_OPTIONS,
+  caps: QueryCaps = DEFAULT_CAPS,
+  proc: QueryProcess = new QueryProcess(),
+): Promise<Record<string, unknown>[]> {
+  try {
+    return await proc.run(db.name, checked(db, sql), queryParams(sql, d), caps);
+  } catch (err) {
+    if (err instanceof QueryFailed) throw new UsageError(`SQL: ${err.message}`);
+    if (!(err instanceof QueryStopped)) throw err;
+    if (err.cap === 'rows') throw new UsageError(`query stopped: it returns more than ${caps.maxRows} rows (add a LIMIT, or raise the cap with --max-rows N)`);
+    throw new UsageError(`query stopped after ${caps.timeoutMs / 1000} s (--timeout), ${err.rowsSoFar} rows so far: add a LIMIT or a narrower WHERE, or raise the limit with --timeout SECONDS`);
+  } finally {
+    proc.close();
+  }
+}
+
+/** The statement, if it reads and does not write; preparing it runs nothing. */
+function checked(db: Db, sql: string): string {
   let stmt;
   try {
     stmt = db.prepare(sql);
@@ -87,32 +102,9 @@ export function runReadOnly(db: Db, sql: string, d: DetectOptions = DEFAULT_DETE
   }
   if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
   if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
-  const params = queryParams(sql, d);
-  const rows: Record<string, unknown>[] = [];
-  const started = Date.now();
-  let it: IterableIterator<unknown> | undefined;
-  try {
-    it = stmt.iterate(params) as IterableIterator<unknown>;
-    for (const row of it) {
-      if (rows.length === caps.maxRows) {
-        throw new UsageError(`query stopped: it returns more than ${caps.maxRows} rows (add a LIMIT, or raise the cap with --max-rows N)`);
-      }
-      rows.push(row as Record<string, unknown>);
-      if (rows.length % CLOCK_EVERY === 0 && Date.now() - started > caps.timeoutMs) throw timedOut(caps, rows.length);
-    }
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`SQL: ${(err as Error).message}`);
-  } finally {
-    it?.return?.();
-  }
-  if (Date.now() - started > caps.timeoutMs) throw timedOut(caps, rows.length);
-  return rows;
+  return sql;
 }
 
-function timedOut(caps: QueryCaps, rows: number): UsageError {
-  return new UsageError(`query stopped: it ran longer than ${caps.timeoutMs / 1000} s (${rows} rows so far; raise the limit with --timeout SECONDS)`);
-}
 
 function positiveInt(flag: string): (v: string) => number {
   return (v) => {
