@@ -9,14 +9,14 @@ import { explainFinding, render } from '../../render/index.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
-  type ThresholdFlags,
+  type SettingFlags,
 } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress.js';
 import { deriveTimeline } from '../../store/derive.js';
 
-interface AnalyzeFlags extends InputOptions, ThresholdFlags {
+interface AnalyzeFlags extends InputOptions, SettingFlags {
   format: string;
   failOn?: string;
   rule: string[];
@@ -51,7 +51,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
   const config = loadConfig(flags.config);
   const format = formatOf(flags.format);
   const rules = ruleList(flags.rule);
-  const failOn = failOnOf(flags.failOn, config);
+  const failOn = failOnOf(flags, config);
   const ws = await openWorkspace(paths, flags, io, progress.listener);
   try {
     // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
