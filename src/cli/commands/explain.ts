@@ -42,7 +42,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         }
         if (numbered.length === 0) io.out('No finding matches: nothing to explain.\n');
         const lineText = lineTextResolver(ws.db);
-        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText)}`).join('\n\n') + (numbered.length ? '\n' : ''));
+        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText, process.cwd())}`).join('\n\n') + (numbered.length ? '\n' : ''));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();
