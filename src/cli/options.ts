@@ -35,7 +35,7 @@ export function addConfigOption(cmd: Command, help = 'thresholds, disabled rules
  * must leave room for the config file, so the default is written into the help.
  * `whatif` asks its question instead of stating the setting.
  */
-export function settingOption(name: SettingName, mode: 'run' | 'whatif' = 'run'): Option {
+function settingOption(name: SettingName, mode: 'run' | 'whatif' = 'run'): Option {
   const s: Setting = SETTINGS[name];
   if (s.flag === undefined) throw new Error(`setting ${name} has no flag`);
   const help = mode === 'whatif' && s.whatIf !== undefined ? s.whatIf : s.help;
