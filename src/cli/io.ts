@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { colourWanted } from '../render/colour.js';
 
 /** Process concerns kept in one place: output streams, colour, the package version. */
 export interface Io {
@@ -26,8 +27,9 @@ export const processIo: Io = {
   errStream: process.stderr,
 };
 
+/** Colour for this process's stdout: render/colour.ts decides from the terminal and NO_COLOR / FORCE_COLOR. */
 export function useColor(io: Io): boolean {
-  return io.isTty && !process.env.NO_COLOR && process.env.CI !== 'true';
+  return colourWanted(io.isTty, process.env);
 }
 
 export const VERSION: string = (

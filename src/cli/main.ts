@@ -9,6 +9,7 @@ import { registerTimeline } from './commands/timeline.js';
 import { registerTui } from './commands/tui.js';
 import { registerWatch } from './commands/watch.js';
 import { registerWhatif } from './commands/whatif.js';
+import { addExamples } from './examples.js';
 import { processIo, UsageError, VERSION, type Io } from './io.js';
 
 /** Builds the command line; commands stay thin and report their exit code through `done`. */
@@ -22,6 +23,7 @@ export function buildProgram(io: Io, done: (code: number) => void): Command {
   for (const register of [registerAnalyze, registerIngest, registerTimeline, registerQuery, registerExplain, registerRules, registerWhatif, registerTui, registerWatch]) {
     register(program, io, done);
   }
+  for (const cmd of program.commands) addExamples(cmd);
   return program;
 }
 

@@ -2,13 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { RunOptions } from '../detect/run.js';
 import { parseConfig, parseDuration, type Config } from '../findings/config.js';
+import { defaultText, SETTINGS, THRESHOLD_SETTINGS, type Setting, type SettingName } from '../findings/settings.js';
 import { isRuleId, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
 import { DEFAULT_MAX_FINDINGS_PER_RULE } from '../render/text.js';
 import { UsageError } from './io.js';
+import { nearMatches } from './near-matches.js';
 
 // Flags shared by the analysing commands, and how flags and the config file combine.
+// The settings (thresholds, gate) come from one table, findings/settings.ts: each
+// flag, its config key and its default are written there and nowhere else.
 
 export function addInputOptions(cmd: Command): Command {
   return cmd
@@ -22,37 +26,72 @@ export function addQuietOption(cmd: Command): Command {
   return cmd.option('-q, --quiet', 'no progress line on stderr (shown only when stderr is a terminal)');
 }
 
+export function addConfigOption(cmd: Command, help = 'thresholds, disabled rules and gate from a JSON file'): Command {
+  return cmd.option('--config <file>', `${help} (default: ./resumescope.config.json if present)`);
+}
+
+/**
+ * The commander option of one setting. No commander default: a flag left out
+ * must leave room for the config file, so the default is written into the help.
+ * `whatif` asks its question instead of stating the setting.
+ */
+function settingOption(name: SettingName, mode: 'run' | 'whatif' = 'run'): Option {
+  const s: Setting = SETTINGS[name];
+  if (s.flag === undefined) throw new Error(`setting ${name} has no flag`);
+  const help = mode === 'whatif' && s.whatIf !== undefined ? s.whatIf : s.help;
+  const option = new Option(s.argument ? `${s.flag} ${s.argument}` : s.flag, `${help} (default: ${defaultText(s)}; config: ${s.config})`);
+  return s.type === 'fail-on' ? option.choices([...SEVERITIES, 'never']) : option;
+}
+
+export function addSettingOptions(cmd: Command, names: readonly SettingName[], mode: 'run' | 'whatif' = 'run'): Command {
+  for (const name of names) cmd.addOption(settingOption(name, mode));
+  return cmd;
+}
+
 export function addThresholdOptions(cmd: Command): Command {
-  return cmd
-    .option('--config <file>', 'thresholds, disabled rules and gate from a JSON file (default: ./resumescope.config.json if present)')
-    .option('--storm-count <n>', '404-storm: POSTs that make a storm (default 5)')
-    .option('--storm-window <duration>', '404-storm: window, e.g. 10s (default 10s)')
-    .option('--dup-window <duration>', 'duplicate-tool-call: window, e.g. 60s (default 60s)')
-    .option('--fence-grace <duration>', 'stale-writer-blocks-reconnect: fence grace period (default 5s)')
-    .option('--shared-session-store', 'the server nodes share one session store: a session created on one node is known to all');
+  return addSettingOptions(addConfigOption(cmd), THRESHOLD_SETTINGS);
 }
 
 export function addReportOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('-f, --format <format>', 'output format').choices([...FORMATS]).default('text'))
-    .addOption(new Option('--fail-on <severity>', 'exit 1 when a finding is at or above this severity, or never (default: error, or the config file\'s failOn)').choices([...SEVERITIES, 'never']))
+  return addSettingOptions(cmd.addOption(new Option('-f, --format <format>', 'output format').choices([...FORMATS]).default('text')), ['failOn'])
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
-    .option('--max-findings <n>', `text: findings shown in full per rule, the rest counted per session (default ${DEFAULT_MAX_FINDINGS_PER_RULE})`);
+    .option('--max-findings <n>', `text: findings shown in full per rule, the rest counted per session (default: ${DEFAULT_MAX_FINDINGS_PER_RULE})`);
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** Comma-separated and repeatable: `--rule a,b --rule c`. */
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 
-export interface ThresholdFlags {
-  config?: string;
-  stormCount?: string;
-  stormWindow?: string;
-  dupWindow?: string;
-  fenceGrace?: string;
-  sharedSessionStore?: boolean;
+/** Parsed flags as commander hands them over: settings under their flag's camelCase name. */
+export type SettingFlags = Record<string, unknown> & { config?: string };
+
+/** The commander attribute a setting's flag lands in (--dup-window → dupWindow). */
+export function flagKey(name: SettingName): string {
+  return new Option((SETTINGS[name] as Setting).flag ?? `--${name}`).attributeName();
+}
+
+/** A setting's value: the flag wins over the config file; undefined when neither gives one. */
+export function settingValue(name: SettingName, flags: SettingFlags, config: Config): unknown {
+  const s: Setting = SETTINGS[name];
+  const raw = s.flag === undefined ? undefined : flags[flagKey(name)];
+  if (raw !== undefined) return parseFlag(s, raw);
+  const [head, key] = s.config.split('.') as [string, string?];
+  const top = (config as Record<string, unknown>)[head];
+  return key === undefined ? top : (top as Record<string, unknown> | undefined)?.[key];
+}
+
+function parseFlag(s: Setting, raw: unknown): unknown {
+  switch (s.type) {
+    case 'count':
+      return positiveInt(String(raw), s.flag!);
+    case 'duration':
+      return duration(String(raw), s.flag!);
+    default:
+      return raw;
+  }
 }
 
 export function loadConfig(path: string | undefined): Config {
@@ -72,17 +111,16 @@ export function loadConfig(path: string | undefined): Config {
 }
 
 /** Flags win over the config file, which wins over the defaults. */
-export function detectOptions(flags: ThresholdFlags, config: Config): RunOptions {
-  const t = config.thresholds ?? {};
-  const out: RunOptions = {
-    stormCount: flags.stormCount !== undefined ? positiveInt(flags.stormCount, '--storm-count') : t.stormCount,
-    stormWindowMs: flags.stormWindow !== undefined ? duration(flags.stormWindow, '--storm-window') : t.stormWindowMs,
-    duplicateCallWindowMs: flags.dupWindow !== undefined ? duration(flags.dupWindow, '--dup-window') : t.duplicateCallWindowMs,
-    fenceGraceMs: flags.fenceGrace !== undefined ? duration(flags.fenceGrace, '--fence-grace') : t.fenceGraceMs,
-    sharedSessionStore: flags.sharedSessionStore ?? config.sharedSessionStore,
-    disabled: config.rules?.disable ?? [],
+export function detectOptions(flags: SettingFlags, config: Config): RunOptions {
+  const value = <T>(name: SettingName) => settingValue(name, flags, config) as T | undefined;
+  return {
+    stormCount: value<number>('stormCount'),
+    stormWindowMs: value<number>('stormWindowMs'),
+    duplicateCallWindowMs: value<number>('duplicateCallWindowMs'),
+    fenceGraceMs: value<number>('fenceGraceMs'),
+    sharedSessionStore: value<boolean>('sharedSessionStore'),
+    disabled: value<RuleId[]>('disabledRules') ?? [],
   };
-  return out;
 }
 
 const DURATION_UNITS = 'a number with a unit ms, s, m or h (e.g. 500ms, 10s, 5m)';
@@ -118,30 +156,14 @@ export function positiveInt(s: string, flag: string): number {
 export function ruleList(ids: string[]): RuleId[] {
   for (const id of ids) {
     if (isRuleId(id)) continue;
-    const near = nearRuleIds(id);
+    const near = nearMatches(id, RULE_IDS);
     throw new UsageError(`--rule: unknown rule "${id}"${near.length ? ` (did you mean ${near.join(', ')}?)` : ''} (see resumescope rules)`);
   }
   return ids as RuleId[];
 }
 
-/** Rule ids a typo was probably meant to be: one holds the other, or a few edits apart. */
-function nearRuleIds(typed: string): string[] {
-  const t = typed.toLowerCase();
-  return RULE_IDS.filter((id) => id.includes(t) || t.includes(id) || editDistance(id, t) <= 3).slice(0, 5);
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
-export function failOnOf(flag: string | undefined, config: Config): FailOn {
-  return (flag as FailOn | undefined) ?? config.failOn ?? 'error';
+export function failOnOf(flags: SettingFlags, config: Config): FailOn {
+  return (settingValue('failOn', flags, config) as FailOn | undefined) ?? (SETTINGS.failOn.default as FailOn);
 }
 
 export function formatOf(s: string): Format {

@@ -1,7 +1,8 @@
 import { isRuleId, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
+import { SETTINGS, SETTING_NAMES, type Setting } from './settings.js';
 
-/** `resumescope.config.json`, validated; every duration is in milliseconds. */
+/** `resumescope.config.json`, validated; every duration is in milliseconds. Its keys are SETTINGS' `config`. */
 export interface Config {
   failOn?: FailOn;
   rules?: { disable?: RuleId[] };
@@ -19,7 +20,10 @@ export interface Config {
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const FAIL_ON: readonly string[] = [...SEVERITIES, 'never'];
 
-/** "500ms", "10s", "1.5s", "5m", "1h", or bare digits meaning milliseconds. */
+/**
+ * A duration in a config file: "500ms", "10s", "1.5s", "5m", "1h", or bare digits meaning
+ * milliseconds (its keys end in Ms). A flag takes a unit always (cli/options.ts).
+ */
 export function parseDuration(s: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(s.trim());
   if (!m) {
@@ -43,41 +47,71 @@ export function parseConfig(text: string, source = 'resumescope.config.json'): C
   }
 }
 
+/** Top-level keys, and the keys of each section, in SETTINGS' order. */
+function configLayout(): Map<string, string[]> {
+  const layout = new Map<string, string[]>([['', []]]);
+  for (const name of SETTING_NAMES) {
+    const [head, key] = SETTINGS[name].config.split('.') as [string, string?];
+    if (!layout.get('')!.includes(head)) layout.get('')!.push(head);
+    if (key !== undefined) layout.set(head, [...(layout.get(head) ?? []), key]);
+  }
+  return layout;
+}
+
 export function validateConfig(value: unknown): Config {
-  const top = objectAt(value, 'the config', ['failOn', 'rules', 'thresholds', 'retention', 'sharedSessionStore']);
-  const config: Config = {};
-  if (top.failOn !== undefined) {
-    if (typeof top.failOn !== 'string' || !FAIL_ON.includes(top.failOn)) {
-      throw new Error(`"failOn" must be one of ${FAIL_ON.join(', ')}, got ${JSON.stringify(top.failOn)}`);
+  const layout = configLayout();
+  const top = objectAt(value, 'the config', layout.get('')!);
+  const sections = new Map<string, Record<string, unknown>>();
+  for (const [section, keys] of layout) {
+    if (section !== '' && top[section] !== undefined) sections.set(section, objectAt(top[section], section, keys));
+  }
+  const config: Record<string, unknown> = {};
+  for (const name of SETTING_NAMES) {
+    const setting: Setting = SETTINGS[name];
+    const [head, key] = setting.config.split('.') as [string, string?];
+    if (key === undefined) {
+      const v = readValue(setting, top[head]);
+      if (v !== undefined) config[head] = v;
+    } else if (sections.has(head)) {
+      const v = readValue(setting, sections.get(head)![key]);
+      config[head] ??= {};
+      if (v !== undefined) (config[head] as Record<string, unknown>)[key] = v;
     }
-    config.failOn = top.failOn as FailOn;
   }
-  if (top.rules !== undefined) {
-    const rules = objectAt(top.rules, 'rules', ['disable']);
-    config.rules = {};
-    if (rules.disable !== undefined) config.rules.disable = ruleList(rules.disable, 'rules.disable');
+  return config as Config;
+}
+
+/** One config value, checked against its setting's type; undefined when absent. */
+function readValue(s: Setting, value: unknown): unknown {
+  if (value === undefined) return undefined;
+  const path = s.config;
+  switch (s.type) {
+    case 'count':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new Error(`"${path}" must be a positive integer, got ${JSON.stringify(value)}`);
+      return value;
+    case 'duration':
+      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+      if (typeof value === 'string') {
+        try {
+          return parseDuration(value);
+        } catch (err) {
+          throw new Error(`"${path}": ${(err as Error).message}`);
+        }
+      }
+      throw new Error(`"${path}" must be milliseconds (a number) or a duration such as "10s", got ${JSON.stringify(value)}`);
+    case 'boolean':
+      if (typeof value !== 'boolean') throw new Error(`"${path}" must be true or false, got ${JSON.stringify(value)}`);
+      return value;
+    case 'fail-on':
+      if (typeof value !== 'string' || !FAIL_ON.includes(value)) throw new Error(`"${path}" must be one of ${FAIL_ON.join(', ')}, got ${JSON.stringify(value)}`);
+      return value;
+    case 'rule-list':
+      if (!Array.isArray(value)) throw new Error(`"${path}" must be an array of rule ids`);
+      return value.map((id: unknown, i) => {
+        if (typeof id !== 'string' || !isRuleId(id)) throw new Error(`"${path}[${i}]" must be a rule id (see docs/rules.md), got ${JSON.stringify(id)}`);
+        return id;
+      });
   }
-  if (top.thresholds !== undefined) {
-    const t = objectAt(top.thresholds, 'thresholds', ['stormCount', 'stormWindowMs', 'duplicateCallWindowMs', 'fenceGraceMs']);
-    config.thresholds = dropUndefined({
-      stormCount: count(t.stormCount, 'thresholds.stormCount'),
-      stormWindowMs: duration(t.stormWindowMs, 'thresholds.stormWindowMs'),
-      duplicateCallWindowMs: duration(t.duplicateCallWindowMs, 'thresholds.duplicateCallWindowMs'),
-      fenceGraceMs: duration(t.fenceGraceMs, 'thresholds.fenceGraceMs'),
-    });
-  }
-  if (top.sharedSessionStore !== undefined) {
-    if (typeof top.sharedSessionStore !== 'boolean') throw new Error(`"sharedSessionStore" must be true or false, got ${JSON.stringify(top.sharedSessionStore)}`);
-    config.sharedSessionStore = top.sharedSessionStore;
-  }
-  if (top.retention !== undefined) {
-    const r = objectAt(top.retention, 'retention', ['maxAgeMs', 'maxEvents']);
-    config.retention = dropUndefined({
-      maxAgeMs: duration(r.maxAgeMs, 'retention.maxAgeMs'),
-      maxEvents: count(r.maxEvents, 'retention.maxEvents'),
-    });
-  }
-  return config;
 }
 
 function objectAt(value: unknown, path: string, allowed: readonly string[]): Record<string, unknown> {
@@ -91,39 +125,4 @@ function objectAt(value: unknown, path: string, allowed: readonly string[]): Rec
     }
   }
   return value as Record<string, unknown>;
-}
-
-function ruleList(value: unknown, path: string): RuleId[] {
-  if (!Array.isArray(value)) throw new Error(`"${path}" must be an array of rule ids`);
-  return value.map((id: unknown, i) => {
-    if (typeof id !== 'string' || !isRuleId(id)) {
-      throw new Error(`"${path}[${i}]" must be a rule id (see docs/rules.md), got ${JSON.stringify(id)}`);
-    }
-    return id;
-  });
-}
-
-function count(value: unknown, path: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new Error(`"${path}" must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function duration(value: unknown, path: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  if (typeof value === 'string') {
-    try {
-      return parseDuration(value);
-    } catch (err) {
-      throw new Error(`"${path}": ${(err as Error).message}`);
-    }
-  }
-  throw new Error(`"${path}" must be milliseconds (a number) or a duration such as "10s", got ${JSON.stringify(value)}`);
-}
-
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }

@@ -1,7 +1,9 @@
+import { isAbsolute, relative } from 'node:path';
 import type { Finding, NotKnowable } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
+import { printable, SUMMARY_MAX, summarizeLine, type LineRecords, type SummaryContext } from './evidence-summary.js';
 
 /** Resolves an evidence reference to the text of that log line (undefined when it cannot be read). */
 export type LineText = (ref: LineRef) => string | undefined;
@@ -52,16 +54,73 @@ export function countBySeverity(findings: readonly Finding[]): Record<Severity, 
   return counts;
 }
 
-/** One entry per rule and reason with the sessions it applies to: the same reason repeats per session otherwise. */
-export function groupNotKnowable(items: readonly NotKnowable[]): { rule: string; reason: string; sessions: (string | null)[] }[] {
-  const groups = new Map<string, { rule: string; reason: string; sessions: (string | null)[] }>();
+/** Not-knowable entries of one rule that share a reason kind, with the sessions they apply to, each once. */
+export interface NotKnowableGroup {
+  rule: string;
+  /** The first reason of the group, its own session written "the session". */
+  reason: string;
+  /** How many other wordings the group holds (other times, event ids): `--format json` lists each. */
+  variants: number;
+  sessions: (string | null)[];
+}
+
+/**
+ * One entry per rule and reason kind. A reason names its session and often a time or an event
+ * id; grouped as written, every session would get its own line and name its session twice.
+ * The kind is the reason with its session written "the session", up to its first ": " (the
+ * cause, e.g. "proxy log only"), times left out.
+ */
+export function groupNotKnowable(items: readonly NotKnowable[]): NotKnowableGroup[] {
+  const groups = new Map<string, NotKnowableGroup & { wordings: Set<string>; seen: Set<string | null> }>();
   for (const item of sortNotKnowable(items)) {
-    const id = JSON.stringify([item.rule, item.reason]);
-    const group = groups.get(id) ?? { rule: item.rule, reason: item.reason, sessions: [] };
-    if (!group.sessions.includes(item.session)) group.sessions.push(item.session);
+    const reason = item.session === null ? item.reason : maskSession(item.reason, item.session);
+    const id = JSON.stringify([item.rule, reasonKind(reason)]);
+    const group = groups.get(id) ?? { rule: item.rule, reason, variants: 0, sessions: [], wordings: new Set<string>(), seen: new Set<string | null>() };
+    group.wordings.add(reason);
+    if (!group.seen.has(item.session)) group.sessions.push(item.session);
+    group.seen.add(item.session);
     groups.set(id, group);
   }
-  return [...groups.values()].sort((a, b) => ruleRank(a.rule) - ruleRank(b.rule) || compareText(a.reason, b.reason));
+  return [...groups.values()]
+    .map(({ wordings, seen: _seen, ...g }) => ({ ...g, variants: wordings.size - 1 }))
+    .sort((a, b) => ruleRank(a.rule) - ruleRank(b.rule) || compareText(a.reason, b.reason));
+}
+
+function maskSession(reason: string, session: string): string {
+  const escaped = session.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return reason.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, 'g'), 'the session');
+}
+
+function reasonKind(reason: string): string {
+  const cause = reason.indexOf(': ');
+  return (cause > 0 ? reason.slice(0, cause) : reason).replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '…');
+}
+
+/**
+ * Short names for session ids, as git shortens hashes: the shortest prefix of at least
+ * 8 characters that no other of `sessions` shares. Short ids are kept whole.
+ */
+export function shortSessionIds(sessions: readonly (string | null)[]): Map<string | null, string> {
+  const ids = sessions.filter((s): s is string => s !== null);
+  const out = new Map<string | null, string>([[null, sessionLabel(null)]]);
+  for (const id of ids) {
+    let n = Math.min(8, id.length);
+    while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n += 1;
+    out.set(id, n >= id.length - 1 ? id : `${id.slice(0, n)}…`);
+  }
+  return out;
+}
+
+/** A not-knowable reason as its cause ("proxy log only") and the rest; no cause when it has none. */
+export function splitCause(reason: string): { cause?: string; rest: string } {
+  const at = reason.indexOf(': ');
+  return at > 0 && at <= 60 ? { cause: reason.slice(0, at), rest: reason.slice(at + 2) } : { rest: reason };
+}
+
+/** At most `max` sessions by name, the rest counted: a proxy log may hold thousands. */
+export function sessionList(sessions: readonly (string | null)[], max: number, name: (s: string | null) => string = sessionLabel): string {
+  const shown = sessions.slice(0, max).map(name).join(', ');
+  return sessions.length > max ? `${shown} and ${sessions.length - max} more` : shown;
 }
 
 export function sessionLabel(session: string | null): string {
@@ -72,15 +131,42 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** The log line as quoted evidence, cut to `max` characters so one long line cannot flood a report. */
 /**
  * An evidence line as `file:line  text`. Reports cut long lines (a person scans
  * them); explain quotes them whole, since the witness must show the fault.
  */
-export function quoteLine(ref: LineRef, lineText: LineText, max = 320): string {
+export function quoteLine(ref: LineRef, lineText: LineText, max = 320, cwd?: string): string {
   const text = lineText(ref);
-  const where = `${ref.file}:${ref.line}`;
+  const where = `${displayPath(ref.file, cwd)}:${ref.line}`;
   return text === undefined ? where : `${where}  ${truncate(text.replace(/\r?\n$/, ''), max)}`;
+}
+
+/** How a report a person reads quotes evidence (text, markdown). */
+export interface EvidenceQuoting {
+  lineText: LineText;
+  /** The stored records of a line, for its summary. */
+  lineRecords?: LineRecords;
+  /** The raw (redacted) log lines instead of summaries. */
+  raw?: boolean;
+  /** Paths under this folder are shown relative to it. */
+  cwd?: string;
+}
+
+/** `file:line  summary`, or `file:line  raw line` with `raw` (or when the line's records are unknown). */
+export function quoteEvidence(ref: LineRef, q: EvidenceQuoting, ctx: SummaryContext): string {
+  const where = `${displayPath(ref.file, q.cwd)}:${ref.line}`;
+  const records = q.raw ? undefined : q.lineRecords?.(ref);
+  if (records !== undefined) return `${where}  ${summarizeLine(records, ctx)}`;
+  const text = q.lineText(ref);
+  if (text === undefined) return where;
+  return `${where}  ${printable(truncate(text.replace(/\r?\n$/, ''), q.raw ? 320 : SUMMARY_MAX))}`;
+}
+
+/** A log file's name relative to `cwd` when it lies under it; as stored otherwise. */
+export function displayPath(file: string, cwd: string | undefined): string {
+  if (cwd === undefined || !isAbsolute(file)) return file;
+  const rel = relative(cwd, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
 
 export function truncate(s: string, max: number): string {

@@ -8,14 +8,15 @@ const WIDTH = 78;
  * A short account of one finding for the person who has to act on it: what
  * happened (the message and the witness lines, in order), why that breaks the
  * boundary between stream and session resumption, and what the server should
- * have done.
+ * have done. The witness lines are quoted raw (redacted), whole: explain is
+ * where a reader goes for the line itself.
  */
-export function explainFinding(finding: Finding, lineText: LineText): string {
+export function explainFinding(finding: Finding, lineText: LineText, cwd?: string): string {
   const text = ruleOf(finding.rule).explanation;
   const witness =
     finding.evidence.length === 0
       ? ['  (no evidence lines recorded)']
-      : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, Number.POSITIVE_INFINITY)}`);
+      : finding.evidence.map((ref) => `    ${quoteLine(ref, lineText, Number.POSITIVE_INFINITY, cwd)}`);
   return [
     `${finding.rule} (${finding.severity}): ${ruleOf(finding.rule).summary}`,
     `Session ${sessionLabel(finding.session)}, at ${finding.at}.`,

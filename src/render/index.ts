@@ -1,6 +1,7 @@
 import type { Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
 import type { LineText } from './common.js';
+import type { LineRecords } from './evidence-summary.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -8,6 +9,7 @@ import { renderSarif } from './sarif.js';
 import { renderText } from './text.js';
 
 export type { LineText } from './common.js';
+export { lineRecordsResolver, type LineRecords } from './evidence-summary.js';
 export { explainFinding } from './explain.js';
 export type { RuleExplanation } from '../detect/rule.js';
 
@@ -17,6 +19,14 @@ export type Format = (typeof FORMATS)[number];
 export interface RenderOptions {
   /** Resolves evidence to log line text (the CLI reads it through the store). */
   lineText?: LineText;
+  /** Text and markdown: the stored records of an evidence line, summarized in one short line each. */
+  lineRecords?: LineRecords;
+  /** Text and markdown: quote the raw (redacted) lines instead of summaries. */
+  raw?: boolean;
+  /** Text and markdown: file names relative to this folder when under it. */
+  cwd?: string;
+  /** Text and markdown: list not-knowable rules (default), or only count them. */
+  notKnowable?: boolean;
   /** ANSI colour for text. */
   color?: boolean;
   /** resumescope's version, for SARIF. */
@@ -35,7 +45,7 @@ export function isFormat(s: string): s is Format {
 export function render(format: Format, report: Report, opts: RenderOptions = {}): string {
   switch (format) {
     case 'text':
-      return renderText(report, { lineText: opts.lineText, color: opts.color, maxFindings: opts.maxFindings });
+      return renderText(report, { ...readable(opts), color: opts.color, maxFindings: opts.maxFindings });
     case 'json':
       return renderJson(report);
     case 'sarif':
@@ -43,6 +53,11 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'junit':
       return renderJunit(report, { lineText: opts.lineText, failOn: opts.failOn });
     case 'markdown':
-      return renderMarkdown(report, { lineText: opts.lineText, failOn: opts.failOn });
+      return renderMarkdown(report, { ...readable(opts), failOn: opts.failOn });
   }
+}
+
+/** What the reports a person reads (text, markdown) share. */
+function readable(opts: RenderOptions) {
+  return { lineText: opts.lineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd, notKnowable: opts.notKnowable };
 }

@@ -7,23 +7,37 @@ import {
   groupNotKnowable,
   noLineText,
   plural,
-  quoteLine,
+  quoteEvidence,
   SEVERITIES_DESCENDING,
   sessionLabel,
+  sessionList,
+  type EvidenceQuoting,
   type LineText,
 } from './common.js';
+import type { LineRecords } from './evidence-summary.js';
 
 export interface MarkdownOptions {
   lineText?: LineText;
+  /** The stored records of an evidence line: each is summarized in one short line. */
+  lineRecords?: LineRecords;
+  /** Quote the raw (redacted) log lines instead of summaries. */
+  raw?: boolean;
+  /** Show file names relative to this folder when under it. */
+  cwd?: string;
+  /** The not-knowable list; false leaves one line that counts it. */
+  notKnowable?: boolean;
   /** The gate the status line reports (default error, as the CLI's --fail-on). */
   failOn?: FailOn;
   /** Findings shown in full; the rest are counted. A PR comment is capped at 65,536 characters. */
   maxDetails?: number;
 }
 
+/** Sessions named per not-knowable entry; the rest are counted. */
+const NOT_KNOWABLE_SESSIONS = 10;
+
 /** For a CI job summary or a PR comment: status, a count table, then each finding folded. */
 export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
-  const lineText = opts.lineText ?? noLineText;
+  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const failOn = opts.failOn ?? 'error';
   const maxDetails = opts.maxDetails ?? 50;
   const s = report.summary;
@@ -41,17 +55,23 @@ export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): stri
     for (const g of groups) for (const r of g.rules) out.push(`| \`${r.rule}\` | ${g.severity} | ${r.findings.length} |`);
     const ordered = groups.flatMap((g) => g.rules.flatMap((r) => r.findings));
     out.push('');
-    for (const f of ordered.slice(0, maxDetails)) out.push(...details(f, lineText), '');
+    for (const f of ordered.slice(0, maxDetails)) out.push(...details(f, quoting), '');
     if (ordered.length > maxDetails) {
       out.push(`…and ${plural(ordered.length - maxDetails, 'more finding')}: run \`resumescope\` with \`--format text\` for all of them.`, '');
     }
   }
 
   const notKnowable = groupNotKnowable(report.not_knowable);
-  if (notKnowable.length > 0) {
+  if (notKnowable.length > 0 && opts.notKnowable === false) {
+    const rules = new Set(report.not_knowable.map((i) => i.rule)).size;
+    const sessions = new Set(report.not_knowable.map((i) => i.session)).size;
+    out.push('', `**Not knowable**: ${plural(rules, 'rule')} could not be judged in ${plural(sessions, 'session')} (not listed).`);
+  } else if (notKnowable.length > 0) {
     out.push('', '**Not knowable** (the logs do not hold the facts these rules need):', '');
     for (const g of notKnowable) {
-      out.push(`- \`${g.rule}\`: ${inline(g.reason)} (${plural(g.sessions.length, 'session')}: ${g.sessions.map((x) => `\`${sessionLabel(x)}\``).join(', ')})`);
+      const similar = g.variants > 0 ? ` (+${g.variants} similar)` : '';
+      const sessions = sessionList(g.sessions, NOT_KNOWABLE_SESSIONS, (x) => `\`${inline(sessionLabel(x))}\``);
+      out.push(`- \`${g.rule}\`: ${inline(g.reason)}${similar} (${plural(g.sessions.length, 'session')}: ${sessions})`);
     }
   }
   if (s.rejected_lines > 0) {
@@ -60,8 +80,8 @@ export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): stri
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
-function details(f: Finding, lineText: LineText): string[] {
-  const evidence = f.evidence.map((ref) => quoteLine(ref, lineText));
+function details(f: Finding, quoting: EvidenceQuoting): string[] {
+  const evidence = f.evidence.map((ref) => quoteEvidence(ref, quoting, { session: f.session, at: f.at }));
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
   return [
     '<details>',

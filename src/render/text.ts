@@ -1,46 +1,63 @@
-import type { Report } from '../model/finding.js';
+import type { NotKnowable, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
-import type { Severity } from '../model/severity.js';
+import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
   groupBySeverityAndRule,
   groupNotKnowable,
   noLineText,
   plural,
-  quoteLine,
+  quoteEvidence,
   SEVERITIES_DESCENDING,
   sessionLabel,
+  sessionList,
+  shortSessionIds,
+  sortNotKnowable,
+  splitCause,
+  type EvidenceQuoting,
   type LineText,
 } from './common.js';
+import type { LineRecords } from './evidence-summary.js';
 
 export interface TextOptions {
   lineText?: LineText;
-  /** ANSI colour; the CLI turns it on for a TTY without NO_COLOR. */
+  /** The stored records of an evidence line: each is summarized in one short line. */
+  lineRecords?: LineRecords;
+  /** Quote the raw (redacted) log lines instead of summaries (`--raw`). */
+  raw?: boolean;
+  /** Show file names relative to this folder when under it (the CLI passes the current folder). */
+  cwd?: string;
+  /** ANSI colour; the CLI decides it (render/colour.ts). */
   color?: boolean;
   /** Findings shown in full per rule; the rest are counted per session. */
   maxFindings?: number;
+  /** The not-knowable section; false leaves one line that counts it (`--no-not-knowable`). */
+  notKnowable?: boolean;
 }
 
 /** Enough of each rule to read its pattern; tens of thousands stay one screen per rule. */
 export const DEFAULT_MAX_FINDINGS_PER_RULE = 10;
 
-const SEVERITY_COLOUR: Record<Severity, string> = { critical: '1;35', error: '1;31', warning: '1;33', info: '1;36' };
+/** Sessions named on one not-knowable line; the rest are counted. */
+const NOT_KNOWABLE_SESSIONS = 3;
+/** Sessions listed, by full id, at the top of the not-knowable section. */
+const LISTED_SESSIONS = 10;
 
 /** What a person on call reads first: the counts, then the worst findings with the lines that prove them. */
 export function renderText(report: Report, opts: TextOptions = {}): string {
-  const lineText = opts.lineText ?? noLineText;
-  const paint = (code: string, s: string): string => (opts.color ? `\u001b[${code}m${s}\u001b[0m` : s);
+  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
+  const paint = painter(opts.color);
   const out: string[] = [summaryLine(report)];
   let number = 0; // #N, as `explain -n N` numbers them (inReportOrder)
 
   for (const group of groupBySeverityAndRule(report.findings)) {
-    out.push('', paint(SEVERITY_COLOUR[group.severity], group.severity.toUpperCase()));
+    out.push('', paint(group.severity, group.severity.toUpperCase()));
     for (const { rule, findings } of group.rules) {
-      out.push(`  ${paint('1', rule)} (${findings.length}) ${paint('2', ruleOf(rule).summary)}`);
+      out.push(`  ${paint('strong', rule)} (${findings.length}) ${paint('faint', ruleOf(rule).summary)}`);
       const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
       for (const f of findings.slice(0, max)) {
         out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
-        for (const ref of f.evidence) out.push(paint('2', `        ${quoteLine(ref, lineText)}`));
+        for (const ref of f.evidence) out.push(paint('faint', `        ${quoteEvidence(ref, quoting, { session: f.session, at: f.at })}`));
       }
       if (findings.length > max) {
         out.push(...restLines(rule, findings.slice(max), findings.length));
@@ -49,14 +66,7 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
     }
   }
 
-  const notKnowable = groupNotKnowable(report.not_knowable);
-  if (notKnowable.length > 0) {
-    out.push('', paint('1', 'NOT KNOWABLE') + ' (the logs do not hold the facts these rules need; nothing was guessed)');
-    for (const g of notKnowable) {
-      const sessions = `${g.sessions.length === 1 ? 'session' : 'sessions'} ${g.sessions.map(sessionLabel).join(', ')}`;
-      out.push(`  ${paint('1', g.rule)}: ${g.reason} ${paint('2', `(${sessions})`)}`);
-    }
-  }
+  out.push(...notKnowableLines(report.not_knowable, opts.notKnowable ?? true, paint));
 
   if (noProtocolVersionLogged(report)) {
     out.push('', 'No protocol version was logged: the protocol-revision rules (session-in-stateless-era, replay-in-stateless-era) did not apply.');
@@ -69,6 +79,45 @@ export function renderText(report: Report, opts: TextOptions = {}): string {
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * One line per rule and reason kind. The sessions are listed once, at the top; each line
+ * names its own by a short id, or says it holds them all. Rules that share a cause
+ * ("proxy log only") are listed under it.
+ */
+function notKnowableLines(items: readonly NotKnowable[], shown: boolean, paint: Paint): string[] {
+  if (items.length === 0) return [];
+  const all = [...new Set(sortNotKnowable(items).map((i) => i.session))];
+  if (!shown) {
+    const rules = new Set(items.map((i) => i.rule)).size;
+    return ['', `${paint('strong', 'NOT KNOWABLE')}: ${plural(rules, 'rule')} could not be judged in ${plural(all.length, 'session')} (hidden by --no-not-knowable)`];
+  }
+  const short = shortSessionIds(all);
+  const whose = (sessions: readonly (string | null)[]) =>
+    all.length > 1 && sessions.length === all.length
+      ? `all ${all.length} sessions`
+      : sessions.length > NOT_KNOWABLE_SESSIONS
+        ? `${sessions.length} sessions: ${sessionList(sessions, NOT_KNOWABLE_SESSIONS, (s) => short.get(s)!)}`
+        : sessionList(sessions, NOT_KNOWABLE_SESSIONS, (s) => short.get(s)!);
+  const out = ['', `${paint('strong', 'NOT KNOWABLE')} in ${plural(all.length, 'session')} (the logs do not hold the facts these rules need; nothing was guessed)`];
+  out.push(`  ${all.length === 1 ? 'session' : 'sessions'} ${sessionList(all, LISTED_SESSIONS)}`);
+  const groups = groupNotKnowable(items).map((g) => ({ ...g, ...splitCause(g.reason) }));
+  const causes = new Map<string, number>();
+  for (const g of groups) if (g.cause !== undefined) causes.set(g.cause, (causes.get(g.cause) ?? 0) + 1);
+  const line = (indent: string, g: (typeof groups)[number], text: string) =>
+    `${indent}${paint('strong', g.rule)}: ${text}${g.variants > 0 ? ` (+${g.variants} similar)` : ''} ${paint('faint', `(${whose(g.sessions)})`)}`;
+  const done = new Set<string>();
+  for (const g of groups) {
+    if (g.cause === undefined || causes.get(g.cause)! < 2) {
+      out.push(line('  ', g, g.reason));
+    } else if (!done.has(g.cause)) {
+      done.add(g.cause);
+      out.push(`  ${g.cause}:`);
+      for (const h of groups.filter((x) => x.cause === g.cause)) out.push(line('    ', h, h.rest));
+    }
+  }
+  return out;
 }
 
 /** The findings not shown, counted per session, and how to see them all. */

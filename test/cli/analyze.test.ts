@@ -21,7 +21,9 @@ describe('analyze: the gate', () => {
     const r = await cli('analyze', 'samples/writers.ndjson');
     expect(r.code).toBe(1);
     expect(r.out).toContain('dual-writer');
-    expect(r.out).toMatch(/samples\/writers\.ndjson:13 +\{"ts"/);
+    expect(r.out).toMatch(/samples\/writers\.ndjson:13 {2}10:00:02\.000 upgrade resume 200 from 1007 U1→U2/);
+    const raw = await cli('analyze', 'samples/writers.ndjson', '--raw');
+    expect(raw.out).toMatch(/samples\/writers\.ndjson:13 +\{"ts"/);
   });
 
   it('--fail-on critical passes errors but not a critical finding; never always passes', async () => {
@@ -113,5 +115,43 @@ describe('analyze: the gate', () => {
   it('--explain adds a plain-English account per finding', async () => {
     const r = await cli('analyze', 'samples/stream-vs-session.ndjson', '--explain', '--rule', 'pending-not-reemitted');
     expect(r.out.toLowerCase()).toContain('should');
+  });
+});
+
+describe('analyze: the text report a person reads', () => {
+  it('names files relative to the current folder, while JSON keeps them as given', async () => {
+    const abs = join(process.cwd(), 'samples/writers.ndjson');
+    const text = await cli('analyze', abs, '--fail-on', 'never');
+    expect(text.out).toMatch(/^ {8}samples\/writers\.ndjson:13 {2}/m);
+    expect(text.out).not.toContain(abs);
+    const json = JSON.parse((await cli('analyze', abs, '--format', 'json', '--fail-on', 'never')).out);
+    expect(json.findings[0].evidence[0].file).toBe(abs);
+  });
+
+  it('--no-not-knowable leaves one line that counts the section', async () => {
+    const shown = await cli('analyze', 'samples/proxy', '--fail-on', 'never');
+    expect(shown.out).toContain('NOT KNOWABLE in 4 sessions');
+    expect(shown.out).toMatch(/^ {4}engine-divergence: /m);
+    const hidden = await cli('analyze', 'samples/proxy', '--fail-on', 'never', '--no-not-knowable');
+    expect(hidden.out).not.toMatch(/engine-divergence:/);
+    expect(hidden.out).toMatch(/^NOT KNOWABLE: \d+ rules could not be judged in 4 sessions \(hidden by --no-not-knowable\)$/m);
+  });
+
+  it('paints only when FORCE_COLOR asks for it on a pipe, and never into -o FILE', async () => {
+    const saved = { FORCE_COLOR: process.env.FORCE_COLOR, NO_COLOR: process.env.NO_COLOR };
+    try {
+      delete process.env.NO_COLOR;
+      delete process.env.FORCE_COLOR;
+      expect((await cli('analyze', 'samples/writers.ndjson')).out).not.toContain('\u001b[');
+      process.env.FORCE_COLOR = '1';
+      expect((await cli('analyze', 'samples/writers.ndjson')).out).toContain('\u001b[1;31mERROR\u001b[0m');
+      const file = join(dir, 'report.txt');
+      await cli('analyze', 'samples/writers.ndjson', '-o', file);
+      expect(readFileSync(file, 'utf8')).not.toContain('\u001b[');
+      process.env.FORCE_COLOR = '0';
+      expect((await cli('analyze', 'samples/writers.ndjson')).out).not.toContain('\u001b[');
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
   });
 });

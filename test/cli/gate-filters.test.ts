@@ -7,12 +7,17 @@ import { cli } from './run-cli.js';
 // A typo in a filter must not pass the gate with "no findings".
 
 describe('analyze/explain: a filter that names what the log does not have', () => {
-  it('--session absent from the log is a usage error (exit 2) that lists the sessions it has', async () => {
+  it('--session absent from the log is a usage error (exit 2) that names the session meant', async () => {
     const r = await cli('analyze', 'samples/writers.ndjson', '--session', 'S-1O01');
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toContain('session S-1O01 is not in the log (sessions: ');
-    expect(r.err).toContain('S-1001');
+    expect(r.err).toContain('session S-1O01 is not in the log (did you mean S-1001');
+  });
+
+  it('--session like none of the log\'s lists the sessions it has', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--session', 'zzzzzzzzzz');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/session zzzzzzzzzz is not in the log \(sessions: .*S-1001/);
   });
 
   it('--session the log has still filters and gates as before', async () => {

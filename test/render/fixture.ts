@@ -1,6 +1,7 @@
 import type { Finding, Report } from '../../src/model/finding.js';
 import type { LineRef } from '../../src/model/record.js';
 import type { LineText } from '../../src/render/common.js';
+import type { LineRecords, SummaryRecord } from '../../src/render/evidence-summary.js';
 
 // Two server instances behind one load balancer: the resumption in S1 landed on node b,
 // which replayed alice's session to bob from a trimmed buffer.
@@ -26,6 +27,17 @@ export const LOG_LINES: Record<string, string[]> = {
 };
 
 export const lineText: LineText = (ref: LineRef) => LOG_LINES[ref.file]?.[ref.line - 1];
+
+/** The record each fixture line is, as the store holds it (snake_case columns, ts_ms); none for the non-record line. */
+export const lineRecords: LineRecords = (ref: LineRef) => {
+  const text = lineText(ref);
+  if (text === undefined) return undefined;
+  const { ts, ...fields } = JSON.parse(text) as Record<string, unknown>;
+  if (typeof fields.kind !== 'string') return undefined;
+  const record = { ...fields, ts_ms: Date.parse(String(ts)) } as Record<string, unknown>;
+  for (const k of ['event_id', 'first_replayed', 'oldest_retained']) if (typeof record[k] === 'number') record[k] = String(record[k]);
+  return [record as unknown as SummaryRecord];
+};
 
 const a = (line: number): LineRef => ({ file: 'server-a.ndjson', line });
 const b = (line: number): LineRef => ({ file: 'server-b.ndjson', line });

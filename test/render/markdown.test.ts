@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/render/markdown.js';
-import { FINDINGS, lineText, makeReport } from './fixture.js';
+import { FINDINGS, lineRecords, lineText, makeReport } from './fixture.js';
 
 describe('renderMarkdown', () => {
   const md = renderMarkdown(makeReport(), { lineText });
@@ -49,5 +49,22 @@ describe('renderMarkdown', () => {
     const capped = renderMarkdown(makeReport(), { maxDetails: 2 });
     expect(capped.match(/<details>/g)).toHaveLength(2);
     expect(capped).toContain('…and 4 more findings');
+  });
+
+  it('sums up evidence with the same one-line summaries as text, or quotes it raw', () => {
+    const dual = (out: string) => /<details>\n<summary>.*dual-writer.*<\/summary>([\s\S]*?)<\/details>/.exec(out)?.[1];
+    expect(dual(renderMarkdown(makeReport(), { lineText, lineRecords }))).toContain(
+      '```text\nserver-a.ndjson:7  10:00:05.100 stream.opened g7 via get node=a\nserver-b.ndjson:4  10:00:09.000 upgrade attach 200 from none →g8',
+    );
+    expect(dual(renderMarkdown(makeReport(), { lineText, lineRecords, raw: true }))).toMatch(/```text\nserver-a\.ndjson:7 {2}\{"ts"/);
+  });
+
+  it('shows files relative to the current folder, and counts not knowable in one line when asked', () => {
+    const report = makeReport([{ ...FINDINGS[4]!, evidence: [{ file: '/srv/logs/a.ndjson', line: 3 }, { file: '/var/b.ndjson', line: 4 }] }]);
+    const out = renderMarkdown(report, { cwd: '/srv' });
+    expect(out).toContain('\nlogs/a.ndjson:3\n/var/b.ndjson:4\n');
+    const hidden = renderMarkdown(makeReport(), { notKnowable: false });
+    expect(hidden).not.toContain('`orphaned-request`:');
+    expect(hidden).toContain('**Not knowable**: 2 rules could not be judged in 2 sessions');
   });
 });

@@ -92,9 +92,14 @@ describe('no credential leaves the logs', () => {
     }
   });
 
-  it('evidence quotes the redacted line, which still reads as the record', async () => {
-    const r = await cli('analyze', logs.spec[0]!, '--fail-on', 'never');
+  it('evidence quotes the redacted line with --raw, which still reads as the record', async () => {
+    const r = await cli('analyze', logs.spec[0]!, '--fail-on', 'never', '--raw');
     expect(r.out).toMatch(/"token":"\[redacted\]"/);
     expect(r.out).toMatch(/"kind":"/);
+    expect(leaks(r.out)).toBe(0);
+    // The default summaries are built from the stored columns, which hold no credential either.
+    const summed = await cli('analyze', ...all, '--fail-on', 'never');
+    expect(summed.out).toMatch(/^ {8}\S+:\d+ {2}\d\d:\d\d:\d\d\.\d{3} [a-z.]+/m);
+    expect(leaks(summed.out)).toBe(0);
   });
 });

@@ -5,18 +5,18 @@ import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, render } from '../../render/index.js';
+import { explainFinding, lineRecordsResolver, render } from '../../render/index.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
-  type ThresholdFlags,
+  type SettingFlags,
 } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress.js';
 import { deriveTimeline } from '../../store/derive.js';
 
-interface AnalyzeFlags extends InputOptions, ThresholdFlags {
+interface AnalyzeFlags extends InputOptions, SettingFlags {
   format: string;
   failOn?: string;
   rule: string[];
@@ -27,6 +27,8 @@ interface AnalyzeFlags extends InputOptions, ThresholdFlags {
   explain?: boolean;
   quiet?: boolean;
   maxFindings?: string;
+  raw?: boolean;
+  notKnowable: boolean;
 }
 
 export function registerAnalyze(program: Command, io: Io, done: (code: number) => void): void {
@@ -42,6 +44,8 @@ export function registerAnalyze(program: Command, io: Io, done: (code: number) =
     .option('--baseline <file>', 'suppress the known, accepted findings listed in this file')
     .option('--write-baseline <file>', 'write the current findings as a baseline file')
     .option('--explain', 'after the report, explain every finding in plain English')
+    .option('--raw', 'text, markdown: quote each evidence line as logged (redacted) instead of a one-line summary')
+    .option('--no-not-knowable', 'text, markdown: count the not-knowable rules in one line instead of listing them')
     .action(async (paths: string[], flags: AnalyzeFlags) => done(await analyze(paths, flags, io)));
 }
 
@@ -51,7 +55,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
   const config = loadConfig(flags.config);
   const format = formatOf(flags.format);
   const rules = ruleList(flags.rule);
-  const failOn = failOnOf(flags.failOn, config);
+  const failOn = failOnOf(flags, config);
   const ws = await openWorkspace(paths, flags, io, progress.listener);
   try {
     // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
@@ -72,11 +76,14 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
       io.err(`resumescope: wrote ${report.findings.length} finding(s) to ${flags.writeBaseline}\n`);
     }
     const lineText = lineTextResolver(ws.db);
-    let text = render(format, report, { lineText, color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
+    const cwd = process.cwd();
+    let text = render(format, report, {
+      lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
+      color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
       ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
     });
     if (flags.explain && report.findings.length > 0) {
-      text += '\n' + report.findings.map((f) => explainFinding(f, lineText)).join('\n\n') + '\n';
+      text += '\n' + report.findings.map((f) => explainFinding(f, lineText, cwd)).join('\n\n') + '\n';
     }
     progress.finish(`${report.findings.length} finding(s)`);
     if (flags.output !== undefined) writeFileSync(flags.output, text);

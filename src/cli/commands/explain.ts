@@ -5,11 +5,11 @@ import { filterReport } from '../../findings/filter.js';
 import { inReportOrder } from '../../render/common.js';
 import { explainFinding } from '../../render/index.js';
 import { UsageError, type Io } from '../io.js';
-import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, ruleList, positiveInt, type ThresholdFlags } from '../options.js';
+import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
-interface ExplainFlags extends InputOptions, ThresholdFlags {
+interface ExplainFlags extends InputOptions, SettingFlags {
   rule: string[];
   session: string[];
   n?: string;
@@ -23,8 +23,8 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   cmd
-    .option('--rule <ids>', 'only findings of these rules', (v: string, p: string[]) => [...p, ...v.split(',')], [])
-    .option('--session <ids>', 'only findings of these sessions', (v: string, p: string[]) => [...p, ...v.split(',')], [])
+    .option('--rule <ids>', 'only findings of these rules (comma-separated, repeatable)', collect, [])
+    .option('--session <ids>', 'only findings of these sessions (comma-separated, repeatable)', collect, [])
     .option('-n <number>', 'only the finding numbered #N in the text report (1-based)')
     .action(async (paths: string[], flags: ExplainFlags) => {
       const ws = await openWorkspace(paths, flags, io);
@@ -42,7 +42,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         }
         if (numbered.length === 0) io.out('No finding matches: nothing to explain.\n');
         const lineText = lineTextResolver(ws.db);
-        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText)}`).join('\n\n') + (numbered.length ? '\n' : ''));
+        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText, process.cwd())}`).join('\n\n') + (numbered.length ? '\n' : ''));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();

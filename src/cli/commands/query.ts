@@ -8,7 +8,7 @@ import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps }
 import { openScratchDb } from '../../store/scratch-db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
-import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
+import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type SettingFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
 import { queryParams, unboundParams } from '../../detect/query-rows.js';
 import { isoTime } from '../../model/phrasing.js';
@@ -26,7 +26,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
     .addOption(new Option('--max-rows <n>', 'stop a query that returns more rows than this').argParser(positiveInt('--max-rows')).default(DEFAULT_CAPS.maxRows))
     .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
-    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & ThresholdFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
       if (flags.list) {
         // Reports and rule queries; facts are run by the detectors with their own arguments.
         for (const q of listQueries().filter((q) => q.folder !== 'facts' && unboundParams(loadQuery(`${q.folder}/${q.name}`)).length === 0)) {

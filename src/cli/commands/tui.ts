@@ -8,10 +8,10 @@ import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, showLoading, startDashboard } from '../../tui/wire/terminal.js';
 import type { Io } from '../io.js';
-import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type ThresholdFlags } from '../options.js';
+import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type SettingFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
-type TuiFlags = InputOptions & ThresholdFlags;
+type TuiFlags = InputOptions & SettingFlags;
 
 export function registerTui(program: Command, io: Io, done: (code: number) => void): void {
   const cmd = program

@@ -15,10 +15,10 @@ import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
-import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type ThresholdFlags } from '../options.js';
+import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import type { InputOptions } from '../workspace.js';
 
-interface WatchFlags extends InputOptions, ThresholdFlags {
+interface WatchFlags extends InputOptions, SettingFlags {
   format?: string;
   failOn: FailOn;
   exitAfter?: string;
