@@ -53,10 +53,10 @@ export function swimlaneSvg(t: SessionTimeline, rows: Row[], label: string, key:
   const marks: string[] = [];
   const labels: string[] = [];
 
-  // Lane heads.
-  columns.forEach((c, i) => {
+  // Lane heads; the key under the drawing says which stream each is.
+  columns.forEach((_, i) => {
     const name = i === 0 ? 'S' : laneLetter(i - 1);
-    labels.push(`<text x="${laneX(i)}" y="${TOP - 10}" class="lane-head" text-anchor="middle">${text(name)}<title>${text(i === 0 ? 'records of the session, on no stream' : `stream ${c}`)}</title></text>`);
+    labels.push(`<text x="${laneX(i)}" y="${TOP - 10}" class="lane-head" text-anchor="middle">${text(name)}</text>`);
   });
 
   // Lifelines: from the stream's first row to its close or fence, dashed once superseded.
