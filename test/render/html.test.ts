@@ -8,6 +8,7 @@ import { scale } from '../../src/render/html/charts.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { MAX_ROWS, pickRows } from '../../src/render/html/timelines.js';
 import type { TimelineRecord } from '../../src/store/timeline.js';
+import { cli } from '../cli/run-cli.js';
 import { lineText, makeReport } from './fixture.js';
 import { BREAKOUT_PAYLOAD, hostileLog, htmlOfLogs, IMG_PAYLOAD, manyFindings, REJECTED_PAYLOAD, SCRIPT_PAYLOAD } from './html-fixture.js';
 
@@ -148,6 +149,29 @@ describe('the HTML report', () => {
     expect(drawn.map((r) => r.line)).toEqual([...drawn.map((r) => r.line)].sort((a, b) => a - b));
     const skipped = rows.reduce((n, r) => n + (r.type === 'gap' ? r.skipped : 0), 0);
     expect(skipped + MAX_ROWS).toBe(1000);
+  });
+
+  it('names each not-knowable session once per reason, and folds a long list', () => {
+    const short = renderHtml(makeReport(), { lineText });
+    const section = short.match(/<section id="not-knowable">[\s\S]*?<\/section>/)![0];
+    expect(count(section, /<tr><td>/g)).toBe(2); // two reasons; S4 and S5 share one
+    expect(section).toContain('<code>S4</code>, <code>S5</code>');
+    expect(section).not.toContain('<details>');
+    const many = makeReport();
+    many.not_knowable = RULE_IDS.slice(0, 12).map((rule) => ({ rule, session: 'S9', reason: `no ${rule} facts <b>here</b>` }));
+    const folded = renderHtml(many, { lineText }).match(/<section id="not-knowable">[\s\S]*?<\/section>/)![0];
+    expect(folded).toContain('<details><summary>12 reasons for 12 rules</summary>');
+    expect(folded).toContain('no silent-truncation facts &lt;b&gt;here&lt;/b&gt;');
+  });
+
+  it('is what analyze --format html writes, and --explain adds nothing after </html>', async () => {
+    const r = await cli('analyze', 'samples/writers.ndjson', '--format', 'html', '--explain', '--fail-on', 'never');
+    expect(r.code).toBe(0);
+    expect(r.out.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(r.out.endsWith('</html>\n')).toBe(true);
+    expect(r.out).toContain('<svg class="swim"');
+    expect(r.out).toContain('<figcaption>Reconnect decisions over time</figcaption>');
+    expect(r.out).toContain('samples/writers.ndjson:13');
   });
 
   it('puts whole-number ticks on counts', () => {

@@ -5,7 +5,7 @@ import type { ChartSeries } from './options.js';
 // dashboard computes (tui/wire/series.ts), over the whole log. Counts get
 // whole-number ticks; each bar says its interval and count on hover.
 
-const W = 640;
+const W = 560;
 const H = 200;
 const M = { left: 44, right: 10, top: 10, bottom: 34 };
 const PW = W - M.left - M.right;

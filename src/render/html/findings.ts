@@ -1,9 +1,10 @@
 import type { Finding, Report } from '../../model/finding.js';
 import type { LineRef } from '../../model/record.js';
 import { RULES, type RuleId } from '../../model/rules.js';
-import { groupBySeverityAndRule, plural, sessionLabel, truncate, type LineText } from '../common.js';
+import { groupBySeverityAndRule, sessionLabel, truncate, type LineText } from '../common.js';
 import { findingAnchor, ruleAnchor, timelineAnchor } from './anchors.js';
 import { attr, jsonForScript, text } from './escape.js';
+import { counted } from './words.js';
 import { explanationOf } from './explanation.js';
 
 // Findings grouped by severity, then rule. Each rule draws its first page of
@@ -63,7 +64,7 @@ export function findingsSection(report: Report, ctx: FindingsContext): string {
   const out: string[] = ['<section id="findings"><h2>Findings</h2>'];
   for (const g of groups) {
     const count = g.rules.reduce((n, r) => n + r.findings.length, 0);
-    out.push(`<section class="severity sev-${g.severity}"><h3><span class="badge sev-${g.severity}">${g.severity}</span> ${text(plural(count, 'finding'))}</h3>`);
+    out.push(`<section class="severity sev-${g.severity}"><h3><span class="badge sev-${g.severity}">${g.severity}</span> ${text(counted(count, 'finding'))}</h3>`);
     for (const r of g.rules) {
       out.push(ruleBlock(r.rule, r.findings, number + 1, ctx));
       number += r.findings.length;
@@ -81,7 +82,7 @@ function ruleBlock(rule: RuleId, findings: Finding[], first: number, ctx: Findin
   const page = items.slice(0, ctx.pageSize).map((item, i) => findingCard(item, first + i, ctx.lines));
   const paged = items.length > ctx.pageSize;
   return [
-    `<details class="rule" id="${key}" open><summary><code class="rule-id">${text(rule)}</code> <span class="count">${text(plural(findings.length, 'finding'))}</span> <span class="rule-sum">${text(RULES[rule].summary)}</span></summary>`,
+    `<details class="rule" id="${key}" open><summary><code class="rule-id">${text(rule)}</code> <span class="count">${text(counted(findings.length, 'finding'))}</span> <span class="rule-sum">${text(RULES[rule].summary)}</span></summary>`,
     `<dl class="explain"><div><dt>What it means</dt><dd>${text(e.meaning)}</dd></div><div><dt>Why it breaks</dt><dd>${text(e.whyItBreaks)}</dd></div><div><dt>What the server should do</dt><dd>${text(e.shouldHave)}</dd></div></dl>`,
     paged ? pager(key, ctx.pageSize, items.length, first) : '',
     `<div class="findings" id="list-${key}">${page.join('')}</div>`,

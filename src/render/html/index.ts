@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Report } from '../../model/finding.js';
-import { inReportOrder, noLineText, plural } from '../common.js';
+import { inReportOrder, noLineText } from '../common.js';
 import { chartsSection } from './charts.js';
+import { counted } from './words.js';
 import { text } from './escape.js';
 import { DEFAULT_PAGE_SIZE, findingsSection, LineTable } from './findings.js';
 import { notKnowableSection, rejectedSection } from './lists.js';
@@ -37,7 +38,7 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
     rejectedSection(report.summary.rejected_lines, opts.rejected),
   ].join('\n');
   const s = report.summary;
-  const subtitle = `${plural(report.findings.length, 'finding')} in ${plural(s.records, 'record')} and ${plural(s.sessions, 'session')}`;
+  const subtitle = `${counted(report.findings.length, 'finding')} in ${counted(s.records, 'record')} and ${counted(s.sessions, 'session')}`;
   return page(subtitle, body, lines.dataBlock(), opts.toolVersion);
 }
 

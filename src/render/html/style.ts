@@ -50,9 +50,9 @@ dl.explain dd { margin: 0; }
 .finding .num { font-weight: 700; color: var(--sev); }
 .finding .msg { margin: 2px 0 4px; }
 ol.evidence { margin: 0; padding-left: 18px; font-size: 12.5px; }
-ol.evidence li { margin: 2px 0; display: grid; grid-template-columns: minmax(max-content, 14em) 1fr; align-items: start; }
-ol.evidence .where { color: var(--muted); margin-right: 8px; white-space: nowrap; }
-ol.evidence code { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; background: var(--tint); }
+ol.evidence li { margin: 4px 0; }
+ol.evidence .where { display: block; color: var(--muted); }
+ol.evidence code { display: block; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; background: var(--tint); padding: 2px 6px; }
 nav.pager { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0; font-size: 14px; }
 nav.pager input { width: 5em; }
 nav.pager[hidden] { display: none; }
@@ -95,7 +95,9 @@ figure.chart svg { max-width: 100%; height: auto; }
 .keys { margin: 4px 0 0; font-size: 13px; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 10px; }
 ul.ids { columns: 3 16em; font-size: 13px; }
-ul.not-knowable > li { margin: 6px 0; }
+table.not-knowable td { font-size: 14px; }
+table.not-knowable td:last-child code { white-space: nowrap; }
+table.not-knowable details summary { cursor: pointer; white-space: nowrap; }
 table.rejected td:last-child code { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
 footer { padding: 12px 24px; color: var(--muted); border-top: 1px solid var(--rule); font-size: 13px; }
 @media print {

@@ -2,7 +2,8 @@ import { exitCodeFor } from '../../findings/gate.js';
 import type { Report } from '../../model/finding.js';
 import { RULE_IDS, RULES } from '../../model/rules.js';
 import type { FailOn } from '../../model/severity.js';
-import { countBySeverity, plural, SEVERITIES_DESCENDING } from '../common.js';
+import { countBySeverity, SEVERITIES_DESCENDING } from '../common.js';
+import { counted } from './words.js';
 import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
 
@@ -12,7 +13,7 @@ export function summarySection(report: Report, failOn: FailOn): string {
   const counts = countBySeverity(report.findings);
   const failed = exitCodeFor(report, failOn) === 1;
   const gate = `<p class="gate ${failed ? 'fail' : 'pass'}"><strong>${failed ? 'FAIL' : 'PASS'}</strong> ${text(
-    report.findings.length === 0 ? 'no findings' : plural(report.findings.length, 'finding'),
+    report.findings.length === 0 ? 'no findings' : counted(report.findings.length, 'finding'),
   )} · gate: fail on ${text(failOn)}${failed ? ' (analyze exits 1)' : ''}</p>`;
   const tiles = [
     tile('records', s.records),

@@ -2,8 +2,9 @@ import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { SessionTimeline, TimelineRecord } from '../../store/timeline.js';
-import { plural, sessionLabel } from '../common.js';
+import { sessionLabel } from '../common.js';
 import { timelineAnchor } from './anchors.js';
+import { counted } from './words.js';
 import { text } from './escape.js';
 import { swimlaneSvg, type Mark, type Row } from './swimlane.js';
 
@@ -80,7 +81,7 @@ export function timelinesSection(choice: TimelineChoice): string {
     const shown = choice.notDrawn.slice(0, 200);
     const more = choice.notDrawn.length - shown.length;
     out.push(
-      `<details class="more-sessions"><summary>${text(plural(choice.notDrawn.length, 'other session'))} named by findings, not drawn here</summary><p>See one with <code>resumescope timeline &lt;session&gt; …</code>.</p><ul class="ids">${shown
+      `<details class="more-sessions"><summary>${text(counted(choice.notDrawn.length, 'other session'))} named by findings, not drawn here</summary><p>See one with <code>resumescope timeline &lt;session&gt; …</code>.</p><ul class="ids">${shown
         .map((s) => `<li><code>${text(s)}</code></li>`)
         .join('')}</ul>${more > 0 ? `<p class="note">and ${more.toLocaleString('en-US')} more</p>` : ''}</details>`,
     );
@@ -108,7 +109,7 @@ function sessionBlock(d: DrawnTimeline): string {
   const numbers = d.findings.map((n) => `<a href="#finding-${n.number}">#${n.number}</a>`);
   const shownNumbers = numbers.length > 30 ? [...numbers.slice(0, 30), `and ${numbers.length - 30} more`] : numbers;
   return `<article class="timeline" id="${timelineAnchor(d.index)}"><h3>session <code>${text(sessionLabel(t.session))}</code></h3>
-<p class="named">${text(plural(d.findings.length, 'finding'))}: ${shownNumbers.join(' ')}</p>
+<p class="named">${text(counted(d.findings.length, 'finding'))}: ${shownNumbers.join(' ')}</p>
 <ul class="incarnations">${incarnations}</ul>${cut}
 <div class="swim-wrap">${swimlaneSvg(t, rows, `timeline of session ${t.session}`, String(d.index))}</div></article>`;
 }
