@@ -54,7 +54,8 @@ function stacked(s: ChartSeries): string {
 function lines(s: ChartSeries): string {
   const { top, ticks } = scale(Math.max(0, ...s.replayed, ...s.reemitted));
   const n = s.labels.length;
-  const x = (i: number) => M.left + (n === 1 ? PW / 2 : (i / (n - 1)) * PW);
+  // At the centre of each interval, as the bars and the time labels are.
+  const x = (i: number) => M.left + (i + 0.5) * (PW / n);
   const y = (v: number) => M.top + PH - (v / top) * PH;
   const path = (vs: number[], cls: string) =>
     `<polyline points="${vs.map((v, i) => `${fmt(x(i))},${fmt(y(v))}`).join(' ')}" class="${cls}"/>` +
