@@ -24,7 +24,7 @@ export function summarySection(report: Report, failOn: FailOn): string {
     tile('ignored lines', s.ignored_lines),
   ];
   return `<section id="summary"><h2>Summary</h2>${gate}<ul class="tiles">${tiles.join('')}</ul>
-<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {})}${nodesTable(s.nodes)}</div></section>`;
+<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, s.sessionless_versions === true)}${nodesTable(s.nodes)}</div></section>`;
 }
 
 function tile(label: string, n: number, cls = ''): string {
@@ -43,10 +43,11 @@ function byRuleTable(report: Report): string {
   return `<table class="by-rule"><caption>Findings by rule</caption><thead><tr><th>rule</th><th>severity</th><th>count</th><th>what it catches</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
-function versionsTable(versions: Record<string, number>): string {
+/** `sessionless`: stateless (2026-07-28) requests logged a version with no session to count it under. */
+function versionsTable(versions: Record<string, number>, sessionless: boolean): string {
   const keys = Object.keys(versions).sort();
   const rows = keys.map((k) => `<tr><td><code>${text(k)}</code></td><td class="num">${versions[k]!.toLocaleString('en-US')}</td></tr>`);
-  const note = keys.length > 0 && keys.every((k) => k === 'unknown') ? '<p class="note">No protocol version was logged: the protocol-revision rules did not apply.</p>' : '';
+  const note = keys.length > 0 && keys.every((k) => k === 'unknown') && !sessionless ? '<p class="note">No protocol version was logged: the protocol-revision rules did not apply.</p>' : '';
   return `<div><table><caption>Sessions by protocol version</caption><thead><tr><th>version</th><th>sessions</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="2">none</td></tr>'}</tbody></table>${note}</div>`;
 }
 
