@@ -2,6 +2,7 @@ import type { Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
 import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
+import { renderHtml, type HtmlOptions } from './html/index.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -12,8 +13,9 @@ export type { LineText } from './common.js';
 export { lineRecordsResolver, type LineRecords } from './evidence-summary.js';
 export { explainFinding } from './explain.js';
 export type { RuleExplanation } from '../detect/rule.js';
+export type { ChartSeries, RejectedLineView } from './html/index.js';
 
-export const FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown'] as const;
+export const FORMATS = ['text', 'json', 'sarif', 'junit', 'markdown', 'html'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface RenderOptions {
@@ -33,8 +35,14 @@ export interface RenderOptions {
   toolVersion?: string;
   /** Text: findings shown in full per rule (the rest counted per session). */
   maxFindings?: number;
-  /** The gate shown in the markdown status line. */
+  /** The gate shown in the markdown and HTML status lines. */
   failOn?: FailOn;
+  /** HTML: a session's timeline for the swimlanes (the CLI reads it from the store). */
+  timeline?: HtmlOptions['timeline'];
+  /** HTML: the dashboard's chart series. */
+  series?: HtmlOptions['series'];
+  /** HTML: rejected lines, a page at a time. */
+  rejected?: HtmlOptions['rejected'];
 }
 
 export function isFormat(s: string): s is Format {
@@ -54,6 +62,15 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
       return renderJunit(report, { lineText: opts.lineText, failOn: opts.failOn });
     case 'markdown':
       return renderMarkdown(report, { ...readable(opts), failOn: opts.failOn });
+    case 'html':
+      return renderHtml(report, {
+        lineText: opts.lineText,
+        failOn: opts.failOn,
+        toolVersion: opts.toolVersion,
+        timeline: opts.timeline,
+        series: opts.series,
+        rejected: opts.rejected,
+      });
   }
 }
 

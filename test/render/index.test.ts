@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORMATS, isFormat, render } from '../../src/render/index.js';
+import { renderHtml } from '../../src/render/html/index.js';
 import { renderJson } from '../../src/render/json.js';
 import { renderJunit } from '../../src/render/junit.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
@@ -16,12 +17,14 @@ describe('render', () => {
     expect(render('sarif', report, { lineText, toolVersion: '9.9.9' })).toBe(renderSarif(report, { lineText, toolVersion: '9.9.9' }));
     expect(render('junit', report, { lineText })).toBe(renderJunit(report, { lineText }));
     expect(render('markdown', report, { lineText, failOn: 'critical' })).toBe(renderMarkdown(report, { lineText, failOn: 'critical' }));
+    expect(render('html', report, { lineText, failOn: 'critical', toolVersion: '9.9.9' })).toBe(renderHtml(report, { lineText, failOn: 'critical', toolVersion: '9.9.9' }));
   });
 
   it('knows its formats', () => {
-    expect([...FORMATS]).toEqual(['text', 'json', 'sarif', 'junit', 'markdown']);
+    expect([...FORMATS]).toEqual(['text', 'json', 'sarif', 'junit', 'markdown', 'html']);
     expect(isFormat('sarif')).toBe(true);
-    expect(isFormat('html')).toBe(false);
+    expect(isFormat('html')).toBe(true);
+    expect(isFormat('pdf')).toBe(false);
   });
 
   it('ends every format with a newline and never depends on the clock', () => {

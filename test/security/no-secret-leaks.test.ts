@@ -29,7 +29,7 @@ describe('no credential leaves the logs', () => {
     for (const f of all) expect(leaks(readFileSync(f, 'utf8')), f).toBeGreaterThan(0);
   });
 
-  for (const format of ['text', 'json', 'sarif', 'junit', 'markdown']) {
+  for (const format of ['text', 'json', 'sarif', 'junit', 'markdown', 'html']) {
     it(`analyze -f ${format}`, async () => {
       const r = await cli('analyze', ...all, '-f', format, '--fail-on', 'never');
       expect(r.out.length).toBeGreaterThan(100);

@@ -15,6 +15,7 @@ import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress.js';
 import { deriveTimeline } from '../../store/derive.js';
+import { htmlReaders } from '../html-readers.js';
 
 interface AnalyzeFlags extends InputOptions, SettingFlags {
   format: string;
@@ -81,8 +82,10 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
       lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
       color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
       ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
+      ...(format === 'html' && htmlReaders(ws.db)),
     });
-    if (flags.explain && report.findings.length > 0) {
+    // The HTML report explains every rule it shows; text appended after </html> would be lost.
+    if (flags.explain && format !== 'html' && report.findings.length > 0) {
       text += '\n' + report.findings.map((f) => explainFinding(f, lineText, cwd)).join('\n\n') + '\n';
     }
     progress.finish(`${report.findings.length} finding(s)`);

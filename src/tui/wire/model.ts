@@ -3,7 +3,8 @@ import type { FindingBook } from '../../live/findings.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../model.js';
-import { SeriesCounter, type ChartRecord } from './series.js';
+import { SeriesCounter } from './series.js';
+import { chartRecordsAfter } from './store-series.js';
 
 // Builds the dashboard's model from the store. Every query is either over the
 // records that are new since the last refresh (by rowid) or over one session
@@ -47,9 +48,7 @@ export class DashboardModelSource {
     this.now = opts.now ?? Date.now;
     this.q = {
       totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(rejected), 0) AS rejected, coalesce(sum(ignored), 0) AS ignored FROM sources'),
-      newRecords: db.prepare(
-        'SELECT id, ts_ms, kind, origin, decision, status, replayed, reemitted FROM records WHERE id > ? AND shadowed = 0 AND (kind = \'upgrade\' OR status = 404) ORDER BY id',
-      ),
+      newRecords: chartRecordsAfter(db),
       maxId: db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck(),
       // Not DISTINCT: that walks the session index over the whole table instead of the new rowids.
       newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
@@ -73,7 +72,7 @@ export class DashboardModelSource {
   refresh(sessions: Iterable<string> = []): void {
     const from = this.seenUpTo;
     this.seenUpTo = this.q.maxId.get() as number;
-    for (const r of this.q.newRecords.iterate(from) as Iterable<ChartRecord>) this.counter.add(r);
+    for (const r of this.q.newRecords.iterate(from)) this.counter.add(r);
     const stale = new Set(sessions);
     for (const s of this.q.newSessions.all(from) as string[]) stale.add(s);
     for (const s of stale) this.readRow(s);

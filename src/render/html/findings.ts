@@ -1,0 +1,113 @@
+import type { Finding, Report } from '../../model/finding.js';
+import type { LineRef } from '../../model/record.js';
+import { ruleOf, type RuleId } from '../../detect/rules/index.js';
+import { groupBySeverityAndRule, sessionLabel, truncate, type LineText } from '../common.js';
+import { findingAnchor, ruleAnchor, timelineAnchor } from './anchors.js';
+import { attr, jsonForScript, text } from './escape.js';
+import { counted } from './words.js';
+
+// Findings grouped by severity, then rule. Each rule draws its first page of
+// findings as HTML; the whole list sits beside it as JSON, and the inline
+// script (script.ts) draws other pages from it on demand. Tens of thousands
+// of findings then cost one page of elements per rule, not one per finding,
+// and the file still holds every finding (search it, or print it page by page).
+
+export const DEFAULT_PAGE_SIZE = 20;
+/** An evidence line longer than this is cut: the report links file:line for the whole. */
+export const MAX_LINE_CHARS = 1000;
+
+/** The evidence lines of all findings, each stored once: findings of one upgrade share most of them. */
+export class LineTable {
+  readonly files: string[] = [];
+  readonly lines: [number, number, string | null][] = [];
+  private readonly fileIndex = new Map<string, number>();
+  private readonly lineIndex = new Map<string, number>();
+
+  constructor(private readonly lineText: LineText) {}
+
+  indexOf(ref: LineRef): number {
+    const key = `${ref.line}\u0000${ref.file}`;
+    let i = this.lineIndex.get(key);
+    if (i === undefined) {
+      let f = this.fileIndex.get(ref.file);
+      if (f === undefined) {
+        f = this.files.push(ref.file) - 1;
+        this.fileIndex.set(ref.file, f);
+      }
+      const raw = this.lineText(ref);
+      i = this.lines.push([f, ref.line, raw === undefined ? null : truncate(raw.replace(/\r?\n$/, ''), MAX_LINE_CHARS)]) - 1;
+      this.lineIndex.set(key, i);
+    }
+    return i;
+  }
+
+  dataBlock(): string {
+    return `<script type="application/json" id="rs-lines">${jsonForScript({ files: this.files, lines: this.lines })}</script>`;
+  }
+}
+
+/** A finding as the pager's data holds it: [at, session, message, evidence line indices, timeline index or -1]. */
+type FindingItem = [string, string | null, string, number[], number];
+
+export interface FindingsContext {
+  lines: LineTable;
+  /** The index of a session's drawn timeline. */
+  timelineOf: (session: string | null) => number | undefined;
+  pageSize: number;
+}
+
+export function findingsSection(report: Report, ctx: FindingsContext): string {
+  const groups = groupBySeverityAndRule(report.findings);
+  if (groups.length === 0) return '<section id="findings"><h2>Findings</h2><p class="none">No findings: every rule that could be judged passed.</p></section>';
+  let number = 0; // #N as the text report and `explain -n N` number them (inReportOrder)
+  const out: string[] = ['<section id="findings"><h2>Findings</h2>'];
+  for (const g of groups) {
+    const count = g.rules.reduce((n, r) => n + r.findings.length, 0);
+    out.push(`<section class="severity sev-${g.severity}"><h3><span class="badge sev-${g.severity}">${g.severity}</span> ${text(counted(count, 'finding'))}</h3>`);
+    for (const r of g.rules) {
+      out.push(ruleBlock(r.rule, r.findings, number + 1, ctx));
+      number += r.findings.length;
+    }
+    out.push('</section>');
+  }
+  out.push('</section>');
+  return out.join('\n');
+}
+
+function ruleBlock(rule: RuleId, findings: Finding[], first: number, ctx: FindingsContext): string {
+  const key = ruleAnchor(rule);
+  const e = ruleOf(rule).explanation;
+  const items = findings.map((f): FindingItem => [f.at, f.session, f.message, f.evidence.map((ref) => ctx.lines.indexOf(ref)), ctx.timelineOf(f.session) ?? -1]);
+  const page = items.slice(0, ctx.pageSize).map((item, i) => findingCard(item, first + i, ctx.lines));
+  const paged = items.length > ctx.pageSize;
+  return [
+    `<details class="rule" id="${key}" open><summary><code class="rule-id">${text(rule)}</code> <span class="count">${text(counted(findings.length, 'finding'))}</span> <span class="rule-sum">${text(ruleOf(rule).summary)}</span></summary>`,
+    `<dl class="explain"><div><dt>What it means</dt><dd>${text(e.meaning)}</dd></div><div><dt>Why it breaks</dt><dd>${text(e.whyItBreaks)}</dd></div><div><dt>What the server should do</dt><dd>${text(e.shouldHave)}</dd></div></dl>`,
+    paged ? pager(key, ctx.pageSize, items.length, first) : '',
+    `<div class="findings" id="list-${key}">${page.join('')}</div>`,
+    paged ? `<script type="application/json" id="data-${key}">${jsonForScript({ first, items })}</script>` : '',
+    '</details>',
+  ].join('\n');
+}
+
+function pager(key: string, size: number, total: number, first: number): string {
+  const pages = Math.ceil(total / size);
+  return `<nav class="pager" data-pager=${attr(key)} data-size="${size}" data-total="${total}" data-first="${first}" hidden aria-label="pages of findings">
+<button type="button" data-go="first">« first</button><button type="button" data-go="prev">‹ previous</button>
+<span class="where">findings 1–${size} of ${total.toLocaleString('en-US')}</span>
+<button type="button" data-go="next">next ›</button><button type="button" data-go="last">last »</button>
+<label>page <input type="number" min="1" max="${pages}" value="1"> of ${pages.toLocaleString('en-US')}</label></nav>
+<noscript><p class="note">Showing the first ${size} of ${total.toLocaleString('en-US')}; the report's inline script pages through the rest (or use --format json).</p></noscript>`;
+}
+
+/** One finding; script.ts builds the same elements in the browser for the other pages (a test holds them equal). */
+function findingCard(item: FindingItem, number: number, lines: LineTable): string {
+  const [at, session, message, evidence, timeline] = item;
+  const link = timeline >= 0 ? ` · <a href="#${timelineAnchor(timeline)}">timeline</a>` : '';
+  const quoted = evidence.map((i) => {
+    const [f, line, raw] = lines.lines[i]!;
+    return `<li><span class="where">${text(`${lines.files[f]}:${line}`)}</span>${raw === null ? '' : `<code>${text(raw)}</code>`}</li>`;
+  });
+  const ev = quoted.length ? `<ol class="evidence">${quoted.join('')}</ol>` : '<p class="note">(no evidence lines recorded)</p>';
+  return `<article class="finding" id="${findingAnchor(number)}"><div class="meta"><span class="num">#${number}</span> <time>${text(at)}</time> · session <code>${text(sessionLabel(session))}</code>${link}</div><p class="msg">${text(message)}</p>${ev}</article>`;
+}

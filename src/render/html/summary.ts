@@ -1,0 +1,63 @@
+import { exitCodeFor } from '../../findings/gate.js';
+import type { Report } from '../../model/finding.js';
+import { RULE_IDS, ruleOf } from '../../detect/rules/index.js';
+import type { FailOn } from '../../model/severity.js';
+import { countBySeverity, SEVERITIES_DESCENDING } from '../common.js';
+import { counted } from './words.js';
+import { text } from './escape.js';
+import { ruleAnchor } from './anchors.js';
+
+/** The counts a reader takes in first: the gate, records and sessions, findings by severity and by rule, versions, nodes. */
+export function summarySection(report: Report, failOn: FailOn): string {
+  const s = report.summary;
+  const counts = countBySeverity(report.findings);
+  const failed = exitCodeFor(report, failOn) === 1;
+  const gate = `<p class="gate ${failed ? 'fail' : 'pass'}"><strong>${failed ? 'FAIL' : 'PASS'}</strong> ${text(
+    report.findings.length === 0 ? 'no findings' : counted(report.findings.length, 'finding'),
+  )} · gate: fail on ${text(failOn)}${failed ? ' (analyze exits 1)' : ''}</p>`;
+  const tiles = [
+    tile('records', s.records),
+    tile('sessions', s.sessions),
+    tile('findings', report.findings.length),
+    ...SEVERITIES_DESCENDING.map((sev) => tile(sev, counts[sev], `sev-${sev}${counts[sev] === 0 ? ' zero' : ''}`)),
+    tile('rejected lines', s.rejected_lines, s.rejected_lines > 0 ? 'warn' : ''),
+    tile('ignored lines', s.ignored_lines),
+  ];
+  return `<section id="summary"><h2>Summary</h2>${gate}<ul class="tiles">${tiles.join('')}</ul>
+<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, s.sessionless_versions === true)}${nodesTable(s.nodes)}</div></section>`;
+}
+
+function tile(label: string, n: number, cls = ''): string {
+  return `<li class="tile ${cls}"><span class="n">${n.toLocaleString('en-US')}</span> <span class="l">${text(label)}</span></li>`;
+}
+
+function byRuleTable(report: Report): string {
+  // In the order the findings section lists them: gravest first, then the catalogue's order.
+  const fired = RULE_IDS.filter((id) => (report.summary.by_rule[id] ?? 0) > 0);
+  const ordered = SEVERITIES_DESCENDING.flatMap((sev) => fired.filter((id) => ruleOf(id).severity === sev));
+  const rows = ordered.map((id) => {
+    const meta = ruleOf(id);
+    return `<tr><td><a href="#${ruleAnchor(id)}"><code>${text(id)}</code></a></td><td><span class="badge sev-${meta.severity}">${meta.severity}</span></td><td class="num">${report.summary.by_rule[id]!.toLocaleString('en-US')}</td><td>${text(meta.summary)}</td></tr>`;
+  });
+  const body = rows.length ? rows.join('') : '<tr><td colspan="4">no rule fired</td></tr>';
+  return `<table class="by-rule"><caption>Findings by rule</caption><thead><tr><th>rule</th><th>severity</th><th>count</th><th>what it catches</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** `sessionless`: stateless (2026-07-28) requests logged a version with no session to count it under. */
+function versionsTable(versions: Record<string, number>, sessionless: boolean): string {
+  const keys = Object.keys(versions).sort();
+  const rows = keys.map((k) => `<tr><td><code>${text(k)}</code></td><td class="num">${versions[k]!.toLocaleString('en-US')}</td></tr>`);
+  const note = keys.length > 0 && keys.every((k) => k === 'unknown') && !sessionless ? '<p class="note">No protocol version was logged: the protocol-revision rules did not apply.</p>' : '';
+  return `<div><table><caption>Sessions by protocol version</caption><thead><tr><th>version</th><th>sessions</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="2">none</td></tr>'}</tbody></table>${note}</div>`;
+}
+
+function nodesTable(nodes: Report['summary']['nodes']): string {
+  const rows = Object.keys(nodes)
+    .sort()
+    .map((name) => {
+      const n = nodes[name]!;
+      const skew = n.skew_ms === undefined ? '' : `${n.skew_ms > 0 ? '+' : ''}${n.skew_ms} ms`;
+      return `<tr><td><code>${text(name)}</code></td><td class="num">${n.records.toLocaleString('en-US')}</td><td class="num">${text(skew)}</td></tr>`;
+    });
+  return `<table><caption>Nodes</caption><thead><tr><th>node</th><th>records</th><th>clock skew</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="3">no node named</td></tr>'}</tbody></table>`;
+}

@@ -1,0 +1,169 @@
+import type { Finding } from '../../model/finding.js';
+import { severityRank, type Severity } from '../../model/severity.js';
+import { isoTime } from '../../model/phrasing.js';
+import type { SessionTimeline, TimelineRecord } from '../../store/timeline.js';
+import { sessionLabel } from '../common.js';
+import { timelineAnchor } from './anchors.js';
+import { counted } from './words.js';
+import { text } from './escape.js';
+import { swimlaneSvg, type Mark, type Row } from './swimlane.js';
+
+// Which sessions get a swimlane, and which of their records are drawn. A
+// report of tens of thousands of findings names thousands of sessions, and a
+// long session has thousands of records: the gravest sessions are drawn, each
+// with its evidence and its structure (upgrades, streams, requests) first,
+// and the rest is counted with the command that shows it whole.
+
+export const MAX_TIMELINES = 12;
+export const MAX_ROWS = 160;
+
+/** Records that carry a session's structure; plain events are drawn only when there is room. */
+const STRUCTURAL = /^(upgrade|stream\.|session\.|request\.|buffer\.)/;
+
+export interface NumberedFinding {
+  number: number;
+  finding: Finding;
+}
+
+export interface DrawnTimeline {
+  index: number;
+  timeline: SessionTimeline;
+  findings: NumberedFinding[];
+}
+
+export interface TimelineChoice {
+  drawn: DrawnTimeline[];
+  /** Sessions named by findings but not drawn (over the cap), gravest first. */
+  notDrawn: string[];
+  /** False when no timeline reader was given (rendered without the store). */
+  available: boolean;
+}
+
+export function chooseTimelines(numbered: NumberedFinding[], read: ((session: string) => SessionTimeline | undefined) | undefined): TimelineChoice {
+  const bySession = new Map<string, NumberedFinding[]>();
+  for (const n of numbered) {
+    if (n.finding.session === null) continue;
+    const list = bySession.get(n.finding.session) ?? [];
+    list.push(n);
+    bySession.set(n.finding.session, list);
+  }
+  const gravest = (list: NumberedFinding[]) => Math.max(...list.map((n) => severityRank(n.finding.severity)));
+  const ordered = [...bySession.entries()].sort(
+    (a, b) => gravest(b[1]) - gravest(a[1]) || b[1].length - a[1].length || a[1][0]!.number - b[1][0]!.number,
+  );
+  if (read === undefined) return { drawn: [], notDrawn: ordered.map(([s]) => s), available: false };
+  const drawn: DrawnTimeline[] = [];
+  const notDrawn: string[] = [];
+  for (const [session, findings] of ordered) {
+    const timeline = drawn.length < MAX_TIMELINES ? read(session) : undefined;
+    if (timeline === undefined) notDrawn.push(session);
+    else drawn.push({ index: drawn.length, timeline, findings });
+  }
+  return { drawn, notDrawn, available: true };
+}
+
+export function timelinesSection(choice: TimelineChoice): string {
+  const out = ['<section id="timelines"><h2>Session timelines</h2>'];
+  if (!choice.available) {
+    out.push('<p class="note">Timelines are drawn from the store: <code>resumescope analyze --format html</code> draws them.</p>');
+  } else if (choice.drawn.length === 0) {
+    out.push('<p class="none">No finding names a session.</p>');
+  } else {
+    out.push(
+      `<p class="note">Time runs down; each stream is a lane, lanes of one lineage side by side. Rows that are evidence of a finding are shaded in its severity's colour and name it.${
+        choice.notDrawn.length || choice.drawn.length === MAX_TIMELINES ? ` The ${MAX_TIMELINES} sessions with the gravest findings are drawn.` : ''
+      }</p>`,
+      legend(),
+    );
+  }
+  for (const d of choice.drawn) out.push(sessionBlock(d));
+  if (choice.notDrawn.length > 0) {
+    const shown = choice.notDrawn.slice(0, 200);
+    const more = choice.notDrawn.length - shown.length;
+    out.push(
+      `<details class="more-sessions"><summary>${text(counted(choice.notDrawn.length, 'other session'))} named by findings, not drawn here</summary><p>See one with <code>resumescope timeline &lt;session&gt; …</code>.</p><ul class="ids">${shown
+        .map((s) => `<li><code>${text(s)}</code></li>`)
+        .join('')}</ul>${more > 0 ? `<p class="note">and ${more.toLocaleString('en-US')} more</p>` : ''}</details>`,
+    );
+  }
+  out.push('</section>');
+  return out.join('\n');
+}
+
+function sessionBlock(d: DrawnTimeline): string {
+  const t = d.timeline;
+  const marks = evidenceMarks(d.findings);
+  const rows = pickRows(t.records, marks);
+  const drawnRecords = rows.filter((r) => r.type === 'record').length;
+  const incarnations = t.incarnations.length
+    ? t.incarnations
+        .map(
+          (i) =>
+            `<li>incarnation <code>${text(i.incarnation ?? '(no nonce)')}</code>: created ${text(isoTime(i.created_ts))}${i.node ? ` on <code>${text(i.node)}</code>` : ''}${i.owner ? ` by <code>${text(i.owner)}</code>` : ''}${
+              i.ended_ts !== null ? `, ${text(i.ended_how ?? 'ended')} ${text(isoTime(i.ended_ts))}` : ', live at the end of the log'
+            }</li>`,
+        )
+        .join('')
+    : '<li>its creation is not in the log</li>';
+  const cut = drawnRecords < t.records.length ? ` <span class="note">${drawnRecords} of ${t.records.length.toLocaleString('en-US')} records drawn (evidence and structure first); all of them: <code>resumescope timeline ${text(t.session)} …</code></span>` : '';
+  const numbers = d.findings.map((n) => `<a href="#finding-${n.number}">#${n.number}</a>`);
+  const shownNumbers = numbers.length > 30 ? [...numbers.slice(0, 30), `and ${numbers.length - 30} more`] : numbers;
+  return `<article class="timeline" id="${timelineAnchor(d.index)}"><h3>session <code>${text(sessionLabel(t.session))}</code></h3>
+<p class="named">${text(counted(d.findings.length, 'finding'))}: ${shownNumbers.join(' ')}</p>
+<ul class="incarnations">${incarnations}</ul>${cut}
+<div class="swim-wrap">${swimlaneSvg(t, rows, `timeline of session ${t.session}`, String(d.index))}</div></article>`;
+}
+
+/** Evidence rows by file:line: the gravest severity that points at them, and the findings that do. */
+function evidenceMarks(findings: NumberedFinding[]): Map<string, Mark> {
+  const marks = new Map<string, Mark>();
+  for (const { number, finding } of findings) {
+    for (const ref of finding.evidence) {
+      const key = `${ref.file}:${ref.line}`;
+      const m = marks.get(key);
+      if (m === undefined) marks.set(key, { severity: finding.severity, numbers: [number] });
+      else {
+        if (severityRank(finding.severity) > severityRank(m.severity)) m.severity = finding.severity as Severity;
+        m.numbers.push(number);
+      }
+    }
+  }
+  return marks;
+}
+
+/** At most MAX_ROWS rows: evidence first, then structure, then events, shown in log order with the gaps counted. */
+export function pickRows(records: TimelineRecord[], marks: Map<string, Mark>, max = MAX_ROWS): Row[] {
+  const rank = (r: TimelineRecord) => (marks.has(`${r.file}:${r.line}`) ? 0 : STRUCTURAL.test(r.kind) ? 1 : 2);
+  let keep: Set<number>;
+  if (records.length <= max) keep = new Set(records.map((_, i) => i));
+  else {
+    const order = records.map((r, i) => ({ i, rank: rank(r) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
+    keep = new Set(order.slice(0, max).map((o) => o.i));
+  }
+  const rows: Row[] = [];
+  let skipped = 0;
+  records.forEach((r, i) => {
+    if (!keep.has(i)) {
+      skipped++;
+      return;
+    }
+    if (skipped > 0) rows.push({ type: 'gap', skipped });
+    skipped = 0;
+    rows.push({ type: 'record', record: r, mark: marks.get(`${r.file}:${r.line}`) });
+  });
+  if (skipped > 0) rows.push({ type: 'gap', skipped });
+  return rows;
+}
+
+function legend(): string {
+  return `<p class="legend" aria-label="legend">
+<svg width="12" height="12" viewBox="-6 -6 12 12" aria-hidden="true"><circle r="3.5" class="ev-sent"/></svg> event sent
+<svg width="12" height="12" viewBox="-6 -6 12 12" aria-hidden="true"><circle r="3.5" class="ev-replayed"/></svg> replayed
+<svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true"><path d="M0 -6L6 0L0 6L-6 0Z" class="up-resume"/></svg> upgrade (colour: resume, attach, fresh, reject)
+<svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true"><rect x="-2" y="-7" width="4" height="14" class="req-answered"/></svg> request, sent to answered
+<svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true"><rect x="-2" y="-7" width="4" height="14" class="req-timed_out"/></svg> timed out
+<svg width="14" height="14" viewBox="-7 -7 14 14" aria-hidden="true"><rect x="-2" y="-7" width="4" height="14" class="req-pending"/></svg> pending at the end
+<svg width="16" height="12" viewBox="-8 -6 16 12" aria-hidden="true"><rect x="-7" y="-2" width="14" height="4" class="fence"/></svg> fenced
+<svg width="12" height="12" viewBox="-6 -6 12 12" aria-hidden="true"><rect x="-4" y="-4" width="8" height="8" class="closed"/></svg> closed
+<svg width="16" height="12" viewBox="-8 -6 16 12" aria-hidden="true"><line x1="0" y1="-6" x2="0" y2="6" class="life zombie"/></svg> superseded but not closed</p>`;
+}
