@@ -91,7 +91,9 @@ export class NormalizeWorker {
 
   private fail(e: Error): void {
     if (this.broken === undefined) this.broken = e;
-    if (this.pending !== undefined) this.settle().reject(this.aborted(this.pending.name, e));
+    if (this.pending === undefined) return;
+    const p = this.settle();
+    p.reject(this.aborted(p.name, e));
   }
 
   private aborted(name: string, e: Error): IngestAborted {
