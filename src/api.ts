@@ -2,7 +2,7 @@ import type { Report } from './model/finding.js';
 import { detect, type RunOptions } from './detect/run.js';
 import { expandPaths, type Source } from './read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from './store/db.js';
-import { ingestAll, type IngestOptions, type SourceStats } from './store/ingest.js';
+import { ingestAll, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
 import type { ProgressListener } from './model/progress.js';
 import { deriveTimeline } from './store/derive.js';

@@ -3,7 +3,7 @@ import { expandPaths, InputError } from '../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
-import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../store/ingest.js';
+import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';

@@ -6,7 +6,7 @@ import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
-import { SourceIngest } from '../store/ingest.js';
+import { SourceIngest } from '../pipeline/ingest.js';
 import { FindingBook } from './findings.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped } from './scope.js';

@@ -115,3 +115,14 @@ export type LineOutcome =
   | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string; redacted?: string };
+
+/**
+ * One input line as the store receives it: normalized (records, with the line
+ * to quote as evidence, already redacted), ignored, or rejected (why, and its
+ * redacted head). The unit the pipeline hands from normalize to store, in
+ * batches, across a worker thread when it runs one.
+ */
+export type NormalizedLine =
+  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw: string }
+  | { line: number; type: 'ignored' }
+  | { line: number; type: 'rejected'; reason: string; text: string };

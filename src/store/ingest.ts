@@ -1,16 +1,12 @@
-import { createHash } from 'node:crypto';
-import type { NormalizedRecord } from '../model/record.js';
-import type { InputFormat } from '../normalize/formats/index.js';
-import { LineNormalizer } from '../normalize/normalize-line.js';
-import { redactText } from '../normalize/redact.js';
-import type { InputLine } from '../read/lines.js';
-import { splitLineBatches } from '../read/lines.js';
-import type { Source } from '../read/sources.js';
+import type { NormalizedLine, NormalizedRecord } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type RecordWriter } from './insert.js';
 import { interleaveNodeTies } from './node-ties.js';
 
+// The store's side of ingest: it receives normalized lines (pipeline/ reads
+// and normalizes them) and writes one source's records, rejected lines and
+// counts in one transaction. It imports neither read/ nor normalize/.
 export interface SourceStats {
   name: string;
   lines: number;
@@ -34,37 +30,24 @@ export function isUnusable(s: SourceStats): boolean {
   return s.readError !== undefined || (s.duplicateOf === undefined && s.recordLines === 0);
 }
 
-const PREVIEW_BYTES = 4096;
-
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
 const MAX_TIE_GROUP = 10_000;
 
-export interface IngestOptions {
-  /** Force one input format (`--input-format`) instead of detecting it per file. */
-  inputFormat?: string;
-  /** The adapters to detect with; a user mapping goes in front of the built-in ones. */
-  formats?: InputFormat[];
-  /** Told the lines read so far of a source after each batch (progress display; must be cheap). */
-  onLines?: (source: string, lines: number) => void;
-}
-
 /**
- * Writes the lines of one source into the store. Ties in time within a run of
- * equal timestamps are put in `seq` order, so that records keep the order the
- * node wrote them in (millisecond timestamps tie often).
+ * Writes the normalized lines of one source into the store. Ties in time
+ * within a run of equal timestamps are put in `seq` order, so that records
+ * keep the order the node wrote them in (millisecond timestamps tie often).
  */
-export class SourceIngest {
+export class SourceSink {
   readonly stats: SourceStats;
   readonly sourceId: number;
-  private readonly normalizer: LineNormalizer;
   private readonly writer: RecordWriter;
   private tieGroup: { line: number; rec: NormalizedRecord; raw: string }[] = [];
   private readonly rejectStmt;
   readonly touched = new Set<string>();
   private readonly seqNodes = new Set<string>();
 
-  constructor(private readonly db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
-    this.normalizer = new LineNormalizer(opts.inputFormat, opts.formats);
+  constructor(private readonly db: Db, name: string, opts: { complete?: boolean } = {}) {
     this.writer = recordWriter(db);
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
     // A placeholder hash until the content is known; unique per run.
@@ -77,30 +60,25 @@ export class SourceIngest {
     this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
   }
 
-  add(l: InputLine): void {
+  add(l: NormalizedLine): void {
     this.stats.lines++;
-    if ('error' in l) return this.reject(l.line, l.error, redactText(l.preview));
-    const out = this.normalizer.normalize(l.text);
-    if (out.type === 'ignored') {
+    if (l.type === 'ignored') {
       this.stats.ignored++;
       return;
     }
-    // The stored line is the redacted one where the line held a credential.
-    const raw = out.redacted ?? l.text;
-    if (out.type === 'rejected') return this.reject(l.line, out.reason, raw.slice(0, PREVIEW_BYTES));
+    if (l.type === 'rejected') {
+      this.stats.rejected++;
+      this.stats.firstProblem ??= { line: l.line, reason: l.reason };
+      this.rejectStmt.run(this.sourceId, l.line, l.reason, l.text);
+      return;
+    }
     this.stats.recordLines++;
-    this.stats.format ??= out.format;
-    for (const rec of out.records) {
+    this.stats.format ??= l.format;
+    for (const rec of l.records) {
       const last = this.tieGroup[this.tieGroup.length - 1];
       if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
-      this.tieGroup.push({ line: l.line, rec, raw });
+      this.tieGroup.push({ line: l.line, rec, raw: l.raw });
     }
-  }
-
-  private reject(line: number, reason: string, text: string): void {
-    this.stats.rejected++;
-    this.stats.firstProblem ??= { line, reason };
-    this.rejectStmt.run(this.sourceId, line, reason, text);
   }
 
   /** Writes the pending tie group; call before committing a batch. */
@@ -170,51 +148,62 @@ export function markDirty(db: Db, sessions: Iterable<string>): void {
 }
 
 /**
- * Ingests one source in one transaction: a crash or an I/O error leaves the
+ * The normalizing side stopped for a reason of its own (its thread died), not
+ * because of the input: the load is rolled back and the run stops with why.
+ */
+export class IngestAborted extends Error {}
+
+/** Where one source's normalized lines come from (pipeline/: this thread or a worker). */
+export interface SourceFeed {
+  /** Adds every line of the source to the sink; rejects when the source cannot be read on. */
+  run(sink: SourceSink): Promise<void>;
+  /** The content hash of the bytes read (after run settled), or null when there is none (a followed source). */
+  digest(): string | null;
+}
+
+/**
+ * Loads one source in one transaction: a crash or an I/O error leaves the
  * database as it was before this file. A compressed file cut short (a copy
  * taken while the export was still being written) is data, not a crash: its
  * lines before the cut are kept (see keepBeforeCut).
  */
-export async function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
-  const hash = createHash('sha256');
+export async function loadSource(db: Db, name: string, feed: SourceFeed): Promise<SourceStats> {
   db.exec('BEGIN');
-  let ingest: SourceIngest | undefined;
+  let sink: SourceSink | undefined;
   // Every COMMIT of this file runs it first: the records indexes may be dropped for the load.
   let rebuildIndexes = () => {};
   try {
     rebuildIndexes = deferIndexes(db, 'records');
-    ingest = new SourceIngest(db, source.name, opts);
-    for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
-      for (const l of batch) ingest.add(l);
-      opts.onLines?.(source.name, ingest.stats.lines);
-    }
-    const kept = ingest.finish(hash.digest('hex'));
+    sink = new SourceSink(db, name);
+    await feed.run(sink);
+    const kept = sink.finish(feed.digest());
     if (kept) rebuildIndexes();
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');
-    return ingest.stats;
+    return sink.stats;
   } catch (err) {
     if (isLocked(err)) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw lockedError(db); // the database's problem, not this input's
     }
+    if (err instanceof IngestAborted) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
     const message = (err as Error).message;
-    if (ingest !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, ingest, hash, message, rebuildIndexes);
+    if (sink !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, sink, feed.digest(), message, rebuildIndexes);
     if (db.inTransaction) db.exec('ROLLBACK');
-    const stats = ingest?.stats ?? { name: source.name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
+    const stats = sink?.stats ?? { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
     return { ...stats, readError: message };
   }
 }
 
-export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
-  const out: SourceStats[] = [];
-  for (const s of sources) out.push(await ingestSource(db, s, opts));
-  // A node whose seq records sit in two of these files (or in one of them and the database) may tie across them.
+/** After the sources of one run are loaded: a node whose seq records sit in two of them (or in one and the database) may tie across them. */
+export function interleaveAcrossSources(db: Db, loaded: SourceStats[]): void {
   const seen = new Map<string, number>();
-  for (const s of out) for (const n of s.seqNodes ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
+  for (const s of loaded) for (const n of s.seqNodes ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
   const earlier = db.prepare('SELECT count(*) FROM sources').pluck().get() as number;
-  const shared = new Set([...seen].filter(([, n]) => n > 1 || earlier > out.length).map(([node]) => node));
+  const shared = new Set([...seen].filter(([, n]) => n > 1 || earlier > loaded.length).map(([node]) => node));
   if (shared.size > 0) db.transaction(() => interleaveNodeTies(db, shared))();
-  return out;
 }
 
 /**
@@ -222,11 +211,11 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
  * rejected line where the file ends, and still marks the file unusable so that
  * a gate never passes on a partial export.
  */
-function keepBeforeCut(db: Db, ingest: SourceIngest, hash: ReturnType<typeof createHash>, message: string, beforeCommit: () => void): SourceStats {
-  const after = ingest.stats.lines;
-  ingest.add({ line: after + 1, error: `${message}: the compressed file ends here (cut short after line ${after})`, preview: '' });
-  ingest.finish(hash.digest('hex'));
+function keepBeforeCut(db: Db, sink: SourceSink, sha256: string | null, message: string, beforeCommit: () => void): SourceStats {
+  const after = sink.stats.lines;
+  sink.add({ line: after + 1, type: 'rejected', reason: `${message}: the compressed file ends here (cut short after line ${after})`, text: '' });
+  sink.finish(sha256);
   beforeCommit();
   db.exec('COMMIT');
-  return { ...ingest.stats, readError: `${message} after line ${after}; the ${after} lines before the cut were kept` };
+  return { ...sink.stats, readError: `${message} after line ${after}; the ${after} lines before the cut were kept` };
 }

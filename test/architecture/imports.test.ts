@@ -7,10 +7,11 @@ import { describe, expect, it } from 'vitest';
 // top-level entry of src/ must be placed here, so that a new folder is a decision.
 const STAGES: string[][] = [
   ['model', 'engine'],
-  ['read'],
-  ['normalize'],
+  // Side by side, so none imports another: pipeline composes them, and the store receives normalized lines only.
+  ['read', 'normalize', 'store'],
+  // pipeline: read → normalize → store, in a worker thread for large inputs.
   // instrument writes the log a server keeps; it redacts with normalize's rules.
-  ['store', 'instrument'],
+  ['pipeline', 'instrument'],
   ['replay'],
   ['detect'],
   ['findings'],

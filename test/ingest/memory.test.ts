@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { fileSource, type Source } from '../../src/read/sources.js';
 import { openDb } from '../../src/store/db.js';
-import { ingestSource } from '../../src/store/ingest.js';
+import { ingestSource } from '../../src/pipeline/ingest.js';
 import { T0_MS, tempDir, track } from './support.js';
 
 // A large export streams through with flat memory: the reader holds one line,

@@ -5,7 +5,7 @@ import { LiveSession } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
-import { SourceIngest } from '../../src/store/ingest.js';
+import { SourceIngest } from '../../src/pipeline/ingest.js';
 import { healthyLines, rec, violatingLine } from './support.js';
 
 // The live pipeline judges only what a batch touched; these tests hold it to

@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import type { InputFormat } from '../normalize/formats/index.js';
+import { INPUT_FORMATS } from '../normalize/formats/index.js';
+import type { InputLine } from '../read/lines.js';
+import { splitLineBatches } from '../read/lines.js';
+import type { Source } from '../read/sources.js';
+import type { Db } from '../store/db.js';
+import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceStats } from '../store/ingest.js';
+import { LineStage } from './normalize-lines.js';
+import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
+
+// The pipeline: read → normalize → store. The store receives normalized lines
+// only; this module decides where reading and normalizing run: in a worker
+// thread for large inputs (the main thread writes SQLite meanwhile), in this
+// thread for small ones, stdin, and user mappings (functions cannot cross to a worker).
+
+export interface IngestOptions {
+  /** Force one input format (`--input-format`) instead of detecting it per file. */
+  inputFormat?: string;
+  /** The adapters to detect with; a user mapping goes in front of the built-in ones. */
+  formats?: InputFormat[];
+  /** Told the lines read so far of a source after each batch (progress display; must be cheap). */
+  onLines?: (source: string, lines: number) => void;
+  /** Where to normalize: `auto` (a worker from WORKER_MIN_BYTES of files on), or always in a worker, or never. */
+  threads?: 'auto' | 'worker' | 'inline';
+  /** The worker's script (tests). */
+  workerScript?: URL;
+}
+
+/**
+ * From this many bytes of input files on, normalizing runs in a worker. Below
+ * it the worker's start-up (~40 ms: a thread, its module graph) costs more
+ * than the overlap saves.
+ */
+export const WORKER_MIN_BYTES = 4 * 1024 * 1024;
+
+/** One source's lines, read and normalized in this thread. */
+function inlineFeed(source: Source, opts: IngestOptions): SourceFeed {
+  const hash = createHash('sha256');
+  let digest: string | undefined;
+  return {
+    async run(sink) {
+      const stage = new LineStage(opts.inputFormat, opts.formats);
+      for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
+        for (const l of batch) sink.add(stage.normalize(l));
+        opts.onLines?.(source.name, sink.stats.lines);
+      }
+    },
+    digest: () => (digest ??= hash.digest('hex')),
+  };
+}
+
+/** Ingests one source in this thread, in one transaction. */
+export function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
+  return loadSource(db, source.name, inlineFeed(source, opts));
+}
+
+function inputBytes(sources: Source[]): number {
+  let n = 0;
+  for (const s of sources) {
+    if (s.path === null) continue;
+    try {
+      n += statSync(s.path).size;
+    } catch {
+      // unreadable: its open() says why
+    }
+  }
+  return n;
+}
+
+function useWorker(sources: Source[], opts: IngestOptions): boolean {
+  const mode = opts.threads ?? 'auto';
+  if (mode === 'inline') return false;
+  // A user's mapping is code-free JSON, but it reaches here as functions: it stays in this thread.
+  if (opts.formats !== undefined && opts.formats !== INPUT_FORMATS) return false;
+  if (!workerAvailable(opts.workerScript ?? WORKER_SCRIPT)) return false;
+  return mode === 'worker' || inputBytes(sources) >= WORKER_MIN_BYTES;
+}
+
+export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
+  const out: SourceStats[] = [];
+  const worker = useWorker(sources, opts) ? new NormalizeWorker(opts.workerScript) : undefined;
+  try {
+    for (const s of sources) {
+      // Files go to the worker; stdin (no path) is read here. After a store error the worker is stopped: the rest are read here.
+      const feed = worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines) : inlineFeed(s, opts);
+      out.push(await loadSource(db, s.name, feed));
+    }
+  } finally {
+    await worker?.close();
+  }
+  interleaveAcrossSources(db, out);
+  return out;
+}
+
+/**
+ * One source's lines as they come (watch, live): normalized in this thread
+ * and written in the caller's transactions.
+ */
+export class SourceIngest {
+  private readonly sink: SourceSink;
+  private readonly stage: LineStage;
+
+  constructor(db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
+    this.stage = new LineStage(opts.inputFormat, opts.formats);
+    this.sink = new SourceSink(db, name, opts.complete === undefined ? {} : { complete: opts.complete });
+  }
+
+  get stats(): SourceStats {
+    return this.sink.stats;
+  }
+  get sourceId(): number {
+    return this.sink.sourceId;
+  }
+  get touched(): Set<string> {
+    return this.sink.touched;
+  }
+
+  add(l: InputLine): void {
+    this.sink.add(this.stage.normalize(l));
+  }
+  flush(): void {
+    this.sink.flush();
+  }
+  finish(sha256: string | null): boolean {
+    return this.sink.finish(sha256);
+  }
+}
+
+export { isUnusable, type SourceStats } from '../store/ingest.js';

@@ -1,0 +1,31 @@
+import type { NormalizedLine } from '../model/record.js';
+import type { InputFormat } from '../normalize/formats/index.js';
+import { LineNormalizer } from '../normalize/normalize-line.js';
+import { redactText } from '../normalize/redact.js';
+import type { InputLine } from '../read/lines.js';
+
+/** A rejected line keeps this much of its (redacted) text, for `query rejected`. */
+const PREVIEW_BYTES = 4096;
+
+/**
+ * read → normalize for one source: what each input line becomes for the
+ * store. The same function runs in this thread and in the worker, so both
+ * paths store the same rows and say the same reasons.
+ */
+export class LineStage {
+  private readonly normalizer: LineNormalizer;
+
+  constructor(inputFormat?: string, formats?: InputFormat[]) {
+    this.normalizer = new LineNormalizer(inputFormat, formats);
+  }
+
+  normalize(l: InputLine): NormalizedLine {
+    if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
+    const out = this.normalizer.normalize(l.text);
+    if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
+    // The stored line is the redacted one where the line held a credential.
+    const raw = out.redacted ?? l.text;
+    if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
+    return { line: l.line, type: 'records', records: out.records, format: out.format, raw };
+  }
+}

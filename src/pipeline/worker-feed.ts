@@ -1,0 +1,102 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { IngestAborted, type SourceFeed, type SourceSink } from '../store/ingest.js';
+import type { FromWorker, ToWorker } from './worker-protocol.js';
+
+/** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
+export const WORKER_SCRIPT = new URL('./normalize-worker.js', import.meta.url);
+
+export function workerAvailable(script: URL = WORKER_SCRIPT): boolean {
+  return script.protocol === 'file:' && existsSync(fileURLToPath(script));
+}
+
+interface Pending {
+  name: string;
+  sink: SourceSink;
+  onLines: ((source: string, lines: number) => void) | undefined;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * The main thread's side of the normalizing worker: one worker for a whole
+ * run (a folder of a thousand files pays its start-up once), one file at a
+ * time. Batches are written to the sink as they arrive and acknowledged after
+ * they are stored, which lets the worker send the next.
+ */
+export class NormalizeWorker {
+  private readonly worker: Worker;
+  private pending: Pending | undefined;
+  private sha256: string | null = null;
+  /** Set when the worker died or was stopped: nothing more is sent to it. */
+  broken: Error | undefined;
+
+  constructor(script: URL = WORKER_SCRIPT) {
+    this.worker = new Worker(script);
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (e) => this.fail(e));
+    this.worker.on('exit', (code) => this.fail(new Error(`it exited with code ${code}`)));
+  }
+
+  /** One file's lines, normalized in the worker. */
+  feed(path: string, inputFormat: string | undefined, onLines: Pending['onLines']): SourceFeed {
+    return {
+      run: (sink) =>
+        new Promise<void>((resolve, reject) => {
+          if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
+          this.sha256 = null;
+          this.pending = { name: sink.stats.name, sink, onLines, resolve, reject };
+          this.post({ type: 'open', path, ...(inputFormat !== undefined && { inputFormat }) });
+        }),
+      digest: () => this.sha256,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.broken ??= new Error('it was stopped');
+    await this.worker.terminate();
+  }
+
+  private post(m: ToWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  private onMessage(m: FromWorker): void {
+    const p = this.pending;
+    if (p === undefined) return;
+    if (m.type === 'lines') {
+      try {
+        for (const l of m.lines) p.sink.add(l);
+      } catch (err) {
+        // The store failed (disk full, locked): the worker must not go on reading into a rolled-back load.
+        this.settle().reject(err as Error);
+        void this.close();
+        return;
+      }
+      p.onLines?.(p.name, p.sink.stats.lines);
+      this.post({ type: 'ack' });
+      return;
+    }
+    this.sha256 = m.sha256;
+    if (m.type === 'end') this.settle().resolve();
+    else this.settle().reject(new Error(m.message));
+  }
+
+  private settle(): Pending {
+    const p = this.pending!;
+    this.pending = undefined;
+    return p;
+  }
+
+  private fail(e: Error): void {
+    if (this.broken === undefined) this.broken = e;
+    if (this.pending === undefined) return;
+    const p = this.settle();
+    p.reject(this.aborted(p.name, e));
+  }
+
+  private aborted(name: string, e: Error): IngestAborted {
+    return new IngestAborted(`${name}: the thread normalizing it stopped (${e.message}); nothing of this file was stored`);
+  }
+}

@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+
+// The normalizing worker thread runs from dist/ only (a worker cannot load
+// src/'s TypeScript), so these tests use the build, as test/live does.
+
+type Pipeline = typeof import('../../src/pipeline/ingest.js');
+type Store = typeof import('../../src/store/db.js');
+type Sources = typeof import('../../src/read/sources.js');
+type WorkerFeed = typeof import('../../src/pipeline/worker-feed.js');
+
+const DIST = new URL('../../dist/', import.meta.url);
+let pipeline: Pipeline, store: Store, sources: Sources, workerFeed: WorkerFeed;
+let dir: string;
+
+beforeAll(async () => {
+  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
+  store = await import(new URL('store/db.js', DIST).href);
+  sources = await import(new URL('read/sources.js', DIST).href);
+  workerFeed = await import(new URL('pipeline/worker-feed.js', DIST).href);
+});
+
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function fixture(): Promise<string[]> {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
+  const log = join(dir, 'production.ndjson');
+  await generate(log, 3000, { shape: 'production', seed: 3 });
+  // Lines the worker must reject, redact and count exactly as this thread does.
+  const odd = join(dir, 'odd.log');
+  writeFileSync(
+    odd,
+    readFileSync(log, 'utf8').split('\n').slice(0, 300).join('\n') +
+      '\n{"ts": "2026-11-09T10:00:00Z", "kind":\n' +
+      '{"ts":"2026-11-09T10:00:01.000Z","kind":"call","session":"S1","rpc_id":1,"tool":"t","headers":{"authorization":"Bearer abc.def.ghi"}}\n' +
+      '\n\u0000binary\n',
+  );
+  const gz = join(dir, 'production.ndjson.gz');
+  writeFileSync(gz, gzipSync(readFileSync(log)));
+  const cut = join(dir, 'cut.ndjson.gz');
+  const whole = gzipSync(readFileSync(log).subarray(0, 200_000));
+  writeFileSync(cut, whole.subarray(0, whole.length - 40));
+  return [log, odd, gz, cut];
+}
+
+async function ingestWith(threads: 'worker' | 'inline', files: string[]) {
+  const db = store.openDb(':memory:');
+  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads });
+  const rows = {
+    records: db.prepare('SELECT * FROM records ORDER BY id').raw().all(),
+    rejected: db.prepare('SELECT * FROM rejected ORDER BY id').raw().all(),
+    sources: db.prepare('SELECT id, name, sha256, format, lines, record_lines, records, ignored, rejected FROM sources ORDER BY id').raw().all(),
+  };
+  db.close();
+  return { stats, rows };
+}
+
+describe('normalizing in a worker thread', () => {
+  it('is available in the build', () => {
+    expect(workerFeed.workerAvailable()).toBe(true);
+  });
+
+  it('stores the same rows, rejections and counts as normalizing in this thread', async () => {
+    const files = await fixture();
+    const inline = await ingestWith('inline', files);
+    const worker = await ingestWith('worker', files);
+    expect(inline.rows.records.length).toBeGreaterThan(2500);
+    expect(inline.rows.rejected.length).toBeGreaterThan(1);
+    expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
+    expect(worker.stats).toEqual(inline.stats);
+    expect(worker.rows).toEqual(inline.rows);
+    expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
+  }, 60_000);
+
+  it('stops with a clear error when the worker dies, and leaves the database as it was before that file', async () => {
+    const [log, odd] = (await fixture()) as [string, string];
+    const crashing = join(dir, 'crashing-worker.mjs');
+    // A worker that sends one batch of lines, then dies mid-file.
+    writeFileSync(
+      crashing,
+      `import { parentPort } from 'node:worker_threads';
+       parentPort.on('message', (m) => {
+         if (m.type !== 'open') return;
+         parentPort.postMessage({ type: 'lines', lines: [{ line: 1, type: 'ignored' }] });
+         setTimeout(() => process.exit(3), 20);
+       });`,
+    );
+    const dbPath = join(dir, 'kept.db');
+    const db = store.openDb(dbPath);
+    await pipeline.ingestAll(db, sources.expandPaths([odd]), { threads: 'inline' });
+    const before = db.prepare('SELECT count(*) FROM records').pluck().get();
+    await expect(pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'worker', workerScript: pathToFileURL(crashing) })).rejects.toThrow(
+      `${log}: the thread normalizing it stopped (it exited with code 3); nothing of this file was stored`,
+    );
+    expect(db.inTransaction).toBe(false);
+    expect(db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(before);
+    expect(db.prepare('SELECT name FROM sources').pluck().all()).toEqual([odd]);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+  }, 60_000);
+});
