@@ -1,6 +1,6 @@
 import type { RenderOptions } from '../render/index.js';
 import type { Db } from '../store/db.js';
-import { sessionTimeline } from '../store/timeline.js';
+import { sessionTimeline } from '../store/session-timeline.js';
 import { rejectedLoader } from '../tui/wire/rejected.js';
 import { storeSeries } from '../tui/wire/store-series.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import { sessionIds } from '../store/timeline.js';
+import { sessionIds } from '../store/session-timeline.js';
 import { UsageError } from './io.js';
 import { nearMatches } from './near-matches.js';
 

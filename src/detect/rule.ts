@@ -29,7 +29,7 @@ export interface RuleExplanation {
 
 /**
  * The other records live mode copies beside the sessions it re-judges, for a
- * rule that looks beyond one session (live/context.ts implements each once).
+ * rule that looks beyond one session (live/context-needs.ts implements each once).
  *   event-id-owners      the first and last other session that emitted an event id a reconnect names
  *   same-tool-calls      sessions that ran the same tool and arguments within the duplicate-call window,
  *                        and the 404s and session creations for their principals in that span

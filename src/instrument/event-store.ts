@@ -1,4 +1,4 @@
-import { currentRequest, versionOf, whenHeadWritten, type ReplayFacts, type RequestContext } from './context.js';
+import { currentRequest, versionOf, whenHeadWritten, type ReplayFacts, type RequestContext } from './request-context.js';
 import { isPrimingMessage, rpcFacts } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import type { RecordFields } from './records.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, type RequestContext } from './context.js';
-import { captureBodyStart, isEventStream, loggableRequestHeaders, readJsonBody, requestHeader, requestPath, responseHeader, watchSseRetry } from './http.js';
+import { requestContext, type RequestContext } from './request-context.js';
+import { captureBodyStart, isEventStream, loggableRequestHeaders, readJsonBody, requestHeader, requestPath, responseHeader, watchSseRetry } from './node-http.js';
 import { requestedProtocolVersion, rpcFacts, rpcMessages } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import { onResponseClose, onResponseHead, type Exchange } from './response-records.js';

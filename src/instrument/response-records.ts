@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { versionOf, type RequestContext } from './context.js';
+import { versionOf, type RequestContext } from './request-context.js';
 import { replayFields } from './event-store.js';
-import { jsonRpcErrorMessage } from './http.js';
+import { jsonRpcErrorMessage } from './node-http.js';
 import { rpcFacts, rpcMessages } from './jsonrpc.js';
 import { isStatelessEra } from '../model/record.js';
 import type { RecordFields } from './records.js';

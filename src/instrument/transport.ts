@@ -1,4 +1,4 @@
-import { currentRequest } from './context.js';
+import { currentRequest } from './request-context.js';
 import type { Recorder } from './recorder.js';
 import type { TransportLike } from './sdk-types.js';
 import { trackerOf } from './tracker.js';

@@ -4,13 +4,13 @@ import { detect, type RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
 import { openDb, type Db } from '../store/db.js';
 import type { ContextIndex } from './context-index.js';
-import { contextSessions, neededContext } from './context.js';
+import { contextSessions, neededContext } from './context-needs.js';
 
 // Detection scoped to the sessions a batch touched. The rules judge the whole
 // database they are given, and some of their queries grow faster than the log
 // (a 100k-record database takes minutes), so live mode hands them a scratch
 // database that holds only the touched sessions, plus what the enabled rules'
-// `live.reads` ask for beside them (detect/rule.ts lists the needs, context.ts
+// `live.reads` ask for beside them (detect/rule.ts lists the needs, context-needs.ts
 // implements each). Findings are kept only for the touched sessions (and the
 // new session-less records): a context session is there to be looked up, not
 // judged, since its own context is not all there.

@@ -12,7 +12,7 @@ import { RejectedView } from './components/RejectedView.js';
 import { effectiveSearch, type DashboardState, type Pane } from './dashboardState.js';
 import { findingMatches, rowMatches } from './search.js';
 import type { Rect } from './layout.js';
-import type { DashboardModel } from './model.js';
+import type { DashboardModel } from './view-model.js';
 import { fitSegments } from './segments.js';
 import { useDashboardKeys, type DashboardInputs, type DashboardView } from './useDashboardKeys.js';
 

@@ -1,6 +1,6 @@
 // Shaping per-interval counts to a chart's width: adjacent intervals are
 // summed, so totals survive the squeeze (a burst of 404s is never averaged away).
-import type { Series } from './model.js';
+import type { Series } from './view-model.js';
 
 export function isEmptySeries(series: Series): boolean {
   return series.labels.length === 0;

@@ -3,7 +3,7 @@
 // the hook feeds it keys, tests can feed it directly. Side effects a key asks
 // for (open a log line in an editor) come back in the result, for the hook.
 import type { Severity } from '../model/severity.js';
-import type { FeedItem, SessionDetail, SessionRow } from './model.js';
+import type { FeedItem, SessionDetail, SessionRow } from './view-model.js';
 import {
   evidenceRow,
   filterFeed,
@@ -16,7 +16,7 @@ import {
   stepRule,
 } from './search.js';
 import { DEFAULT_SORT, nextSort, visibleSessions, type SortOrder } from './selectors.js';
-import { sanitize } from './text.js';
+import { sanitize } from './safe-text.js';
 
 export const PANES = ['feed', 'sessions', 'charts'] as const;
 export type Pane = (typeof PANES)[number];

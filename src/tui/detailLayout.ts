@@ -1,7 +1,7 @@
 // How a session's drill-down splits its height between the lane timeline and
 // the findings with their evidence. Shared by the view and the key handler
 // (which needs the timeline's page size to clamp scrolling).
-import type { SessionDetail } from './model.js';
+import type { SessionDetail } from './view-model.js';
 
 /** Title line and lane header line. */
 export const DETAIL_HEADER_LINES = 2;

@@ -5,7 +5,7 @@ import { render } from 'ink';
 import { performance } from 'node:perf_hooks';
 import { App } from './App.js';
 import type { LineRef } from './dashboardState.js';
-import type { DashboardModel, RejectedLine, SessionDetail } from './model.js';
+import type { DashboardModel, RejectedLine, SessionDetail } from './view-model.js';
 
 export interface RenderDashboardOptions {
   /** Minimum time between two redraws caused by model changes (default 100 ms). */

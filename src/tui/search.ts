@@ -1,7 +1,7 @@
 // What `/` finds and what the severity and rule filters keep. One place, so
 // the key handler (which moves to a match) and the panes (which mark it) agree.
 import { SEVERITIES, severityRank, type Severity } from '../model/severity.js';
-import type { FeedItem, SessionDetail, TimelineRow } from './model.js';
+import type { FeedItem, SessionDetail, TimelineRow } from './view-model.js';
 
 /** Severity floors `v` cycles through: everything, then warning and worse, error and worse, critical only. */
 export const SEVERITY_FLOORS: readonly (Severity | null)[] = [null, 'warning', 'error', 'critical'];

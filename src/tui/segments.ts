@@ -1,4 +1,4 @@
-import { cellWidth, sanitize, truncateEnd } from './text.js';
+import { cellWidth, sanitize, truncateEnd } from './safe-text.js';
 
 /** A run of text with one style: rows are built from these, then fitted to a width. */
 export interface Segment {

@@ -1,6 +1,6 @@
 // Derivations from the model that both the key handler and the panes need, so
 // that "row 3" means the same row to both.
-import type { FeedItem, SessionRow } from './model.js';
+import type { FeedItem, SessionRow } from './view-model.js';
 
 export const SORT_COLUMNS = ['lastSeen', 'findings', 'session', 'state', 'streams', 'replayed', 'reemitted'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];

@@ -17,7 +17,7 @@ import {
 import { detailLayout } from './detailLayout.js';
 import { KEY_HELP } from './keymap.js';
 import { computeLayout, type Layout } from './layout.js';
-import type { DashboardModel, FeedItem, RejectedLine, SessionDetail, SessionRow } from './model.js';
+import type { DashboardModel, FeedItem, RejectedLine, SessionDetail, SessionRow } from './view-model.js';
 import { orderFeed, visibleSessions } from './selectors.js';
 import { SESSIONS_TABLE_CHROME } from './components/SessionsTable.js';
 import { HELP_CHROME } from './components/HelpOverlay.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { progressOn } from '../../src/cli/progress.js';
+import { progressOn } from '../../src/cli/progress-line.js';
 
 // Long runs show progress on stderr when stderr is a terminal, whatever stdout
 // is; nothing when it is not, or with --quiet. Redraws are throttled.

@@ -3,7 +3,7 @@ import { LiveSession } from '../../src/live/session.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { detailLoader } from '../../src/tui/wire/detail.js';
-import { DashboardModelSource } from '../../src/tui/wire/model.js';
+import { DashboardModelSource } from '../../src/tui/wire/store-model.js';
 import { intervalWidth, MAX_INTERVALS, SeriesCounter } from '../../src/tui/wire/series.js';
 import { healthyLines, rec, violatingLine } from './support.js';
 

@@ -6,7 +6,7 @@ import { render } from '../../src/render/index.js';
 import { scale } from '../../src/render/html/charts.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { MAX_ROWS, pickRows } from '../../src/render/html/timelines.js';
-import type { TimelineRecord } from '../../src/store/timeline.js';
+import type { TimelineRecord } from '../../src/store/session-timeline.js';
 import { cli } from '../cli/run-cli.js';
 import { lineText, makeReport } from './fixture.js';
 import { BREAKOUT_PAYLOAD, hostileLog, htmlOfLogs, IMG_PAYLOAD, manyFindings, REJECTED_PAYLOAD, SCRIPT_PAYLOAD } from './html-fixture.js';

@@ -1,7 +1,7 @@
 import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/tui/App.js';
-import type { DashboardModel, FeedItem } from '../../src/tui/model.js';
+import type { DashboardModel, FeedItem } from '../../src/tui/view-model.js';
 import { FEED_OLDEST_TO_NEWEST_RULES, fixtureLoadDetail, fixtureModel } from './fixtures.js';
 import { KEY, frameLines, plain, waitFor } from './helpers.js';
 

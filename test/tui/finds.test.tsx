@@ -10,7 +10,7 @@ import { RejectedView } from '../../src/tui/components/RejectedView.js';
 import { findingLines } from '../../src/tui/components/SessionDetailView.js';
 import { INITIAL_DASHBOARD_STATE, reduceKey, type DashboardState, type KeyContext, type KeyPress } from '../../src/tui/dashboardState.js';
 import { KEY_HELP } from '../../src/tui/keymap.js';
-import type { DashboardModel, FeedItem, RejectedLine } from '../../src/tui/model.js';
+import type { DashboardModel, FeedItem, RejectedLine } from '../../src/tui/view-model.js';
 import { orderFeed } from '../../src/tui/selectors.js';
 import { DETAIL_B21E90, FEED, SESSIONS, fixtureLoadDetail, fixtureModel } from './fixtures.js';
 import { KEY, cells, frameLines, plain, waitFor } from './helpers.js';

@@ -6,7 +6,7 @@ import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.js';
 import type { DashboardState } from '../../src/tui/dashboardState.js';
-import type { DashboardModel, SessionDetail } from '../../src/tui/model.js';
+import type { DashboardModel, SessionDetail } from '../../src/tui/view-model.js';
 import { DETAIL_B21E90, fixtureLoadDetail, fixtureModel } from './fixtures.js';
 import { cells, frameLines } from './helpers.js';
 

@@ -1,6 +1,6 @@
 // Realistic view models: a few sessions with resume / attach / reject
 // decisions and the findings seeds 000–004 describe.
-import type { DashboardModel, FeedItem, SessionDetail, SessionRow, Series } from '../../src/tui/model.js';
+import type { DashboardModel, FeedItem, SessionDetail, SessionRow, Series } from '../../src/tui/view-model.js';
 
 const at = (clock: string) => `2026-11-09T${clock}Z`;
 

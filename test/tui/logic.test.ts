@@ -5,9 +5,9 @@ import { bucketSize, sumBuckets, total } from '../../src/tui/chartData.js';
 import { fitColumns, type ColumnSpec } from '../../src/tui/columns.js';
 import { INITIAL_DASHBOARD_STATE, reduceKey, type DashboardState, type KeyContext, type KeyPress } from '../../src/tui/dashboardState.js';
 import { computeLayout } from '../../src/tui/layout.js';
-import { toFeedItem } from '../../src/tui/model.js';
+import { toFeedItem } from '../../src/tui/view-model.js';
 import { filterSessions, orderFeed, windowStart } from '../../src/tui/selectors.js';
-import { cellWidth, formatClock, formatCount, sanitize, truncateEnd, truncateStart } from '../../src/tui/text.js';
+import { cellWidth, formatClock, formatCount, sanitize, truncateEnd, truncateStart } from '../../src/tui/safe-text.js';
 import { KEY_HELP } from '../../src/tui/keymap.js';
 import { FEED, SESSIONS, fixtureLoadDetail } from './fixtures.js';
 

@@ -9,7 +9,7 @@ import { runLive } from '../../src/live/runner.js';
 import { LiveSession } from '../../src/live/session.js';
 import { follow } from '../../src/read/follow.js';
 import { openDb } from '../../src/store/db.js';
-import { DashboardModelSource } from '../../src/tui/wire/model.js';
+import { DashboardModelSource } from '../../src/tui/wire/store-model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rs-rotate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { DashboardModel } from '../../src/tui/model.js';
+import type { DashboardModel } from '../../src/tui/view-model.js';
 import { renderDashboard } from '../../src/tui/run.js';
 import { fixtureLoadDetail, fixtureModel } from './fixtures.js';
 import { cells, frameLines } from './helpers.js';

@@ -13,7 +13,7 @@ import {
 } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
-import { progressOn } from '../progress.js';
+import { progressOn } from '../progress-line.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { htmlReaders } from '../html-readers.js';
 

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { deriveTimeline } from '../../store/derive.js';
 import type { Io } from '../io.js';
 import { addInputOptions, addQuietOption } from '../options.js';
-import { progressOn } from '../progress.js';
+import { progressOn } from '../progress-line.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 export function registerIngest(program: Command, rawIo: Io, done: (code: number) => void): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { renderTimelineText } from '../../render/timeline.js';
-import { sessionTimeline } from '../../store/timeline.js';
+import { renderTimelineText } from '../../render/timeline-text.js';
+import { sessionTimeline } from '../../store/session-timeline.js';
 import type { Io } from '../io.js';
 import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';

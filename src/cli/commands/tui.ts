@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { detect } from '../../detect/run.js';
 import { FindingBook } from '../../live/findings.js';
-import { sessionIds } from '../../store/timeline.js';
+import { sessionIds } from '../../store/session-timeline.js';
 import { detailLoader } from '../../tui/wire/detail.js';
-import { DashboardModelSource } from '../../tui/wire/model.js';
+import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, showLoading, startDashboard } from '../../tui/wire/terminal.js';

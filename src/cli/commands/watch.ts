@@ -9,8 +9,8 @@ import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js
 import { follow, STDIN_NAME } from '../../read/follow.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
-import { sanitize } from '../../tui/text.js';
-import { DashboardModelSource } from '../../tui/wire/model.js';
+import { sanitize } from '../../tui/safe-text.js';
+import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';

@@ -2,7 +2,7 @@ import type { Db } from '../../store/db.js';
 import type { DetectOptions } from '../types.js';
 import { loadProxyView, type ProxyView } from './proxy-view.js';
 import { loadReconnects, type Reconnect } from './reconnects.js';
-import { loadBufferEvictions, type BufferEviction } from './retention.js';
+import { loadBufferEvictions, type BufferEviction } from './buffer-evictions.js';
 
 const shared = new WeakMap<Db, { key: string; facts: ReconnectFacts }>();
 

@@ -1,6 +1,6 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { Reconnect } from '../facts/reconnects.js';
-import { retentionLosses } from '../facts/retention.js';
+import { retentionLosses } from '../facts/buffer-evictions.js';
 import { at, seconds } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';

@@ -5,7 +5,7 @@ import { ReconnectFacts } from '../facts/reconnect-facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../facts/lane-events.js';
 import { proxyReplayStart } from '../facts/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../facts/reconnects.js';
-import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../facts/retention.js';
+import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../facts/buffer-evictions.js';
 import { at, idList, plural, seconds } from '../../model/phrasing.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';

@@ -1,5 +1,5 @@
 import type { FailOn } from '../../model/severity.js';
-import type { SessionTimeline } from '../../store/timeline.js';
+import type { SessionTimeline } from '../../store/session-timeline.js';
 import type { LineText } from '../common.js';
 
 // What the HTML report is drawn from besides the report itself. The CLI hands

@@ -1,7 +1,7 @@
 import type { Severity } from '../../model/severity.js';
-import type { SessionTimeline, TimelineRecord } from '../../store/timeline.js';
+import type { SessionTimeline, TimelineRecord } from '../../store/session-timeline.js';
 import { truncate } from '../common.js';
-import { describeRecord } from '../timeline.js';
+import { describeRecord } from '../timeline-text.js';
 import { attr, text } from './escape.js';
 
 // One session's timeline as SVG swimlanes. Time runs down, one row per

@@ -1,7 +1,7 @@
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
-import type { SessionTimeline, TimelineRecord } from '../../store/timeline.js';
+import type { SessionTimeline, TimelineRecord } from '../../store/session-timeline.js';
 import { sessionLabel } from '../common.js';
 import { timelineAnchor } from './anchors.js';
 import { counted } from './words.js';

@@ -1,9 +1,9 @@
 import * as asciichart from 'asciichart';
 import { Box, Text } from 'ink';
 import { bucketSize, isEmptySeries, maxOf, sumBuckets, total } from '../chartData.js';
-import type { Series } from '../model.js';
+import type { Series } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
-import { cellWidth, formatClock, formatCount } from '../text.js';
+import { cellWidth, formatClock, formatCount } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface ChartsProps {

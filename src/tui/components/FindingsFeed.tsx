@@ -1,10 +1,10 @@
 import { Box } from 'ink';
 import { fitColumns, type ColumnSpec, type FittedColumn } from '../columns.js';
-import type { FeedItem } from '../model.js';
+import type { FeedItem } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
 import { windowStart } from '../selectors.js';
 import { severityStyle } from '../severityStyle.js';
-import { cellWidth, fitEnd, formatClock } from '../text.js';
+import { cellWidth, fitEnd, formatClock } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface FindingsFeedProps {

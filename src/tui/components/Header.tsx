@@ -1,9 +1,9 @@
 import { Box } from 'ink';
 import type { Severity } from '../../model/severity.js';
-import type { DashboardModel } from '../model.js';
+import type { DashboardModel } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
 import { severityStyle } from '../severityStyle.js';
-import { formatClock, formatCount, formatRate } from '../text.js';
+import { formatClock, formatCount, formatRate } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export type HeaderProps = Pick<

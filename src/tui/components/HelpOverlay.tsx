@@ -1,7 +1,7 @@
 import { Box } from 'ink';
 import { KEY_HELP } from '../keymap.js';
 import { fitSegments, type Segment } from '../segments.js';
-import { cellWidth, fitEnd } from '../text.js';
+import { cellWidth, fitEnd } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface HelpOverlayProps {

@@ -1,6 +1,6 @@
 import { Box } from 'ink';
 import { fitSegments } from '../segments.js';
-import { formatCount } from '../text.js';
+import { formatCount } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface LoadingProps {

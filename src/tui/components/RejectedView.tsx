@@ -1,7 +1,7 @@
 import { Box } from 'ink';
-import type { RejectedLine } from '../model.js';
+import type { RejectedLine } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
-import { formatCount, truncateStart } from '../text.js';
+import { formatCount, truncateStart } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface RejectedViewProps {

@@ -1,10 +1,10 @@
 import { Box } from 'ink';
 import { detailLayout } from '../detailLayout.js';
-import type { FeedItem, SessionDetail, SessionLane, TimelineRow } from '../model.js';
+import type { FeedItem, SessionDetail, SessionLane, TimelineRow } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
 import { windowStart } from '../selectors.js';
 import { severityStyle } from '../severityStyle.js';
-import { cellWidth, fitEnd, fitStart, formatClock, truncateStart } from '../text.js';
+import { cellWidth, fitEnd, fitStart, formatClock, truncateStart } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface SessionDetailViewProps {

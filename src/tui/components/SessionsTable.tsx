@@ -1,9 +1,9 @@
 import { Box } from 'ink';
 import { fitColumns, type ColumnSpec, type FittedColumn } from '../columns.js';
-import type { DecisionTriple, SessionRow, SessionState } from '../model.js';
+import type { DecisionTriple, SessionRow, SessionState } from '../view-model.js';
 import { fitSegments, type Segment } from '../segments.js';
 import { windowStart, type SortColumn, type SortOrder } from '../selectors.js';
-import { cellWidth, fitEnd, fitStart, formatClock, formatCount } from '../text.js';
+import { cellWidth, fitEnd, fitStart, formatClock, formatCount } from '../safe-text.js';
 import { Line } from './Line.js';
 
 export interface SessionsTableProps {

@@ -4,10 +4,10 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
-import { describeRecord } from '../../render/timeline.js';
+import { describeRecord } from '../../render/timeline-text.js';
 import type { Db } from '../../store/db.js';
-import { sessionTimeline, type IncarnationInfo, type LaneInfo } from '../../store/timeline.js';
-import { toFeedItem, type FeedItem, type SessionDetail } from '../model.js';
+import { sessionTimeline, type IncarnationInfo, type LaneInfo } from '../../store/session-timeline.js';
+import { toFeedItem, type FeedItem, type SessionDetail } from '../view-model.js';
 
 // A session's drill-down: its streams as lanes, every record with file:line,
 // and its findings with the quoted evidence lines. The dashboard asks for it

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import type { RejectedLine } from '../model.js';
+import type { RejectedLine } from '../view-model.js';
 
 /** Rejected lines in file then line order, a page at a time (the view asks for the page it shows). */
 export function rejectedLoader(db: Db): (offset: number, limit: number) => RejectedLine[] {

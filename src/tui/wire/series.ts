@@ -1,4 +1,4 @@
-import type { Series } from '../model.js';
+import type { Series } from '../view-model.js';
 
 // Per-second counts of what the charts show, kept as records arrive, and cut
 // into at most MAX_INTERVALS intervals of a readable width when drawn. Pure.

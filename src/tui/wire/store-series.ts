@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import type { Series } from '../model.js';
+import type { Series } from '../view-model.js';
 import { SeriesCounter, type ChartRecord } from './series.js';
 
 // The records the charts count, read from the store: the dashboard takes the

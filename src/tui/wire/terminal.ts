@@ -3,7 +3,7 @@ import { ReadStream } from 'node:tty';
 import { render } from 'ink';
 import { createElement } from 'react';
 import { Loading } from '../components/Loading.js';
-import type { DashboardModel, SessionDetail } from '../model.js';
+import type { DashboardModel, SessionDetail } from '../view-model.js';
 import { renderDashboard, type RenderDashboardOptions } from '../run.js';
 
 // The dashboard on the process's terminal, driven from outside: the commands

@@ -1,5 +1,5 @@
 import { isoTime } from '../model/phrasing.js';
-import type { SessionTimeline, TimelineRecord } from '../store/timeline.js';
+import type { SessionTimeline, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
 // on one row with its lane marked and file:line, so a reader can go to the log.

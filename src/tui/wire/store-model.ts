@@ -2,7 +2,7 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { FindingBook } from '../../live/findings.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../model.js';
+import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
 import { SeriesCounter } from './series.js';
 import { chartRecordsAfter } from './store-series.js';
 
