@@ -126,3 +126,65 @@ export type NormalizedLine =
   | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw: string }
   | { line: number; type: 'ignored' }
   | { line: number; type: 'rejected'; reason: string; text: string };
+
+/**
+ * A row of the records table as stored (store/schema.ts): the one declaration of its
+ * columns. Readers pick the columns they select (the fold, the engine replay).
+ */
+export interface RecordRow {
+  id: number;
+  source_id: number;
+  line: number;
+  ts_ms: number;
+  kind: string;
+  origin: Origin;
+  shadowed: number;
+  seq: number | null;
+  node: string | null;
+  session: string | null;
+  incarnation: string | null;
+  stream: string | null;
+  sequence: string | null;
+  conn: string | null;
+  principal: string | null;
+  req: string | null;
+  via: string | null;
+  reason: string | null;
+  aspect: string | null;
+  log_evicted: number | null;
+  event_id: string | null;
+  rpc_kind: string | null;
+  rpc_id: string | null;
+  method: string | null;
+  attached: number | null;
+  of_stream: string | null;
+  oldest_retained: string | null;
+  last_event_id: string | null;
+  new_stream: string | null;
+  decision: string | null;
+  status: number | null;
+  replayed: number | null;
+  reemitted: number | null;
+  cancelled: number | null;
+  first_replayed: string | null;
+  replayed_ids: string | null;
+  new_session: string | null;
+  reset_signalled: number | null;
+  request_id: string | null;
+  new_request_id: string | null;
+  tool: string | null;
+  args_hash: string | null;
+  executed: number | null;
+  http_method: string | null;
+  path: string | null;
+  req_headers: string | null;
+  resp_headers: string | null;
+  sse_event_ids: string | null;
+  duration_ms: number | null;
+  bytes: number | null;
+  extra: string | null;
+  protocol_version: string | null;
+  retry_ms: number | null;
+  priming: number | null;
+  raw: string;
+}

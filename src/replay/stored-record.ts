@@ -1,5 +1,5 @@
 import type { EngineRecord } from '../engine/index.js';
-import type { Decision, Origin } from '../model/record.js';
+import type { Decision, Origin, RecordRow } from '../model/record.js';
 
 // A stored record as the engine replay reads it: the row of `records`, turned
 // into the engine's record (absent = undefined, never null) plus what the
@@ -40,43 +40,14 @@ export function storedRowFromValues(v: unknown[]): StoredRow {
 
 const NO_SPARSE_VALUES: readonly unknown[] = SPARSE_COLUMNS.map(() => null);
 
-export interface StoredRow {
-  id: number;
-  ts_ms: number;
-  kind: string;
-  origin: Origin;
-  session: string | null;
-  incarnation: string | null;
-  node: string | null;
-  stream: string | null;
-  sequence: string | null;
-  conn: string | null;
-  principal: string | null;
-  via: string | null;
-  reason: string | null;
-  aspect: string | null;
-  log_evicted: number | null;
-  event_id: string | null;
-  rpc_kind: string | null;
-  rpc_id: string | null;
-  method: string | null;
-  attached: number | null;
-  oldest_retained: string | null;
-  last_event_id: string | null;
-  new_stream: string | null;
-  decision: string | null;
-  status: number | null;
-  replayed: number | null;
-  first_replayed: string | null;
-  replayed_ids: string | null;
-  new_session: string | null;
-  reset_signalled: number | null;
-  request_id: string | null;
-  new_request_id: string | null;
-  protocol_version: string | null;
-  tool: string | null;
-  executed: number | null;
-}
+/** The columns the engine replay selects (STORED_COLUMNS). */
+export type StoredRow = Pick<
+  RecordRow,
+  | 'id' | 'ts_ms' | 'kind' | 'origin' | 'session' | 'incarnation' | 'node' | 'stream' | 'sequence' | 'conn' | 'principal' | 'via' | 'reason' | 'aspect'
+  | 'log_evicted' | 'event_id' | 'rpc_kind' | 'rpc_id' | 'method' | 'attached' | 'oldest_retained' | 'last_event_id' | 'new_stream' | 'decision'
+  | 'status' | 'replayed' | 'first_replayed' | 'replayed_ids' | 'new_session' | 'reset_signalled' | 'request_id' | 'new_request_id'
+  | 'protocol_version' | 'tool' | 'executed'
+>;
 
 /** A logged `upgrade`: the server's answer to one reconnect (or initialize). */
 export interface LoggedUpgrade {

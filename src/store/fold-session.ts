@@ -4,35 +4,15 @@
 // Pure and linear in the session's records; derive.ts does the I/O.
 
 import { isStandaloneLineage } from '../engine/standalone.js';
+import type { RecordRow } from '../model/record.js';
 
-export interface FoldRecord {
-  id: number;
-  ts_ms: number;
-  kind: string;
-  node: string | null;
-  principal: string | null;
-  incarnation: string | null;
-  stream: string | null;
-  sequence: string | null;
-  conn: string | null;
-  via: string | null;
-  reason: string | null;
-  log_evicted: number | null;
-  event_id: string | null;
-  rpc_kind: string | null;
-  rpc_id: string | null;
-  method: string | null;
-  attached: number | null;
-  last_event_id: string | null;
-  new_stream: string | null;
-  decision: string | null;
-  status: number | null;
-  request_id: string | null;
-  new_request_id: string | null;
-  /** The session the record names, and the session an upgrade minted (rules.md v2: its new stream is the minted one's). */
-  session?: string | null;
-  new_session?: string | null;
-}
+/** The columns the fold reads; `session` and `new_session` only where an upgrade may have minted one (rules.md v2: its new stream is the minted one's). */
+export type FoldRecord = Pick<
+  RecordRow,
+  | 'id' | 'ts_ms' | 'kind' | 'node' | 'principal' | 'incarnation' | 'stream' | 'sequence' | 'conn' | 'via' | 'reason' | 'log_evicted'
+  | 'event_id' | 'rpc_kind' | 'rpc_id' | 'method' | 'attached' | 'last_event_id' | 'new_stream' | 'decision' | 'status' | 'request_id' | 'new_request_id'
+> &
+  Partial<Pick<RecordRow, 'session' | 'new_session'>>;
 
 export interface IncarnationRow {
   created_id: number; created_ts: number; incarnation: string | null; node: string | null; owner: string | null;
