@@ -7,7 +7,7 @@ import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { SourceIngest } from '../pipeline/ingest.js';
-import { FindingBook } from './findings.js';
+import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped } from './scope.js';
 
@@ -18,7 +18,7 @@ import { detectScoped } from './scope.js';
 export interface LiveSessionOptions {
   detect?: RunOptions;
   inputFormat?: string;
-  /** Wall clock, for settling end-of-log findings (findings.ts). */
+  /** Wall clock, for settling end-of-log findings (finding-book.ts). */
   now?: () => number;
   settleMs?: number;
 }

@@ -6,7 +6,7 @@ import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
 import type { Source } from '../read/sources.js';
 import type { Db } from '../store/db.js';
-import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceStats } from '../store/ingest.js';
+import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
 
@@ -128,4 +128,4 @@ export class SourceIngest {
   }
 }
 
-export { isUnusable, type SourceStats } from '../store/ingest.js';
+export { isUnusable, type SourceStats } from '../store/source-sink.js';

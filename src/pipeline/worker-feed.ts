@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { IngestAborted, type SourceFeed, type SourceSink } from '../store/ingest.js';
+import { IngestAborted, type SourceFeed, type SourceSink } from '../store/source-sink.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES } from '../../src/read/lines.js';
 import { InputError, expandPaths } from '../../src/read/sources.js';
-import { isUnusable } from '../../src/store/ingest.js';
+import { isUnusable } from '../../src/store/source-sink.js';
 import { T0, chunkSource, ingestSources, ndjson, rows, tempDir } from './support.js';
 
 // What the reader does with inputs that are not plain, well-formed NDJSON:

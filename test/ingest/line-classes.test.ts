@@ -69,7 +69,7 @@ describe('what is stored and counted', () => {
   });
 
   it('a file without a single record is flagged unusable', async () => {
-    const { isUnusable } = await import('../../src/store/ingest.js');
+    const { isUnusable } = await import('../../src/store/source-sink.js');
     const { sources } = await ingestLines([{ msg: 'only app logs' }, { ts: T0, kind: 'nope' }]);
     expect(isUnusable(sources[0]!)).toBe(true);
   });

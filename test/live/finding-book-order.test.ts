@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FindingBook } from '../../src/live/findings.js';
+import { FindingBook } from '../../src/live/finding-book.js';
 import type { Finding } from '../../src/model/finding.js';
 
 const finding = (rule: Finding['rule'], severity: Finding['severity'], line: number): Finding => ({

@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FindingBook } from '../../src/live/findings.js';
+import { FindingBook } from '../../src/live/finding-book.js';
 import { runLive } from '../../src/live/runner.js';
 import { LiveSession } from '../../src/live/session.js';
 import { follow } from '../../src/read/follow.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { detect } from '../../detect/run.js';
-import { FindingBook } from '../../live/findings.js';
+import { FindingBook } from '../../live/finding-book.js';
 import { sessionIds } from '../../store/session-timeline.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';

@@ -1,5 +1,5 @@
 import { lineTextResolver } from '../../detect/evidence.js';
-import type { FindingBook } from '../../live/findings.js';
+import type { FindingBook } from '../../live/finding-book.js';
 import { findingIdentity } from '../../findings/identity.js';
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';

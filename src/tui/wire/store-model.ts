@@ -1,5 +1,5 @@
 import { findingIdentity } from '../../findings/identity.js';
-import type { FindingBook } from '../../live/findings.js';
+import type { FindingBook } from '../../live/finding-book.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
