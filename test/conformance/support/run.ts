@@ -65,18 +65,26 @@ export async function runConformance(sdk: Sdk): Promise<ConformanceRun> {
   const dir = join(tmpdir(), `resumescope-conformance-${sdk}-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const suite = (version: SuiteVersion, scenario?: string) => (server: RunningServer) =>
+  const suite = (version: SuiteVersion, scenario?: string, attempt = '') => (server: RunningServer) =>
     runSuite({
       suite: version,
       url: server.url,
       ...(scenario !== undefined && { scenario }),
-      outDir: join(dir, `out-${version}-${scenario ?? 'active'}`),
+      outDir: join(dir, `out-${version}-${scenario ?? 'active'}${attempt}`),
       timeoutMs: SUITE_TIMEOUT_MS,
       extraArgs: scenario === undefined ? ['--spec-version', SPEC_VERSION] : [],
     }).then((run) => ({ run }));
+  // Now and then the suite's client races the SDK's GET stream: its second GET is refused 409 while the
+  // first is still registered, a sampling request is stranded on it and the suite waits until it is killed
+  // (seen once in five CI runs, on SDK 2.x; the analyzer flags it, rightly). A run that timed out is run
+  // once more, on a fresh server with its own log; a second timeout fails the test.
+  const whole = async (version: SuiteVersion) => {
+    const first = await withServer(sdk, dir, `suite-${version}`, perSession, suite(version));
+    return first.run.timedOut ? withServer(sdk, dir, `suite-${version}-again`, perSession, suite(version, undefined, '-again')) : first;
+  };
   const suites = {
-    '0.1.16': await withServer(sdk, dir, 'suite-0.1.16', perSession, suite('0.1.16')),
-    '0.2.0-alpha.12': await withServer(sdk, dir, 'suite-0.2.0-alpha.12', perSession, suite('0.2.0-alpha.12')),
+    '0.1.16': await whole('0.1.16'),
+    '0.2.0-alpha.12': await whole('0.2.0-alpha.12'),
   };
   const polling = await withServer(sdk, dir, 'sse-polling-0.1.16', perSession, suite('0.1.16', 'server-sse-polling'));
   const getProbe = await withServer(sdk, dir, 'get-probe', perSession, async (s, stop) => ({ probe: await probeGetStream(s, stop) }));
