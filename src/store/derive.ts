@@ -48,14 +48,16 @@ export function deriveTimeline(db: Db): number {
     const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
     const read = (n: number) =>
       db
-        // an upgrade that mints a session is folded into the minted session too (its new stream is that one's)
+        // An upgrade that mints a session is folded into the minted session too (its new stream is that one's).
+        // `+r.kind`: with kind indexed, the planner otherwise walks every upgrade of the log once per chunk
+        // instead of probing records_new_session (24 of 32 s of derive at 1M lines).
         .prepare(
           `SELECT * FROM (
              SELECT ${FOLD_COLUMNS}, r.new_session, r.session AS fold_session FROM records r
              WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0
              UNION ALL
              SELECT ${FOLD_COLUMNS}, r.new_session, r.new_session AS fold_session FROM records r
-             WHERE r.new_session IN (${'?,'.repeat(n - 1)}?) AND r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT r.new_session)
+             WHERE r.new_session IN (${'?,'.repeat(n - 1)}?) AND +r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT r.new_session)
            ORDER BY fold_session, ts_ms, id`,
         )
         .raw();

@@ -1,9 +1,9 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 2.
+-- resumescope timeline, schema version 3.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -59,6 +59,8 @@ CREATE INDEX IF NOT EXISTS records_kind ON records (kind, ts_ms, id);
 CREATE INDEX IF NOT EXISTS records_source_line ON records (source_id, line);
 CREATE INDEX IF NOT EXISTS records_req ON records (req) WHERE req IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_new_session ON records (new_session) WHERE new_session IS NOT NULL;
+-- Few records carry a protocol version (a session's first, mostly): a session's version is one probe, not a scan of every record.
+CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
 
 -- Sessions touched since the last derive (live mode re-evaluates only these).
 CREATE TABLE IF NOT EXISTS dirty_sessions (session TEXT PRIMARY KEY);
@@ -122,4 +124,10 @@ ALTER TABLE records ADD COLUMN protocol_version TEXT;
 ALTER TABLE records ADD COLUMN retry_ms INTEGER;
 ALTER TABLE records ADD COLUMN priming INTEGER;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
+`;
+
+/** Schema 2 → 3: the protocol-version index (session_versions reads it instead of every record). */
+export const MIGRATE_2_TO_3 = `
+CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
 `;

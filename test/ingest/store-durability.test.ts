@@ -133,25 +133,44 @@ describe('schema version', () => {
   it('a new database records the version this resumescope writes', () => {
     const path = join(tempDir(), 'timeline.db');
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '2' }]);
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '3' }]);
   });
 
   it('a version 1 database gains the log format 2 columns when opened for writing, and keeps its records', async () => {
     const path = join(tempDir(), 'timeline.db');
     await loadWorkspace([logSource([{ ts: 0, kind: 'session.created', session: 'S1' }])], { db: path }).then((ws) => ws.db.close());
     const v1 = new Database(path);
+    v1.exec('DROP INDEX records_version');
     for (const c of ['protocol_version', 'retry_ms', 'priming']) v1.exec(`ALTER TABLE records DROP COLUMN ${c}`);
     v1.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run();
     v1.close();
     expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '2' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
     expect(rows(db, 'SELECT session, protocol_version FROM records')).toEqual([{ session: 'S1', protocol_version: null }]);
   });
 
+  it('a version 2 database is read as it is, and gains the protocol-version index when opened for writing', async () => {
+    const path = join(tempDir(), 'timeline.db');
+    const log = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }];
+    await loadWorkspace([logSource(log)], { db: path }).then((ws) => ws.db.close());
+    const v2 = new Database(path);
+    v2.exec('DROP INDEX records_version');
+    v2.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
+    v2.close();
+    const index = "SELECT count(*) AS n FROM sqlite_master WHERE name = 'records_version'";
+    const readonly = track(openDb(path, { readonly: true }));
+    expect(rows(readonly, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
+    expect(rows(readonly, index)).toEqual([{ n: 0 }]);
+    readonly.close();
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
+    expect(rows(db, index)).toEqual([{ n: 1 }]);
+  });
+
   it('a database written by a newer resumescope is refused, saying what to do', () => {
-    const path = dbWithVersion('3');
-    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v3; this one reads v2). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    const path = dbWithVersion('4');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v4; this one reads v3). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
     expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
   });
 
