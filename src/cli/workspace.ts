@@ -12,6 +12,8 @@ export interface InputOptions {
   db?: string;
   inputFormat?: string;
   mapping?: string;
+  /** Copy every line's text into the throw-away database too (see IngestOptions.copyLines). */
+  copyLines?: boolean;
 }
 
 export interface OpenedWorkspace {
@@ -43,7 +45,7 @@ export async function openWorkspace(
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-  const ingestOptions = inputFormats(opts);
+  const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}) };
   const db = opts.db !== undefined ? openDb(opts.db) : embedded();
   const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
   for (const s of stats) reportSource(s, io, opts.db);

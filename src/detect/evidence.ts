@@ -1,5 +1,6 @@
 import type { LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
+import { lineTextReader, type StoredLine } from '../store/line-text.js';
 
 export interface ResolvedRecord {
   ref: LineRef;
@@ -38,6 +39,13 @@ export function evidenceInLogOrder(ids: number[], refs: Map<number, ResolvedReco
 
 /** The quoted text of a log line, for text reports and explain. */
 export function lineTextResolver(db: Db): (ref: LineRef) => string | undefined {
-  const stmt = db.prepare('SELECT raw FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? LIMIT 1').pluck();
-  return (ref) => stmt.get(ref.file, ref.line) as string | undefined;
+  const stmt = db.prepare(
+    `SELECT r.raw, r.source_id AS sourceId, r.line_offset AS offset, r.line_bytes AS bytes
+     FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? LIMIT 1`,
+  );
+  const text = lineTextReader(db);
+  return (ref) => {
+    const row = stmt.get(ref.file, ref.line) as StoredLine | undefined;
+    return row === undefined ? undefined : text(row);
+  };
 }

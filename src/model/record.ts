@@ -104,6 +104,12 @@ export function isStatelessEra(version: string | undefined): boolean {
   return version !== undefined && version >= STATELESS_REVISION;
 }
 
+/** Where a line's text sits in its (uncompressed) file: `bytes` bytes from `offset`. */
+export interface LineBytes {
+  offset: number;
+  bytes: number;
+}
+
 /** Provenance: every stored row points back to one input line. */
 export interface LineRef {
   file: string;
@@ -123,7 +129,7 @@ export type LineOutcome =
  * batches, across a worker thread when it runs one.
  */
 export type NormalizedLine =
-  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw: string }
+  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw: string; at?: LineBytes }
   | { line: number; type: 'ignored' }
   | { line: number; type: 'rejected'; reason: string; text: string };
 
@@ -186,5 +192,8 @@ export interface RecordRow {
   protocol_version: string | null;
   retry_ms: number | null;
   priming: number | null;
-  raw: string;
+  /** The line's text; null where it is re-read from its file at line_offset (store/line-text.ts). */
+  raw: string | null;
+  line_offset: number | null;
+  line_bytes: number | null;
 }

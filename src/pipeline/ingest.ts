@@ -4,9 +4,9 @@ import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
-import type { Source } from '../read/sources.js';
-import type { Db } from '../store/db.js';
-import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceStats } from '../store/source-sink.js';
+import { plainFile, type Source } from '../read/sources.js';
+import { EMBEDDED_DB, type Db } from '../store/db.js';
+import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
 
@@ -26,6 +26,8 @@ export interface IngestOptions {
   threads?: 'auto' | 'worker' | 'inline';
   /** The worker's script (tests). */
   workerScript?: URL;
+  /** Copy every line's text even into the throw-away database (`tui`: it lives long, and files rotate under it). */
+  copyLines?: boolean;
 }
 
 /**
@@ -53,7 +55,17 @@ function inlineFeed(source: Source, opts: IngestOptions): SourceFeed {
 
 /** Ingests one source in this thread, in one transaction. */
 export function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
-  return loadSource(db, source.name, inlineFeed(source, opts));
+  return loadSource(db, source.name, inlineFeed(source, opts), rereadFrom(db, source, opts));
+}
+
+/**
+ * A one-off run's throw-away database keeps where each line of a plain file is, not a copy (as lnav
+ * keeps offsets): the copy was half the records table, and every scan and index build paid for it.
+ * A --db file keeps the text, so that it quotes its evidence after the logs are rotated away;
+ * stdin and compressed files keep it too, having no bytes to go back to.
+ */
+function rereadFrom(db: Db, source: Source, opts: IngestOptions): SourceFile | undefined {
+  return db.name === EMBEDDED_DB && opts.copyLines !== true ? plainFile(source) : undefined;
 }
 
 function inputBytes(sources: Source[]): number {
@@ -85,7 +97,7 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
     for (const s of sources) {
       // Files go to the worker; stdin (no path) is read here. After a store error the worker is stopped: the rest are read here.
       const feed = worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines) : inlineFeed(s, opts);
-      out.push(await loadSource(db, s.name, feed));
+      out.push(await loadSource(db, s.name, feed, rereadFrom(db, s, opts)));
     }
   } finally {
     await worker?.close();

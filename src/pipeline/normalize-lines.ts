@@ -26,6 +26,10 @@ export class LineStage {
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
-    return { line: l.line, type: 'records', records: out.records, format: out.format, raw };
+    // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
+    const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
+    return at === undefined
+      ? { line: l.line, type: 'records', records: out.records, format: out.format, raw }
+      : { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
   }
 }

@@ -1,8 +1,11 @@
 import type { Readable } from 'node:stream';
 
-/** One physical line of an input, with its 1-based number. */
+/**
+ * One physical line of an input, with its 1-based number. `offset` and `bytes` place the text in the
+ * (decompressed) byte stream, so that a store may keep where a line is instead of a copy of it.
+ */
 export type InputLine =
-  | { line: number; text: string }
+  | { line: number; text: string; offset?: number; bytes?: number }
   | { line: number; error: string; preview: string };
 
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -23,6 +26,9 @@ export class LineAssembler {
   private pendingLen = 0;
   private oversizedHead: Buffer | null = null;
   private lineNo = 0;
+  /** Bytes of the stream before the current line, and of the current line held so far (all of it, past the cap too). */
+  private consumed = 0;
+  private heldBytes = 0;
 
   /** The lines this chunk completes, numbered on from the previous ones. */
   push(chunk: Buffer): InputLine[] {
@@ -36,7 +42,7 @@ export class LineAssembler {
     if (this.pendingLen > 0 || this.oversizedHead !== null) {
       const first = chunk.indexOf(NEWLINE);
       this.hold(chunk.subarray(0, first));
-      out.push(this.take());
+      out.push(this.take(1));
       start = first + 1;
     }
     if (start <= last) this.wholeLines(chunk.subarray(start, last), out);
@@ -46,7 +52,7 @@ export class LineAssembler {
 
   /** The input ended: a held partial line is a line after all. */
   end(): InputLine[] {
-    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take()] : [];
+    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take(0)] : [];
   }
 
   /**
@@ -61,25 +67,37 @@ export class LineAssembler {
       let start = 0;
       for (;;) {
         const nl = body.indexOf(NEWLINE, start);
-        out.push(decodeLine(body.subarray(start, nl === -1 ? body.length : nl), ++this.lineNo));
+        const end = nl === -1 ? body.length : nl;
+        out.push(decodeLine(body.subarray(start, end), ++this.lineNo, this.consumed));
+        this.consumed += end - start + 1;
         if (nl === -1) return;
         start = nl + 1;
       }
     }
     for (const piece of text.split('\n')) {
       const line = ++this.lineNo;
-      let s = piece.charCodeAt(piece.length - 1) === 0x0d ? piece.slice(0, -1) : piece;
+      const lineStart = this.consumed;
+      // One-byte strings (ASCII logs) take V8's fast path here.
+      const pieceBytes = Buffer.byteLength(piece);
+      this.consumed += pieceBytes + 1;
+      const cr = piece.charCodeAt(piece.length - 1) === 0x0d;
+      let s = cr ? piece.slice(0, -1) : piece;
       // UTF-16 length bounds the UTF-8 length: at most 3 bytes per code unit.
       if (s.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(s) > MAX_LINE_BYTES) {
         out.push(tooLong(line, Buffer.from(s.slice(0, PREVIEW_BYTES))));
         continue;
       }
-      if (line === 1 && s.charCodeAt(0) === 0xfeff) s = s.slice(1);
-      out.push({ line, text: s });
+      let bom = 0;
+      if (line === 1 && s.charCodeAt(0) === 0xfeff) {
+        s = s.slice(1);
+        bom = 3;
+      }
+      out.push({ line, text: s, offset: lineStart + bom, bytes: pieceBytes - (cr ? 1 : 0) - bom });
     }
   }
 
   private hold(piece: Buffer): void {
+    this.heldBytes += piece.length;
     if (piece.length === 0 || this.oversizedHead !== null) return;
     // One byte over the cap is allowed: a CRLF line's CR is no content.
     if (this.pendingLen + piece.length > MAX_LINE_BYTES + 1) {
@@ -93,14 +111,18 @@ export class LineAssembler {
     this.pendingLen += piece.length;
   }
 
-  private take(): InputLine {
+  /** The held line, ended by `newline` bytes (1, or 0 at the end of the input). */
+  private take(newline: number): InputLine {
     const line = ++this.lineNo;
     const head = this.oversizedHead;
     const bytes = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingLen);
+    const lineStart = this.consumed;
+    this.consumed += this.heldBytes + newline;
     this.pending = [];
     this.pendingLen = 0;
+    this.heldBytes = 0;
     this.oversizedHead = null;
-    return head !== null ? tooLong(line, head) : decodeLine(bytes, line);
+    return head !== null ? tooLong(line, head) : decodeLine(bytes, line, lineStart);
   }
 }
 
@@ -108,7 +130,7 @@ function tooLong(line: number, head: Buffer): InputLine {
   return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
 }
 
-function decodeLine(buf: Buffer, line: number): InputLine {
+function decodeLine(buf: Buffer, line: number, lineStart: number): InputLine {
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
   // A UTF-8 byte order mark (Windows exports) is not part of the first record.
@@ -124,7 +146,7 @@ function decodeLine(buf: Buffer, line: number): InputLine {
       return { line, error: 'invalid UTF-8', preview: preview(bytes) };
     }
   }
-  return { line, text };
+  return { line, text, offset: lineStart + start, bytes: end - start };
 }
 
 function preview(bytes: Buffer): string {

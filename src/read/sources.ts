@@ -1,5 +1,5 @@
-import { createReadStream, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, createReadStream, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
@@ -108,4 +108,27 @@ export function gunzipIfNeeded(input: Readable): Readable {
   });
   input.once('end', onEnd);
   return out;
+}
+
+/**
+ * A regular file that is not gzip (its magic bytes, as gunzipIfNeeded decides), as it is now: the
+ * lines read from it can be read again at their byte offsets while its size and mtime stay the same.
+ * Undefined for stdin, compressed and special files, and anything that cannot be checked.
+ */
+export function plainFile(source: Source): { path: string; size: number; mtimeMs: number } | undefined {
+  if (source.path === null) return undefined;
+  try {
+    const st = statSync(source.path);
+    if (!st.isFile()) return undefined;
+    const head = Buffer.alloc(2);
+    const fd = openSync(source.path, 'r');
+    try {
+      if (readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b) return undefined;
+    } finally {
+      closeSync(fd);
+    }
+    return { path: resolve(source.path), size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+  } catch {
+    return undefined;
+  }
 }

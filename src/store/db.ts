@@ -59,15 +59,10 @@ function checkVersion(db: Db, path: string, readonly: boolean): void {
       `${path}: written by a newer resumescope (schema v${version}; this one reads v${SCHEMA_VERSION}). Upgrade resumescope, or re-ingest the logs into a new --db file.`,
     );
   }
-  if (version === 1) {
-    if (readonly) throw new StoreError(`${path}: schema v1 needs an upgrade to v${SCHEMA_VERSION}; ingest into it once to upgrade it`);
-    db.exec(MIGRATE_1_TO_2);
+  if (version === 1 || version === 2) {
+    if (readonly) throw new StoreError(`${path}: schema v${version} needs an upgrade to v${SCHEMA_VERSION}; ingest into it once to upgrade it`);
+    if (version === 1) db.exec(MIGRATE_1_TO_2);
     db.exec(MIGRATE_2_TO_3);
-    return;
-  }
-  if (version === 2) {
-    // v3 adds an index only: a v2 file reads the same, more slowly, so read-only commands take it as it is.
-    if (!readonly) db.exec(MIGRATE_2_TO_3);
     return;
   }
   // No other older schema has been released; anything else is not ours to guess at.

@@ -1,4 +1,4 @@
-import type { NormalizedRecord } from '../model/record.js';
+import type { LineBytes, NormalizedRecord } from '../model/record.js';
 import type { Db } from './db.js';
 
 // Maps a normalized record onto the `records` row. One field → column table,
@@ -33,7 +33,8 @@ const BY_FIELD = new Map(FIELDS.map(([field, column, encode]) => [field as strin
 const MAX_SHAPES = 64;
 
 export interface RecordWriter {
-  write(sourceId: number, line: number, r: NormalizedRecord, raw: string): void;
+  /** `raw` null: the line is not copied, `at` says where it is in its file. */
+  write(sourceId: number, line: number, r: NormalizedRecord, raw: string | null, at: LineBytes | undefined): void;
 }
 
 /**
@@ -49,13 +50,14 @@ export function recordWriter(db: Db): RecordWriter {
     const known = fields.filter((f) => BY_FIELD.has(f));
     const columns = known.map((f) => BY_FIELD.get(f)!.column);
     const stmt = db.prepare(
-      `INSERT INTO records (source_id, line, ${columns.join(', ')}${columns.length ? ', ' : ''}raw) VALUES (?, ?, ${'?, '.repeat(columns.length)}?)`,
+      `INSERT INTO records (source_id, line, ${columns.join(', ')}${columns.length ? ', ' : ''}raw, line_offset, line_bytes)
+       VALUES (?, ?, ${'?, '.repeat(columns.length)}?, ?, ?)`,
     );
     return { stmt, encoders: known.map((f) => BY_FIELD.get(f)!.encode), fields: known };
   };
   const everyColumn = prepare(FIELDS.map(([f]) => f));
   return {
-    write(sourceId, line, r, raw) {
+    write(sourceId, line, r, raw, at) {
       const keys = Object.keys(r);
       const shape = keys.join(',');
       let s = byShape.get(shape);
@@ -66,7 +68,7 @@ export function recordWriter(db: Db): RecordWriter {
       const params: Param[] = [sourceId, line];
       const rec = r as unknown as Record<string, never>;
       for (let i = 0; i < s.fields.length; i++) params.push(s.encoders[i]!(rec[s.fields[i]!]!));
-      params.push(raw);
+      params.push(raw, at?.offset ?? null, at?.bytes ?? null);
       s.stmt.run(params);
     },
   };

@@ -21,8 +21,10 @@ CREATE TABLE IF NOT EXISTS sources (
   ignored INTEGER NOT NULL DEFAULT 0,
   rejected INTEGER NOT NULL DEFAULT 0,
   complete INTEGER NOT NULL DEFAULT 0, -- 0 while a followed file is still growing
-  ingested_at TEXT NOT NULL
+  ingested_at TEXT NOT NULL,
+  path TEXT, size INTEGER, mtime_ms INTEGER
 );
+-- sources.path, size, mtime_ms: set where lines are re-read from the file; quoting checks it is unchanged.
 
 CREATE TABLE IF NOT EXISTS rejected (
   id INTEGER PRIMARY KEY,
@@ -52,7 +54,11 @@ CREATE TABLE IF NOT EXISTS records (
   http_method TEXT, path TEXT, req_headers TEXT, resp_headers TEXT, sse_event_ids TEXT, duration_ms INTEGER, bytes INTEGER,
   extra TEXT,
   protocol_version TEXT, retry_ms INTEGER, priming INTEGER, -- log format version 2
-  raw TEXT NOT NULL               -- the log line, so evidence can be quoted from the database alone
+  -- raw: the (redacted) log line, so evidence can be quoted from the database alone; NULL where the line
+  -- is re-read from its file instead, at line_offset for line_bytes bytes, by store/line-text.ts
+  raw TEXT,
+  line_offset INTEGER,
+  line_bytes INTEGER
 );
 CREATE INDEX IF NOT EXISTS records_session ON records (session, ts_ms, id);
 CREATE INDEX IF NOT EXISTS records_kind ON records (kind, ts_ms, id);
@@ -126,8 +132,16 @@ ALTER TABLE records ADD COLUMN priming INTEGER;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 `;
 
-/** Schema 2 → 3: the protocol-version index (session_versions reads it instead of every record). */
+/**
+ * Schema 2 → 3: the protocol-version index (session_versions reads it instead of every record), and
+ * where a line is in its file (a v2 file keeps its lines' text, as a --db file does).
+ */
 export const MIGRATE_2_TO_3 = `
+ALTER TABLE records ADD COLUMN line_offset INTEGER;
+ALTER TABLE records ADD COLUMN line_bytes INTEGER;
+ALTER TABLE sources ADD COLUMN path TEXT;
+ALTER TABLE sources ADD COLUMN size INTEGER;
+ALTER TABLE sources ADD COLUMN mtime_ms INTEGER;
 CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 `;

@@ -1,4 +1,4 @@
-import type { NormalizedLine, NormalizedRecord } from '../model/record.js';
+import type { LineBytes, NormalizedLine, NormalizedRecord } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type RecordWriter } from './insert.js';
@@ -25,6 +25,13 @@ export interface SourceStats {
   seqNodes?: string[];
 }
 
+/** A regular, uncompressed input file as it was when read: its lines are re-read only while it is unchanged. */
+export interface SourceFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
 export function isUnusable(s: SourceStats): boolean {
   return s.readError !== undefined || (s.duplicateOf === undefined && s.recordLines === 0);
@@ -42,21 +49,28 @@ export class SourceSink {
   readonly stats: SourceStats;
   readonly sourceId: number;
   private readonly writer: RecordWriter;
-  private tieGroup: { line: number; rec: NormalizedRecord; raw: string }[] = [];
+  private tieGroup: { line: number; rec: NormalizedRecord; raw: string | null; at: LineBytes | undefined }[] = [];
   private readonly rejectStmt;
   readonly touched = new Set<string>();
+  private readonly copyLines: boolean;
   private readonly seqNodes = new Set<string>();
 
-  constructor(private readonly db: Db, name: string, opts: { complete?: boolean } = {}) {
+  /**
+   * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
+   * instead of a copy (re-read by store/line-text.ts while the file is unchanged). Without it every line is copied.
+   */
+  constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile } = {}) {
     this.writer = recordWriter(db);
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
     // A placeholder hash until the content is known; unique per run.
     const placeholder = `pending:${process.pid}:${Date.now()}:${Math.random()}`;
     this.sourceId = Number(
       db
-        .prepare('INSERT INTO sources (name, sha256, complete, ingested_at) VALUES (?, ?, ?, ?)')
-        .run(name, placeholder, opts.complete === false ? 0 : 1, new Date().toISOString()).lastInsertRowid,
+        .prepare('INSERT INTO sources (name, sha256, complete, ingested_at, path, size, mtime_ms) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(name, placeholder, opts.complete === false ? 0 : 1, new Date().toISOString(), opts.file?.path ?? null, opts.file?.size ?? null,
+          opts.file?.mtimeMs ?? null).lastInsertRowid,
     );
+    this.copyLines = opts.file === undefined;
     this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
   }
 
@@ -77,7 +91,9 @@ export class SourceSink {
     for (const rec of l.records) {
       const last = this.tieGroup[this.tieGroup.length - 1];
       if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
-      this.tieGroup.push({ line: l.line, rec, raw: l.raw });
+      // A line that needs no copy is stored as where it is; a redacted line (no `at`) always as its redacted text.
+      if (!this.copyLines && l.at !== undefined) this.tieGroup.push({ line: l.line, rec, raw: null, at: l.at });
+      else this.tieGroup.push({ line: l.line, rec, raw: l.raw, at: l.at });
     }
   }
 
@@ -85,8 +101,8 @@ export class SourceSink {
   flush(): void {
     const group = this.tieGroup;
     if (group.length === 0) return;
-    for (const { line, rec, raw } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
-      this.writer.write(this.sourceId, line, rec, raw);
+    for (const { line, rec, raw, at } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
+      this.writer.write(this.sourceId, line, rec, raw, at);
       this.stats.records++;
       if (rec.seq !== undefined && rec.node !== undefined) this.seqNodes.add(rec.node);
       if (rec.session) this.touched.add(rec.session);
@@ -167,14 +183,14 @@ export interface SourceFeed {
  * taken while the export was still being written) is data, not a crash: its
  * lines before the cut are kept (see keepBeforeCut).
  */
-export async function loadSource(db: Db, name: string, feed: SourceFeed): Promise<SourceStats> {
+export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: SourceFile): Promise<SourceStats> {
   db.exec('BEGIN');
   let sink: SourceSink | undefined;
   // Every COMMIT of this file runs it first: the records indexes may be dropped for the load.
   let rebuildIndexes = () => {};
   try {
     rebuildIndexes = deferIndexes(db, 'records');
-    sink = new SourceSink(db, name);
+    sink = new SourceSink(db, name, file === undefined ? {} : { file });
     await feed.run(sink);
     const kept = sink.finish(feed.digest());
     if (kept) rebuildIndexes();

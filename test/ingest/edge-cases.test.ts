@@ -9,8 +9,8 @@ describe('a UTF-8 byte order mark', () => {
     const lines = [];
     for await (const l of splitLines(Readable.from([bytes]))) lines.push(l);
     expect(lines).toEqual([
-      { line: 1, text: '{"a":1}' },
-      { line: 2, text: '{"b":2}' },
+      { line: 1, text: '{"a":1}', offset: 3, bytes: 7 },
+      { line: 2, text: '{"b":2}', offset: 11, bytes: 7 },
     ]);
   });
 

@@ -135,7 +135,7 @@ describe('chunk boundaries', () => {
       'text', 'text', 'binary content (NUL byte): not a text log line', 'invalid UTF-8', 'text',
       'line longer than 1048576 bytes', 'text',
     ]);
-    expect(whole[0]).toEqual({ line: 1, text: rec('S1') });
+    expect(whole[0]).toEqual({ line: 1, text: rec('S1'), offset: 3, bytes: rec('S1').length });
     // Byte by byte, every line takes the per-line path: the fast path must agree with it.
     const small = bytes.subarray(0, bytes.length - rec('S2').length - 1 - 1024 * 1024 - 3);
     const bytewise = await linesOf([...small].map((b) => Buffer.from([b])));

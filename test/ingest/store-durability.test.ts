@@ -136,36 +136,39 @@ describe('schema version', () => {
     expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '3' }]);
   });
 
-  it('a version 1 database gains the log format 2 columns when opened for writing, and keeps its records', async () => {
-    const path = join(tempDir(), 'timeline.db');
-    await loadWorkspace([logSource([{ ts: 0, kind: 'session.created', session: 'S1' }])], { db: path }).then((ws) => ws.db.close());
-    const v1 = new Database(path);
-    v1.exec('DROP INDEX records_version');
-    for (const c of ['protocol_version', 'retry_ms', 'priming']) v1.exec(`ALTER TABLE records DROP COLUMN ${c}`);
-    v1.prepare("UPDATE meta SET value = '1' WHERE key = 'schema_version'").run();
-    v1.close();
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade/);
-    const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
-    expect(rows(db, 'SELECT session, protocol_version FROM records')).toEqual([{ session: 'S1', protocol_version: null }]);
-  });
-
-  it('a version 2 database is read as it is, and gains the protocol-version index when opened for writing', async () => {
+  /** A database as an older resumescope wrote it: this schema less what came after `version`. */
+  async function olderDb(version: 1 | 2): Promise<string> {
     const path = join(tempDir(), 'timeline.db');
     const log = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }];
     await loadWorkspace([logSource(log)], { db: path }).then((ws) => ws.db.close());
-    const v2 = new Database(path);
-    v2.exec('DROP INDEX records_version');
-    v2.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
-    v2.close();
-    const index = "SELECT count(*) AS n FROM sqlite_master WHERE name = 'records_version'";
-    const readonly = track(openDb(path, { readonly: true }));
-    expect(rows(readonly, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
-    expect(rows(readonly, index)).toEqual([{ n: 0 }]);
-    readonly.close();
+    const old = new Database(path);
+    old.exec('DROP INDEX records_version');
+    for (const c of ['line_offset', 'line_bytes']) old.exec(`ALTER TABLE records DROP COLUMN ${c}`);
+    for (const c of ['path', 'size', 'mtime_ms']) old.exec(`ALTER TABLE sources DROP COLUMN ${c}`);
+    if (version === 1) for (const c of ['protocol_version', 'retry_ms', 'priming']) old.exec(`ALTER TABLE records DROP COLUMN ${c}`);
+    old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
+    old.close();
+    return path;
+  }
+  const V3_ADDS = "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'records_version') + (SELECT count(*) FROM pragma_table_info('records') WHERE name IN ('line_offset', 'line_bytes')) + (SELECT count(*) FROM pragma_table_info('sources') WHERE name IN ('path', 'size', 'mtime_ms')) AS n";
+
+  it('a version 1 database gains the log format 2 and 3 columns when opened for writing, and keeps its records', async () => {
+    const path = await olderDb(1);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v3/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
-    expect(rows(db, index)).toEqual([{ n: 1 }]);
+    expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
+    expect(rows(db, 'SELECT session, protocol_version, raw IS NOT NULL AS quoted FROM records')).toEqual([{ session: 'S1', protocol_version: null, quoted: 1 }]);
+  });
+
+  it('a version 2 database gains the line offsets and the protocol-version index when opened for writing, and keeps its lines', async () => {
+    const path = await olderDb(2);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v3; ingest into it once/);
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
+    expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
+    expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
+    expect(rows(db, 'SELECT raw IS NOT NULL AS quoted, line_offset FROM records')).toEqual([{ quoted: 1, line_offset: null }]);
   });
 
   it('a database written by a newer resumescope is refused, saying what to do', () => {

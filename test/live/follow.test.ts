@@ -136,7 +136,7 @@ describe('LineAssembler', () => {
   it('cuts chunks into lines across chunk borders, drops the CR of CRLF, and judges bad bytes like the reader', () => {
     const a = new LineAssembler();
     expect(a.push(Buffer.from('ab'))).toEqual([]);
-    expect(a.push(Buffer.from('c\r\nde'))).toEqual([{ line: 1, text: 'abc' }]);
+    expect(a.push(Buffer.from('c\r\nde'))).toEqual([{ line: 1, text: 'abc', offset: 0, bytes: 3 }]);
     expect(a.push(Buffer.from([0x66, 0x00, 0x0a]))).toEqual([{ line: 2, error: 'binary content (NUL byte): not a text log line', preview: 'def.' }]);
     expect(a.push(Buffer.from([0xc3, 0x28, 0x0a]))[0]).toMatchObject({ line: 3, error: 'invalid UTF-8' });
     expect(a.end()).toEqual([]);
@@ -154,6 +154,6 @@ describe('LineAssembler', () => {
   it('gives a held partial line as the last line when the input ends', () => {
     const a = new LineAssembler();
     a.push(Buffer.from('x\ntail'));
-    expect(a.end()).toEqual([{ line: 2, text: 'tail' }]);
+    expect(a.end()).toEqual([{ line: 2, text: 'tail', offset: 2, bytes: 4 }]);
   });
 });

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { fileSource } from '../../src/read/sources.js';
-import { lineOpener, viewerCommand } from '../../src/tui/wire/open-line.js';
+import { lineOpener, storedContext, viewerCommand } from '../../src/tui/wire/open-line.js';
 import { rejectedLoader } from '../../src/tui/wire/rejected.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rs-open-'));
@@ -78,7 +78,7 @@ describe('lineOpener', () => {
   it('a plain file whose path was rotated since is read from the store, not from the new file', async () => {
     const path = join(dir, 'rotating.ndjson');
     writeFileSync(path, LINES.join('\n') + '\n');
-    const ws = await loadWorkspace([fileSource(path)]);
+    const ws = await loadWorkspace([fileSource(path)], { copyLines: true }); // as tui loads
     writeFileSync(path, 'a new file\n');
     let file = '';
     const tmp = mkdtempSync(join(dir, 'ctx-'));
@@ -88,6 +88,17 @@ describe('lineOpener', () => {
     expect(readFileSync(file, 'utf8')).toContain(`      2  ${LINES[1]}`);
     // A line the store knows nothing of cannot be opened, and says why.
     expect(open({ file: '<stdin>', line: 9 })).toMatch(/cannot be opened: the file is not on disk/);
+    ws.db.close();
+  });
+
+  it('a one-off load keeps offsets, not lines: a rotated file is not quoted from the new file', async () => {
+    const path = join(dir, 'rotated-offsets.ndjson');
+    writeFileSync(path, LINES.join('\n') + '\n');
+    const ws = await loadWorkspace([fileSource(path)]);
+    expect(storedContext(ws.db, { file: path, line: 2 }).map((l) => l.text)).toEqual(LINES);
+    writeFileSync(path, 'a new file\n');
+    const open = lineOpener(ws.db, { env: { EDITOR: 'ed' }, tmpDir: () => mkdtempSync(join(dir, 'ctx-')), replaced: (f) => f === path, spawn: () => ({ status: 0 }) });
+    expect(open({ file: path, line: 2 })).toMatch(/cannot be opened: the file is not on disk and the store keeps no text/);
     ws.db.close();
   });
 });

@@ -37,7 +37,8 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
   const loading = showLoading();
   let ws;
   try {
-    ws = await openWorkspace(paths, flags, io, (e) => {
+    // The dashboard stays open while logs rotate: it keeps the lines it quotes.
+    ws = await openWorkspace(paths, { ...flags, copyLines: true }, io, (e) => {
       if (e.type === 'lines') loading.progress(e.source, e.lines);
     });
     await loading.judging();

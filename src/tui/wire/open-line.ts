@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Db } from '../../store/db.js';
+import { lineTextReader, type StoredLine } from '../../store/line-text.js';
 import type { LineRef } from '../dashboardState.js';
 
 // `o` in the dashboard: the log line in the user's editor or pager, at its
@@ -64,14 +65,20 @@ function isPlainFile(file: string): boolean {
 
 /** The stored lines of `ref.file` around `ref.line` (records and rejected lines), in line order. */
 export function storedContext(db: Db, ref: LineRef, around = CONTEXT_LINES): { line: number; text: string }[] {
-  return db
+  const read = lineTextReader(db);
+  const rows = db
     .prepare(
-      `SELECT line, text FROM (
-         SELECT r.line AS line, r.raw AS text FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line BETWEEN ? AND ?
-         UNION SELECT j.line, j.text FROM rejected j JOIN sources s ON s.id = j.source_id WHERE s.name = ? AND j.line BETWEEN ? AND ?
-       ) WHERE text IS NOT NULL GROUP BY line ORDER BY line`,
+      `SELECT line, raw, sourceId, offset, bytes FROM (
+         SELECT r.line AS line, r.raw AS raw, r.source_id AS sourceId, r.line_offset AS offset, r.line_bytes AS bytes
+         FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line BETWEEN ? AND ?
+         UNION SELECT j.line, j.text, j.source_id, NULL, NULL FROM rejected j JOIN sources s ON s.id = j.source_id WHERE s.name = ? AND j.line BETWEEN ? AND ?
+       ) GROUP BY line ORDER BY line`,
     )
-    .all(ref.file, ref.line - around, ref.line + around, ref.file, ref.line - around, ref.line + around) as { line: number; text: string }[];
+    .all(ref.file, ref.line - around, ref.line + around, ref.file, ref.line - around, ref.line + around) as (StoredLine & { line: number })[];
+  return rows.flatMap((r) => {
+    const text = read(r);
+    return text === undefined ? [] : [{ line: r.line, text }];
+  });
 }
 
 /**
