@@ -14,6 +14,7 @@ export const SHAPES = {
   faults: 'about 2% faulty reconnects, one fault of each rule family in turn',
   'bad-server': 'every reconnect faulty: tens of thousands of findings',
   production: 'the mix: interleaved, multi-node dialects, proxies, storms, 2% faults, app log lines',
+  folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
@@ -48,6 +49,7 @@ function profile(shape) {
     case 'storms': return { ...p, gapMs: 10, stormShare: 0.2, sharedPrincipal: 0.3 };
     case 'faults': return { ...p, gapMs: 10, nodes: NODES.slice(0, 2), faultShare: 0.02 / 0.5 }; // 4 reconnects a session
     case 'bad-server': return { ...p, gapMs: 10, faultShare: 1 };
+    case 'folder': return { ...p, gapMs: 10, sharedPrincipal: 1 };
     case 'production': return { ...p, gapMs: 10, nodes: NODES, dialects: true, proxyShare: 0.3, proxyOnlyShare: 0.1, stormShare: 0.02, faultShare: 0.05, sharedPrincipal: 0.1, appLines: 0.01 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
@@ -236,7 +238,8 @@ class Heap {
 const before = (a, b) => a.recs[a.i].t < b.recs[b.i].t || (a.recs[a.i].t === b.recs[b.i].t && a.s < b.s);
 
 /** Writes `lines` lines of `shape` to `path`; returns the number written. Same seed, same bytes. */
-export async function generate(path, lines, { shape = 'uniform', seed = 1 } = {}) {
+/** `firstSession` and `startMs` let the files of one folder hold distinct sessions, one after another in time. */
+export async function generate(path, lines, { shape = 'uniform', seed = 1, firstSession = 0, startMs = BASE } = {}) {
   const p = profile(shape);
   const rnd = mulberry32(seed);
   const out = createWriteStream(path);
@@ -253,9 +256,9 @@ export async function generate(path, lines, { shape = 'uniform', seed = 1 } = {}
     }
   };
   const heap = new Heap();
-  let s = 0;
-  let nextStart = BASE;
-  let lastEnd = BASE;
+  let s = firstSession;
+  let nextStart = startMs;
+  let lastEnd = startMs;
   while (n < lines) {
     // Start every session due before the earliest pending record, so times only grow.
     while (heap.size === 0 || nextStart <= heap.items[0].recs[heap.items[0].i].t) {

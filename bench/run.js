@@ -29,6 +29,10 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --sizes N,M       line counts, k/M suffixes allowed (default 100k,400k)
   --large           sizes 1M,3M (the issue-10 targets)
   --lines N         quick run: sizes N and 4N (e.g. --lines 2000 as a smoke test)
+  --folder N        instead: a folder of N small files (shape "folder", --folder-lines
+                    lines each, default 300), analyze against ingest of the same folder
+                    (issue 10: one principal running the same tools in every session)
+  --folder-lines L  lines per file of --folder
   --seed N          generator seed (default 1); same seed, same bytes
   --no-lnav         skip lnav even when installed
   --no-floor        skip the SQLite floor pass
@@ -42,7 +46,7 @@ x floor, x lnav = analyze time over that pass's time. Per shape, "linearity" is
 lines means cost grows about quadratically.`;
 
 function parseArgs(argv) {
-  const o = { shapes: Object.keys(SHAPES), sizes: [100_000, 400_000], seed: 1, lnav: true, floor: true, json: false, keep: undefined };
+  const o = { shapes: Object.keys(SHAPES).filter((s) => s !== 'folder'), sizes: [100_000, 400_000], seed: 1, lnav: true, floor: true, json: false, keep: undefined, folder: 0, folderLines: 300 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -61,6 +65,8 @@ function parseArgs(argv) {
       const n = count(a === '--lines' ? next() : a);
       o.sizes = [n, 4 * n];
     } else if (a === '--seed') o.seed = Number(next());
+    else if (a === '--folder') o.folder = count(next());
+    else if (a === '--folder-lines') o.folderLines = count(next());
     else if (a === '--no-lnav') o.lnav = false;
     else if (a === '--no-floor') o.floor = false;
     else if (a === '--json') o.json = true;
@@ -169,9 +175,47 @@ function table(rows, scaling, meta) {
   return out.join('\n');
 }
 
+/** A folder of small files: analyze against ingest (read, normalize, store, derive) of the same folder, each its own process. */
+async function measureFolder(o, dir) {
+  const folder = join(o.keep ?? dir, `folder-${o.folder}`);
+  mkdirSync(folder, { recursive: true });
+  let lines = 0;
+  for (let i = 0; i < o.folder; i++) {
+    const name = join(folder, `node-${String(i).padStart(4, '0')}.ndjson`);
+    lines += await generate(name, o.folderLines, { shape: 'folder', seed: o.seed + i, firstSession: i * 1000, startMs: Date.parse('2026-11-09T10:00:00.000Z') + i * 60_000 });
+  }
+  const ingest = nodeChild(dir, [cli, 'ingest', folder, '--quiet']);
+  if (ingest.status !== 0) throw new Error(`ingest folder: exit ${ingest.status}: ${ingest.stderr.slice(0, 2000)}`);
+  const reportFile = join(dir, 'report.json');
+  const an = nodeChild(dir, [cli, 'analyze', folder, '--format', 'json', '--fail-on', 'never', '-o', reportFile]);
+  if (an.status !== 0) throw new Error(`analyze folder: exit ${an.status}: ${an.stderr.slice(0, 2000)}`);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+  if (!o.keep) rmSync(folder, { recursive: true, force: true });
+  return {
+    files: o.folder, lines, findings: report.findings.length,
+    ingest: { s: round(ingest.ms / 1000, 2), peak_rss_mb: round(ingest.rssMb, 0) },
+    analyze: { s: round(an.ms / 1000, 2), peak_rss_mb: round(an.rssMb, 0) },
+    x_ingest: round(an.ms / ingest.ms, 2),
+  };
+}
+
 const o = parseArgs(process.argv.slice(2));
 if (!existsSync(join(here, '..', 'dist', 'api.js'))) fail('dist/ is missing: run npm run build first');
 const dir = mkdtempSync(join(tmpdir(), 'resumescope-bench-'));
+if (o.folder > 0) {
+  try {
+    const r = await measureFolder(o, dir);
+    if (o.json) console.log(JSON.stringify(r, null, 2));
+    else {
+      console.log(`folder of ${r.files} files, ${r.lines.toLocaleString('en')} lines, ${r.findings} findings`);
+      console.log(`  ingest   ${r.ingest.s} s, ${r.ingest.peak_rss_mb} MB`);
+      console.log(`  analyze  ${r.analyze.s} s, ${r.analyze.peak_rss_mb} MB  (x ingest ${r.x_ingest})`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
 if (o.keep) mkdirSync(o.keep, { recursive: true });
 try {
   const lnav = o.lnav && lnavAvailable() ? lnavHome(dir) : undefined;

@@ -129,7 +129,8 @@ export type LineOutcome =
  * batches, across a worker thread when it runs one.
  */
 export type NormalizedLine =
-  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw: string; at?: LineBytes }
+  /** The line to quote: `raw` (its text, redacted where it held a credential), or only where it is (`at`) when the store keeps no copy. */
+  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes }
   | { line: number; type: 'ignored' }
   | { line: number; type: 'rejected'; reason: string; text: string };
 

@@ -38,12 +38,12 @@ export interface IngestOptions {
 export const WORKER_MIN_BYTES = 4 * 1024 * 1024;
 
 /** One source's lines, read and normalized in this thread. */
-function inlineFeed(source: Source, opts: IngestOptions): SourceFeed {
+function inlineFeed(source: Source, opts: IngestOptions, copyLines = true): SourceFeed {
   const hash = createHash('sha256');
   let digest: string | undefined;
   return {
     async run(sink) {
-      const stage = new LineStage(opts.inputFormat, opts.formats);
+      const stage = new LineStage(opts.inputFormat, opts.formats, copyLines);
       for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
         for (const l of batch) sink.add(stage.normalize(l));
         opts.onLines?.(source.name, sink.stats.lines);
@@ -55,7 +55,8 @@ function inlineFeed(source: Source, opts: IngestOptions): SourceFeed {
 
 /** Ingests one source in this thread, in one transaction. */
 export function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): Promise<SourceStats> {
-  return loadSource(db, source.name, inlineFeed(source, opts), rereadFrom(db, source, opts));
+  const file = rereadFrom(db, source, opts);
+  return loadSource(db, source.name, inlineFeed(source, opts, file === undefined), file);
 }
 
 /**
@@ -96,8 +97,11 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
   try {
     for (const s of sources) {
       // Files go to the worker; stdin (no path) is read here. After a store error the worker is stopped: the rest are read here.
-      const feed = worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines) : inlineFeed(s, opts);
-      out.push(await loadSource(db, s.name, feed, rereadFrom(db, s, opts)));
+      const file = rereadFrom(db, s, opts);
+      const copyLines = file === undefined;
+      const feed =
+        worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines, copyLines) : inlineFeed(s, opts, copyLines);
+      out.push(await loadSource(db, s.name, feed, file));
     }
   } finally {
     await worker?.close();

@@ -15,7 +15,8 @@ const PREVIEW_BYTES = 4096;
 export class LineStage {
   private readonly normalizer: LineNormalizer;
 
-  constructor(inputFormat?: string, formats?: InputFormat[]) {
+  /** `copyLines` false: a line whose own bytes are the quote is handed over as where it is, without its text. */
+  constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true) {
     this.normalizer = new LineNormalizer(inputFormat, formats);
   }
 
@@ -28,8 +29,9 @@ export class LineStage {
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
-    return at === undefined
-      ? { line: l.line, type: 'records', records: out.records, format: out.format, raw }
-      : { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
+    if (at === undefined) return { line: l.line, type: 'records', records: out.records, format: out.format, raw };
+    // Not copying the text saves its structured clone across the worker's port, too.
+    if (!this.copyLines) return { line: l.line, type: 'records', records: out.records, format: out.format, at };
+    return { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
   }
 }

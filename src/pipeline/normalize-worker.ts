@@ -24,7 +24,7 @@ port.on('message', (m: ToWorker) => {
     wake?.();
     wake = null;
   } else {
-    work = work.then(() => normalizeFile(m.path, m.inputFormat));
+    work = work.then(() => normalizeFile(m.path, m.inputFormat, m.copyLines));
   }
 });
 
@@ -34,11 +34,11 @@ async function send(lines: NormalizedLine[]): Promise<void> {
   post({ type: 'lines', lines });
 }
 
-async function normalizeFile(path: string, inputFormat: string | undefined): Promise<void> {
+async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean): Promise<void> {
   const hash = createHash('sha256');
   let batch: NormalizedLine[] = [];
   try {
-    const stage = new LineStage(inputFormat);
+    const stage = new LineStage(inputFormat, undefined, copyLines);
     for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) {
       for (const l of lines) batch.push(stage.normalize(l));
       if (batch.length >= BATCH_LINES) {

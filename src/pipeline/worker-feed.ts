@@ -40,14 +40,14 @@ export class NormalizeWorker {
   }
 
   /** One file's lines, normalized in the worker. */
-  feed(path: string, inputFormat: string | undefined, onLines: Pending['onLines']): SourceFeed {
+  feed(path: string, inputFormat: string | undefined, onLines: Pending['onLines'], copyLines = true): SourceFeed {
     return {
       run: (sink) =>
         new Promise<void>((resolve, reject) => {
           if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
           this.sha256 = null;
           this.pending = { name: sink.stats.name, sink, onLines, resolve, reject };
-          this.post({ type: 'open', path, ...(inputFormat !== undefined && { inputFormat }) });
+          this.post({ type: 'open', path, copyLines, ...(inputFormat !== undefined && { inputFormat }) });
         }),
       digest: () => this.sha256,
     };

@@ -5,7 +5,7 @@ import type { NormalizedLine } from '../model/record.js';
 
 export type ToWorker =
   /** Read, split and normalize this file (one at a time: the next comes after its end). */
-  | { type: 'open'; path: string; inputFormat?: string }
+  | { type: 'open'; path: string; inputFormat?: string; copyLines: boolean }
   /** The main thread stored one more batch: the worker may send another. */
   | { type: 'ack' };
 

@@ -93,7 +93,7 @@ export class SourceSink {
       if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
       // A line that needs no copy is stored as where it is; a redacted line (no `at`) always as its redacted text.
       if (!this.copyLines && l.at !== undefined) this.tieGroup.push({ line: l.line, rec, raw: null, at: l.at });
-      else this.tieGroup.push({ line: l.line, rec, raw: l.raw, at: l.at });
+      else this.tieGroup.push({ line: l.line, rec, raw: l.raw ?? null, at: l.at });
     }
   }
 

@@ -40,6 +40,16 @@ describe('bench generator', () => {
     expect((await run(shape)).report.findings).toEqual([]);
   });
 
+  it('folder: files numbered apart hold distinct sessions with one principal, whose same calls are the only findings', async () => {
+    const files = [0, 1, 2].map((i) => join(dir, `folder-${i}.ndjson`));
+    await Promise.all(files.map((f, i) => generate(f, 600, { shape: 'folder', seed: 1 + i, firstSession: i * 1000, startMs: Date.parse('2026-11-09T10:00:00.000Z') + i * 60_000 })));
+    const one = await analyzeFiles([files[0]!]);
+    const all = await analyzeFiles(files);
+    expect(Object.keys(all.summary.by_rule).filter((r) => r !== 'duplicate-tool-call')).toEqual([]);
+    expect(all.summary.sessions).toBeGreaterThan(2 * one.summary.sessions);
+    expect(new Set(readFileSync(files[1]!, 'utf8').match(/tok:[\w]+/g))).toEqual(new Set(['tok:shared']));
+  });
+
   it('faults: each injected rule family fires', async () => {
     // Sessions interleave: a short log holds mostly their beginnings, so these take more lines.
     const { report } = await run('faults', 1, 20_000);
