@@ -46,21 +46,7 @@ export function deriveTimeline(db: Db): number {
     const write = writers(db);
     // better-sqlite3 cannot write while a read is open: read a chunk of sessions whole, then write it.
     const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
-    const read = (n: number) =>
-      db
-        // An upgrade that mints a session is folded into the minted session too (its new stream is that one's).
-        // `+r.kind`: with kind indexed, the planner otherwise walks every upgrade of the log once per chunk
-        // instead of probing records_new_session (24 of 32 s of derive at 1M lines).
-        .prepare(
-          `SELECT * FROM (
-             SELECT ${FOLD_COLUMNS}, r.new_session, r.session AS fold_session FROM records r
-             WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0
-             UNION ALL
-             SELECT ${FOLD_COLUMNS}, r.new_session, r.new_session AS fold_session FROM records r
-             WHERE r.new_session IN (${'?,'.repeat(n - 1)}?) AND +r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT r.new_session)
-           ORDER BY fold_session, ts_ms, id`,
-        )
-        .raw();
+    const read = (n: number) => db.prepare(foldReadSql(n)).raw();
     const fullChunk = read(Math.min(CHUNK, sessions.length));
     for (let i = 0; i < sessions.length; i += CHUNK) {
       const part = sessions.slice(i, i + CHUNK);
@@ -81,6 +67,22 @@ export function deriveTimeline(db: Db): number {
     db.exec('DELETE FROM dirty_sessions');
   })();
   return dirty;
+}
+
+/**
+ * The records of `n` sessions in fold order (one chunk of derive): by session, time, id.
+ * An upgrade that mints a session is folded into the minted session too (its new stream is that one's).
+ * `+r.kind`: with kind indexed, the planner otherwise walks every upgrade of the log once per chunk
+ * instead of probing records_new_session (24 of 32 s of derive at 1M lines).
+ */
+export function foldReadSql(n: number): string {
+  return `SELECT * FROM (
+      SELECT ${FOLD_COLUMNS}, r.new_session, r.session AS fold_session FROM records r
+      WHERE r.session IN (${'?,'.repeat(n - 1)}?) AND r.shadowed = 0
+      UNION ALL
+      SELECT ${FOLD_COLUMNS}, r.new_session, r.new_session AS fold_session FROM records r
+      WHERE r.new_session IN (${'?,'.repeat(n - 1)}?) AND +r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT r.new_session)
+    ORDER BY fold_session, ts_ms, id`;
 }
 
 // Positional parameters: binding by name looks every name up for every row.
