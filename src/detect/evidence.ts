@@ -1,6 +1,6 @@
 import type { LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
-import { lineTextReader, type StoredLine } from '../store/line-text.js';
+import { lineTextReader, STORED_LINE_COLUMNS, type StoredLine } from '../store/line-text.js';
 
 export interface ResolvedRecord {
   ref: LineRef;
@@ -40,7 +40,7 @@ export function evidenceInLogOrder(ids: number[], refs: Map<number, ResolvedReco
 /** The quoted text of a log line, for text reports and explain. */
 export function lineTextResolver(db: Db): (ref: LineRef) => string | undefined {
   const stmt = db.prepare(
-    `SELECT r.raw, r.source_id AS sourceId, r.line_offset AS offset, r.line_bytes AS bytes
+    `SELECT ${STORED_LINE_COLUMNS}
      FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? LIMIT 1`,
   );
   const text = lineTextReader(db);

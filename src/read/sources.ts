@@ -80,6 +80,11 @@ export function fileSource(path: string): Source {
   return { name: path, path, open: () => gunzipIfNeeded(createReadStream(path)) };
 }
 
+/** gzip's magic bytes: how a compressed input is told, never by its name (exports get renamed). */
+function isGzipHead(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
 /** Detects gzip by its magic bytes, not the file name: exports get renamed. */
 export function gunzipIfNeeded(input: Readable): Readable {
   const out = new PassThrough();
@@ -93,8 +98,7 @@ export function gunzipIfNeeded(input: Readable): Readable {
     input.off('data', first);
     input.off('end', onEnd);
     input.pause();
-    const isGzip = head[0] === 0x1f && head[1] === 0x8b;
-    if (isGzip) {
+    if (isGzipHead(head)) {
       const gunzip = createGunzip();
       gunzip.once('error', (e) => out.destroy(new Error(`gzip: ${e.message}`)));
       gunzip.pipe(out);
@@ -123,7 +127,7 @@ export function plainFile(source: Source): { path: string; size: number; mtimeMs
     const head = Buffer.alloc(2);
     const fd = openSync(source.path, 'r');
     try {
-      if (readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b) return undefined;
+      if (isGzipHead(head.subarray(0, readSync(fd, head, 0, 2, 0)))) return undefined;
     } finally {
       closeSync(fd);
     }

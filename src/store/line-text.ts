@@ -12,6 +12,9 @@ export interface StoredLine {
   bytes: number | null;
 }
 
+/** The select list of a StoredLine from `records r`. */
+export const STORED_LINE_COLUMNS = 'r.raw AS raw, r.source_id AS sourceId, r.line_offset AS offset, r.line_bytes AS bytes';
+
 /** Reads stored lines' texts; remembers per source whether its file is still the one ingested. */
 export function lineTextReader(db: Db): (line: StoredLine) => string | undefined {
   const sourceFile = db.prepare('SELECT path, size, mtime_ms FROM sources WHERE id = ?');

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Db } from '../../store/db.js';
-import { lineTextReader, type StoredLine } from '../../store/line-text.js';
+import { lineTextReader, STORED_LINE_COLUMNS, type StoredLine } from '../../store/line-text.js';
 import type { LineRef } from '../dashboardState.js';
 
 // `o` in the dashboard: the log line in the user's editor or pager, at its
@@ -69,7 +69,7 @@ export function storedContext(db: Db, ref: LineRef, around = CONTEXT_LINES): { l
   const rows = db
     .prepare(
       `SELECT line, raw, sourceId, offset, bytes FROM (
-         SELECT r.line AS line, r.raw AS raw, r.source_id AS sourceId, r.line_offset AS offset, r.line_bytes AS bytes
+         SELECT r.line AS line, ${STORED_LINE_COLUMNS}
          FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line BETWEEN ? AND ?
          UNION SELECT j.line, j.text, j.source_id, NULL, NULL FROM rejected j JOIN sources s ON s.id = j.source_id WHERE s.name = ? AND j.line BETWEEN ? AND ?
        ) GROUP BY line ORDER BY line`,
