@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { instrumentHandler, type Recorder } from '../../../src/instrument/index.js';
+import { listenOnLoopback, LiveGets, sendJsonError } from '../../helpers/loopback-mcp.js';
 
 // The HTTP side both SDK servers share: node:http on 127.0.0.1, one
 // transport per session, instrumented with resumescope/instrument. Each SDK
@@ -30,7 +30,7 @@ export interface RunningServer {
 export async function hostMcp(recorder: Recorder, newSession: SessionFactory, guard?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<RunningServer> {
   const sessions = new Map<string, McpSession>();
   const unbound = new Set<McpSession>();
-  const liveGets = new Set<{ session: string; res: ServerResponse }>();
+  const liveGets = new LiveGets();
   let port = 0;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -39,11 +39,7 @@ export async function hostMcp(recorder: Recorder, newSession: SessionFactory, gu
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (session === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
-      if (req.method === 'GET') {
-        const live = { session: sessionId, res };
-        liveGets.add(live);
-        res.once('close', () => liveGets.delete(live));
-      }
+      liveGets.track(req, sessionId, res);
       return session.handleRequest(req, res);
     }
     if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -62,40 +58,18 @@ export async function hostMcp(recorder: Recorder, newSession: SessionFactory, gu
     }
   };
   const handle = instrumentHandler(recorder, route);
-  const http: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJsonError(res, 500, -32603, String(err));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(0, '127.0.0.1', () => resolve());
-  });
-  port = (http.address() as AddressInfo).port;
+  const http = await listenOnLoopback(handle);
+  port = http.port;
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    url: http.url,
     sessions,
-    cutGetStreams(session) {
-      let cut = 0;
-      for (const live of [...liveGets]) {
-        if (live.session !== session) continue;
-        live.res.socket?.destroy();
-        cut += 1;
-      }
-      return cut;
-    },
+    cutGetStreams: (session) => liveGets.cut(session),
     async close() {
       await Promise.all([...sessions.values(), ...unbound].map((s) => s.close().catch(() => {})));
       sessions.clear();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await http.close();
     },
   };
-}
-
-export function sendJsonError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /** The Host values a localhost server accepts (DNS-rebinding protection), for the SDK's exact-match list. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { instrumentEventStore, instrumentHandler, instrumentRequests, type Recorder } from '../../../src/instrument/index.js';
+import { listenOnLoopback, LiveGets, sendJsonError, type Route } from '../../helpers/loopback-mcp.js';
 import { sleep } from './wait.js';
 
 // A real MCP server as its authors write one: McpServer per session,
@@ -42,7 +42,7 @@ export interface RunningSdkServer {
 
 export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdkServer> {
   const sessions = new Map<string, SessionEntry>();
-  const liveGets = new Set<{ session: string; res: ServerResponse }>();
+  const liveGets = new LiveGets();
 
   const route = async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> => {
     const sessionId = req.headers['mcp-session-id'];
@@ -50,11 +50,7 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
       const entry = sessions.get(sessionId);
       // A server that does not know the session (it restarted, say) says so.
       if (entry === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
-      if (req.method === 'GET') {
-        const live = { session: sessionId, res };
-        liveGets.add(live);
-        res.once('close', () => liveGets.delete(live));
-      }
+      liveGets.track(req, sessionId, res);
       return entry.transport.handleRequest(req, res, req.body);
     }
     if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -66,40 +62,20 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
     typeof req.headers['x-principal'] === 'string' ? req.headers['x-principal'] : undefined;
   const handle = opts.recorder === undefined ? route : instrumented(opts.recorder, route, principalOf, opts.bodyParsedFirst === true);
 
-  const http: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJsonError(res, 500, -32603, String(err));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const port = (http.address() as AddressInfo).port;
+  const http = await listenOnLoopback(handle, opts.port ?? 0);
 
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
-    port,
+    url: http.url,
+    port: http.port,
     sessions,
-    cutGetStreams(session) {
-      let cut = 0;
-      for (const live of [...liveGets]) {
-        if (live.session !== session) continue;
-        live.res.socket?.destroy();
-        cut += 1;
-      }
-      return cut;
-    },
+    cutGetStreams: (session) => liveGets.cut(session),
     async close() {
       await Promise.all([...sessions.values()].map((s) => s.server.close().catch(() => {})));
       sessions.clear();
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await http.close();
     },
   };
 }
-
-type Route = (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => Promise<void>;
 
 function instrumented(recorder: Recorder, route: Route, principalOf: (req: IncomingMessage) => string | undefined, bodyParsedFirst: boolean): Route {
   if (!bodyParsedFirst) return instrumentHandler(recorder, route, { principalOf });
@@ -162,7 +138,3 @@ function registerTools(server: McpServer): void {
   });
 }
 
-function sendJsonError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
-}
