@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Source } from '../../src/read/sources.js';
 import { analyzeSources, loadWorkspace, type AnalyzeOptions } from '../../src/api.js';
@@ -5,10 +6,21 @@ import type { Finding, Report } from '../../src/model/finding.js';
 
 export type LogLine = Record<string, unknown> | string;
 
-/** An in-memory log file: objects become NDJSON lines, strings are written as-is. */
+/** A log's text: objects become NDJSON lines, strings are written as-is. */
+export function logText(lines: LogLine[]): string {
+  return lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+}
+
+/** An in-memory log file (see logText). */
 export function logSource(lines: LogLine[], name = 'server.ndjson'): Source {
-  const text = lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n';
+  const text = logText(lines);
   return { name, path: null, open: () => Readable.from([Buffer.from(text)]) };
+}
+
+/** Writes a log file (see logText) and returns its path. */
+export function writeLog(path: string, lines: LogLine[]): string {
+  writeFileSync(path, logText(lines));
+  return path;
 }
 
 /** Builds timestamps a fixed number of ms after a base, so tests read as a timeline. */

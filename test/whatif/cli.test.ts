@@ -1,27 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { WhatIfReport } from '../../src/whatif/index.js';
-import type { LogLine } from '../helpers/logs.js';
+import { cli } from '../cli/run-cli.js';
+import { writeLog, type LogLine } from '../helpers/logs.js';
 import { incident } from './incident.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'resumescope-whatif-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function logFile(name: string, lines: LogLine[]): string {
-  const path = join(dir, name);
-  writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  return path;
-}
-
-async function run(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(['node', 'resumescope', 'whatif', ...args], { out: (s) => void (out += s), err: (s) => void (err += s), isTty: false });
-  return { code, out, err };
-}
+const logFile = (name: string, lines: LogLine[]): string => writeLog(join(dir, name), lines);
+const run = (...args: string[]) => cli('whatif', ...args);
 
 const incidentLog = logFile('incident.ndjson', incident);
 

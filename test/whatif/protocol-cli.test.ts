@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import type { WhatIfReport } from '../../src/whatif/index.js';
-import { at, type LogLine } from '../helpers/logs.js';
+import { cli } from '../cli/run-cli.js';
+import { at, writeLog, type LogLine } from '../helpers/logs.js';
 
 // `resumescope whatif --protocol REVISION LOGS`: the same output style as the other
 // questions, plus the calls a broken stream would have lost.
@@ -12,18 +12,8 @@ import { at, type LogLine } from '../helpers/logs.js';
 const dir = mkdtempSync(join(tmpdir(), 'resumescope-whatif-protocol-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function logFile(name: string, lines: LogLine[]): string {
-  const path = join(dir, name);
-  writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  return path;
-}
-
-async function run(...args: string[]) {
-  let out = '';
-  let err = '';
-  const code = await main(['node', 'resumescope', 'whatif', ...args], { out: (s) => void (out += s), err: (s) => void (err += s), isTty: false });
-  return { code, out, err };
-}
+const logFile = (name: string, lines: LogLine[]): string => writeLog(join(dir, name), lines);
+const run = (...args: string[]) => cli('whatif', ...args);
 
 // The 2025-11-25 polling pattern: priming event, poll close, the tool result stored for replay, the client resumes.
 const polled = logFile('polled.ndjson', [
