@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import type { Finding, NotKnowable } from '../model/finding.js';
+import type { Finding, NotKnowable, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
@@ -125,6 +125,17 @@ export function sessionList(sessions: readonly (string | null)[], max: number, n
 
 export function sessionLabel(session: string | null): string {
   return session ?? '(no session)';
+}
+
+/**
+ * The log carries records but no protocol version, so the protocol-revision rules had nothing to
+ * judge: what the text and HTML reports say beside the versions. Stateless (2026-07-28) requests log
+ * a version but have no session to count it under.
+ */
+export function noProtocolVersionLogged(report: Report): boolean {
+  const s = report.summary;
+  if (s.protocol_versions === undefined || s.records === 0) return false;
+  return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -6,6 +6,7 @@ import {
   groupBySeverityAndRule,
   groupNotKnowable,
   noLineText,
+  noProtocolVersionLogged,
   plural,
   quoteEvidence,
   SEVERITIES_DESCENDING,
@@ -134,13 +135,6 @@ function restLines(rule: string, rest: Report['findings'], total: number): strin
 }
 
 /** Said once per report, not per session (rules.md, "Protocol revisions"). */
-function noProtocolVersionLogged(report: Report): boolean {
-  const s = report.summary;
-  if (s.protocol_versions === undefined || s.records === 0) return false;
-  // Stateless (2026-07-28) requests log a version but have no session to count it under.
-  return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
-}
-
 function summaryLine(report: Report): string {
   const s = report.summary;
   const counts = countBySeverity(report.findings);

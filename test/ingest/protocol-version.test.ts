@@ -160,6 +160,7 @@ describe('summary.protocol_versions', () => {
     expect(report.summary.protocol_versions).toEqual({ '2025-06-18': 1, '2025-11-25': 1, unknown: 1 });
     expect(JSON.parse(render('json', report)).summary.protocol_versions).toEqual({ '2025-06-18': 1, '2025-11-25': 1, unknown: 1 });
     expect(render('text', report)).not.toContain('No protocol version was logged');
+    expect(render('html', report)).not.toContain('No protocol version was logged');
   });
 
   it('says once in the text report that no version was logged', async () => {
@@ -170,11 +171,20 @@ describe('summary.protocol_versions', () => {
     expect(report.summary.protocol_versions).toEqual({ unknown: 2 });
     const text = render('text', report);
     expect(text.split('No protocol version was logged').length - 1).toBe(1);
+    expect(render('html', report).split('No protocol version was logged').length - 1).toBe(1);
+  });
+
+  it('records without any session and without a version: both reports say none was logged', async () => {
+    const report = await analyzeLines([{ ts: at(0), kind: 'http', method: 'POST', path: '/mcp', status: 200 }]);
+    expect(report.summary).toMatchObject({ records: 1, sessions: 0, protocol_versions: {} });
+    expect(render('text', report)).toContain('No protocol version was logged');
+    expect(render('html', report)).toContain('No protocol version was logged');
   });
 
   it('stateless traffic logs a version without a session: not "none logged"', async () => {
     const report = await analyzeLines([{ ts: at(0), kind: 'call', rpc_id: 1, method: 'tools/call', status: 200, protocol_version: '2026-07-28' }]);
     expect(report.summary.protocol_versions).toEqual({});
     expect(render('text', report)).not.toContain('No protocol version was logged');
+    expect(render('html', report)).not.toContain('No protocol version was logged');
   });
 });

@@ -2,7 +2,7 @@ import { exitCodeFor } from '../../findings/gate.js';
 import type { Report } from '../../model/finding.js';
 import { RULE_IDS, ruleOf } from '../../detect/rules/index.js';
 import type { FailOn } from '../../model/severity.js';
-import { countBySeverity, SEVERITIES_DESCENDING } from '../common.js';
+import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING } from '../common.js';
 import { counted } from './words.js';
 import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
@@ -24,7 +24,7 @@ export function summarySection(report: Report, failOn: FailOn): string {
     tile('ignored lines', s.ignored_lines),
   ];
   return `<section id="summary"><h2>Summary</h2>${gate}<ul class="tiles">${tiles.join('')}</ul>
-<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, s.sessionless_versions === true)}${nodesTable(s.nodes)}</div></section>`;
+<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, noProtocolVersionLogged(report))}${nodesTable(s.nodes)}</div></section>`;
 }
 
 function tile(label: string, n: number, cls = ''): string {
@@ -44,10 +44,10 @@ function byRuleTable(report: Report): string {
 }
 
 /** `sessionless`: stateless (2026-07-28) requests logged a version with no session to count it under. */
-function versionsTable(versions: Record<string, number>, sessionless: boolean): string {
+function versionsTable(versions: Record<string, number>, noneLogged: boolean): string {
   const keys = Object.keys(versions).sort();
   const rows = keys.map((k) => `<tr><td><code>${text(k)}</code></td><td class="num">${versions[k]!.toLocaleString('en-US')}</td></tr>`);
-  const note = keys.length > 0 && keys.every((k) => k === 'unknown') && !sessionless ? '<p class="note">No protocol version was logged: the protocol-revision rules did not apply.</p>' : '';
+  const note = noneLogged ? '<p class="note">No protocol version was logged: the protocol-revision rules did not apply.</p>' : '';
   return `<div><table><caption>Sessions by protocol version</caption><thead><tr><th>version</th><th>sessions</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="2">none</td></tr>'}</tbody></table>${note}</div>`;
 }
 
