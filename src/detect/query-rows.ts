@@ -42,17 +42,27 @@ export function unboundParams(sql: string): string[] {
  * `at_ms` and `evidence` (a JSON array of records.id, in reading order).
  */
 export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opts: DetectOptions, extra: Record<string, unknown> = {}): T[] {
+  return Array.from(eachQueryRow<T>(db, name, opts, extra));
+}
+
+/**
+ * queryRows one row at a time, for a caller that folds the rows into facts of
+ * its own: the rows are never held all at once. (better-sqlite3's `all()` holds
+ * every row twice over for a moment, and the wide fact queries return tens of
+ * thousands: at 1M lines, reconnect-references peaked 140 MB above iterating.)
+ */
+export function* eachQueryRow<T = Record<string, unknown>>(db: Db, name: string, opts: DetectOptions, extra: Record<string, unknown> = {}): Generator<T> {
   const sql = loadQuery(name);
   const stmt = db.prepare(sql);
   const bound = queryParams(sql, opts, extra);
   // Raw arrays, named here: better-sqlite3 builds row objects several times slower
   // than these literals, and some detector queries hand over wide rows by the tens of thousands.
   const names = stmt.columns().map((c) => c.name);
-  return (stmt.raw(true).all(bound) as unknown[][]).map((values) => {
+  for (const values of stmt.raw(true).iterate(bound) as IterableIterator<unknown[]>) {
     const row: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
-    return row as T;
-  });
+    yield row as T;
+  }
 }
 
 /** Evidence ids from a JSON array column, nulls dropped, first occurrence kept. */

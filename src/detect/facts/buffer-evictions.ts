@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import { queryRows } from '../query-rows.js';
+import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 import { compareIds, compareNumeric, isDigits, type Emission } from '../../model/event-order.js';
 import type { Reconnect } from './reconnects.js';
@@ -46,7 +46,7 @@ interface Row {
 /** Every trim and log eviction, per session, in log order. */
 export function loadBufferEvictions(db: Db, opts: DetectOptions): Map<string, BufferEviction[]> {
   const bySession = new Map<string, BufferEviction[]>();
-  for (const r of queryRows<Row>(db, 'facts/buffer-evictions', opts)) {
+  for (const r of eachQueryRow<Row>(db, 'facts/buffer-evictions', opts)) {
     const e: BufferEviction = {
       id: r.id,
       kind: r.kind,

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import { queryRows } from '../query-rows.js';
+import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 import { compareNumeric, isDigits } from '../../model/event-order.js';
 import { type Reconnect } from './reconnects.js';
@@ -24,9 +24,9 @@ export interface ProxyView {
 }
 
 export function loadProxyView(db: Db, opts: DetectOptions): ProxyView {
-  const proxyOnly = new Set(queryRows<{ session: string }>(db, 'facts/proxy-only-sessions', opts).map((r) => r.session));
+  const proxyOnly = new Set(Array.from(eachQueryRow<{ session: string }>(db, 'facts/proxy-only-sessions', opts), (r) => r.session));
   const sightings = new Map<string, Sighting[]>();
-  const rows = queryRows<{ id: number; at_ms: number; session: string; sse_event_ids: string; upgrade_id: number | null }>(db, 'facts/proxy-sse-sightings', opts);
+  const rows = eachQueryRow<{ id: number; at_ms: number; session: string; sse_event_ids: string; upgrade_id: number | null }>(db, 'facts/proxy-sse-sightings', opts);
   for (const r of rows) {
     const list = sightings.get(r.session) ?? [];
     list.push({ recordId: r.id, atMs: r.at_ms, ids: (JSON.parse(r.sse_event_ids) as unknown[]).map(String), upgradeId: r.upgrade_id });

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import { queryRows } from '../query-rows.js';
+import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 import type { Emission, OrderedId } from '../../model/event-order.js';
 
@@ -100,7 +100,7 @@ interface Row {
 export function loadReconnects(db: Db, opts: DetectOptions): Reconnect[] {
   const out: Reconnect[] = [];
   let current: Reconnect | undefined;
-  for (const row of queryRows<Row>(db, 'facts/reconnect-references', opts)) {
+  for (const row of eachQueryRow<Row>(db, 'facts/reconnect-references', opts)) {
     const ref = toRef(row);
     if (row.role === 'last_event_id') {
       current = toReconnect(row, ref);

@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import { queryRows } from '../query-rows.js';
+import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 
 // queries/facts/session-state-at-upgrade.sql: for every served upgrade (2xx resume,
@@ -55,12 +55,12 @@ interface Row {
 /** Upgrades answered by a node the log shows sharing the session's state with the node that created it. */
 export function sharedStoreUpgrades(db: Db, opts: DetectOptions): Set<number> | 'all' {
   if (opts.sharedSessionStore) return 'all';
-  return new Set(queryRows<{ upgrade_id: number }>(db, 'facts/node-continuations', opts).map((r) => r.upgrade_id));
+  return new Set(Array.from(eachQueryRow<{ upgrade_id: number }>(db, 'facts/node-continuations', opts), (r) => r.upgrade_id));
 }
 
 export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrade[] {
   const shared = sharedStoreUpgrades(db, opts);
-  return queryRows<Row>(db, 'facts/session-state-at-upgrade', opts).map((r) => ({
+  return Array.from(eachQueryRow<Row>(db, 'facts/session-state-at-upgrade', opts), (r) => ({
     upgradeId: r.upgrade_id,
     session: r.session,
     atMs: r.at_ms,
