@@ -57,12 +57,15 @@ export interface RuleLive {
   recheckAfterMs?: (opts: DetectOptions) => number;
 }
 
+/** A fact several rules judge from (reconnects, served upgrades): loaded from the store once per run. */
+export type SharedFact<T = unknown> = (db: Db, opts: DetectOptions) => T;
+
 /** A run's view of the store, with facts several rules share computed once. */
 export interface RuleContext {
   db: Db;
   opts: DetectOptions;
-  /** `fact(db, opts)`, computed once per run however many rules ask. */
-  shared<T>(fact: (db: Db, opts: DetectOptions) => T): T;
+  /** `fact(db, opts)`, computed once per run however many rules ask; only a fact the rule declares in `facts`. */
+  shared<T>(fact: SharedFact<T>): T;
 }
 
 export interface RuleModule<Id extends string = string> {
@@ -75,6 +78,12 @@ export interface RuleModule<Id extends string = string> {
   seeds: readonly string[];
   explanation: RuleExplanation;
   live: RuleLive;
+  /**
+   * The shared facts detect() asks ctx.shared for. The run lets a fact go after the
+   * last rule that declares it: the facts grow with the log's reconnects, and
+   * holding them through the rules after would hold them through the whole run.
+   */
+  facts?: readonly SharedFact[];
   /** Findings of this rule only (each `rule` is this id), and what it could not judge. */
   detect(ctx: RuleContext): DetectorOutput;
 }

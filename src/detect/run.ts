@@ -4,7 +4,7 @@ import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
 import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
-import type { RuleContext, RuleModule } from './rule.js';
+import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
 import { RULE_IDS, RULES, ruleOf } from './rules/index.js';
 import { summarize } from './summary.js';
@@ -23,27 +23,39 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
   refreshStatistics(db);
   const options: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...stripUndefined(opts) };
   const disabled = new Set(opts.disabled ?? []);
-  const ctx = contextOf(db, options);
+  const rules = (opts.rules ?? RULES).filter((rule) => !disabled.has(rule.id));
+  const releaseAfter = factReleases(rules);
+  const facts = new Map<SharedFact, unknown>();
   const raw: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const rule of opts.rules ?? RULES) {
-    if (disabled.has(rule.id)) continue;
-    const out = rule.detect(ctx);
+  rules.forEach((rule, i) => {
+    const out = rule.detect(contextOf(db, options, rule, facts));
     const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
     if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
     raw.push(...out.findings);
     notKnowable.push(...out.notKnowable);
-  }
+    for (const fact of releaseAfter.get(i) ?? []) facts.delete(fact);
+  });
   return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable);
 }
 
-/** One run's context: a fact several rules read is computed once, on first use. */
-function contextOf(db: Db, opts: DetectOptions): RuleContext {
-  const facts = new Map<unknown, unknown>();
+/** Per rule (by position), the shared facts no later rule declares: the run drops them after it. */
+export function factReleases(rules: readonly Pick<RuleModule, 'facts'>[]): Map<number, SharedFact[]> {
+  const last = new Map<SharedFact, number>();
+  rules.forEach((rule, i) => rule.facts?.forEach((fact) => last.set(fact, i)));
+  const out = new Map<number, SharedFact[]>();
+  for (const [fact, i] of last) out.set(i, [...(out.get(i) ?? []), fact]);
+  return out;
+}
+
+/** One rule's context: a fact several rules read is computed once, on first use, if the rule declares it. */
+function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<SharedFact, unknown>): RuleContext {
   return {
     db,
     opts,
-    shared<T>(fact: (db: Db, opts: DetectOptions) => T): T {
+    shared<T>(fact: SharedFact<T>): T {
+      // An undeclared fact would be let go before this rule asks for it, and loaded again.
+      if (!rule.facts?.includes(fact)) throw new Error(`rule ${rule.id} asks for a shared fact (${fact.name || 'anonymous'}) it does not declare in facts`);
       if (!facts.has(fact)) facts.set(fact, fact(db, opts));
       return facts.get(fact) as T;
     },

@@ -4,25 +4,11 @@ import { loadProxyView, type ProxyView } from './proxy-view.js';
 import { loadReconnects, type Reconnect } from './reconnects.js';
 import { loadBufferEvictions, type BufferEviction } from './buffer-evictions.js';
 
-const shared = new WeakMap<Db, { key: string; facts: ReconnectFacts }>();
-
 /** The facts several rules judge from, each loaded once (and only if asked for). */
 export class ReconnectFacts {
-  /**
-   * The facts of this database as it is now: both detector families judge
-   * from them, so the second reuses what the first loaded unless a write (on
-   * this connection: total_changes; on another: data_version) or other options
-   * came in between.
-   */
+  /** The shared fact (RuleContext.shared): one per run, let go after the last rule that reads it. */
   static of(db: Db, opts: DetectOptions): ReconnectFacts {
-    const changes = db.prepare('SELECT total_changes()').pluck().get() as number;
-    const otherWriters = db.pragma('data_version', { simple: true }) as number;
-    const key = `${changes}|${otherWriters}|${JSON.stringify(opts)}`;
-    const cached = shared.get(db);
-    if (cached?.key === key) return cached.facts;
-    const facts = new ReconnectFacts(db, opts);
-    shared.set(db, { key, facts });
-    return facts;
+    return new ReconnectFacts(db, opts);
   }
 
   private reconnectList?: Reconnect[];

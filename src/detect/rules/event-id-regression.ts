@@ -116,5 +116,6 @@ export default defineRule({
       'Never reuse an event id within a session, and replay strictly after Last-Event-ID. When the session state was lost, answer 404 so that the client re-initializes, or mint a new session id and signal the reset.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of],
   detect: (ctx) => judgeEventIdRegressions(ctx.shared(ReconnectFacts.of)),
 });

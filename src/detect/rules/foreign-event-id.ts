@@ -86,5 +86,6 @@ export default defineRule({
       'Scope the lookup to the presented session and to the stream that emitted the id, and reject a Last-Event-ID that does not belong to them with a distinct resumption error instead of falling back to a global log.',
   },
   live: { reads: ['event-id-owners'], settles: 'at-once' },
+  facts: [ReconnectFacts.of],
   detect: (ctx) => judgeForeignEventIds(ctx.shared(ReconnectFacts.of)),
 });

@@ -63,5 +63,6 @@ export default defineRule({
       'Refuse the resumption (409 resumption_unavailable), or start a fresh session with an explicit reset, so that the client negotiates again.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of],
   detect: (ctx) => judgeResumesAcrossStateChange(ctx.shared(ReconnectFacts.of)),
 });

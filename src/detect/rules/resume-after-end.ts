@@ -48,6 +48,7 @@ export default defineRule({
       'Answer 404 (or 410) to every request that presents a terminated or evicted session id, so that the client re-initializes.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of, loadServedUpgrades],
   detect(ctx) {
     const facts = ctx.shared(ReconnectFacts.of);
     return judgeResumesAfterEnd(ctx.shared(loadServedUpgrades), (session) => facts.isProxyOnly(session));

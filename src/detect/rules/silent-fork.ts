@@ -73,6 +73,7 @@ export default defineRule({
       'Return 404 for an unknown or ended session id so that the client re-initializes; a server that serves anyway must mint a new distinct Mcp-Session-Id and send a session_reset as the first frame.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of, loadServedUpgrades],
   detect(ctx) {
     const facts = ctx.shared(ReconnectFacts.of);
     return judgeSilentForks(ctx.shared(loadServedUpgrades), (session) => facts.isProxyOnly(session));

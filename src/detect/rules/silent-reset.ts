@@ -90,5 +90,6 @@ export default defineRule({
       'Reject with 409 resumption_unavailable, or mint a new session id and send a session_reset as the first frame, so that the client knows it must resynchronize.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of, loadServedUpgrades],
   detect: (ctx) => judgeSilentResets(ctx.shared(loadServedUpgrades), ctx.shared(ReconnectFacts.of)),
 });

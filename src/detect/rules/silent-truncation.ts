@@ -286,6 +286,7 @@ export default defineRule({
       'Resume only while the position is still retained, and replay everything after it. When the window has been evicted, reject with 409 resumption_unavailable, or start a fresh session with a new Mcp-Session-Id and a session_reset as the first frame. Never replay from the oldest retained event as if nothing was missing.',
   },
   live: { reads: [], settles: 'at-once' },
+  facts: [ReconnectFacts.of],
   detect(ctx) {
     const t = truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of));
     return { findings: t.truncations.map((x) => x.finding), notKnowable: t.notKnowable };
