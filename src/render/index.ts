@@ -3,7 +3,7 @@ import type { FailOn } from '../model/severity.js';
 import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
 import { renderHtml, type HtmlOptions } from './html/index.js';
-import { renderJson } from './json.js';
+import { renderJson, renderJsonChunks } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSarif } from './sarif.js';
@@ -72,6 +72,14 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
         rejected: opts.rejected,
       });
   }
+}
+
+/**
+ * render() in pieces to write one after another: JSON (the format a machine reads,
+ * with every finding) comes finding by finding; the others are one piece.
+ */
+export function renderChunks(format: Format, report: Report, opts: RenderOptions = {}): Iterable<string> {
+  return format === 'json' ? renderJsonChunks(report) : [render(format, report, opts)];
 }
 
 /** What the reports a person reads (text, markdown) share. */

@@ -112,6 +112,15 @@ describe('analyze: the gate', () => {
     expect(md).toContain('| `dual-writer` | error | 1 |');
   });
 
+  it('writes the JSON report with -o byte for byte as on stdout, replacing what the file held', async () => {
+    const file = join(dir, 'r.json');
+    writeFileSync(file, 'x'.repeat(200_000));
+    await cli('analyze', 'samples/', '--format', 'json', '--fail-on', 'never', '-o', file);
+    const stdout = (await cli('analyze', 'samples/', '--format', 'json', '--fail-on', 'never')).out;
+    expect(readFileSync(file, 'utf8')).toBe(stdout);
+    expect(JSON.parse(stdout).findings.length).toBeGreaterThan(10);
+  });
+
   it('--explain adds a plain-English account per finding', async () => {
     const r = await cli('analyze', 'samples/stream-vs-session.ndjson', '--explain', '--rule', 'pending-not-reemitted');
     expect(r.out.toLowerCase()).toContain('should');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderJson } from '../../src/render/json.js';
+import { renderJson, renderJsonChunks, toJsonReport } from '../../src/render/json.js';
 import { FINDINGS, makeReport } from './fixture.js';
 
 describe('renderJson', () => {
@@ -43,5 +43,31 @@ describe('renderJson', () => {
     const out = JSON.parse(renderJson(makeReport([extra])));
     expect(out.findings[0]).not.toHaveProperty('family');
     expect(out.findings[0].evidence).toEqual([{ file: 'a.ndjson', line: 3 }]);
+  });
+
+  // Written piece by piece so that a large report is never one string; the bytes are one JSON.stringify's.
+  const stringified = (r: ReturnType<typeof makeReport>) => `${JSON.stringify(toJsonReport(r), null, 2)}\n`;
+
+  it('writes the bytes of one JSON.stringify of the report, in pieces, with no findings too', () => {
+    for (const r of [makeReport(), makeReport([])]) {
+      expect(renderJson(r)).toBe(stringified(r));
+    }
+    const none = makeReport([]);
+    none.not_knowable = [];
+    expect(renderJson(none)).toBe(stringified(none));
+    expect(renderJson(none)).toContain('"findings": [],\n  "not_knowable": [],');
+  });
+
+  it('cuts a large report into pieces of about 64 KB that join to the same bytes, hostile text included', () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({
+      ...FINDINGS[i % FINDINGS.length]!,
+      session: `S${i}`,
+      message: `line\nbreak "quoted" \\ \u001b[31m tab\t ${'é'.repeat(i % 7)} ${i}`,
+    }));
+    const r = makeReport(many);
+    const chunks = Array.from(renderJsonChunks(r));
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(70_000);
+    expect(chunks.join('')).toBe(stringified(r));
   });
 });

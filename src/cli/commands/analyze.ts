@@ -1,11 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { detect } from '../../detect/run.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, lineRecordsResolver, render } from '../../render/index.js';
+import { explainFinding, lineRecordsResolver, renderChunks } from '../../render/index.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
@@ -78,19 +78,19 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     }
     const lineText = lineTextResolver(ws.db);
     const cwd = process.cwd();
-    let text = render(format, report, {
+    const chunks = renderChunks(format, report, {
       lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
       color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
       ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
       ...(format === 'html' && htmlReaders(ws.db)),
     });
     // The HTML report explains every rule it shows; text appended after </html> would be lost.
-    if (flags.explain && format !== 'html' && report.findings.length > 0) {
-      text += '\n' + report.findings.map((f) => explainFinding(f, lineText, cwd)).join('\n\n') + '\n';
-    }
+    const explained =
+      flags.explain && format !== 'html' && report.findings.length > 0
+        ? ['\n' + report.findings.map((f) => explainFinding(f, lineText, cwd)).join('\n\n') + '\n']
+        : [];
     progress.finish(`${report.findings.length} finding(s)`);
-    if (flags.output !== undefined) writeFileSync(flags.output, text);
-    else io.out(text);
+    writeChunks([chunks, explained], flags.output, io);
     if (ws.unusable) return 2;
     return exitCodeFor(report, failOn);
   } finally {
@@ -103,5 +103,15 @@ function readBaseline(path: string) {
     return parseBaseline(JSON.parse(readFileSync(path, 'utf8')));
   } catch (err) {
     throw new UsageError(`${path}: not a usable baseline (${(err as Error).message})`);
+  }
+}
+
+/** The report to -o's file (created or emptied first, as before) or to stdout, one piece at a time. */
+function writeChunks(parts: Iterable<string>[], output: string | undefined, io: Io): void {
+  const fd = output === undefined ? undefined : openSync(output, 'w');
+  try {
+    for (const part of parts) for (const chunk of part) fd === undefined ? io.out(chunk) : writeSync(fd, chunk);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
