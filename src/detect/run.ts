@@ -29,16 +29,27 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
   const raw: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   return withCacheKiB(db, DETECT_CACHE_KIB, () => {
-    rules.forEach((rule, i) => {
-      const out = rule.detect(contextOf(db, options, rule, facts));
-      const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
-      if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
-      raw.push(...out.findings);
-      notKnowable.push(...out.notKnowable);
-      for (const fact of releaseAfter.get(i) ?? []) facts.delete(fact);
-    });
+    try {
+      rules.forEach((rule, i) => {
+        const out = rule.detect(contextOf(db, options, rule, facts));
+        const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
+        if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
+        raw.push(...out.findings);
+        notKnowable.push(...out.notKnowable);
+        for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
+      });
+    } finally {
+      for (const fact of [...facts.keys()]) release(facts, fact);
+    }
     return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable);
   });
+}
+
+/** Drops a fact from the run, and the temporary table it reads from if it has one (FactTable). */
+function release(facts: Map<SharedFact, unknown>, fact: SharedFact): void {
+  const value = facts.get(fact) as { release?: () => void } | undefined;
+  facts.delete(fact);
+  value?.release?.();
 }
 
 /**
@@ -52,12 +63,14 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
 const DETECT_CACHE_KIB = 2048;
 
 function withCacheKiB<T>(db: Db, kib: number, run: () => T): T {
-  const before = db.pragma('cache_size', { simple: true }) as number;
-  db.pragma(`cache_size = -${kib}`);
+  // The temporary schema too: the fact tables (detect/fact-table.ts) live there. Its 0 means
+  // "never set" (the compiled default): it keeps the budget, as setting 0 would leave it no cache.
+  const before = (['main', 'temp'] as const).map((schema) => [schema, db.pragma(`${schema}.cache_size`, { simple: true }) as number] as const);
+  for (const [schema] of before) db.pragma(`${schema}.cache_size = -${kib}`);
   try {
     return run();
   } finally {
-    db.pragma(`cache_size = ${before}`);
+    for (const [schema, size] of before) if (size !== 0) db.pragma(`${schema}.cache_size = ${size}`);
   }
 }
 

@@ -2,7 +2,7 @@ import { evidenceInLogOrder, resolveEvidence } from '../detect/evidence.js';
 import type { RuleModule } from '../detect/rule.js';
 import { engineDivergenceWith } from '../detect/rules/engine-divergence.js';
 import { RULES } from '../detect/rules/index.js';
-import { truncationCauses } from '../detect/rules/silent-truncation.js';
+import { truncationCauses, truncationOutput, type TruncationJudgement } from '../detect/rules/silent-truncation.js';
 import { ReconnectFacts } from '../detect/facts/reconnect-facts.js';
 import { detect } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
@@ -53,8 +53,8 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
   );
   const calls = broken === undefined ? undefined : resolveBrokenCalls(db, broken);
   const forgiven = { count: 0 };
-  const afterFacts: { reconnects?: ReconnectFacts } = {};
-  const after = detect(db, { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterFacts) });
+  const afterTruncations: { judged?: TruncationJudgement } = {};
+  const after = detect(db, { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) });
   const { disappeared, appeared } = diffFindings(before.findings, after.findings);
   const flips = resolveFlips(db, reDecided.flips);
   return {
@@ -68,7 +68,7 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
       disappeared,
       appeared,
       flips,
-      remainingTruncations: remainingTruncations(db, afterOpts, before, after, reDecided.retentionShortfalls, afterFacts.reconnects),
+      remainingTruncations: remainingTruncations(before, after, reDecided.retentionShortfalls, afterTruncations.judged),
       shortfallsForgiven: forgiven.count,
       stillRefused: reDecided.stillRefused,
       calls,
@@ -85,17 +85,17 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
 /**
  * The what-if world's rules: the cross-check under its unresumable choice, and no
  * silent-truncation for a short replay its retention would not have caused. Its
- * reconnect facts are kept in `facts` for remainingTruncations to judge again.
+ * truncation judgement is kept in `truncations` for remainingTruncations.
  */
-function afterRules(unresumable: Unresumable, shortfalls: ReadonlySet<number>, forgiven: { count: number }, facts: { reconnects?: ReconnectFacts }): RuleModule[] {
+function afterRules(unresumable: Unresumable, shortfalls: ReadonlySet<number>, forgiven: { count: number }, truncations: { judged?: TruncationJudgement }): RuleModule[] {
   return RULES.map((rule): RuleModule => {
     if (rule.id === 'engine-divergence') return engineDivergenceWith(unresumable);
     if (rule.id !== 'silent-truncation') return rule;
     return {
       ...rule,
       detect(ctx) {
-        facts.reconnects = ctx.shared(ReconnectFacts.of);
-        const out = rule.detect(ctx);
+        truncations.judged = truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of));
+        const out = truncationOutput(truncations.judged);
         const isForgiven = (f: RawFinding) => f.evidenceIds.some((id) => shortfalls.has(id));
         const kept = out.findings.filter((f) => !isForgiven(f));
         forgiven.count += out.findings.length - kept.length;
@@ -106,11 +106,10 @@ function afterRules(unresumable: Unresumable, shortfalls: ReadonlySet<number>, f
 }
 
 /** The silent-truncations of the world as logged that the what-if world keeps, with their causes there. */
-function remainingTruncations(db: Db, afterOpts: DetectOptions, before: Report, after: Report, shortfalls: ReadonlySet<number>, facts?: ReconnectFacts): RemainingTruncation[] {
-  if ((after.summary.by_rule['silent-truncation'] ?? 0) === 0) return [];
+function remainingTruncations(before: Report, after: Report, shortfalls: ReadonlySet<number>, judged: TruncationJudgement | undefined): RemainingTruncation[] {
+  if ((after.summary.by_rule['silent-truncation'] ?? 0) === 0 || judged === undefined) return [];
   const keys = new Set(before.findings.filter((f) => f.rule === 'silent-truncation').map(findingIdentity));
-  return truncationCauses(db, afterOpts, facts)
-    .truncations.filter((t) => !shortfalls.has(t.upgradeId))
+  return judged.truncations.filter((t) => !shortfalls.has(t.upgradeId))
     .map((t) => ({ session: t.session, at: isoTime(t.atMs), causes: t.causes }))
     .filter((t) => keys.has(findingIdentity({ rule: 'silent-truncation', session: t.session, at: t.at, evidence: [] })));
 }

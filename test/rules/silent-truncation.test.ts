@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RETENTION_CAUSES, truncationCauses } from '../../src/detect/rules/silent-truncation.js';
 import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
+import { ReconnectFacts } from '../../src/detect/facts/reconnect-facts.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { analyzeLines, at, evidenceLines, findingsOf, workspaceOf, type LogLine } from '../helpers/logs.js';
 
@@ -226,7 +227,8 @@ describe('silent-truncation', () => {
       const ws = await workspaceOf(lines);
       try {
         deriveTimeline(ws.db);
-        return truncationCauses(ws.db, { ...DEFAULT_DETECT_OPTIONS, retention }).truncations.map((t) => t.causes);
+        const opts = { ...DEFAULT_DETECT_OPTIONS, retention };
+        return truncationCauses(ws.db, opts, ReconnectFacts.of(ws.db, opts)).truncations.map((t) => t.causes);
       } finally {
         ws.db.close();
       }

@@ -1,6 +1,3 @@
-import type { Db } from '../../store/db.js';
-import { eachQueryRow } from '../query-rows.js';
-import type { DetectOptions } from '../types.js';
 import type { Emission, OrderedId } from '../../model/event-order.js';
 
 // The served reconnects (accepted resumes, and fresh answers to a
@@ -56,7 +53,8 @@ export interface Reconnect {
   highestNumeric: { recordId: number; eventId: string } | null;
 }
 
-interface Row {
+/** One row of queries/facts/reconnect-references.sql: an upgrade and one event id it names. */
+export interface ReconnectRow {
   up_id: number;
   session: string;
   at_ms: number;
@@ -97,22 +95,22 @@ interface Row {
   highest_numeric_event_id: string | null;
 }
 
-export function loadReconnects(db: Db, opts: DetectOptions): Reconnect[] {
-  const out: Reconnect[] = [];
+/** The reconnects of reconnect-references rows in the query's order (each upgrade's last_event_id row first, then its replays). */
+export function* groupReconnects(rows: Iterable<ReconnectRow>): Generator<Reconnect> {
   let current: Reconnect | undefined;
-  for (const row of eachQueryRow<Row>(db, 'facts/reconnect-references', opts)) {
+  for (const row of rows) {
     const ref = toRef(row);
     if (row.role === 'last_event_id') {
+      if (current !== undefined) yield current;
       current = toReconnect(row, ref);
-      out.push(current);
     } else if (current?.upgradeId === row.up_id) {
       current.replays.push(ref);
     }
   }
-  return out;
+  if (current !== undefined) yield current;
 }
 
-function toRef(row: Row): EventRef {
+function toRef(row: ReconnectRow): EventRef {
   const own: Emission | null =
     row.own_id === null ? null : { recordId: row.own_id, stream: row.own_stream!, lane: row.own_lane!, pos: row.own_pos!, tsMs: row.own_ts! };
   const elsewhereId = row.earlier_incarnation_id ?? row.other_session_id;
@@ -133,7 +131,7 @@ function toRef(row: Row): EventRef {
   };
 }
 
-function toReconnect(row: Row, last: EventRef): Reconnect {
+function toReconnect(row: ReconnectRow, last: EventRef): Reconnect {
   return {
     upgradeId: row.up_id,
     session: row.session,

@@ -1,4 +1,5 @@
 import type { Db } from '../../store/db.js';
+import { FactTable } from '../fact-table.js';
 import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 
@@ -58,9 +59,25 @@ export function sharedStoreUpgrades(db: Db, opts: DetectOptions): Set<number> | 
   return new Set(Array.from(eachQueryRow<{ upgrade_id: number }>(db, 'facts/node-continuations', opts), (r) => r.upgrade_id));
 }
 
-export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrade[] {
+/** The served upgrades, read one at a time in time order, as often as a rule asks: a shared fact. */
+export interface ServedUpgrades extends Iterable<ServedUpgrade> {
+  /** Lets the table go (the run calls it after the last rule that declares this fact). */
+  release(): void;
+}
+
+export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrades {
   const shared = sharedStoreUpgrades(db, opts);
-  return Array.from(eachQueryRow<Row>(db, 'facts/session-state-at-upgrade', opts), (r) => ({
+  const table = new FactTable<Row>(db, 'facts/session-state-at-upgrade', opts);
+  return {
+    *[Symbol.iterator]() {
+      for (const r of table.rows()) yield toServed(r, shared);
+    },
+    release: () => table.drop(),
+  };
+}
+
+function toServed(r: Row, shared: Set<number> | 'all'): ServedUpgrade {
+  return {
     upgradeId: r.upgrade_id,
     session: r.session,
     atMs: r.at_ms,
@@ -76,7 +93,7 @@ export function loadServedUpgrades(db: Db, opts: DetectOptions): ServedUpgrade[]
       r.life_id === null ? null : { recordId: r.life_id, kind: r.life_kind!, atMs: r.life_ts!, node: r.life_node, reason: r.life_reason },
     priorServerId: r.prior_server_id,
     remintedId: r.reminted_id,
-  }));
+  };
 }
 
 /** "terminated (client_delete)", "evicted (idle_timeout)", or a DELETE a proxy saw answered. */

@@ -10,7 +10,7 @@ import { loadServedUpgrades } from '../facts/served-upgrades.js';
 // log shows terminated or evicted before (and not created again since). A
 // terminated session's log is no resumption source, even if its bytes remain.
 
-export function judgeResumesAfterEnd(served: ServedUpgrade[], proxyOnly: (session: string) => boolean): DetectorOutput {
+export function judgeResumesAfterEnd(served: Iterable<ServedUpgrade>, proxyOnly: (session: string) => boolean): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const u of served) {

@@ -19,10 +19,9 @@ interface Unresumable {
   evidence: number[];
 }
 
-export function judgeSilentResets(served: ServedUpgrade[], facts: ReconnectFacts): DetectorOutput {
+export function judgeSilentResets(served: Iterable<ServedUpgrade>, facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  const reconnects = new Map(facts.reconnects.map((r) => [r.upgradeId, r]));
   for (const u of served) {
     if (u.decision !== 'fresh' || u.lastEventId === null) continue;
     if (u.state === 'never-created' && u.priorServerId !== null && !resetDisclosure(u).told) {
@@ -30,7 +29,7 @@ export function judgeSilentResets(served: ServedUpgrade[], facts: ReconnectFacts
       continue;
     }
     if (u.state !== 'live') continue;
-    const r = reconnects.get(u.upgradeId);
+    const r = facts.reconnectOf(u.upgradeId);
     if (r === undefined) continue;
     const disclosure = resetDisclosure(u);
     if (disclosure.told) continue;

@@ -7,7 +7,7 @@ import { proxyReplayStart } from '../facts/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../facts/reconnects.js';
 import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss } from '../facts/buffer-evictions.js';
 import { at, idList, plural, seconds } from '../../model/phrasing.js';
-import type { DetectOptions, RawFinding } from '../types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 
 // silent-truncation: an accepted resumption whose replay cannot have been
@@ -48,7 +48,7 @@ interface Candidate {
 }
 
 /** Judges every accepted resumption under `opts.retention` ('as-logged' or a what-if age/count limit). */
-export function truncationCauses(db: Db, opts: DetectOptions, facts = ReconnectFacts.of(db, opts)): TruncationJudgement {
+export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFacts): TruncationJudgement {
   const truncations: Truncation[] = [];
   const notKnowable: NotKnowable[] = [];
   const candidates: Candidate[] = [];
@@ -267,6 +267,11 @@ function judgeProxyOnly(facts: ReconnectFacts, r: Reconnect, truncations: Trunca
   }
 }
 
+/** The rule's output from a judgement (what-if keeps the judgement for its remaining truncations). */
+export function truncationOutput(t: TruncationJudgement): DetectorOutput {
+  return { findings: t.truncations.map((x) => x.finding), notKnowable: t.notKnowable };
+}
+
 function nk(session: string, reason: string): NotKnowable {
   return { rule: 'silent-truncation', session, reason };
 }
@@ -287,8 +292,5 @@ export default defineRule({
   },
   live: { reads: [], settles: 'at-once' },
   facts: [ReconnectFacts.of],
-  detect(ctx) {
-    const t = truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of));
-    return { findings: t.truncations.map((x) => x.finding), notKnowable: t.notKnowable };
-  },
+  detect: (ctx) => truncationOutput(truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of))),
 });

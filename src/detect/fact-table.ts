@@ -1,0 +1,75 @@
+import type { Db } from '../store/db.js';
+import { loadQuery } from '../store/queries.js';
+import { queryParams } from './query-rows.js';
+import type { DetectOptions } from './types.js';
+
+/**
+ * A fact query's rows set apart in a temporary table, read again in the
+ * query's order as often as the rules ask: SQLite holds them, on its page
+ * budget and in a temporary file beyond it, not the heap. (At 3M lines the
+ * reconnects and served upgrades held as objects were about 230 MB live, and
+ * V8 let them grow to twice that.) A rule reads one row at a time and keeps
+ * only what it finds.
+ *
+ * better-sqlite3 refuses a write while any statement is being iterated, so
+ * the table is filled when it is made, never lazily from inside a read.
+ */
+export class FactTable<T> {
+  private static made = 0;
+  readonly name: string;
+  private readonly columns: string[];
+  private dropped = false;
+
+  constructor(
+    private readonly db: Db,
+    query: string,
+    opts: DetectOptions,
+  ) {
+    const sql = loadQuery(query).replace(/;\s*$/, '');
+    const select = db.prepare(sql);
+    this.columns = select.columns().map((c) => c.name);
+    this.name = `fact_${++FactTable.made}`;
+    // Untyped columns: a value is stored as the query gave it (a declared type
+    // would turn an event id '007' into 7). `seq` keeps the query's order.
+    db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${this.columns.map(quoteName).join(', ')})`);
+    db.prepare(`INSERT INTO temp.${this.name} (${this.columns.map(quoteName).join(', ')}) ${sql}`).run(queryParams(sql, opts));
+  }
+
+  /** An index for `where` lookups on one column. */
+  indexOn(column: string): this {
+    this.db.exec(`CREATE INDEX temp.${this.name}_${column} ON ${this.name} (${quoteName(column)})`);
+    return this;
+  }
+
+  /** Every row, in the query's order. */
+  rows(): Generator<T> {
+    return this.read(`SELECT * FROM temp.${this.name} ORDER BY seq`, []);
+  }
+
+  /** The rows whose `column` equals `value`, in the query's order. */
+  where(column: string, value: unknown): Generator<T> {
+    return this.read(`SELECT * FROM temp.${this.name} WHERE ${quoteName(column)} = ? ORDER BY seq`, [value]);
+  }
+
+  drop(): void {
+    if (this.dropped) return;
+    this.dropped = true;
+    this.db.exec(`DROP TABLE IF EXISTS temp.${this.name}`);
+  }
+
+  private *read(sql: string, args: unknown[]): Generator<T> {
+    if (this.dropped) throw new Error(`fact table ${this.name} was read after it was dropped`);
+    const stmt = this.db.prepare(sql).raw(true);
+    // column 0 is seq; rows are named here, as eachQueryRow does (better-sqlite3's row objects are slower to build)
+    const names = this.columns;
+    for (const values of stmt.iterate(...args) as IterableIterator<unknown[]>) {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]!] = values[i + 1];
+      yield row as T;
+    }
+  }
+}
+
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
