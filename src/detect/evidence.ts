@@ -16,13 +16,13 @@ export function resolveEvidence(db: Db, ids: number[]): Map<number, ResolvedReco
   const out = new Map<number, ResolvedRecord>();
   if (ids.length === 0) return out;
   const unique = Uint32Array.from(new Set(ids)).sort();
+  // One string per source, shared by every reference to it (tens of thousands of findings name a few files).
+  const files = new Map((db.prepare('SELECT id, name FROM sources').raw().all() as [number, string][]).map(([id, name]) => [id, name]));
   const rows = db
-    .prepare(
-      'SELECT r.id, r.ts_ms, s.name, r.line FROM json_each(?) j JOIN records r ON r.id = j.value JOIN sources s ON s.id = r.source_id',
-    )
+    .prepare('SELECT r.id, r.ts_ms, r.source_id, r.line FROM json_each(?) j JOIN records r ON r.id = j.value')
     .raw()
-    .all(JSON.stringify(Array.from(unique))) as [number, number, string, number][];
-  for (const [id, tsMs, file, line] of rows) out.set(id, { ref: { file, line }, tsMs });
+    .iterate(JSON.stringify(Array.from(unique))) as IterableIterator<[number, number, number, number]>;
+  for (const [id, tsMs, source, line] of rows) out.set(id, { ref: { file: files.get(source)!, line }, tsMs });
   return out;
 }
 
