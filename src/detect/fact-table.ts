@@ -1,6 +1,7 @@
 import type { Db } from '../store/db.js';
 import { loadQuery } from '../store/queries.js';
-import { queryParams } from './query-rows.js';
+import type { Statement } from 'better-sqlite3';
+import { namedRows, queryParams } from './query-rows.js';
 import type { DetectOptions } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export class FactTable<T> {
   readonly name: string;
   private readonly columns: string[];
   private dropped = false;
+  /** `where` statements by column: silent-reset looks a reconnect up per fresh upgrade. */
+  private readonly lookups = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
@@ -31,8 +34,9 @@ export class FactTable<T> {
     this.name = `fact_${++FactTable.made}`;
     // Untyped columns: a value is stored as the query gave it (a declared type
     // would turn an event id '007' into 7). `seq` keeps the query's order.
-    db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${this.columns.map(quoteName).join(', ')})`);
-    db.prepare(`INSERT INTO temp.${this.name} (${this.columns.map(quoteName).join(', ')}) ${sql}`).run(queryParams(sql, opts));
+    const columnList = this.columns.map(quoteName).join(', ');
+    db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${columnList})`);
+    db.prepare(`INSERT INTO temp.${this.name} (${columnList}) ${sql}`).run(queryParams(sql, opts));
   }
 
   /** An index for `where` lookups on one column. */
@@ -43,12 +47,19 @@ export class FactTable<T> {
 
   /** Every row, in the query's order. */
   rows(): Generator<T> {
-    return this.read(`SELECT * FROM temp.${this.name} ORDER BY seq`, []);
+    this.refuseDropped();
+    return this.read(this.db.prepare(`SELECT * FROM temp.${this.name} ORDER BY seq`), []);
   }
 
   /** The rows whose `column` equals `value`, in the query's order. */
   where(column: string, value: unknown): Generator<T> {
-    return this.read(`SELECT * FROM temp.${this.name} WHERE ${quoteName(column)} = ? ORDER BY seq`, [value]);
+    this.refuseDropped();
+    let stmt = this.lookups.get(column);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(`SELECT * FROM temp.${this.name} WHERE ${quoteName(column)} = ? ORDER BY seq`);
+      this.lookups.set(column, stmt);
+    }
+    return this.read(stmt, [value]);
   }
 
   drop(): void {
@@ -57,16 +68,13 @@ export class FactTable<T> {
     this.db.exec(`DROP TABLE IF EXISTS temp.${this.name}`);
   }
 
-  private *read(sql: string, args: unknown[]): Generator<T> {
+  private refuseDropped(): void {
     if (this.dropped) throw new Error(`fact table ${this.name} was read after it was dropped`);
-    const stmt = this.db.prepare(sql).raw(true);
-    // column 0 is seq; rows are named here, as eachQueryRow does (better-sqlite3's row objects are slower to build)
-    const names = this.columns;
-    for (const values of stmt.iterate(...args) as IterableIterator<unknown[]>) {
-      const row: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) row[names[i]!] = values[i + 1];
-      yield row as T;
-    }
+  }
+
+  private *read(stmt: Statement, args: unknown[]): Generator<T> {
+    // column 0 is seq
+    yield* namedRows<T>(this.columns, stmt.raw(true).iterate(...args) as IterableIterator<unknown[]>, 1);
   }
 }
 

@@ -57,10 +57,14 @@ export function* eachQueryRow<T = Record<string, unknown>>(db: Db, name: string,
   const bound = queryParams(sql, opts, extra);
   // Raw arrays, named here: better-sqlite3 builds row objects several times slower
   // than these literals, and some detector queries hand over wide rows by the tens of thousands.
-  const names = stmt.columns().map((c) => c.name);
-  for (const values of stmt.raw(true).iterate(bound) as IterableIterator<unknown[]>) {
+  yield* namedRows<T>(stmt.columns().map((c) => c.name), stmt.raw(true).iterate(bound) as IterableIterator<unknown[]>);
+}
+
+/** Raw value arrays as rows named by `names`, the values from index `skip` on (a fact table's seq comes first). */
+export function* namedRows<T>(names: readonly string[], rows: Iterable<unknown[]>, skip = 0): Generator<T> {
+  for (const values of rows) {
     const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i + skip];
     yield row as T;
   }
 }
