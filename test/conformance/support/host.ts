@@ -14,9 +14,47 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
+/** Wraps a tool handler so that closing the server waits for it. */
+export type TrackCall = <T>(call: Promise<T>) => Promise<T>;
+
 export interface SessionFactory {
-  /** A new, unconnected-to-any-session transport and server; `onEnd` when the SDK ends the session. */
-  (port: number, onInitialized: (id: string, session: McpSession) => void, onEnd: (id: string) => void): Promise<McpSession>;
+  /**
+   * A new, unconnected-to-any-session transport and server; `onEnd` when the SDK ends the session.
+   * Tool handlers go through `track`, so that close() lets a call finish first.
+   */
+  (port: number, onInitialized: (id: string, session: McpSession) => void, onEnd: (id: string) => void, track: TrackCall): Promise<McpSession>;
+}
+
+/** How long close() waits for tool calls still running (a sampling call whose client left never ends). */
+const DRAIN_MS = 2_000;
+
+/**
+ * The tool calls still running. A tool that closes its stream (test_reconnection) answers after the
+ * client may have gone and the suite's CLI exited: closing the sessions then would drop the answer
+ * the log is meant to show, by a margin of tens of milliseconds on a busy machine.
+ */
+class CallsInFlight {
+  readonly #running = new Set<Promise<unknown>>();
+
+  readonly track: TrackCall = (call) => {
+    const settled = call.then(
+      () => {},
+      () => {},
+    );
+    this.#running.add(settled);
+    void settled.then(() => this.#running.delete(settled));
+    return call;
+  };
+
+  /** Resolves once every call has settled and the SDK has sent what they returned, or after `ms`. */
+  async drain(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.all(this.#running), bound]);
+    clearTimeout(timer);
+    // The SDK sends a result on the microtasks after the handler settles; one macrotask lets them run.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 export interface RunningServer {
@@ -31,6 +69,7 @@ export async function hostMcp(recorder: Recorder, newSession: SessionFactory, gu
   const sessions = new Map<string, McpSession>();
   const unbound = new Set<McpSession>();
   const liveGets = new LiveGets();
+  const calls = new CallsInFlight();
   let port = 0;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -47,6 +86,7 @@ export async function hostMcp(recorder: Recorder, newSession: SessionFactory, gu
       port,
       (id, s) => void sessions.set(id, s),
       (id) => void sessions.delete(id),
+      calls.track,
     );
     unbound.add(session);
     try {
@@ -65,6 +105,7 @@ export async function hostMcp(recorder: Recorder, newSession: SessionFactory, gu
     sessions,
     cutGetStreams: (session) => liveGets.cut(session),
     async close() {
+      await calls.drain(DRAIN_MS);
       await Promise.all([...sessions.values(), ...unbound].map((s) => s.close().catch(() => {})));
       sessions.clear();
       await http.close();

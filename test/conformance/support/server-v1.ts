@@ -6,7 +6,7 @@ import { CreateMessageResultSchema, ElicitResultSchema, type ServerNotification,
 import { z } from 'zod';
 import { instrumentEventStore, instrumentTransport, type EventStoreLike, type Recorder } from '../../../src/instrument/index.js';
 import { DYNAMIC_TOOLS, ELICIT_SCHEMA, SERVER_CAPABILITIES, SIMPLE_PROMPT, STATIC_RESOURCES, STATIC_TOOLS, elicitationTool, promptWithArguments, samplingTool, type ToolKit } from './features.js';
-import { hostMcp, localHosts, type McpSession, type RunningServer } from './host.js';
+import { hostMcp, localHosts, type McpSession, type RunningServer, type TrackCall } from './host.js';
 
 // The conformance server on @modelcontextprotocol/sdk 1.x: McpServer and
 // StreamableHTTPServerTransport (stateful, an event store, DNS-rebinding
@@ -22,7 +22,7 @@ export interface ServerOptions {
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export function startServerV1(opts: ServerOptions): Promise<RunningServer> {
-  return hostMcp(opts.recorder, async (port, onInitialized, onEnd) => {
+  return hostMcp(opts.recorder, async (port, onInitialized, onEnd, track) => {
     const server = new McpServer({ name: 'resumescope-conformance-v1', version: '1.0.0' }, { capabilities: SERVER_CAPABILITIES });
     let transport: StreamableHTTPServerTransport | undefined;
     const session: McpSession = {
@@ -49,7 +49,7 @@ export function startServerV1(opts: ServerOptions): Promise<RunningServer> {
     t.onclose = () => {
       if (t.sessionId !== undefined) onEnd(t.sessionId);
     };
-    register(server, t);
+    register(server, t, track);
     await server.connect(t);
     return session;
   });
@@ -69,16 +69,16 @@ function kitOf(extra: Extra, transport: StreamableHTTPServerTransport): ToolKit 
   };
 }
 
-function register(server: McpServer, transport: StreamableHTTPServerTransport): void {
+function register(server: McpServer, transport: StreamableHTTPServerTransport, track: TrackCall): void {
   for (const [name, result] of Object.entries(STATIC_TOOLS)) server.registerTool(name, { description: name }, async () => result);
   for (const [name, run] of Object.entries(DYNAMIC_TOOLS)) {
-    server.registerTool(name, { description: name, inputSchema: {} }, async (_args, extra) => run(kitOf(extra, transport)));
+    server.registerTool(name, { description: name, inputSchema: {} }, async (_args, extra) => track(run(kitOf(extra, transport))));
   }
   server.registerTool('test_sampling', { description: 'sampling', inputSchema: { prompt: z.string() } }, async ({ prompt }, extra) =>
-    samplingTool(kitOf(extra, transport), prompt),
+    track(samplingTool(kitOf(extra, transport), prompt)),
   );
   server.registerTool('test_elicitation', { description: 'elicitation', inputSchema: { message: z.string() } }, async ({ message }, extra) =>
-    elicitationTool(kitOf(extra, transport), message),
+    track(elicitationTool(kitOf(extra, transport), message)),
   );
   for (const r of STATIC_RESOURCES) {
     server.registerResource(r.name, r.uri, { mimeType: r.mimeType }, async () => ({ contents: [{ uri: r.uri, mimeType: r.mimeType, ...r.contents }] }));

@@ -4,7 +4,7 @@ import { McpServer, type EventStore, type ServerContext } from '@modelcontextpro
 import { z } from 'zod';
 import { instrumentEventStore, instrumentTransport } from '../../../src/instrument/index.js';
 import { DYNAMIC_TOOLS, ELICIT_SCHEMA, SERVER_CAPABILITIES, SIMPLE_PROMPT, STATIC_RESOURCES, STATIC_TOOLS, elicitationTool, promptWithArguments, samplingTool, type ToolKit } from './features.js';
-import { hostMcp, type McpSession, type RunningServer } from './host.js';
+import { hostMcp, type McpSession, type RunningServer, type TrackCall } from './host.js';
 import type { ServerOptions } from './server-v1.js';
 
 // The conformance server on the 2.x split packages: McpServer from
@@ -16,7 +16,7 @@ export function startServerV2(opts: ServerOptions): Promise<RunningServer> {
   const validateHost = localhostHostValidation();
   return hostMcp(
     opts.recorder,
-    async (_port, onInitialized, onEnd) => {
+    async (_port, onInitialized, onEnd, track) => {
       const server = new McpServer({ name: 'resumescope-conformance-v2', version: '1.0.0' }, { capabilities: SERVER_CAPABILITIES });
       const transport = instrumentTransport(
         new NodeStreamableHTTPServerTransport({
@@ -39,7 +39,7 @@ export function startServerV2(opts: ServerOptions): Promise<RunningServer> {
         notify: (text) => server.server.notification({ method: 'notifications/message', params: { level: 'info', data: text } }),
         close: () => server.close(),
       };
-      register(server, transport);
+      register(server, transport, track);
       await server.connect(transport);
       return session;
     },
@@ -57,16 +57,16 @@ function kitOf(ctx: ServerContext, transport: NodeStreamableHTTPServerTransport)
   };
 }
 
-function register(server: McpServer, transport: NodeStreamableHTTPServerTransport): void {
+function register(server: McpServer, transport: NodeStreamableHTTPServerTransport, track: TrackCall): void {
   for (const [name, result] of Object.entries(STATIC_TOOLS)) server.registerTool(name, { description: name }, async () => result);
   for (const [name, run] of Object.entries(DYNAMIC_TOOLS)) {
-    server.registerTool(name, { description: name, inputSchema: {} }, async (_args, ctx) => run(kitOf(ctx, transport)));
+    server.registerTool(name, { description: name, inputSchema: {} }, async (_args, ctx) => track(run(kitOf(ctx, transport))));
   }
   server.registerTool('test_sampling', { description: 'sampling', inputSchema: { prompt: z.string() } }, async ({ prompt }, ctx) =>
-    samplingTool(kitOf(ctx, transport), prompt),
+    track(samplingTool(kitOf(ctx, transport), prompt)),
   );
   server.registerTool('test_elicitation', { description: 'elicitation', inputSchema: { message: z.string() } }, async ({ message }, ctx) =>
-    elicitationTool(kitOf(ctx, transport), message),
+    track(elicitationTool(kitOf(ctx, transport), message)),
   );
   for (const r of STATIC_RESOURCES) {
     server.registerResource(r.name, r.uri, { mimeType: r.mimeType }, async () => ({ contents: [{ uri: r.uri, mimeType: r.mimeType, ...r.contents }] }));
