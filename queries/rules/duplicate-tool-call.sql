@@ -11,6 +11,10 @@
 -- instead: the later one is then no retry of the broken stream.
 -- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
 -- A call a proxy saw that the server logged too is shadowed (derive), with or without `req`.
+-- Staged (store/queries.ts, queryParts): the executions, the keyed ones, what happens between them and the
+-- activations grow with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled
+-- 16 MB page cache (~180 MB at 3M lines); as TEMP tables they live on the run's page budget.
+CREATE TEMP TABLE attributed AS
 WITH execs AS (
   SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn,
     (SELECT i.created_id FROM incarnations i
@@ -18,27 +22,26 @@ WITH execs AS (
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM calls c
   WHERE c.method = 'tools/call' AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
-), attributed AS MATERIALIZED (
-  -- whose call: its own principal, else the owner of its session
-  SELECT e.*, COALESCE(e.own_principal, i.owner,
-    (SELECT r.principal FROM records r WHERE r.session = e.session AND r.principal IS NOT NULL AND r.shadowed = 0
-     ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
-  FROM execs e LEFT JOIN incarnations i ON i.created_id = e.created_id
-), same_rpc AS MATERIALIZED (
-  SELECT b.id AS later_id, a.id AS first_id, NULL AS between_id, 'same-rpc' AS how,
-    row_number() OVER (PARTITION BY b.id ORDER BY a.ts_ms, a.id) AS k
-  FROM attributed a
-  JOIN attributed b ON b.session = a.session AND b.rpc_id = a.rpc_id AND b.created_id IS a.created_id
-    AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
-    -- one call: an rpc id a restarted client reuses for another tool or other arguments is another call
-    AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
-), keyed AS MATERIALIZED (
-  -- the executions a retry can be recognised by: principal, tool and arguments known
-  SELECT id, ts_ms, session, principal, tool, args_hash, rpc_id, stream, req, conn,
-    row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r,
-    count(*) OVER (PARTITION BY principal, tool, args_hash) AS group_size
-  FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash IS NOT NULL
-), not_found AS MATERIALIZED (
+)
+-- whose call: its own principal, else the owner of its session
+SELECT e.*, COALESCE(e.own_principal, i.owner,
+  (SELECT r.principal FROM records r WHERE r.session = e.session AND r.principal IS NOT NULL AND r.shadowed = 0
+   ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
+FROM execs e LEFT JOIN incarnations i ON i.created_id = e.created_id;
+CREATE INDEX temp.attributed_id ON attributed (id);
+CREATE INDEX temp.attributed_rpc ON attributed (session, rpc_id);
+
+CREATE TEMP TABLE keyed AS
+-- the executions a retry can be recognised by: principal, tool and arguments known
+SELECT id, ts_ms, session, principal, tool, args_hash, rpc_id, stream, req, conn,
+  row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r,
+  count(*) OVER (PARTITION BY principal, tool, args_hash) AS group_size
+FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash IS NOT NULL;
+CREATE INDEX temp.keyed_id ON keyed (id);
+CREATE INDEX temp.keyed_group ON keyed (principal, tool, args_hash, r);
+
+CREATE TEMP TABLE marker_stream AS
+WITH not_found AS MATERIALIZED (
   SELECT x.id, x.ts_ms, COALESCE(x.principal,
     (SELECT r.principal FROM records r
      WHERE r.session = COALESCE(x.session, json_extract(x.req_headers, '$."mcp-session-id"'))
@@ -47,19 +50,22 @@ WITH execs AS (
   WHERE x.shadowed = 0 AND x.status = 404 AND (
     (x.kind = 'http' AND upper(x.http_method) = 'POST')
     OR (x.origin = 'server' AND x.kind IN ('call', 'request.answered')))
-), marker_stream AS MATERIALIZED (
-  -- what happens between two executions, merged with the executions in log order, in two scopes:
-  -- 'principal' (a POST of it got 404, a session was created for it) and 'session' (the execution's
-  -- session ended, or a fresh upgrade replaced it)
-  SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
-    SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
-    UNION ALL SELECT 'principal', owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
-    UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
-    UNION ALL SELECT 'session', x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END, NULL FROM records x
-    WHERE x.session IS NOT NULL AND x.shadowed = 0
-      AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))
-    UNION ALL SELECT 'session', session, ts_ms, id, NULL, id FROM keyed)
-), marker_next AS (
+)
+-- what happens between two executions, merged with the executions in log order, in two scopes:
+-- 'principal' (a POST of it got 404, a session was created for it) and 'session' (the execution's
+-- session ended, or a fresh upgrade replaced it)
+SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
+  SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
+  UNION ALL SELECT 'principal', owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
+  UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
+  UNION ALL SELECT 'session', x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END, NULL FROM records x
+  WHERE x.session IS NOT NULL AND x.shadowed = 0
+    AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))
+  UNION ALL SELECT 'session', session, ts_ms, id, NULL, id FROM keyed);
+CREATE INDEX temp.marker_stream_key ON marker_stream (scope, key, n);
+
+CREATE TEMP TABLE activated AS
+WITH marker_next AS (
   -- per execution and scope: the position of the first marker after it
   SELECT a_id, scope, key, next_n FROM (
     SELECT a_id, scope, key,
@@ -105,12 +111,22 @@ WITH execs AS (
   FROM marker_next n JOIN marker_stream m ON m.scope = n.scope AND m.key = n.key AND m.n = n.next_n AND m.how IS NOT NULL
   UNION ALL
   SELECT b.a_id, b.close_id, c.ts_ms, 'stream-broke', b.stream FROM broken b JOIN records c ON c.id = b.close_id
-), activated AS MATERIALIZED (
-  -- the first thing after an execution that makes a later identical one a retry: every later one after it is
-  SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id, k.session AS first_session,
-    f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
-  FROM keyed k
-  JOIN (SELECT *, row_number() OVER (PARTITION BY a_id ORDER BY ts_ms, id) AS first FROM first_markers) f ON f.a_id = k.id AND f.first = 1
+)
+-- the first thing after an execution that makes a later identical one a retry: every later one after it is
+SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id, k.session AS first_session,
+  f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
+FROM keyed k
+JOIN (SELECT *, row_number() OVER (PARTITION BY a_id ORDER BY ts_ms, id) AS first FROM first_markers) f ON f.a_id = k.id AND f.first = 1;
+CREATE INDEX temp.activated_group ON activated (principal, tool, args_hash, r);
+
+WITH same_rpc AS MATERIALIZED (
+  SELECT b.id AS later_id, a.id AS first_id, NULL AS between_id, 'same-rpc' AS how,
+    row_number() OVER (PARTITION BY b.id ORDER BY a.ts_ms, a.id) AS k
+  FROM attributed a
+  JOIN attributed b ON b.session = a.session AND b.rpc_id = a.rpc_id AND b.created_id IS a.created_id
+    AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
+    -- one call: an rpc id a restarted client reuses for another tool or other arguments is another call
+    AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
 ), sweep AS (
   -- per call: the latest earlier execution activated before it (the nearest one with something between)
   SELECT b_id, a_r FROM (
@@ -122,9 +138,10 @@ WITH execs AS (
   WHERE b_id IS NOT NULL AND a_r IS NOT NULL
 ), retries AS (
   SELECT b.id AS later_id, a.first_id, a.between_id, a.how
+  -- in this order (CROSS JOIN): from activated, the planner may walk a whole (principal, tool, args) group per row
   FROM sweep s
-  JOIN keyed b ON b.id = s.b_id
-  JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
+  CROSS JOIN keyed b ON b.id = s.b_id
+  CROSS JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
   WHERE b.ts_ms - a.first_ts <= :duplicate_call_window_ms
     -- a broken response stream the client resumed (its lineage, accepted) before the later execution: it went after the response
     AND (a.how IS NOT 'stream-broke' OR a.first_session IS NULL OR NOT EXISTS (

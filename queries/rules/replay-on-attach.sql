@@ -1,6 +1,15 @@
 -- Which session resumptions (accepted upgrades without Last-Event-ID) replayed past events?
 -- A replay shows as replayed > 0, a first_replayed or replayed_ids, or event.replayed records on the new stream;
 -- to a proxy, as SSE ids in the attach's response that it saw delivered earlier in the session.
+-- Staged (store/queries.ts, queryParts): every SSE id a proxy saw delivered, as a TEMP table indexed both ways
+-- it is looked up (the attach's own response line; the same id earlier in the session).
+CREATE TEMP TABLE sightings AS
+SELECT h.id, h.ts_ms, h.source_id, h.line, json_extract(h.req_headers, '$."mcp-session-id"') AS session, CAST(j.value AS TEXT) AS event_id
+FROM records h, json_each(h.sse_event_ids) j
+WHERE h.kind = 'http' AND h.sse_event_ids IS NOT NULL;
+CREATE INDEX temp.sightings_line ON sightings (source_id, line);
+CREATE INDEX temp.sightings_event ON sightings (session, event_id, ts_ms, id);
+
 WITH attaches AS (
   SELECT u.id, u.ts_ms, u.session, u.decision, u.new_stream, u.replayed, u.first_replayed, u.replayed_ids, u.origin, u.source_id, u.line
   FROM upgrades u
@@ -12,10 +21,6 @@ WITH attaches AS (
   JOIN records x ON x.session = a.session AND x.kind = 'event.replayed' AND x.shadowed = 0
     AND x.stream = a.new_stream AND (x.ts_ms, x.id) > (a.ts_ms, a.id)
   GROUP BY a.id
-), sightings AS MATERIALIZED (
-  SELECT h.id, h.ts_ms, h.source_id, h.line, json_extract(h.req_headers, '$."mcp-session-id"') AS session, CAST(j.value AS TEXT) AS event_id
-  FROM records h, json_each(h.sse_event_ids) j
-  WHERE h.kind = 'http' AND h.sse_event_ids IS NOT NULL
 ), seen_again AS (
   SELECT a.id AS upgrade_id, min(earlier.id) AS first_id, count(DISTINCT now.event_id) AS n,
     (SELECT group_concat(event_id, ', ') FROM (SELECT DISTINCT s.event_id FROM sightings s

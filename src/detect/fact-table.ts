@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import { loadQuery } from '../store/queries.js';
+import { loadQuery, queryParts } from '../store/queries.js';
 import type { Statement } from 'better-sqlite3';
 import { namedRows, queryParams } from './query-rows.js';
 import type { DetectOptions } from './types.js';
@@ -28,7 +28,8 @@ export class FactTable<T> {
     query: string,
     opts: DetectOptions,
   ) {
-    const sql = loadQuery(query).replace(/;\s*$/, '');
+    const { select: sql, stages } = queryParts(loadQuery(query));
+    if (stages.length > 0) throw new Error(`fact ${query} is a staged query: a fact table is filled by one SELECT`);
     const select = db.prepare(sql);
     this.columns = select.columns().map((c) => c.name);
     this.name = `fact_${++FactTable.made}`;

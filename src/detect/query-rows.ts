@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.js';
 import { PAIRING_SLACK_MS } from '../store/derive.js';
-import { loadQuery } from '../store/queries.js';
+import { loadQuery, queryParts, type QueryParts } from '../store/queries.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
 /**
@@ -52,12 +52,44 @@ export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opt
  * thousands: at 1M lines, reconnect-references peaked 140 MB above iterating.)
  */
 export function* eachQueryRow<T = Record<string, unknown>>(db: Db, name: string, opts: DetectOptions, extra: Record<string, unknown> = {}): Generator<T> {
-  const sql = loadQuery(name);
-  const stmt = db.prepare(sql);
-  const bound = queryParams(sql, opts, extra);
-  // Raw arrays, named here: better-sqlite3 builds row objects several times slower
-  // than these literals, and some detector queries hand over wide rows by the tens of thousands.
-  yield* namedRows<T>(stmt.columns().map((c) => c.name), stmt.raw(true).iterate(bound) as IterableIterator<unknown[]>);
+  const parts = queryParts(loadQuery(name));
+  buildStages(db, parts, opts, extra);
+  try {
+    const stmt = db.prepare(parts.select);
+    // Raw arrays, named here: better-sqlite3 builds row objects several times slower
+    // than these literals, and some detector queries hand over wide rows by the tens of thousands.
+    yield* namedRows<T>(stmt.columns().map((c) => c.name), stmt.raw(true).iterate(queryParams(parts.select, opts, extra)) as IterableIterator<unknown[]>);
+  } finally {
+    dropStages(db, parts);
+  }
+}
+
+/**
+ * Builds a staged query's TEMP tables (store/queries.ts, queryParts), then the
+ * planner statistics for them: without, the planner guessed a nested scan of
+ * the staged duplicate-tool-call that took 131 s at 3M lines, 10 s with them.
+ */
+export function buildStages(db: Db, parts: QueryParts, opts: DetectOptions, extra: Record<string, unknown> = {}): void {
+  if (parts.stages.length === 0) return;
+  const taken = db.prepare("SELECT name FROM main.sqlite_schema WHERE name = @name UNION ALL SELECT name FROM temp.sqlite_schema WHERE name = @name AND type = 'view'").pluck();
+  for (const table of parts.tables) {
+    // A TEMP table named like a table or view of the timeline would hide it from every later query.
+    if (taken.get({ name: table }) !== undefined) throw new Error(`a query stage would hide the timeline's ${table}`);
+  }
+  dropStages(db, parts); // left by a run that stopped half way
+  for (const stage of parts.stages) db.prepare(stage).run(queryParams(stage, opts, extra));
+  // In full: a sample (analysis_limit, store/statistics.ts) let it walk a whole group per row.
+  const limit = db.pragma('analysis_limit', { simple: true }) as number;
+  db.pragma('analysis_limit = 0');
+  try {
+    for (const table of parts.tables) db.exec(`ANALYZE temp.${table}`);
+  } finally {
+    db.pragma(`analysis_limit = ${limit}`);
+  }
+}
+
+export function dropStages(db: Db, parts: QueryParts): void {
+  for (const table of parts.tables) db.exec(`DROP TABLE IF EXISTS temp.${table}`);
 }
 
 /** Raw value arrays as rows named by `names`, the values from index `skip` on (a fact table's seq comes first). */

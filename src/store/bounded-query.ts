@@ -52,6 +52,9 @@ process.once('message', (job) => {
   try {
     db = new Database(job.file, { readonly: true, fileMustExist: true });
     db.exec(job.setup);
+    // A staged query's TEMP tables (store/queries.ts): a read-only connection may write its temp schema.
+    for (const stage of job.stages) db.prepare(stage.sql).run(stage.params);
+    for (const table of job.tables) db.exec('ANALYZE temp.' + table);
     // Rows as arrays, column names once: half the bytes, half the serialization time of objects.
     const stmt = db.prepare(job.sql).raw(true);
     process.send({ t: 'ready', columns: stmt.columns().map((c) => c.name) });
@@ -117,8 +120,8 @@ export class QueryProcess {
     });
   }
 
-  /** Runs `sql` on the database file `file`; one statement per process. */
-  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps): Promise<Row[]> {
+  /** Runs `sql` on the database file `file`, after the stages that build its TEMP tables; one query per process. */
+  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps, staged: Staged = NOT_STAGED): Promise<Row[]> {
     return new Promise((resolve, reject) => {
       const rows: Row[] = [];
       let columns: string[] = [];
@@ -146,7 +149,7 @@ export class QueryProcess {
         else if (m.t === 'error') settle(new QueryFailed(m.message));
         else settle(undefined);
       });
-      this.child.send({ file, setup: DERIVED_VIEWS_SQL, sql, params, maxRows: caps.maxRows });
+      this.child.send({ file, setup: DERIVED_VIEWS_SQL, ...staged, sql, params, maxRows: caps.maxRows });
     });
   }
 
@@ -156,6 +159,14 @@ export class QueryProcess {
     if (this.child.exitCode === null && this.child.signalCode === null) this.kill();
   }
 }
+
+/** What a staged query builds before its answer (store/queries.ts, queryParts), with each stage's parameters. */
+export interface Staged {
+  stages: { sql: string; params: Record<string, unknown> }[];
+  tables: string[];
+}
+
+const NOT_STAGED: Staged = { stages: [], tables: [] };
 
 /** Runs one statement in a process of its own: see QueryProcess. */
 export function runBounded(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps): Promise<Row[]> {

@@ -50,3 +50,68 @@ export function listQueries(): NamedQuery[] {
       }),
   );
 }
+
+/**
+ * A query file's statements. Most files are one SELECT. A query whose
+ * intermediate results grow with the log builds them first, as TEMP tables
+ * (`CREATE TEMP TABLE name AS …;` and their `CREATE INDEX temp.… ON name (…);`),
+ * and its last statement reads them: a MATERIALIZED CTE, a window's input or an
+ * automatic index is an ephemeral b-tree, and SQLite gives every one the
+ * compiled default page cache (16 MB in better-sqlite3's build) whatever
+ * `cache_size` says, while a TEMP table lives on the connection's temp budget.
+ * At 3M lines duplicate-tool-call held ~180 MB in ephemeral tables; staged, 35 MB.
+ */
+export interface QueryParts {
+  /** The statements that build the TEMP tables, in order. */
+  stages: string[];
+  /** The last statement: what the query answers. */
+  select: string;
+  /** The TEMP tables the stages create: dropped once the answer is read. */
+  tables: string[];
+}
+
+const STAGE = /^CREATE TEMP TABLE (\w+) AS\b|^CREATE INDEX temp\.\w+ ON (\w+)\b/i;
+
+export function queryParts(sql: string): QueryParts {
+  const statements = splitStatements(sql);
+  const select = statements.pop();
+  if (select === undefined) throw new Error('a query with no statement');
+  const tables: string[] = [];
+  for (const stage of statements) {
+    const m = STAGE.exec(withoutLeadingComments(stage));
+    // A query file only ever builds TEMP tables before its answer: nothing it runs writes the timeline.
+    if (m === null) throw new Error(`a query stage must be CREATE TEMP TABLE … AS or CREATE INDEX temp.… ON: ${stage.slice(0, 80)}`);
+    if (m[1] !== undefined) tables.push(m[1]);
+    else if (!tables.includes(m[2]!)) throw new Error(`a query stage indexes ${m[2]}, which no earlier stage creates`);
+  }
+  return { stages: statements, select, tables };
+}
+
+/** SQL statements split at top-level semicolons (not in a string, a quoted name or a comment); empty ones dropped. */
+export function splitStatements(sql: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i];
+    if (c === '-' && sql[i + 1] === '-') i = endOf(sql, '\n', i + 2);
+    else if (c === '/' && sql[i + 1] === '*') i = endOf(sql, '*/', i + 2) + 1;
+    else if (c === "'" || c === '"' || c === '`') i = endOf(sql, c, i + 1);
+    else if (c === '[') i = endOf(sql, ']', i + 1);
+    else if (c === ';') {
+      out.push(sql.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(sql.slice(start));
+  return out.map((s) => s.trim()).filter((s) => withoutLeadingComments(s) !== '');
+}
+
+/** Where `token` next starts at or after `from` (a doubled quote inside a string is two strings in a row: same split). */
+function endOf(sql: string, token: string, from: number): number {
+  const at = sql.indexOf(token, from);
+  return at === -1 ? sql.length : at;
+}
+
+function withoutLeadingComments(s: string): string {
+  return s.replace(/^(\s*(--[^\n]*(\n|$)|\/\*[\s\S]*?\*\/))*\s*/, '');
+}

@@ -121,6 +121,12 @@ describe('query', () => {
     expect(r.err).toContain('read-only');
   });
 
+  it('a staged detector query (TEMP tables first) runs in the query process too', async () => {
+    const rows = JSON.parse((await cli('query', 'duplicate-tool-call', 'samples/http-edge.ndjson', '--format', 'json')).out);
+    expect(rows).toMatchObject([{ session: 'd00d-78', how: 'ended', tool: 'send_invoice' }]);
+    expect(rows[0].evidence).toMatch(/^samples\/http-edge\.ndjson:3 samples\/http-edge\.ndjson:6 samples\/http-edge\.ndjson:14$/);
+  });
+
   it('a detector query runs standalone with its default thresholds', async () => {
     const r = await cli('query', '404-storm', 'samples/http-edge.ndjson', '--format', 'json');
     expect(r.code).toBe(0);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
-import { listQueries, loadQuery, queryPath } from '../../store/queries.js';
+import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queries.js';
 import { deriveTimeline } from '../../store/derive.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps } from '../../store/bounded-query.js';
@@ -57,7 +57,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
-        const rows = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }, caps, proc));
+        const rows = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config))) }, caps, proc, named));
         io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
         done(ws.unusable ? 2 : 0);
       } finally {
@@ -79,9 +79,17 @@ export async function runReadOnly(
   d: DetectOptions = DEFAULT_DETECT_OPTIONS,
   caps: QueryCaps = DEFAULT_CAPS,
   proc: QueryProcess = new QueryProcess(),
+  named = false,
 ): Promise<Record<string, unknown>[]> {
   try {
-    return await proc.run(db.name, checked(db, sql), queryParams(sql, d), caps);
+    // A named query may build TEMP tables first (queryParts); its answer reads them, so only the child,
+    // which builds them, can prepare it. Those are our own files: a user's SQL is always one statement.
+    const parts = named ? queryParts(sql) : undefined;
+    if (parts !== undefined && parts.stages.length > 0) {
+      const stages = parts.stages.map((stage) => ({ sql: stage, params: queryParams(stage, d) }));
+      return await proc.run(db.name, parts.select, queryParams(parts.select, d), caps, { stages, tables: parts.tables });
+    }
+    return await proc.run(db.name, checked(db, parts?.select ?? sql), queryParams(sql, d), caps);
   } catch (err) {
     if (err instanceof QueryFailed) throw new UsageError(`SQL: ${err.message}`);
     if (!(err instanceof QueryStopped)) throw err;
