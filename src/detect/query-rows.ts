@@ -53,8 +53,9 @@ export function queryRows<T = Record<string, unknown>>(db: Db, name: string, opt
  */
 export function* eachQueryRow<T = Record<string, unknown>>(db: Db, name: string, opts: DetectOptions, extra: Record<string, unknown> = {}): Generator<T> {
   const parts = queryParts(loadQuery(name));
-  buildStages(db, parts, opts, extra);
   try {
+    // Inside: a stage that fails drops the tables the ones before it built.
+    buildStages(db, parts, opts, extra);
     const stmt = db.prepare(parts.select);
     // Raw arrays, named here: better-sqlite3 builds row objects several times slower
     // than these literals, and some detector queries hand over wide rows by the tens of thousands.
@@ -78,11 +79,15 @@ export function buildStages(db: Db, parts: QueryParts, opts: DetectOptions, extr
   }
   dropStages(db, parts); // left by a run that stopped half way
   for (const stage of parts.stages) db.prepare(stage).run(queryParams(stage, opts, extra));
-  // In full: a sample (analysis_limit, store/statistics.ts) let it walk a whole group per row.
+  analyzeStages(db, parts.tables);
+}
+
+/** Planner statistics for staged tables, in full: from a sample (analysis_limit, store/statistics.ts) it walked a whole group per row. */
+export function analyzeStages(db: Db, tables: readonly string[]): void {
   const limit = db.pragma('analysis_limit', { simple: true }) as number;
   db.pragma('analysis_limit = 0');
   try {
-    for (const table of parts.tables) db.exec(`ANALYZE temp.${table}`);
+    for (const table of tables) db.exec(`ANALYZE temp.${table}`);
   } finally {
     db.pragma(`analysis_limit = ${limit}`);
   }

@@ -9,7 +9,7 @@ import { expandPaths } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { QUERIES_DIR, QUERY_FOLDERS, queryParts } from '../../src/store/queries.js';
-import { buildStages, dropStages, queryParams } from '../../src/detect/query-rows.js';
+import { analyzeStages, dropStages, queryParams } from '../../src/detect/query-rows.js';
 import { refreshStatistics } from '../../src/store/statistics.js';
 
 // A guard against quadratic query plans: inside any CORRELATED subquery (run once
@@ -88,11 +88,11 @@ function fileSteps(db: Db, sql: string): string[] {
   const parts = queryParts(sql);
   const steps: string[] = [];
   try {
-    parts.stages.forEach((stage, i) => {
+    for (const stage of parts.stages) {
       steps.push(...quadraticSteps(planOf(db, stage)));
-      buildStages(db, { stages: parts.stages.slice(i, i + 1), select: '', tables: [] }, DEFAULT_DETECT_OPTIONS);
-    });
-    for (const table of parts.tables) db.exec(`ANALYZE temp.${table}`);
+      db.prepare(stage).run(params(stage));
+    }
+    analyzeStages(db, parts.tables);
     steps.push(...quadraticSteps(planOf(db, parts.select)));
   } finally {
     dropStages(db, parts);

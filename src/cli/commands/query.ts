@@ -84,12 +84,12 @@ export async function runReadOnly(
   try {
     // A named query may build TEMP tables first (queryParts); its answer reads them, so only the child,
     // which builds them, can prepare it. Those are our own files: a user's SQL is always one statement.
-    const parts = named ? queryParts(sql) : undefined;
-    if (parts !== undefined && parts.stages.length > 0) {
+    const parts = named ? queryParts(sql) : { stages: [], select: sql, tables: [] };
+    if (parts.stages.length > 0) {
       const stages = parts.stages.map((stage) => ({ sql: stage, params: queryParams(stage, d) }));
       return await proc.run(db.name, parts.select, queryParams(parts.select, d), caps, { stages, tables: parts.tables });
     }
-    return await proc.run(db.name, checked(db, parts?.select ?? sql), queryParams(sql, d), caps);
+    return await proc.run(db.name, checked(db, parts.select), queryParams(parts.select, d), caps);
   } catch (err) {
     if (err instanceof QueryFailed) throw new UsageError(`SQL: ${err.message}`);
     if (!(err instanceof QueryStopped)) throw err;
