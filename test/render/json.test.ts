@@ -70,4 +70,17 @@ describe('renderJson', () => {
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(70_000);
     expect(chunks.join('')).toBe(stringified(r));
   });
+
+  it('cuts tens of thousands of not-knowables into pieces too, never one string of them all', () => {
+    const r = makeReport();
+    r.not_knowable = Array.from({ length: 4000 }, (_, i) => ({
+      rule: 'silent-truncation',
+      session: i % 3 === 0 ? null : `S${i}`,
+      reason: `proxy log only: "quoted" \\ \u001b[31m line\nbreak ${i}`,
+    }));
+    const chunks = Array.from(renderJsonChunks(r));
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(70_000);
+    expect(chunks.join('')).toBe(stringified(r));
+  });
 });
