@@ -11,11 +11,13 @@ export function summarize(db: Db): Omit<Summary, 'by_rule'> {
     rejected: number;
     ignored: number;
   };
-  const records = db.prepare(`SELECT count(*) FROM records WHERE ${INPUT_RECORD}`).pluck().get() as number;
   const sessions = db.prepare("SELECT count(DISTINCT session) AS n FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'").pluck().get() as number;
+  // The input's records and each node's share, counted in one scan of the table.
+  let records = 0;
   const nodes: Record<string, NodeSummary> = {};
-  for (const row of db.prepare(`SELECT node, count(*) AS n FROM records WHERE node IS NOT NULL AND ${INPUT_RECORD} GROUP BY node ORDER BY node`).all() as { node: string; n: number }[]) {
-    nodes[row.node] = { records: row.n };
+  for (const row of db.prepare(`SELECT node, count(*) AS n FROM records WHERE ${INPUT_RECORD} GROUP BY node ORDER BY node`).all() as { node: string | null; n: number }[]) {
+    records += row.n;
+    if (row.node !== null) nodes[row.node] = { records: row.n };
   }
   for (const [node, skew] of estimateSkew(db)) if (nodes[node]) nodes[node].skew_ms = skew;
   return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes, protocol_versions: protocolVersions(db), ...sessionlessVersions(db) };
@@ -55,12 +57,13 @@ export function estimateSkew(db: Db): Map<string, number> {
   // The latest send of each id per node, grouped once: joining every answer with every record of its
   // session walked whole sessions (4.8 s at 1M lines); the largest inversion is the same. CROSS JOIN
   // keeps the replays and answers outside, so that each probes the grouped sends (an automatic index),
-  // where the planner otherwise walked every session's records once per send.
+  // where the planner otherwise walked every session's records once per send. The sends are most of
+  // the log: one scan reads them in half the time the records_kind index does (3M lines: 8.9 s, 15.7 s).
   const rows = db
     .prepare(
       `WITH sent AS MATERIALIZED (
          SELECT session, kind, id, node, max(ts_ms) AS ts_ms FROM (
-           SELECT session, kind, CASE kind WHEN 'event.sent' THEN event_id ELSE request_id END AS id, node, ts_ms FROM records
+           SELECT session, kind, CASE kind WHEN 'event.sent' THEN event_id ELSE request_id END AS id, node, ts_ms FROM records NOT INDEXED
            WHERE kind IN ('event.sent', 'request.sent') AND node IS NOT NULL AND session IS NOT NULL)
          WHERE id IS NOT NULL
          GROUP BY session, kind, id, node)
