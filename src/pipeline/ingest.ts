@@ -5,7 +5,7 @@ import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
 import { plainFile, type Source } from '../read/sources.js';
-import { EMBEDDED_DB, type Db } from '../store/db.js';
+import { quotesFromFiles, type Db } from '../store/db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
@@ -66,7 +66,7 @@ export function ingestSource(db: Db, source: Source, opts: IngestOptions = {}): 
  * stdin and compressed files keep it too, having no bytes to go back to.
  */
 function rereadFrom(db: Db, source: Source, opts: IngestOptions): SourceFile | undefined {
-  return db.name === EMBEDDED_DB && opts.copyLines !== true ? plainFile(source) : undefined;
+  return quotesFromFiles(db) && opts.copyLines !== true ? plainFile(source) : undefined;
 }
 
 function inputBytes(sources: Source[]): number {
@@ -82,13 +82,18 @@ function inputBytes(sources: Source[]): number {
   return n;
 }
 
+/** Input files of WORKER_MIN_BYTES or more: large enough that a second thread pays. */
+export function isLargeInput(sources: Source[]): boolean {
+  return inputBytes(sources) >= WORKER_MIN_BYTES;
+}
+
 function useWorker(sources: Source[], opts: IngestOptions): boolean {
   const mode = opts.threads ?? 'auto';
   if (mode === 'inline') return false;
   // A user's mapping is code-free JSON, but it reaches here as functions: it stays in this thread.
   if (opts.formats !== undefined && opts.formats !== INPUT_FORMATS) return false;
   if (!workerAvailable(opts.workerScript ?? WORKER_SCRIPT)) return false;
-  return mode === 'worker' || inputBytes(sources) >= WORKER_MIN_BYTES;
+  return mode === 'worker' || isLargeInput(sources);
 }
 
 export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {

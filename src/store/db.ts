@@ -14,6 +14,22 @@ export class StoreError extends Error {}
  */
 export const EMBEDDED_DB = '';
 
+/**
+ * The databases of one-off runs, which quote evidence by re-reading the log files (line
+ * offsets) instead of keeping copies of lines: EMBEDDED_DB, and a scratch file opened for it.
+ * A --db file keeps the copies, so that it quotes its evidence after the logs are rotated away.
+ */
+const QUOTES_FROM_FILES = new WeakSet<Db>();
+
+export function quotesFromFiles(db: Db): boolean {
+  return QUOTES_FROM_FILES.has(db);
+}
+
+export function markQuotesFromFiles(db: Db): Db {
+  QUOTES_FROM_FILES.add(db);
+  return db;
+}
+
 /** Opens (or creates) a timeline database: a file, EMBEDDED_DB, or ':memory:'. */
 export function openDb(path: string = ':memory:', opts: { readonly?: boolean } = {}): Db {
   let db: Db;
@@ -38,7 +54,7 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean } =
     db.close();
     throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
-  return db;
+  return path === EMBEDDED_DB ? markQuotesFromFiles(db) : db;
 }
 
 function checkVersion(db: Db, path: string, readonly: boolean): void {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDb, type Db } from './db.js';
+import { markQuotesFromFiles, openDb, type Db } from './db.js';
 
 /**
  * A throw-away timeline database in a named temporary file, for work another
@@ -10,7 +10,7 @@ import { openDb, type Db } from './db.js';
  * file, cannot be opened by a second process. The private directory (mode
  * 0700) is removed when the database is closed, or at exit if it never is.
  */
-export function openScratchDb(): Db {
+export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
   const dir = mkdtempSync(join(tmpdir(), 'resumescope-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', remove);
@@ -31,5 +31,5 @@ export function openScratchDb(): Db {
     process.off('exit', remove);
     return db;
   };
-  return db;
+  return opts.quotesFromFiles ? markQuotesFromFiles(db) : db;
 }
