@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { expandPaths, InputError } from '../read/sources.js';
+import { expandPaths, InputError, type Source } from '../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
-import { ingestAll, isUnusable, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
+import { ingestAll, isLargeInput, isUnusable, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
+import { openScratchDb } from '../store/scratch-db.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
@@ -33,8 +34,8 @@ export async function openWorkspace(
   opts: InputOptions,
   io: Io,
   onProgress?: ProgressListener,
-  /** The database when no --db is given: EMBEDDED_DB unless the command needs a file another process can open. */
-  embedded: () => Db = () => openDb(EMBEDDED_DB),
+  /** The database when no --db is given (default: oneOffDb). */
+  embedded?: (sources: Source[]) => Db,
 ): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
@@ -46,10 +47,19 @@ export async function openWorkspace(
     throw err;
   }
   const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}) };
-  const db = opts.db !== undefined ? openDb(opts.db) : embedded();
+  const db = opts.db !== undefined ? openDb(opts.db) : (embedded ?? oneOffDb)(sources);
   const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
+}
+
+/**
+ * A one-off run's database: SQLite's anonymous temporary file, or for a large input a named one in a
+ * private folder, which detect's second thread can open beside this connection (detect/parallel.ts).
+ * Both are deleted when closed, and both quote evidence from the log files.
+ */
+export function oneOffDb(sources: Source[]): Db {
+  return isLargeInput(sources) ? openScratchDb({ quotesFromFiles: true }) : openDb(EMBEDDED_DB);
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */

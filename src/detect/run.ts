@@ -8,7 +8,7 @@ import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
 import { RULE_IDS, RULES, ruleOf } from './rules/index.js';
 import { summarize } from './summary.js';
-import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from './types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput, type RawFinding } from './types.js';
 
 export interface RunOptions extends Partial<DetectOptions> {
   /** Rules switched off by configuration. */
@@ -21,28 +21,56 @@ export interface RunOptions extends Partial<DetectOptions> {
 export function detect(db: Db, opts: RunOptions = {}): Report {
   deriveTimeline(db);
   refreshStatistics(db);
-  const options: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...stripUndefined(opts) };
+  const options = detectOptionsOf(opts);
+  const rules = enabledRules(opts);
+  const outputs = withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, rules));
+  return assembleOutputs(db, rules, outputs);
+}
+
+export function detectOptionsOf(opts: RunOptions): DetectOptions {
+  return { ...DEFAULT_DETECT_OPTIONS, ...stripUndefined(opts) };
+}
+
+/** The rules a run judges, in catalogue order, less those switched off. */
+export function enabledRules(opts: RunOptions): RuleModule[] {
   const disabled = new Set(opts.disabled ?? []);
-  const rules = (opts.rules ?? RULES).filter((rule) => !disabled.has(rule.id));
+  return (opts.rules ?? RULES).filter((rule) => !disabled.has(rule.id));
+}
+
+/**
+ * Runs these rules in order over one connection, each fact computed once and let go after the last of
+ * them that declares it. The outputs by rule id: a run on two threads (detect/parallel.ts) puts them back
+ * in catalogue order, so the report is the same however the rules were shared out.
+ */
+export function runRules(db: Db, options: DetectOptions, rules: readonly RuleModule[]): Map<string, DetectorOutput> {
   const releaseAfter = factReleases(rules);
   const facts = new Map<SharedFact, unknown>();
+  const outputs = new Map<string, DetectorOutput>();
+  try {
+    rules.forEach((rule, i) => {
+      const out = rule.detect(contextOf(db, options, rule, facts));
+      const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
+      if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
+      outputs.set(rule.id, out);
+      for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
+    });
+  } finally {
+    for (const fact of [...facts.keys()]) release(facts, fact);
+  }
+  return outputs;
+}
+
+/** The report from every rule's output, taken in the order of `rules`. */
+export function assembleOutputs(db: Db, rules: readonly RuleModule[], outputs: ReadonlyMap<string, DetectorOutput>): Report {
   const raw: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  return withCacheKiB(db, DETECT_CACHE_KIB, () => {
-    try {
-      rules.forEach((rule, i) => {
-        const out = rule.detect(contextOf(db, options, rule, facts));
-        const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
-        if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
-        raw.push(...out.findings);
-        notKnowable.push(...out.notKnowable);
-        for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
-      });
-    } finally {
-      for (const fact of [...facts.keys()]) release(facts, fact);
-    }
-    return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable);
-  });
+  for (const rule of rules) {
+    const out = outputs.get(rule.id);
+    if (out === undefined) throw new Error(`rule ${rule.id} was not run`);
+    for (const f of out.findings) raw.push(f);
+    for (const n of out.notKnowable) notKnowable.push(n);
+  }
+  return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable);
 }
 
 /** Drops a fact from the run, and the temporary table it reads from if it has one (FactTable). */
@@ -60,9 +88,9 @@ function release(facts: Map<SharedFact, unknown>, fact: SharedFact): void {
  * default 16 MB, 172 MB with 2 MB, for rules about 4% slower (400k bad-server:
  * 13.3 s against 13.8 s). Ingest and derive keep the default: their index builds sort.
  */
-const DETECT_CACHE_KIB = 2048;
+export const DETECT_CACHE_KIB = 2048;
 
-function withCacheKiB<T>(db: Db, kib: number, run: () => T): T {
+export function withCacheKiB<T>(db: Db, kib: number, run: () => T): T {
   // The temporary schema too: the fact tables (detect/fact-table.ts) live there. Its 0 means
   // "never set" (the compiled default): it keeps the budget, as setting 0 would leave it no cache.
   const before = (['main', 'temp'] as const).map((schema) => [schema, db.pragma(`${schema}.cache_size`, { simple: true }) as number] as const);

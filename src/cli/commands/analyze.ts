@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
-import { detect } from '../../detect/run.js';
+import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
@@ -64,7 +64,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     deriveTimeline(ws.db);
     requireKnownSessions(ws.db, flags.session);
     progress.listener?.({ type: 'stage', stage: 'detect' });
-    let report = detect(ws.db, detectOptions(flags, config));
+    let report = await detectOnTwoThreads(ws.db, detectOptions(flags, config));
     progress.listener?.({ type: 'stage', stage: 'report' });
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
     if (flags.baseline !== undefined) {

@@ -49,7 +49,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
       // The query's process boots while the logs are read; it needs a database file it can
       // open, never SQLite's anonymous temporary one.
       const proc = new QueryProcess();
-      const ws = await openWorkspace(paths, flags, io, undefined, openScratchDb).catch((err: unknown) => {
+      const ws = await openWorkspace(paths, flags, io, undefined, () => openScratchDb()).catch((err: unknown) => {
         proc.close();
         throw err;
       });

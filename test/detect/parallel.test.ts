@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+import { ruleUnits } from '../../src/detect/parallel.js';
+import { RULES } from '../../src/detect/rules/index.js';
+
+// The rules on two threads must report what one thread reports, byte for byte: the worker thread
+// runs from dist/ only (a worker cannot load src/'s TypeScript), so these tests use the build.
+
+type Parallel = typeof import('../../src/detect/parallel.js');
+type Run = typeof import('../../src/detect/run.js');
+type Scratch = typeof import('../../src/store/scratch-db.js');
+type Pipeline = typeof import('../../src/pipeline/ingest.js');
+type Sources = typeof import('../../src/read/sources.js');
+
+const DIST = new URL('../../dist/', import.meta.url);
+let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources;
+let dir: string;
+
+beforeAll(async () => {
+  parallel = await import(new URL('detect/parallel.js', DIST).href);
+  run = await import(new URL('detect/run.js', DIST).href);
+  scratch = await import(new URL('store/scratch-db.js', DIST).href);
+  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
+  sources = await import(new URL('read/sources.js', DIST).href);
+});
+
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A timeline with findings of many rules, in a file a second connection can open. */
+async function badServerTimeline() {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
+  const log = join(dir, 'bad.ndjson');
+  await generate(log, 6000, { shape: 'bad-server', seed: 11 });
+  const db = scratch.openScratchDb({ quotesFromFiles: true });
+  await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
+  return db;
+}
+
+describe('detect on two threads', () => {
+  it('reports exactly what one thread reports, findings of many rules in the same order', async () => {
+    const db = await badServerTimeline();
+    try {
+      const two = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' });
+      const one = run.detect(db, {});
+      expect(Object.keys(one.summary.by_rule).length).toBeGreaterThan(5);
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('loses nothing when the worker thread dies: what it did not answer for runs on this thread', async () => {
+    const db = await badServerTimeline();
+    try {
+      const dying = join(dir, 'dying-rules-worker.mjs');
+      // Claims two units, answers for none, and dies.
+      writeFileSync(
+        dying,
+        `import { workerData } from 'node:worker_threads';
+         Atomics.add(workerData.counter, 0, 2);
+         process.exit(4);`,
+      );
+      const two = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) });
+      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('stays on one thread for a database no second connection can open', async () => {
+    const db = (await import(new URL('store/db.js', DIST).href)).openDb(':memory:');
+    try {
+      // A script that would fail the run if it were started.
+      dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
+      const never = join(dir, 'never.mjs');
+      writeFileSync(never, `throw new Error('started');`);
+      const report = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(never) });
+      expect(report.findings).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('ruleUnits', () => {
+  it('runs every rule once, rules sharing a fact in one unit in catalogue order, the long units first', () => {
+    const units = ruleUnits(RULES);
+    const ids = units.flat().map((r) => r.id);
+    expect([...ids].sort()).toEqual(RULES.map((r) => r.id).sort());
+    for (const rule of RULES) {
+      for (const fact of rule.facts ?? []) {
+        const holding = units.filter((u) => u.some((r) => r.facts?.includes(fact)));
+        expect(holding, `${rule.id}'s fact in one unit`).toHaveLength(1);
+      }
+    }
+    const order = RULES.map((r) => r.id as string);
+    for (const u of units) expect(u.map((r) => order.indexOf(r.id))).toEqual(u.map((r) => order.indexOf(r.id)).sort((a, b) => a - b));
+    expect(units[0]!.length).toBeGreaterThan(1);
+    expect(units[1]!.map((r) => r.id)).toEqual(['engine-divergence']);
+  });
+
+  it('without the rules that share facts, each rule is a unit of its own', () => {
+    const alone = RULES.filter((r) => (r.facts ?? []).length === 0);
+    expect(ruleUnits(alone).every((u) => u.length === 1)).toBe(true);
+  });
+});
