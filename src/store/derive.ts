@@ -35,38 +35,69 @@ function foldRecord(c: Cell[]): FoldRecord {
 const CHUNK = 256;
 
 export function deriveTimeline(db: Db): number {
-  const dirty = db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
+  const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
   db.transaction(() => {
     shadowProxyDuplicates(db);
-    const tables = ['incarnations', 'streams', 'events', 'requests'] as const;
-    for (const t of tables) db.exec(`DELETE FROM ${t} WHERE session IN (${DIRTY})`);
-    // The first derive of a log (every table empty now) builds the indexes after the rows.
-    const rebuildIndexes = tables.map((t) => deferIndexes(db, t));
-    const write = writers(db);
-    // better-sqlite3 cannot write while a read is open: read a chunk of sessions whole, then write it.
-    const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
-    const read = (n: number) => db.prepare(foldReadSql(n)).raw();
-    const fullChunk = read(Math.min(CHUNK, sessions.length));
-    for (let i = 0; i < sessions.length; i += CHUNK) {
-      const part = sessions.slice(i, i + CHUNK);
-      const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
-      let start = 0;
-      let records: FoldRecord[] = [];
-      const G = 25; // fold_session
-      for (let k = 0; k <= rows.length; k++) {
-        if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
-          if (k > start) write(rows[start]![G] as string, foldSession(records, rows[start]![G] as string));
-          start = k;
-          records = [];
-        }
-        if (k < rows.length) records.push(foldRecord(rows[k]!));
-      }
-    }
-    for (const rebuild of rebuildIndexes) rebuild();
-    db.exec('DELETE FROM dirty_sessions');
+    const load = beginDerivedLoad(db);
+    for (const chunk of foldDirtySessions(db)) for (const [session, fold] of chunk) load.write(session, fold);
+    load.finish();
   })();
   return dirty;
+}
+
+export function dirtySessions(db: Db): number {
+  return db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
+}
+
+export interface DerivedLoad {
+  write(session: string, fold: SessionFold): void;
+  /** Rebuilds the deferred indexes and clears the dirty set: the last step before COMMIT. */
+  finish(): void;
+}
+
+/**
+ * The dirty sessions' derived rows replaced, inside the caller's transaction: their old rows go,
+ * and the first derive of a log (every table empty now) builds the indexes after the rows.
+ */
+export function beginDerivedLoad(db: Db): DerivedLoad {
+  const tables = ['incarnations', 'streams', 'events', 'requests'] as const;
+  for (const t of tables) db.exec(`DELETE FROM ${t} WHERE session IN (${DIRTY})`);
+  const rebuildIndexes = tables.map((t) => deferIndexes(db, t));
+  return {
+    write: writers(db),
+    finish() {
+      for (const rebuild of rebuildIndexes) rebuild();
+      db.exec('DELETE FROM dirty_sessions');
+    },
+  };
+}
+
+/**
+ * The dirty sessions folded, one chunk of CHUNK sessions at a time: each chunk is read whole before it
+ * is yielded (better-sqlite3 cannot write while a read is open), so the caller may write between chunks.
+ */
+export function* foldDirtySessions(db: Db): Generator<[string, SessionFold][]> {
+  const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
+  const read = (n: number) => db.prepare(foldReadSql(n)).raw();
+  const fullChunk = read(Math.min(CHUNK, sessions.length));
+  for (let i = 0; i < sessions.length; i += CHUNK) {
+    const part = sessions.slice(i, i + CHUNK);
+    const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
+    const folds: [string, SessionFold][] = [];
+    let start = 0;
+    let records: FoldRecord[] = [];
+    const G = 25; // fold_session
+    for (let k = 0; k <= rows.length; k++) {
+      if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
+        if (k > start) folds.push([rows[start]![G] as string, foldSession(records, rows[start]![G] as string)]);
+        start = k;
+        records = [];
+      }
+      if (k < rows.length) records.push(foldRecord(rows[k]!));
+    }
+    yield folds;
+  }
 }
 
 /**
@@ -130,7 +161,7 @@ function writers(db: Db): (session: string, f: SessionFold) => void {
  * Last-Event-ID, or JSON-RPC id) logged while the request lasted: from its `ts` to
  * `ts + duration_ms`, give or take a second.
  */
-function shadowProxyDuplicates(db: Db): void {
+export function shadowProxyDuplicates(db: Db): void {
   db.exec(`
     UPDATE records SET shadowed = 1
     WHERE origin = 'proxy' AND shadowed = 0 AND req IS NOT NULL

@@ -14,7 +14,7 @@ import {
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress-line.js';
-import { deriveTimeline } from '../../store/derive.js';
+import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { htmlReaders } from '../html-readers.js';
 
 interface AnalyzeFlags extends InputOptions, SettingFlags {
@@ -61,7 +61,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
   try {
     // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
     progress.listener?.({ type: 'stage', stage: 'derive' });
-    deriveTimeline(ws.db);
+    await deriveOnTwoThreads(ws.db);
     requireKnownSessions(ws.db, flags.session);
     progress.listener?.({ type: 'stage', stage: 'detect' });
     let report = await detectOnTwoThreads(ws.db, detectOptions(flags, config));

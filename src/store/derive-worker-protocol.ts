@@ -1,0 +1,20 @@
+import type { SessionFold } from './fold-session.js';
+
+// What store/derive-threads.ts and its worker thread (derive-worker.ts) send each other. Types only.
+
+export interface DeriveWorkerData {
+  /** The timeline database's file, opened read-only by the worker. */
+  path: string;
+}
+
+export type FromDeriveWorker =
+  /** One chunk of dirty sessions, folded. */
+  | { type: 'folds'; folds: [string, SessionFold][] }
+  /** Every dirty session was sent. */
+  | { type: 'end' };
+
+/** The main thread wrote one more chunk: the worker may send another. */
+export type ToDeriveWorker = 'ack';
+
+/** Chunks sent and not yet written: the queue between the threads is bounded, so memory stays flat. */
+export const MAX_CHUNKS_IN_FLIGHT = 4;

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+
+// derive with its reading and folding in a worker thread must write the rows one thread writes.
+// The worker runs from dist/ only (a worker cannot load src/'s TypeScript): these tests use the build.
+
+type Threads = typeof import('../../src/store/derive-threads.js');
+type Scratch = typeof import('../../src/store/scratch-db.js');
+type Pipeline = typeof import('../../src/pipeline/ingest.js');
+type Sources = typeof import('../../src/read/sources.js');
+type Db = import('../../src/store/db.js').Db;
+
+const DIST = new URL('../../dist/', import.meta.url);
+let threads: Threads, scratch: Scratch, pipeline: Pipeline, sources: Sources;
+let dir: string;
+let log: string;
+
+beforeAll(async () => {
+  threads = await import(new URL('store/derive-threads.js', DIST).href);
+  scratch = await import(new URL('store/scratch-db.js', DIST).href);
+  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
+  sources = await import(new URL('read/sources.js', DIST).href);
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-derive-threads-'));
+  log = join(dir, 'production.ndjson');
+  // The production shape has proxy lines a server line shadows, minting upgrades and many sessions (several chunks).
+  await generate(log, 8000, { shape: 'production', seed: 5 });
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function ingested(): Promise<Db> {
+  const db = scratch.openScratchDb({ quotesFromFiles: true });
+  await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
+  return db;
+}
+
+const TABLES = ['incarnations', 'streams', 'events', 'requests'];
+
+function derivedRows(db: Db) {
+  const out: Record<string, unknown[]> = {};
+  for (const t of TABLES) out[t] = db.prepare(`SELECT * FROM ${t} ORDER BY session, rowid`).raw().all();
+  out.shadowed = db.prepare('SELECT id FROM records WHERE shadowed = 1 ORDER BY id').pluck().all();
+  out.dirty = db.prepare('SELECT session FROM dirty_sessions').pluck().all();
+  return out;
+}
+
+describe('derive on two threads', () => {
+  it('writes the rows one thread writes, and leaves nothing dirty', async () => {
+    const two = await ingested();
+    const one = await ingested();
+    try {
+      const sessions = two.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
+      expect(sessions).toBeGreaterThan(256); // more than one chunk crosses between the threads
+      expect(await threads.deriveOnTwoThreads(two, { threads: 'worker' })).toBe(sessions);
+      expect(await threads.deriveOnTwoThreads(one, { threads: 'inline' })).toBe(sessions);
+      const rows = derivedRows(two);
+      expect((rows.events as unknown[]).length).toBeGreaterThan(1000);
+      expect((rows.shadowed as unknown[]).length).toBeGreaterThan(0);
+      expect(rows.dirty).toEqual([]);
+      expect(rows).toEqual(derivedRows(one));
+    } finally {
+      two.close();
+      one.close();
+    }
+  }, 60_000);
+
+  it('loses nothing when the worker dies mid-way: its rows roll back and this thread derives', async () => {
+    const dying = join(dir, 'dying-derive-worker.mjs');
+    // Sends one chunk's worth of nothing useful, then dies.
+    writeFileSync(
+      dying,
+      `import { parentPort } from 'node:worker_threads';
+       parentPort.postMessage({ type: 'folds', folds: [] });
+       setTimeout(() => process.exit(5), 20);`,
+    );
+    const db = await ingested();
+    const one = await ingested();
+    try {
+      await threads.deriveOnTwoThreads(db, { threads: 'worker', script: pathToFileURL(dying) });
+      await threads.deriveOnTwoThreads(one, { threads: 'inline' });
+      expect(db.inTransaction).toBe(false);
+      expect(derivedRows(db)).toEqual(derivedRows(one));
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      db.close();
+      one.close();
+    }
+  }, 60_000);
+
+  it('derives in this thread where no second connection can read beside the writer', async () => {
+    const never = join(dir, 'never.mjs');
+    writeFileSync(never, `throw new Error('started');`);
+    const db = (await import(new URL('store/db.js', DIST).href)).openDb(':memory:') as Db;
+    try {
+      await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
+      const sessions = db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get();
+      expect(await threads.deriveOnTwoThreads(db, { threads: 'worker', script: pathToFileURL(never) })).toBe(sessions);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
