@@ -10,12 +10,13 @@ import { RULES } from './rules/index.js';
 import { assembleOutputs, DETECT_CACHE_KIB, detect, detectOptionsOf, enabledRules, runRules, withCacheKiB, type RunOptions } from './run.js';
 import type { DetectorOutput } from './types.js';
 import type { FromRulesWorker, RulesWorkerData } from './rules-worker-protocol.js';
+import { summarize, type InputSummary } from './summary.js';
 
-// The rules on both cores. The rules only read the timeline, so a second
-// connection in a worker thread can judge some while this thread judges the
-// others. Each side claims the next unit of rules from one shared counter, so
-// that the faster side takes more; the report is assembled in catalogue order
-// from both sides' outputs, the same bytes as a run on one thread.
+// The rules on both cores. The rules and the input's summary only read the
+// timeline, so a second connection in a worker thread can do some of them while
+// this thread does the others. Each side claims the next unit of work from one
+// shared counter, so that the faster side takes more; the report is assembled
+// in catalogue order from both sides' outputs, the same bytes as one thread's.
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
 export const RULES_WORKER_SCRIPT = new URL('./rules-worker.js', import.meta.url);
@@ -33,7 +34,7 @@ export interface ThreadOptions {
   script?: URL;
 }
 
-/** detect(), with the rules shared out between this thread and a worker thread where that can pay. */
+/** detect(), with the rules and the summary shared out between this thread and a worker thread where that can pay. */
 export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<Report> {
   deriveTimeline(db);
   refreshStatistics(db);
@@ -41,40 +42,39 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   if (!canShare(db, opts, threads.threads ?? 'auto', script)) return detect(db, opts);
   const options = detectOptionsOf(opts);
   const rules = enabledRules(opts);
-  const units = ruleUnits(rules);
+  const units = workUnits(rules);
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const data: RulesWorkerData = { path: db.name, options, units: units.map((u) => u.map((r) => r.id)), counter };
-  const fromWorker = new Map<string, DetectorOutput>();
-  const worker = new Worker(script, { workerData: data });
-  const finished = new Promise<Error | undefined>((resolve) => {
-    worker.on('message', (m: FromRulesWorker) => {
-      if (m.type === 'unit') for (const [id, out] of m.outputs) fromWorker.set(id, out);
-      else resolve(undefined);
-    });
-    worker.on('error', (e) => resolve(e));
-    worker.on('exit', (code) => resolve(new Error(`the rules' worker thread exited with code ${code}`)));
-  });
+  const data: RulesWorkerData = { path: db.name, options, units: units.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })), counter };
   const outputs = new Map<string, DetectorOutput>();
+  let summary: InputSummary | undefined;
+  const worker = new Worker(script, { workerData: data });
+  const finished = new Promise<void>((resolve) => {
+    worker.on('message', (m: FromRulesWorker) => {
+      if (m.type === 'unit') for (const [id, out] of m.outputs) outputs.set(id, out);
+      else if (m.type === 'summary') summary = m.summary;
+      else resolve();
+    });
+    // A worker that fails is made up for below.
+    worker.on('error', () => resolve());
+    worker.on('exit', () => resolve());
+  });
+  const work = (unit: RuleModule[] | 'summary') => {
+    if (unit === 'summary') summary = summarize(db);
+    else for (const [id, out] of runRules(db, options, unit)) outputs.set(id, out);
+  };
   try {
     withCacheKiB(db, DETECT_CACHE_KIB, () => {
-      for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
-        for (const [id, out] of runRules(db, options, units[i]!)) outputs.set(id, out);
-      }
+      for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) work(units[i]!);
     });
     await finished;
   } finally {
     await worker.terminate();
   }
-  for (const [id, out] of fromWorker) outputs.set(id, out);
-  // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
-  // units it did not answer for run here, where a rule that throws throws as it would on one thread.
-  const missing = units.filter((u) => u.some((r) => !outputs.has(r.id)));
-  if (missing.length > 0) {
-    withCacheKiB(db, DETECT_CACHE_KIB, () => {
-      for (const unit of missing) for (const [id, out] of runRules(db, options, unit)) outputs.set(id, out);
-    });
-  }
-  return assembleOutputs(db, rules, outputs);
+  // A worker that failed (it could not open the database, or a rule threw there) loses nothing: what it
+  // did not answer for is done here, once it has stopped, where a rule that throws throws as on one thread.
+  const missing = units.filter((u) => (u === 'summary' ? summary === undefined : u.some((r) => !outputs.has(r.id))));
+  withCacheKiB(db, DETECT_CACHE_KIB, () => missing.forEach(work));
+  return assembleOutputs(db, rules, outputs, summary!);
 }
 
 function canShare(db: Db, opts: RunOptions, mode: 'auto' | 'worker' | 'inline', script: URL): boolean {
@@ -88,13 +88,7 @@ function canShare(db: Db, opts: RunOptions, mode: 'auto' | 'worker' | 'inline', 
   return (db.prepare('SELECT max(id) FROM records').pluck().get() as number | null ?? 0) >= PARALLEL_MIN_RECORDS;
 }
 
-/**
- * The rules in units a thread runs whole: rules that share a fact go together (the fact is computed
- * once per connection), in catalogue order within a unit. The longest units go first, so that
- * neither thread is left with a long one at the end: at 1M production-shaped lines the eight rules
- * of the reconnect facts took 5.5 s, engine-divergence 3.8 s, duplicate-tool-call 2.0 s, the rest
- * under 1 s each (README, Performance).
- */
+/** Rules that share a fact, judged together so that each connection computes the fact once. */
 export function ruleUnits(rules: readonly RuleModule[]): RuleModule[][] {
   let units: RuleModule[][] = [];
   for (const rule of rules) {
@@ -102,16 +96,29 @@ export function ruleUnits(rules: readonly RuleModule[]): RuleModule[][] {
     units = [...units.filter((u) => !sharing.includes(u)), [...sharing.flat(), rule]];
   }
   const order = new Map(rules.map((r, i) => [r.id, i]));
-  const first = (u: RuleModule[]) => Math.min(...u.map((r) => order.get(r.id)!));
   for (const u of units) u.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-  const cost = (u: RuleModule[]) => (u.length > 1 ? 10 + u.length : (LONG_RULES.get(u[0]!.id) ?? 0));
-  return units.sort((a, b) => cost(b) - cost(a) || first(a) - first(b));
+  return units.sort((a, b) => order.get(a[0]!.id)! - order.get(b[0]!.id)!);
 }
 
-/** Single rules measured to take longest (seconds at 1M production-shaped lines), longest first. */
-const LONG_RULES = new Map<string, number>([
+/**
+ * The work of a run, in the order the threads claim it: the rule units and the input's summary, the
+ * longest first, so that neither thread is left with a long one at the end.
+ */
+export function workUnits(rules: readonly RuleModule[]): (RuleModule[] | 'summary')[] {
+  const cost = (u: RuleModule[] | 'summary') =>
+    u === 'summary' ? (LONG_WORK.get('summary') ?? 0) : u.length > 1 ? 10 + u.length : (LONG_WORK.get(u[0]!.id) ?? 0);
+  // A stable sort: units of equal cost stay in catalogue order.
+  return [...ruleUnits(rules), 'summary' as const].sort((a, b) => cost(b) - cost(a));
+}
+
+/**
+ * The work measured to take longest, in seconds at 1M production-shaped lines (README, Performance).
+ * A unit of rules sharing facts ranks above all of them: the eight rules of the reconnect facts took 5.5 s.
+ */
+const LONG_WORK = new Map<string, number>([
   ['engine-divergence', 3.8],
   ['duplicate-tool-call', 2.0],
+  ['summary', 1.7],
   ['answered-request-replayed', 0.9],
   ['write-to-superseded-stream', 0.75],
 ]);

@@ -7,7 +7,7 @@ import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
 import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
 import { RULE_IDS, RULES, ruleOf } from './rules/index.js';
-import { summarize } from './summary.js';
+import { summarize, type InputSummary } from './summary.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput, type RawFinding } from './types.js';
 
 export interface RunOptions extends Partial<DetectOptions> {
@@ -61,7 +61,13 @@ export function runRules(db: Db, options: DetectOptions, rules: readonly RuleMod
 }
 
 /** The report from every rule's output, taken in the order of `rules`. */
-export function assembleOutputs(db: Db, rules: readonly RuleModule[], outputs: ReadonlyMap<string, DetectorOutput>): Report {
+export function assembleOutputs(
+  db: Db,
+  rules: readonly RuleModule[],
+  outputs: ReadonlyMap<string, DetectorOutput>,
+  /** What the input held, when another thread already counted it. */
+  inputSummary: InputSummary = summarize(db),
+): Report {
   const raw: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const rule of rules) {
@@ -70,7 +76,7 @@ export function assembleOutputs(db: Db, rules: readonly RuleModule[], outputs: R
     for (const f of out.findings) raw.push(f);
     for (const n of out.notKnowable) notKnowable.push(n);
   }
-  return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable);
+  return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable, inputSummary);
 }
 
 /** Drops a fact from the run, and the temporary table it reads from if it has one (FactTable). */
@@ -125,7 +131,7 @@ function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<Sha
   };
 }
 
-export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[]): Report {
+export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[], inputSummary: InputSummary = summarize(db)): Report {
   const refs = resolveEvidence(db, raw.flatMap((f) => f.evidenceIds));
   const findings: Finding[] = raw
     .slice()
@@ -141,7 +147,7 @@ export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[]):
   const byRule: Record<string, number> = {};
   for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
   const nk = dedupeNotKnowable(notKnowable).sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
-  return { version: 1, findings, not_knowable: nk, summary: { ...summarize(db), by_rule: byRule } };
+  return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: byRule } };
 }
 
 function dedupeNotKnowable(list: NotKnowable[]): NotKnowable[] {

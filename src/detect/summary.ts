@@ -6,7 +6,10 @@ import type { Db } from '../store/db.js';
 // `http` record (origin proxy, another kind) is its reading, not input.
 const INPUT_RECORD = "(origin = 'server' OR kind = 'http')";
 
-export function summarize(db: Db): Omit<Summary, 'by_rule'> {
+/** What the input held: the report's summary but the findings' counts. */
+export type InputSummary = Omit<Summary, 'by_rule'>;
+
+export function summarize(db: Db): InputSummary {
   const totals = db.prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored FROM sources').get() as {
     rejected: number;
     ignored: number;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
-import { ruleUnits } from '../../src/detect/parallel.js';
+import { ruleUnits, workUnits } from '../../src/detect/parallel.js';
+import type { RuleModule } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
 
 // The rules on two threads must report what one thread reports, byte for byte: the worker thread
@@ -59,11 +60,11 @@ describe('detect on two threads', () => {
     const db = await badServerTimeline();
     try {
       const dying = join(dir, 'dying-rules-worker.mjs');
-      // Claims two units, answers for none, and dies.
+      // Claims the first four units (the summary among them), answers for none, and dies.
       writeFileSync(
         dying,
         `import { workerData } from 'node:worker_threads';
-         Atomics.add(workerData.counter, 0, 2);
+         Atomics.add(workerData.counter, 0, 4);
          process.exit(4);`,
       );
       const two = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) });
@@ -88,8 +89,8 @@ describe('detect on two threads', () => {
   });
 });
 
-describe('ruleUnits', () => {
-  it('runs every rule once, rules sharing a fact in one unit in catalogue order, the long units first', () => {
+describe('the units of work', () => {
+  it('runs every rule once, rules sharing a fact in one unit in catalogue order', () => {
     const units = ruleUnits(RULES);
     const ids = units.flat().map((r) => r.id);
     expect([...ids].sort()).toEqual(RULES.map((r) => r.id).sort());
@@ -101,12 +102,21 @@ describe('ruleUnits', () => {
     }
     const order = RULES.map((r) => r.id as string);
     for (const u of units) expect(u.map((r) => order.indexOf(r.id))).toEqual(u.map((r) => order.indexOf(r.id)).sort((a, b) => a - b));
-    expect(units[0]!.length).toBeGreaterThan(1);
-    expect(units[1]!.map((r) => r.id)).toEqual(['engine-divergence']);
   });
 
   it('without the rules that share facts, each rule is a unit of its own', () => {
     const alone = RULES.filter((r) => (r.facts ?? []).length === 0);
     expect(ruleUnits(alone).every((u) => u.length === 1)).toBe(true);
+  });
+
+  it('claims the longest first: the rules of the reconnect facts, engine-divergence, then the summary among the rest', () => {
+    const work = workUnits(RULES);
+    expect(work.filter((u) => u === 'summary')).toHaveLength(1);
+    expect(work.flatMap((u) => (u === 'summary' ? [] : u))).toHaveLength(RULES.length);
+    expect((work[0] as RuleModule[]).length).toBeGreaterThan(1);
+    expect((work[1] as RuleModule[]).map((r) => r.id)).toEqual(['engine-divergence']);
+    const at = (id: string) => work.findIndex((u) => u !== 'summary' && u.some((r) => r.id === id));
+    expect(work.indexOf('summary')).toBeGreaterThan(at('duplicate-tool-call'));
+    expect(work.indexOf('summary')).toBeLessThan(at('session-id-reuse'));
   });
 });
