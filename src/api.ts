@@ -1,11 +1,12 @@
 import type { Report } from './model/finding.js';
-import { detect, type RunOptions } from './detect/run.js';
+import type { RunOptions } from './detect/run.js';
+import { detectOnTwoThreads } from './detect/parallel.js';
 import { expandPaths, type Source } from './read/sources.js';
-import { EMBEDDED_DB, openDb, type Db } from './store/db.js';
-import { ingestAll, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
+import { openDb, type Db } from './store/db.js';
+import { ingestAll, oneOffDb, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
 import type { ProgressListener } from './model/progress.js';
-import { deriveTimeline } from './store/derive.js';
+import { deriveOnTwoThreads } from './store/derive-threads.js';
 
 // The programmatic entry: the same pipeline the CLI runs (read → normalize →
 // store → detect), for tests and for embedding.
@@ -26,7 +27,7 @@ export interface Workspace {
 
 /** Opens the database and ingests the given sources into it. */
 export async function loadWorkspace(sources: Source[], opts: { db?: string; onProgress?: ProgressListener } & IngestOptions = {}): Promise<Workspace> {
-  const db = openDb(opts.db ?? EMBEDDED_DB);
+  const db = opts.db !== undefined ? openDb(opts.db) : oneOffDb(sources);
   const stats = await ingestAll(db, sources, withProgress(opts, opts.onProgress));
   return { db, sources: stats };
 }
@@ -36,9 +37,9 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
   try {
     // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
     opts.onProgress?.({ type: 'stage', stage: 'derive' });
-    deriveTimeline(ws.db);
+    await deriveOnTwoThreads(ws.db);
     opts.onProgress?.({ type: 'stage', stage: 'detect' });
-    return detect(ws.db, opts);
+    return await detectOnTwoThreads(ws.db, opts);
   } finally {
     ws.db.close();
   }

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { expandPaths, InputError, type Source } from '../read/sources.js';
-import { EMBEDDED_DB, openDb, type Db } from '../store/db.js';
+import { openDb, type Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
-import { ingestAll, isLargeInput, isUnusable, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
-import { openScratchDb } from '../store/scratch-db.js';
+import { ingestAll, isUnusable, oneOffDb, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
@@ -51,15 +50,6 @@ export async function openWorkspace(
   const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
-}
-
-/**
- * A one-off run's database: SQLite's anonymous temporary file, or for a large input a named one in a
- * private folder, which detect's second thread can open beside this connection (detect/parallel.ts).
- * Both are deleted when closed, and both quote evidence from the log files.
- */
-export function oneOffDb(sources: Source[]): Db {
-  return isLargeInput(sources) ? openScratchDb({ quotesFromFiles: true }) : openDb(EMBEDDED_DB);
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */

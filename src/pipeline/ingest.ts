@@ -5,7 +5,8 @@ import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
 import { plainFile, type Source } from '../read/sources.js';
-import { quotesFromFiles, type Db } from '../store/db.js';
+import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
+import { openScratchDb } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
@@ -85,6 +86,16 @@ function inputBytes(sources: Source[]): number {
 /** Input files of WORKER_MIN_BYTES or more: large enough that a second thread pays. */
 export function isLargeInput(sources: Source[]): boolean {
   return inputBytes(sources) >= WORKER_MIN_BYTES;
+}
+
+/**
+ * A one-off run's database: SQLite's anonymous temporary file, or for a large input a named one in a
+ * private folder, which derive's and detect's second threads can open beside this connection
+ * (store/derive-threads.ts, detect/parallel.ts). Both are deleted when closed, and both quote
+ * evidence from the log files.
+ */
+export function oneOffDb(sources: Source[]): Db {
+  return isLargeInput(sources) ? openScratchDb({ quotesFromFiles: true }) : openDb(EMBEDDED_DB);
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {
