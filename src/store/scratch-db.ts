@@ -1,22 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { markQuotesFromFiles, openDb, type Db } from './db.js';
 
 /**
  * A throw-away timeline database in a named temporary file, for work another
- * process must read: `query` runs its statement in a child process it can
- * kill (store/bounded-query.ts). EMBEDDED_DB, SQLite's anonymous temporary
- * file, cannot be opened by a second process. The private directory (mode
- * 0700) is removed when the database is closed, or at exit if it never is.
+ * connection must read: `query` runs its statement in a child process it can
+ * kill (store/bounded-query.ts), and a large one-off run derives and judges on
+ * two threads (store/derive-threads.ts, detect/parallel.ts). EMBEDDED_DB,
+ * SQLite's anonymous temporary file, cannot be opened by a second connection.
+ * The private directory (mode 0700) is removed when the database is closed,
+ * or at exit if it never is.
  */
 export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
-  const dir = mkdtempSync(join(tmpdir(), 'resumescope-'));
+  removeOrphans();
+  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   process.once('exit', remove);
   let db: Db;
   try {
-    db = openDb(join(dir, 'timeline.db'));
+    db = openDb(join(dir, FILE));
   } catch (err) {
     remove();
     process.off('exit', remove);
@@ -32,4 +35,43 @@ export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
     return db;
   };
   return opts.quotesFromFiles ? markQuotesFromFiles(db) : db;
+}
+
+const PREFIX = 'resumescope-scratch-';
+const FILE = 'timeline.db';
+/** What a scratch folder holds: the database and SQLite's files beside it. A folder with anything else is not ours to remove. */
+const OURS = new Set([FILE, `${FILE}-wal`, `${FILE}-shm`, `${FILE}-journal`]);
+
+/**
+ * A run killed by a signal (Ctrl-C, the OOM killer) runs no exit handler, and its scratch database
+ * (a GB at 3M lines) would stay behind: each folder names its process, and the next scratch
+ * database removes those whose process is gone. A signal handler would do it sooner, but would
+ * hold Ctrl-C back until the SQLite work in progress yields, seconds at a time.
+ */
+export function removeOrphans(dir: string = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = /^resumescope-scratch-(\d+)-/.exec(name)?.[1];
+    if (pid === undefined || alive(Number(pid))) continue;
+    try {
+      if (readdirSync(join(dir, name)).every((f) => OURS.has(f))) rmSync(join(dir, name), { recursive: true, force: true });
+    } catch {
+      // gone already, or not a folder
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it lives, as another user's process.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
