@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { detect } from '../../detect/run.js';
+import { detectOnTwoThreads } from '../../detect/parallel.js';
+import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { filterReport } from '../../findings/filter.js';
 import { inReportOrder } from '../../render/common.js';
@@ -30,8 +31,9 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
+        await deriveOnTwoThreads(ws.db);
         requireKnownSessions(ws.db, flags.session);
-        let report = detect(ws.db, detectOptions(flags, loadConfig(flags.config)));
+        let report = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
         let numbered = inReportOrder(report.findings).map((f, i) => ({ f, n: i + 1 }));

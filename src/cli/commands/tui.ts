@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { detect } from '../../detect/run.js';
+import { detectOnTwoThreads } from '../../detect/parallel.js';
+import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { FindingBook } from '../../live/finding-book.js';
 import { sessionIds } from '../../store/session-timeline.js';
 import { detailLoader } from '../../tui/wire/detail.js';
@@ -49,7 +50,8 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
   try {
     let report;
     try {
-      report = detect(ws.db, options);
+      await deriveOnTwoThreads(ws.db);
+      report = await detectOnTwoThreads(ws.db, options);
     } finally {
       loading.close();
     }
