@@ -40,7 +40,8 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --keep DIR        write the generated logs to DIR and keep them
   -h, --help        this text
 
-Columns: time and lines/s of analyze; peak RSS of analyze; findings; x bare,
+Columns: time and lines/s of analyze; peak RSS of analyze; cores = its CPU time
+(every thread) over its wall time, 2.0 keeping both cores busy; findings; x bare,
 x floor, x lnav = analyze time over that pass's time. Per shape, "linearity" is
 (time ratio) / (size ratio) between the two sizes: 1.0 is linear, 2.0 at 4x the
 lines means cost grows about quadratically.`;
@@ -98,8 +99,9 @@ function nodeChild(dir, args) {
     env: { ...process.env, BENCH_RSS_OUT: rssFile }, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const rssMb = existsSync(rssFile) ? Number(readFileSync(rssFile, 'utf8')) / 1024 : NaN;
-  return { ms, rssMb, status: r.status, stdout: r.stdout, stderr: r.stderr };
+  const usage = existsSync(rssFile) ? JSON.parse(readFileSync(rssFile, 'utf8')) : { maxRssKb: NaN, cpuUs: NaN };
+  // cores: CPU time over wall time, every thread counted: how much of the machine the pass kept busy.
+  return { ms, rssMb: usage.maxRssKb / 1024, cores: usage.cpuUs / 1000 / ms, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function lnavAvailable() {
@@ -144,7 +146,7 @@ async function measure(o, dir, lnav, shape, lines) {
   if (!o.keep) rmSync(file, { force: true });
   return {
     shape, lines: written, mb: round(mb, 1),
-    analyze: { s: round(an.ms / 1000, 2), lines_per_s: Math.round(written / (an.ms / 1000)), peak_rss_mb: round(an.rssMb, 0) },
+    analyze: { s: round(an.ms / 1000, 2), lines_per_s: Math.round(written / (an.ms / 1000)), peak_rss_mb: round(an.rssMb, 0), cores: round(an.cores, 2) },
     findings: report.findings.length, rejected: report.summary.rejected_lines, sessions: report.summary.sessions,
     bare: { s: round(bare.ms / 1000, 2), peak_rss_mb: round(bare.rssMb, 0) },
     ...(floor && { floor: { s: round(floor.ms / 1000, 2), peak_rss_mb: round(floor.rssMb, 0) } }),
@@ -160,7 +162,7 @@ const round = (x, d) => (Number.isFinite(x) ? Number(x.toFixed(d)) : null);
 function table(rows, scaling, meta) {
   const cols = [
     ['shape', (r) => r.shape], ['lines', (r) => r.lines.toLocaleString('en')], ['MB', (r) => r.mb],
-    ['analyze s', (r) => r.analyze.s], ['lines/s', (r) => r.analyze.lines_per_s.toLocaleString('en')], ['RSS MB', (r) => r.analyze.peak_rss_mb],
+    ['analyze s', (r) => r.analyze.s], ['lines/s', (r) => r.analyze.lines_per_s.toLocaleString('en')], ['RSS MB', (r) => r.analyze.peak_rss_mb], ['cores', (r) => r.analyze.cores],
     ['findings', (r) => r.findings], ['bare s', (r) => r.bare.s], ['x bare', (r) => r.x_bare],
     ['floor s', (r) => r.floor?.s ?? '-'], ['x floor', (r) => r.x_floor ?? '-'],
     ['lnav s', (r) => r.lnav?.s ?? '-'], ['lnav RSS', (r) => r.lnav?.peak_rss_mb ?? '-'], ['x lnav', (r) => r.x_lnav ?? '-'],
