@@ -2,13 +2,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
-import { beginDerivedLoad, deriveTimeline, dirtySessions, shadowProxyDuplicates } from './derive.js';
+import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates } from './derive.js';
+import type { SessionFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
 
 // derive on both cores: reading a log's records in session order (index probes scattered over the
-// whole table) costs as much as writing what the fold makes of them, and the fold itself is cheap.
-// A worker thread reads and folds over its own read-only connection while this thread writes. The
-// database must be in WAL mode, where a reader and a writer do not block each other.
+// whole table) costs more than writing what the fold makes of them, and the fold itself is cheap.
+// A worker thread reads and folds over its own read-only connection, and so does this thread between
+// writing what both folded. The database must be in WAL mode, where a reader and a writer do not
+// block each other.
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
 export const DERIVE_WORKER_SCRIPT = new URL('./derive-worker.js', import.meta.url);
@@ -23,7 +25,11 @@ export interface DeriveThreadOptions {
   script?: URL;
 }
 
-/** deriveTimeline(), with the reading and folding in a worker thread where that can pay. Same rows. */
+/**
+ * deriveTimeline(), with the reading and folding shared with a worker thread where that can pay: both
+ * threads claim chunks of sessions from one counter, and this thread writes every chunk in chunk order,
+ * so the derived tables get the same rows, in the same order, as on one thread.
+ */
 export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {}): Promise<number> {
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
@@ -31,23 +37,48 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
   if (!canShare(db, opts.threads ?? 'auto', script)) return deriveTimeline(db);
   // Committed first: the worker reads what is committed, and proxy lines a server line shadows are not folded.
   db.transaction(() => shadowProxyDuplicates(db))();
-  const worker = new Worker(script, { workerData: { path: db.name } satisfies DeriveWorkerData });
+  const counter = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(script, { workerData: { path: db.name, counter } satisfies DeriveWorkerData });
   db.exec('BEGIN');
   try {
     const load = beginDerivedLoad(db);
-    await new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: FromDeriveWorker) => {
-        if (m.type === 'end') return resolve();
-        try {
-          for (const [session, fold] of m.folds) load.write(session, fold);
-          worker.postMessage('ack' satisfies ToDeriveWorker);
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
-      worker.on('error', (e) => reject(new WorkerFailed(e.message)));
-      worker.on('exit', (code) => reject(new WorkerFailed(`the derive worker thread exited with code ${code}`)));
+    const chunks = dirtySessionChunks(db);
+    // Folded chunks waiting for the ones before them; the worker's are acknowledged once written.
+    const waiting = new Map<number, { folds: [string, SessionFold][]; fromWorker: boolean }>();
+    let next = 0;
+    const writeReady = () => {
+      for (let c = waiting.get(next); c !== undefined; c = waiting.get(next)) {
+        for (const [session, fold] of c.folds) load.write(session, fold);
+        waiting.delete(next++);
+        if (c.fromWorker) worker.postMessage('ack' satisfies ToDeriveWorker);
+      }
+    };
+    let workerDone = false;
+    let failed: Error | undefined;
+    let wake: () => void = () => {};
+    worker.on('message', (m: FromDeriveWorker) => {
+      if (m.type === 'end') workerDone = true;
+      else waiting.set(m.chunk, { folds: m.folds, fromWorker: true });
+      wake();
     });
+    worker.on('error', (e) => ((failed ??= new WorkerFailed(e.message)), wake()));
+    worker.on('exit', (code) => (workerDone || (failed ??= new WorkerFailed(`the derive worker thread exited with code ${code}`)), wake()));
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // Forced onto the worker (tests): it folds the first chunk, however fast this thread would have been.
+    if (opts.threads === 'worker') while (waiting.size === 0 && !workerDone && !failed) await new Promise<void>((resolve) => (wake = resolve));
+    for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
+      waiting.set(i, { folds: chunks.fold(i), fromWorker: false });
+      writeReady();
+      if (failed) throw failed;
+      await turn(); // the worker's chunks come in between
+    }
+    while (next < chunks.chunks) {
+      writeReady();
+      if (failed) throw failed;
+      // Every chunk the worker claimed came before its end: one still missing then is a bug, not a wait.
+      if (workerDone && next < chunks.chunks) throw new Error(`derive: chunk ${next} of ${chunks.chunks} was claimed and never folded`);
+      if (next < chunks.chunks) await new Promise<void>((resolve) => (wake = resolve));
+    }
     load.finish();
     db.exec('COMMIT');
   } catch (err) {

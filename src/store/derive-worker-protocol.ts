@@ -5,15 +5,17 @@ import type { SessionFold } from './fold-session.js';
 export interface DeriveWorkerData {
   /** The timeline database's file, opened read-only by the worker. */
   path: string;
+  /** The next chunk of dirty sessions to claim, shared by both threads (Atomics.add). */
+  counter: Int32Array;
 }
 
 export type FromDeriveWorker =
   /** One chunk of dirty sessions, folded. */
-  | { type: 'folds'; folds: [string, SessionFold][] }
-  /** Every dirty session was sent. */
+  | { type: 'folds'; chunk: number; folds: [string, SessionFold][] }
+  /** No chunk left to claim: every chunk this worker claimed was sent. */
   | { type: 'end' };
 
-/** The main thread wrote one more chunk: the worker may send another. */
+/** The main thread wrote one more of the worker's chunks: it may send another. */
 export type ToDeriveWorker = 'ack';
 
 /** Chunks sent and not yet written: the queue between the threads is bounded, so memory stays flat. */

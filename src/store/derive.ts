@@ -40,7 +40,8 @@ export function deriveTimeline(db: Db): number {
   db.transaction(() => {
     shadowProxyDuplicates(db);
     const load = beginDerivedLoad(db);
-    for (const chunk of foldDirtySessions(db)) for (const [session, fold] of chunk) load.write(session, fold);
+    const dirtyChunks = dirtySessionChunks(db);
+    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.fold(i)) load.write(session, fold);
     load.finish();
   })();
   return dirty;
@@ -74,30 +75,34 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
 }
 
 /**
- * The dirty sessions folded, one chunk of CHUNK sessions at a time: each chunk is read whole before it
- * is yielded (better-sqlite3 cannot write while a read is open), so the caller may write between chunks.
+ * The dirty sessions in chunks of CHUNK, each folded on demand: `fold(i)` reads chunk i whole before
+ * folding it (better-sqlite3 cannot write while a read is open), so the caller may write between chunks.
+ * Two connections over the same committed records see the same chunks (store/derive-threads.ts).
  */
-export function* foldDirtySessions(db: Db): Generator<[string, SessionFold][]> {
+export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): [string, SessionFold][] } {
   const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
   const read = (n: number) => db.prepare(foldReadSql(n)).raw();
   const fullChunk = read(Math.min(CHUNK, sessions.length));
-  for (let i = 0; i < sessions.length; i += CHUNK) {
-    const part = sessions.slice(i, i + CHUNK);
-    const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
-    const folds: [string, SessionFold][] = [];
-    let start = 0;
-    let records: FoldRecord[] = [];
-    const G = 25; // fold_session
-    for (let k = 0; k <= rows.length; k++) {
-      if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
-        if (k > start) folds.push([rows[start]![G] as string, foldSession(records, rows[start]![G] as string)]);
-        start = k;
-        records = [];
+  return {
+    chunks: Math.ceil(sessions.length / CHUNK),
+    fold(i) {
+      const part = sessions.slice(i * CHUNK, (i + 1) * CHUNK);
+      const rows = (part.length === CHUNK || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
+      const folds: [string, SessionFold][] = [];
+      let start = 0;
+      let records: FoldRecord[] = [];
+      const G = 25; // fold_session
+      for (let k = 0; k <= rows.length; k++) {
+        if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
+          if (k > start) folds.push([rows[start]![G] as string, foldSession(records, rows[start]![G] as string)]);
+          start = k;
+          records = [];
+        }
+        if (k < rows.length) records.push(foldRecord(rows[k]!));
       }
-      if (k < rows.length) records.push(foldRecord(rows[k]!));
-    }
-    yield folds;
-  }
+      return folds;
+    },
+  };
 }
 
 /**

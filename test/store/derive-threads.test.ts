@@ -42,7 +42,7 @@ const TABLES = ['incarnations', 'streams', 'events', 'requests'];
 
 function derivedRows(db: Db) {
   const out: Record<string, unknown[]> = {};
-  for (const t of TABLES) out[t] = db.prepare(`SELECT * FROM ${t} ORDER BY session, rowid`).raw().all();
+  for (const t of TABLES) out[t] = db.prepare(`SELECT rowid, * FROM ${t} ORDER BY rowid`).raw().all();
   out.shadowed = db.prepare('SELECT id FROM records WHERE shadowed = 1 ORDER BY id').pluck().all();
   out.dirty = db.prepare('SELECT session FROM dirty_sessions').pluck().all();
   return out;
@@ -70,11 +70,13 @@ describe('derive on two threads', () => {
 
   it('loses nothing when the worker dies mid-way: its rows roll back and this thread derives', async () => {
     const dying = join(dir, 'dying-derive-worker.mjs');
-    // Sends one chunk's worth of nothing useful, then dies.
+    // Claims the first two chunks, sends the second one empty, and dies before sending the first:
+    // this thread has written nothing of the worker's and must not commit what it wrote of its own.
     writeFileSync(
       dying,
-      `import { parentPort } from 'node:worker_threads';
-       parentPort.postMessage({ type: 'folds', folds: [] });
+      `import { parentPort, workerData } from 'node:worker_threads';
+       Atomics.add(workerData.counter, 0, 2);
+       parentPort.postMessage({ type: 'folds', chunk: 1, folds: [] });
        setTimeout(() => process.exit(5), 20);`,
     );
     const db = await ingested();
