@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Report } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
+import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
 import { RULES } from './rules/index.js';
@@ -21,15 +20,9 @@ import { summarize, type InputSummary } from './summary.js';
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
 export const RULES_WORKER_SCRIPT = new URL('./rules-worker.js', import.meta.url);
 
-/**
- * From this many records on, a second thread pays: it starts, loads the rule modules and opens the
- * database in about 150 ms, and the rules over 20k records take about as long.
- */
-export const PARALLEL_MIN_RECORDS = 20_000;
-
 export interface ThreadOptions {
-  /** `auto`: a second thread from PARALLEL_MIN_RECORDS on; `worker`: always, where it can; `inline`: never. */
-  threads?: 'auto' | 'worker' | 'inline';
+  /** `auto`: a second thread from SECOND_THREAD_MIN_RECORDS records on; `worker`: always, where it can; `inline`: never. */
+  threads?: ThreadMode;
   /** The worker's script (tests). */
   script?: URL;
 }
@@ -77,15 +70,10 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   return assembleOutputs(db, rules, outputs, summary!);
 }
 
-function canShare(db: Db, opts: RunOptions, mode: 'auto' | 'worker' | 'inline', script: URL): boolean {
-  if (mode === 'inline') return false;
+function canShare(db: Db, opts: RunOptions, mode: ThreadMode, script: URL): boolean {
   // The worker finds rules by id in the catalogue: what-if's variants are functions of this thread.
   if (opts.rules !== undefined && opts.rules.some((r, i) => r !== RULES[i])) return false;
-  // A second connection needs a file: not ':memory:', not SQLite's anonymous temporary file.
-  if (db.memory || db.name === '' || !existsSync(db.name)) return false;
-  if (script.protocol !== 'file:' || !existsSync(fileURLToPath(script))) return false;
-  if (mode === 'worker') return true;
-  return (db.prepare('SELECT max(id) FROM records').pluck().get() as number | null ?? 0) >= PARALLEL_MIN_RECORDS;
+  return secondThreadCan(db, mode, script);
 }
 
 /** Rules that share a fact, judged together so that each connection computes the fact once. */

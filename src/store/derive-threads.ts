@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
+import { secondThreadCan, type ThreadMode } from './second-connection.js';
 import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates } from './derive.js';
 import type { SessionFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
@@ -15,12 +14,9 @@ import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './deriv
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
 export const DERIVE_WORKER_SCRIPT = new URL('./derive-worker.js', import.meta.url);
 
-/** From this many records on, the worker's start (about 100 ms) pays for itself. */
-export const DERIVE_THREAD_MIN_RECORDS = 20_000;
-
 export interface DeriveThreadOptions {
-  /** `auto`: a worker from DERIVE_THREAD_MIN_RECORDS records on; `worker`: always, where it can; `inline`: never. */
-  threads?: 'auto' | 'worker' | 'inline';
+  /** `auto`: a worker from SECOND_THREAD_MIN_RECORDS records on; `worker`: always, where it can; `inline`: never. */
+  threads?: ThreadMode;
   /** The worker's script (tests). */
   script?: URL;
 }
@@ -34,7 +30,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
   const script = opts.script ?? DERIVE_WORKER_SCRIPT;
-  if (!canShare(db, opts.threads ?? 'auto', script)) return deriveTimeline(db);
+  if (!secondThreadCan(db, opts.threads ?? 'auto', script, { writing: true })) return deriveTimeline(db);
   // Committed first: the worker reads what is committed, and proxy lines a server line shadows are not folded.
   db.transaction(() => shadowProxyDuplicates(db))();
   const counter = new Int32Array(new SharedArrayBuffer(4));
@@ -94,11 +90,3 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
 
 /** The worker thread failed (as opposed to this thread's writes). */
 class WorkerFailed extends Error {}
-
-function canShare(db: Db, mode: 'auto' | 'worker' | 'inline', script: URL): boolean {
-  if (mode === 'inline') return false;
-  if (db.memory || db.name === '' || !existsSync(db.name)) return false;
-  if (db.pragma('journal_mode', { simple: true }) !== 'wal') return false;
-  if (script.protocol !== 'file:' || !existsSync(fileURLToPath(script))) return false;
-  return mode === 'worker' || (db.prepare('SELECT max(id) FROM records').pluck().get() as number | null ?? 0) >= DERIVE_THREAD_MIN_RECORDS;
-}
