@@ -46,28 +46,33 @@ const MAX_SHAPES = 64;
  * line, the shape's column values encoded, raw, line offset, line bytes.
  */
 export class RowEncoder {
-  private readonly ids = new Map<string, number>();
+  /** Shapes by their keys in order, one key per step: no key list nor joined string per record. */
+  private readonly root: ShapeNode = { next: new Map(), id: -1 };
   private readonly shapes: { fields: string[]; encoders: Encode[] }[] = [];
   private readonly keys: string[][] = [];
   private told = 0;
 
   /** Appends one record's cells to `out`. */
   encode(rec: NormalizedRecord, line: number, raw: string | null, at: LineBytes | undefined, out: Param[]): void {
-    const keys = Object.keys(rec);
-    const shape = keys.join(',');
-    let id = this.ids.get(shape);
-    if (id === undefined) {
-      id = this.shapes.length;
-      this.ids.set(shape, id);
-      const fields = keys.filter((f) => BY_FIELD.has(f));
-      this.shapes.push({ fields, encoders: fields.map((f) => BY_FIELD.get(f)!.encode) });
-      this.keys.push(keys);
+    let node = this.root;
+    for (const k in rec) {
+      let next = node.next.get(k);
+      if (next === undefined) node.next.set(k, (next = { next: new Map(), id: -1 }));
+      node = next;
     }
-    const s = this.shapes[id]!;
-    out.push(id, rec.tsSubMs ?? null, 0, line);
+    if (node.id < 0) node.id = this.number(Object.keys(rec));
+    const s = this.shapes[node.id]!;
+    out.push(node.id, rec.tsSubMs ?? null, 0, line);
     const r = rec as unknown as Record<string, never>;
     for (let i = 0; i < s.fields.length; i++) out.push(s.encoders[i]!(r[s.fields[i]!]!));
     out.push(raw, at?.offset ?? null, at?.bytes ?? null);
+  }
+
+  private number(keys: string[]): number {
+    const fields = keys.filter((f) => BY_FIELD.has(f));
+    this.shapes.push({ fields, encoders: fields.map((f) => BY_FIELD.get(f)!.encode) });
+    this.keys.push(keys);
+    return this.keys.length - 1;
   }
 
   /** The keys of the shapes numbered since the last call: the store learns each shape once. */
@@ -76,6 +81,11 @@ export class RowEncoder {
     this.told = this.keys.length;
     return out;
   }
+}
+
+interface ShapeNode {
+  next: Map<string, ShapeNode>;
+  id: number;
 }
 
 /** Where a record's cells start its shape's number; its statement's parameters start at PARAMS. */
