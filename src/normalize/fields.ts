@@ -9,17 +9,6 @@ export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function lookupIn(obj: Json, name: string): unknown {
-  if (name in obj) return obj[name];
-  if (!name.includes('.')) return undefined;
-  let cur: unknown = obj;
-  for (const part of name.split('.')) {
-    if (!isObject(cur) || !(part in cur)) return undefined;
-    cur = cur[part];
-  }
-  return cur;
-}
-
 export type Accept = (v: unknown) => boolean;
 
 export const isString: Accept = (v) => typeof v === 'string';
@@ -27,68 +16,132 @@ export const isNumber: Accept = (v) => typeof v === 'number' && Number.isFinite(
 export const isStringOrNumber: Accept = (v) => isString(v) || isNumber(v);
 export const isBool: Accept = (v) => typeof v === 'boolean';
 
-/**
- * The value of the first name (canonical, then aliases) whose value has the
- * expected type; an alias of the wrong type (ECS `event` as an object) is skipped.
- */
-export function pick(obj: Json, names: readonly string[], accept: Accept): unknown {
-  const sc = scopes(obj);
-  if (sc === FLAT) {
-    // No nested object: every name, dotted or not, can only be a top-level key.
-    for (let i = 0; i < names.length; i++) {
-      const v = obj[names[i]!];
-      if (v !== undefined && accept(v)) return v;
-    }
-    return undefined;
-  }
-  for (const scope of sc) {
-    for (const n of names) {
-      const v = lookupIn(scope, n);
-      if (v !== undefined && accept(v)) return v;
-    }
-  }
-  return undefined;
+/** A field: its canonical name first, then its aliases, and the type its value must have. */
+export interface Field {
+  names: readonly string[];
+  accept: Accept;
 }
 
-/** Whether any scope holds `name` at all (used to tell "absent" from "null"). */
-export function has(obj: Json, names: readonly string[]): boolean {
-  const sc = scopes(obj);
-  if (sc === FLAT) return names.some((n) => obj[n] !== undefined);
-  return sc.some((s) => names.some((n) => lookupIn(s, n) !== undefined));
+/** Where a name serves a field: `rank` orders the candidates (scope first, then the name's place in the list). */
+interface Slot {
+  field: number;
+  rank: number;
+}
+interface DottedSlot extends Slot {
+  name: string;
+  /** The parts after the first: the path below the object the first part names. */
+  rest: string[];
 }
 
-// One normalization asks ~40 fields of the same object in a row: remember its scopes.
-let lastObj: Json | undefined;
-let lastScopes: Json[] = [];
+/** A wrapper's candidates all rank after the top level's. */
+const WRAPPER_RANK = 1 << 16;
+const NONE = 2 * WRAPPER_RANK;
 
 /**
- * Most log lines hold no nested object: then there is no wrapper scope and no
- * dotted path to follow, and a lookup is one property read. This marker says so.
+ * Reads a fixed set of fields of one object. The rule, for each field: the
+ * value of the first name (canonical, then aliases) whose value has the
+ * expected type, looked for at the top level first, then in the first wrapper
+ * that is an object (only where the top level holds some object); a dotted
+ * name is a flat key, else (where no such key is) the nested path. An alias
+ * of the wrong type (ECS `event` as an object) is skipped.
+ *
+ * Asking each of ~50 fields by each of its names in each scope cost more than
+ * parsing the line. This visits each key of the (two) scopes once instead and
+ * lets it fill the fields it names, keeping per field the best-ranked value.
  */
-const FLAT: Json[] = [];
+export class FieldReader<K extends string> {
+  /** Each field's index into what read() returns. */
+  readonly at: Readonly<Record<K, number>>;
+  private readonly accepts: Accept[] = [];
+  private readonly byName = new Map<string, Slot[]>();
+  private readonly byHead = new Map<string, DottedSlot[]>();
+  private readonly values: unknown[];
+  private readonly ranks: number[];
+  private readonly present: boolean[];
 
-function scopes(obj: Json): Json[] {
-  if (obj === lastObj) return lastScopes;
-  lastObj = obj;
-  lastScopes = hasNestedObject(obj) ? nestedScopes(obj) : FLAT;
-  return lastScopes;
-}
+  constructor(fields: Readonly<Record<K, Field>>) {
+    const at = {} as Record<K, number>;
+    for (const key of Object.keys(fields) as K[]) {
+      const field = this.accepts.length;
+      at[key] = field;
+      this.accepts.push(fields[key].accept);
+      fields[key].names.forEach((name, rank) => {
+        add(this.byName, name, { field, rank });
+        const [head, ...rest] = name.split('.');
+        if (rest.length > 0) add(this.byHead, head!, { field, rank, name, rest });
+      });
+    }
+    this.at = at;
+    this.values = new Array<unknown>(this.accepts.length).fill(undefined);
+    this.ranks = new Array<number>(this.accepts.length).fill(NONE);
+    this.present = new Array<boolean>(this.accepts.length).fill(false);
+  }
 
-function hasNestedObject(obj: Json): boolean {
-  for (const k in obj) if (isObject(obj[k])) return true;
-  return false;
-}
+  /**
+   * Every field's value (undefined where none has the type), by `at`. The
+   * array is reused by the next read: take what is needed before that.
+   */
+  read(obj: Json): readonly unknown[] {
+    this.values.fill(undefined);
+    this.ranks.fill(NONE);
+    this.present.fill(false);
+    // A wrapper that is an object is a nested object: the top level then holds one.
+    this.scan(obj, 0);
+    for (const w of WRAPPERS) {
+      const inner = obj[w];
+      if (isObject(inner)) {
+        this.scan(inner, WRAPPER_RANK);
+        break;
+      }
+    }
+    return this.values;
+  }
 
-function nestedScopes(obj: Json): Json[] {
-  const out = [obj];
-  for (const w of WRAPPERS) {
-    const inner = obj[w];
-    if (isObject(inner)) {
-      out.push(inner);
-      break; // one nested object, the first found
+  /** Whether the last read found the field's name in any scope at all, of any type (null included): "absent" vs "null". */
+  found(field: number): boolean {
+    return this.present[field]!;
+  }
+
+  private scan(scope: Json, base: number): void {
+    for (const key in scope) {
+      const v = scope[key];
+      const slots = this.byName.get(key);
+      if (slots !== undefined && v !== undefined) for (const s of slots) this.offer(s, base, v);
+      if (!isObject(v)) continue;
+      const dotted = this.byHead.get(key);
+      if (dotted === undefined) continue;
+      for (const d of dotted) {
+        // A flat key of the whole dotted name is the name's value, whatever it holds.
+        if (d.name in scope) continue;
+        const w = follow(v, d.rest);
+        if (w !== undefined) this.offer(d, base, w);
+      }
     }
   }
-  return out;
+
+  private offer(s: Slot, base: number, v: unknown): void {
+    this.present[s.field] = true;
+    const rank = base + s.rank;
+    if (rank < this.ranks[s.field]! && this.accepts[s.field]!(v)) {
+      this.ranks[s.field] = rank;
+      this.values[s.field] = v;
+    }
+  }
+}
+
+function add<T>(m: Map<string, T[]>, key: string, v: T): void {
+  const list = m.get(key);
+  if (list === undefined) m.set(key, [v]);
+  else list.push(v);
+}
+
+function follow(from: Json, path: readonly string[]): unknown {
+  let cur: unknown = from;
+  for (const part of path) {
+    if (!isObject(cur) || !(part in cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
 }
 
 /** Event and request ids are opaque: 1204 and "1204" are the same id. */

@@ -1,5 +1,5 @@
 import { DECISIONS, RECORD_KINDS, isStatelessEra, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
-import { has, idString, isBool, isNumber, isObject, isString, isStringOrNumber, pick, type Json } from './fields.js';
+import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
 
@@ -61,101 +61,167 @@ export type SpecOutcome =
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string };
 
+const str = (...names: string[]): Field => ({ names, accept: isString });
+const id = (...names: string[]): Field => ({ names, accept: isStringOrNumber });
+const num = (...names: string[]): Field => ({ names, accept: isNumber });
+const bool = (...names: string[]): Field => ({ names, accept: isBool });
+
+/** Every field a record may have, read in one pass over the object (fields.ts). */
+const FIELDS = new FieldReader({
+  kind: str('kind'),
+  // Each kind alias on its own: an alias naming no kind gives way to the next.
+  event: str('event'),
+  type: str('type'),
+  msg: str('msg'),
+  ts: { names: A.ts, accept: isStringOrNumber },
+  seq: num('seq'),
+  node: str(...A.node),
+  session: id(...A.session),
+  incarnation: id(...A.incarnation),
+  stream: id(...A.stream),
+  sequence: id('sequence'),
+  conn: id(...A.conn),
+  principal: str(...A.principal),
+  req: id('req'),
+  protocolVersion: str(...A.protocolVersion),
+  via: str('via'),
+  reason: str('reason'),
+  aspect: str('aspect'),
+  logEvicted: bool('log_evicted'),
+  retryMs: num('retry_ms'),
+  eventId: id('event_id'),
+  rpcKind: str('rpc_kind'),
+  rpcId: id(...A.rpcId),
+  attached: bool('attached'),
+  priming: bool('priming'),
+  ofStream: id('of_stream'),
+  oldestRetained: id('oldest_retained'),
+  lastEventId: id('last_event_id'),
+  newStream: id('new_stream'),
+  decision: str('decision'),
+  status: num('status'),
+  replayed: num('replayed'),
+  reemitted: num('reemitted'),
+  cancelled: num('cancelled'),
+  firstReplayed: id('first_replayed'),
+  replayedIds: { names: ['replayed_ids'], accept: Array.isArray },
+  newSession: id('new_session'),
+  resetSignalled: bool('reset_signalled'),
+  requestId: id(...A.requestId),
+  // A call's request_id only: its jsonrpc.request.id is its rpc_id.
+  callRequestId: id('request_id'),
+  newRequestId: id('new_request_id'),
+  tool: str('tool', 'gen_ai.tool.name'),
+  argsHash: str('args_hash'),
+  executed: bool('executed'),
+  httpMethod: str('method', 'http.request.method'),
+  path: str('path', 'url.path'),
+  reqHeaders: { names: ['req_headers'], accept: isObject },
+  respHeaders: { names: ['resp_headers'], accept: isObject },
+  sseEventIds: { names: ['sse_event_ids'], accept: Array.isArray },
+  rpcMethod: str('rpc_method'),
+  durationMs: num('duration_ms'),
+  bytes: num('bytes'),
+  method: str(...A.method),
+});
+const F = FIELDS.at;
+
 /** The record kind of an object: canonical `kind`, else a string alias naming a known kind. */
 export function kindOf(obj: Json): { kind?: RecordKind; unknownCanonical?: string } {
-  const canonical = pick(obj, ['kind'], isString) as string | undefined;
+  return kindIn(FIELDS.read(obj));
+}
+
+function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: string } {
+  const canonical = v[F.kind] as string | undefined;
   if (canonical !== undefined) return KIND_SET.has(canonical) ? { kind: canonical as RecordKind } : { unknownCanonical: canonical };
   for (const alias of KIND_ALIASES) {
-    const v = pick(obj, [alias], isString) as string | undefined;
-    if (v !== undefined && KIND_SET.has(v)) return { kind: v as RecordKind };
+    const k = v[F[alias]] as string | undefined;
+    if (k !== undefined && KIND_SET.has(k)) return { kind: k as RecordKind };
   }
   return {};
 }
 
 export function normalizeSpecObject(obj: Json): SpecOutcome {
-  const { kind, unknownCanonical } = kindOf(obj);
+  const v = FIELDS.read(obj);
+  const { kind, unknownCanonical } = kindIn(v);
   if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
   if (kind === undefined) return { type: 'ignored' };
 
-  const tsRaw = pick(obj, A.ts, isStringOrNumber);
+  const tsRaw = v[F.ts] as string | number | undefined;
   if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };
   const tsMs = parseTime(tsRaw);
   if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: ${timeProblem(tsRaw)}` };
 
-  const str = (names: readonly string[]) => pick(obj, names, isString) as string | undefined;
-  const id = (names: readonly string[]) => idString(pick(obj, names, isStringOrNumber));
-  const num = (names: readonly string[]) => pick(obj, names, isNumber) as number | undefined;
-  const bool = (names: readonly string[]) => pick(obj, names, isBool) as boolean | undefined;
-
   // An http access record is the proxy's view; it and what is inferred from it are origin 'proxy'.
   const rec: NormalizedRecord = { kind, tsMs, origin: kind === 'http' ? 'proxy' : 'server' };
-  const set = <K extends keyof NormalizedRecord>(k: K, v: NormalizedRecord[K] | undefined) => {
-    if (v !== undefined) rec[k] = v;
-  };
+  // Fields are set in this order, only where they have a value: a record's keys are its shape (store/insert.ts).
 
-  set('tsSubMs', subMillisecond(tsRaw));
-  set('seq', num(['seq']));
-  set('node', str(A.node));
+  const subMs = subMillisecond(tsRaw);
+  if (subMs !== undefined) rec.tsSubMs = subMs;
+  put(rec, 'seq', v[F.seq]);
+  put(rec, 'node', v[F.node]);
   // `session` may be explicitly null on an upgrade (header absent).
-  const session = id(A.session);
+  const session = idString(v[F.session]);
   if (session !== undefined) rec.session = session;
-  else if (has(obj, A.session)) rec.session = null;
-  set('incarnation', id(A.incarnation));
-  set('stream', id(A.stream));
-  set('sequence', id(['sequence']));
-  set('conn', id(A.conn));
-  set('principal', str(A.principal));
-  set('req', id(['req']));
-  set('protocolVersion', str(A.protocolVersion));
-  set('via', str(['via']));
-  set('reason', str(['reason']));
-  set('aspect', str(['aspect']));
-  set('logEvicted', bool(['log_evicted']));
-  set('retryMs', num(['retry_ms']));
-  set('eventId', id(['event_id']));
-  set('rpcKind', str(['rpc_kind']));
-  set('rpcId', id(A.rpcId));
-  set('attached', bool(['attached']));
-  set('priming', bool(['priming']));
-  set('ofStream', id(['of_stream']));
-  set('oldestRetained', id(['oldest_retained']));
-  const lei = id(['last_event_id']);
+  else if (FIELDS.found(F.session)) rec.session = null;
+  put(rec, 'incarnation', idString(v[F.incarnation]));
+  put(rec, 'stream', idString(v[F.stream]));
+  put(rec, 'sequence', idString(v[F.sequence]));
+  put(rec, 'conn', idString(v[F.conn]));
+  put(rec, 'principal', v[F.principal]);
+  put(rec, 'req', idString(v[F.req]));
+  put(rec, 'protocolVersion', v[F.protocolVersion]);
+  put(rec, 'via', v[F.via]);
+  put(rec, 'reason', v[F.reason]);
+  put(rec, 'aspect', v[F.aspect]);
+  put(rec, 'logEvicted', v[F.logEvicted]);
+  put(rec, 'retryMs', v[F.retryMs]);
+  put(rec, 'eventId', idString(v[F.eventId]));
+  put(rec, 'rpcKind', v[F.rpcKind]);
+  put(rec, 'rpcId', idString(v[F.rpcId]));
+  put(rec, 'attached', v[F.attached]);
+  put(rec, 'priming', v[F.priming]);
+  put(rec, 'ofStream', idString(v[F.ofStream]));
+  put(rec, 'oldestRetained', idString(v[F.oldestRetained]));
+  const lei = idString(v[F.lastEventId]);
   if (lei !== undefined) rec.lastEventId = lei;
-  else if (has(obj, ['last_event_id'])) rec.lastEventId = null;
-  set('newStream', id(['new_stream']));
-  const decision = str(['decision']);
+  else if (FIELDS.found(F.lastEventId)) rec.lastEventId = null;
+  put(rec, 'newStream', idString(v[F.newStream]));
+  const decision = v[F.decision] as string | undefined;
   if (decision !== undefined) {
     if (!(DECISIONS as readonly string[]).includes(decision)) return { type: 'rejected', reason: `${kind}: unknown decision "${decision}"` };
     rec.decision = decision as Decision;
   }
-  set('status', num(['status']));
-  set('replayed', num(['replayed']));
-  set('reemitted', num(['reemitted']));
-  set('cancelled', num(['cancelled']));
-  set('firstReplayed', id(['first_replayed']));
-  const ids = pick(obj, ['replayed_ids'], Array.isArray) as unknown[] | undefined;
+  put(rec, 'status', v[F.status]);
+  put(rec, 'replayed', v[F.replayed]);
+  put(rec, 'reemitted', v[F.reemitted]);
+  put(rec, 'cancelled', v[F.cancelled]);
+  put(rec, 'firstReplayed', idString(v[F.firstReplayed]));
+  const ids = v[F.replayedIds] as unknown[] | undefined;
   if (ids) rec.replayedIds = ids.map(idString).filter((x): x is string => x !== undefined);
-  set('newSession', id(['new_session']));
-  set('resetSignalled', bool(['reset_signalled']));
-  set('requestId', id(kind === 'call' ? ['request_id'] : A.requestId));
-  set('newRequestId', id(['new_request_id']));
-  set('tool', str(['tool', 'gen_ai.tool.name']));
-  set('argsHash', str(['args_hash']));
-  set('executed', bool(['executed']));
+  put(rec, 'newSession', idString(v[F.newSession]));
+  put(rec, 'resetSignalled', v[F.resetSignalled]);
+  put(rec, 'requestId', idString(v[kind === 'call' ? F.callRequestId : F.requestId]));
+  put(rec, 'newRequestId', idString(v[F.newRequestId]));
+  put(rec, 'tool', v[F.tool]);
+  put(rec, 'argsHash', v[F.argsHash]);
+  put(rec, 'executed', v[F.executed]);
 
   if (kind === 'http') {
-    set('httpMethod', str(['method', 'http.request.method']));
-    set('path', str(['path', 'url.path']));
-    set('reqHeaders', headers(pick(obj, ['req_headers'], isObject)));
-    set('respHeaders', headers(pick(obj, ['resp_headers'], isObject)));
-    if (rec.protocolVersion === undefined) set('protocolVersion', rec.reqHeaders?.['mcp-protocol-version']);
-    const sse = pick(obj, ['sse_event_ids'], Array.isArray) as unknown[] | undefined;
+    put(rec, 'httpMethod', v[F.httpMethod]);
+    put(rec, 'path', v[F.path]);
+    const reqHeaders = headers(v[F.reqHeaders]);
+    if (reqHeaders !== undefined) rec.reqHeaders = reqHeaders;
+    const respHeaders = headers(v[F.respHeaders]);
+    if (respHeaders !== undefined) rec.respHeaders = respHeaders;
+    if (rec.protocolVersion === undefined && rec.reqHeaders?.['mcp-protocol-version'] !== undefined) rec.protocolVersion = rec.reqHeaders['mcp-protocol-version'];
+    const sse = v[F.sseEventIds] as unknown[] | undefined;
     if (sse) rec.sseEventIds = sse.map(idString).filter((x): x is string => x !== undefined);
-    set('method', str(['rpc_method']));
-    set('durationMs', num(['duration_ms']));
-    set('bytes', num(['bytes']));
+    put(rec, 'method', v[F.rpcMethod]);
+    put(rec, 'durationMs', v[F.durationMs]);
+    put(rec, 'bytes', v[F.bytes]);
   } else {
-    set('method', str(A.method));
+    put(rec, 'method', v[F.method]);
   }
 
   // Since 2026-07-28 a request has no session: its records are valid without one.
@@ -168,6 +234,11 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   }
   if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
   return { type: 'records', records: [rec] };
+}
+
+/** The value was read with the field's type (FIELDS): set only where there is one. */
+function put(rec: NormalizedRecord, key: keyof NormalizedRecord, v: unknown): void {
+  if (v !== undefined) (rec as unknown as Json)[key] = v;
 }
 
 function headers(v: unknown): Record<string, string> | undefined {

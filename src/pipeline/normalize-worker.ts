@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
-import type { NormalizedLine } from '../model/record.js';
 import { splitLineBatches } from '../read/lines.js';
 import { fileSource } from '../read/sources.js';
+import { LineEncoder } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from './worker-protocol.js';
 
@@ -28,29 +28,27 @@ port.on('message', (m: ToWorker) => {
   }
 });
 
-async function send(lines: NormalizedLine[]): Promise<void> {
+async function send(batch: LineEncoder): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits--;
-  post({ type: 'lines', lines });
+  post({ type: 'lines', batch: batch.take() });
 }
 
 async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean): Promise<void> {
   const hash = createHash('sha256');
-  let batch: NormalizedLine[] = [];
+  // The store's encoding (flat cells) crosses the thread far cheaper than line objects would.
+  const batch = new LineEncoder();
   try {
     const stage = new LineStage(inputFormat, undefined, copyLines);
     for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) {
-      for (const l of lines) batch.push(stage.normalize(l));
-      if (batch.length >= BATCH_LINES) {
-        await send(batch);
-        batch = [];
-      }
+      for (const l of lines) batch.add(stage.normalize(l));
+      if (batch.lines >= BATCH_LINES) await send(batch);
     }
-    if (batch.length > 0) await send(batch);
+    if (batch.lines > 0) await send(batch);
     post({ type: 'end', sha256: hash.digest('hex') });
   } catch (err) {
     // What was read before the error is sent first: a gzip file cut short keeps its lines.
-    if (batch.length > 0) await send(batch);
+    if (batch.lines > 0) await send(batch);
     post({ type: 'error', message: (err as Error).message, sha256: hash.digest('hex') });
   }
 }

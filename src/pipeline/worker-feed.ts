@@ -67,7 +67,7 @@ export class NormalizeWorker {
     if (p === undefined) return;
     if (m.type === 'lines') {
       try {
-        for (const l of m.lines) p.sink.add(l);
+        p.sink.addBatch(m.batch);
       } catch (err) {
         // The store failed (disk full, locked): the worker must not go on reading into a rolled-back load.
         this.settle().reject(err as Error);

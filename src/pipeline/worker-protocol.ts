@@ -1,4 +1,4 @@
-import type { NormalizedLine } from '../model/record.js';
+import type { LineBatch } from '../store/source-sink.js';
 
 // The messages between the pipeline and its normalizing worker thread.
 // Types only, so that both sides import them and cannot drift.
@@ -10,7 +10,7 @@ export type ToWorker =
   | { type: 'ack' };
 
 export type FromWorker =
-  | { type: 'lines'; lines: NormalizedLine[] }
+  | { type: 'lines'; batch: LineBatch }
   /** The file was read to its end; sha256 is its content hash. */
   | { type: 'end'; sha256: string }
   /** The file could not be read on (after the lines already sent): why, in the reader's words. */

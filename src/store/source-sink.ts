@@ -1,7 +1,7 @@
-import type { LineBytes, NormalizedLine, NormalizedRecord } from '../model/record.js';
+import type { NormalizedLine } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
-import { recordWriter, type RecordWriter } from './insert.js';
+import { PARAMS, recordWriter, RowEncoder, SUB_MS, type Param, type RecordWriter, type RowShape } from './insert.js';
 import { interleaveNodeTies } from './node-ties.js';
 
 // The store's side of ingest: it receives normalized lines (pipeline/ reads
@@ -40,6 +40,56 @@ export function isUnusable(s: SourceStats): boolean {
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
 const MAX_TIE_GROUP = 10_000;
 
+/** What a line became, as the first cell of its cells in a LineBatch. */
+const IGNORED = 0;
+const REJECTED = 1;
+const RECORDS = 2;
+
+/**
+ * Normalized lines as the store takes them in bulk: flat cells, not objects,
+ * so that handing a batch across threads is a copy of primitives. A line's
+ * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
+ * number of records, then each record's cells (insert.ts). `shapes` are the
+ * keys of the record shapes first used in this batch, numbered on from the
+ * batches before (one LineEncoder per source).
+ */
+export interface LineBatch {
+  shapes: string[][];
+  cells: Param[];
+}
+
+export class LineEncoder {
+  private readonly rows = new RowEncoder();
+  private cells: Param[] = [];
+  /** Lines encoded since the last take(). */
+  lines = 0;
+
+  add(l: NormalizedLine): void {
+    this.lines++;
+    const c = this.cells;
+    if (l.type === 'ignored') c.push(IGNORED);
+    else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
+    else {
+      c.push(RECORDS, l.format, l.records.length);
+      for (const rec of l.records) this.rows.encode(rec, l.line, l.raw ?? null, l.at, c);
+    }
+  }
+
+  take(): LineBatch {
+    const batch = { shapes: this.rows.newShapes(), cells: this.cells };
+    this.cells = [];
+    this.lines = 0;
+    return batch;
+  }
+}
+
+/** A record waiting for its tie group to be complete: its statement parameters, laid out by its shape. */
+interface Pending {
+  shape: RowShape;
+  params: Param[];
+  subMs: number | null;
+}
+
 /**
  * Writes the normalized lines of one source into the store. Ties in time
  * within a run of equal timestamps are put in `seq` order, so that records
@@ -49,18 +99,21 @@ export class SourceSink {
   readonly stats: SourceStats;
   readonly sourceId: number;
   private readonly writer: RecordWriter;
-  private tieGroup: { line: number; rec: NormalizedRecord; raw: string | null; at: LineBytes | undefined }[] = [];
+  private tieGroup: Pending[] = [];
   private readonly rejectStmt;
   readonly touched = new Set<string>();
   private readonly copyLines: boolean;
   private readonly seqNodes = new Set<string>();
+  /** Lines added one by one are encoded here; their shapes are numbered apart from a feed's batches. */
+  private readonly own = new LineEncoder();
+  private readonly ownShapes: RowShape[] = [];
+  private readonly batchShapes: RowShape[] = [];
 
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
    * instead of a copy (re-read by store/line-text.ts while the file is unchanged). Without it every line is copied.
    */
   constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile } = {}) {
-    this.writer = recordWriter(db);
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
     // A placeholder hash until the content is known; unique per run.
     const placeholder = `pending:${process.pid}:${Date.now()}:${Math.random()}`;
@@ -70,43 +123,70 @@ export class SourceSink {
         .run(name, placeholder, opts.complete === false ? 0 : 1, new Date().toISOString(), opts.file?.path ?? null, opts.file?.size ?? null,
           opts.file?.mtimeMs ?? null).lastInsertRowid,
     );
+    this.writer = recordWriter(db, this.sourceId);
     this.copyLines = opts.file === undefined;
     this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
   }
 
   add(l: NormalizedLine): void {
-    this.stats.lines++;
-    if (l.type === 'ignored') {
-      this.stats.ignored++;
-      return;
+    this.own.add(l);
+    this.read(this.own.take(), this.ownShapes);
+  }
+
+  /** The lines of a batch, in order: one source's batches come from one LineEncoder. */
+  addBatch(batch: LineBatch): void {
+    this.read(batch, this.batchShapes);
+  }
+
+  private read({ shapes: learnt, cells: c }: LineBatch, shapes: RowShape[]): void {
+    for (const keys of learnt) shapes.push(this.writer.shape(keys));
+    const stats = this.stats;
+    for (let i = 0; i < c.length; ) {
+      const what = c[i++];
+      stats.lines++;
+      if (what === IGNORED) {
+        stats.ignored++;
+      } else if (what === REJECTED) {
+        const line = c[i] as number;
+        const reason = c[i + 1] as string;
+        i += 3;
+        stats.rejected++;
+        stats.firstProblem ??= { line, reason };
+        this.rejectStmt.run(this.sourceId, line, reason, c[i - 1]);
+      } else {
+        stats.recordLines++;
+        stats.format ??= c[i] as string;
+        let n = c[i + 1] as number;
+        for (i += 2; n > 0; n--) {
+          const shape = shapes[c[i] as number]!;
+          const subMs = c[i + SUB_MS] as number | null;
+          const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
+          i += PARAMS + shape.width;
+          this.hold(shape, params, subMs);
+        }
+      }
     }
-    if (l.type === 'rejected') {
-      this.stats.rejected++;
-      this.stats.firstProblem ??= { line: l.line, reason: l.reason };
-      this.rejectStmt.run(this.sourceId, l.line, l.reason, l.text);
-      return;
-    }
-    this.stats.recordLines++;
-    this.stats.format ??= l.format;
-    for (const rec of l.records) {
-      const last = this.tieGroup[this.tieGroup.length - 1];
-      if (last && (last.rec.tsMs !== rec.tsMs || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
-      // A line that needs no copy is stored as where it is; a redacted line (no `at`) always as its redacted text.
-      if (!this.copyLines && l.at !== undefined) this.tieGroup.push({ line: l.line, rec, raw: null, at: l.at });
-      else this.tieGroup.push({ line: l.line, rec, raw: l.raw ?? null, at: l.at });
-    }
+  }
+
+  private hold(shape: RowShape, params: Param[], subMs: number | null): void {
+    const last = this.tieGroup[this.tieGroup.length - 1];
+    if (last && (last.params[last.shape.tsMs] !== params[shape.tsMs] || this.tieGroup.length >= MAX_TIE_GROUP)) this.flush();
+    // A line that needs no copy is stored as where it is; a redacted line (no offset) always as its redacted text.
+    const w = shape.width;
+    if (!this.copyLines && params[w - 2] !== null) params[w - 3] = null;
+    this.tieGroup.push({ shape, params, subMs });
   }
 
   /** Writes the pending tie group; call before committing a batch. */
   flush(): void {
     const group = this.tieGroup;
     if (group.length === 0) return;
-    for (const { line, rec, raw, at } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
-      this.writer.write(this.sourceId, line, rec, raw, at);
+    for (const { shape, params: p } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
+      this.writer.write(shape, p);
       this.stats.records++;
-      if (rec.seq !== undefined && rec.node !== undefined) this.seqNodes.add(rec.node);
-      if (rec.session) this.touched.add(rec.session);
-      if (rec.newSession) this.touched.add(rec.newSession);
+      if (shape.seq >= 0 && shape.node >= 0) this.seqNodes.add(p[shape.node] as string);
+      if (shape.session >= 0 && p[shape.session]) this.touched.add(p[shape.session] as string);
+      if (shape.newSession >= 0 && p[shape.newSession]) this.touched.add(p[shape.newSession] as string);
     }
     this.tieGroup = [];
   }
@@ -132,27 +212,30 @@ export class SourceSink {
 }
 
 /** Records are ordered by time: within one millisecond, by the digits below it where the log has them (stable). */
-function orderBySubMs<T extends { rec: NormalizedRecord }>(group: T[]): T[] {
-  if (!group.some((g) => g.rec.tsSubMs !== undefined)) return group;
-  return group.slice().sort((a, b) => (a.rec.tsSubMs ?? 0) - (b.rec.tsSubMs ?? 0));
+function orderBySubMs(group: Pending[]): Pending[] {
+  if (!group.some((g) => g.subMs !== null)) return group;
+  return group.slice().sort((a, b) => (a.subMs ?? 0) - (b.subMs ?? 0));
 }
+
+const seqOf = (g: Pending) => (g.shape.seq < 0 ? undefined : (g.params[g.shape.seq] as number));
+const nodeOf = (g: Pending) => (g.shape.node < 0 ? undefined : (g.params[g.shape.node] as string));
 
 /**
  * `seq` is a per-node counter: within a tie, each node's records that carry
  * one are put in seq order, in the places they held. Records without seq, and
  * other nodes' records, stay where the file had them.
  */
-function orderBySeq<T extends { rec: NormalizedRecord }>(group: T[]): T[] {
+function orderBySeq(group: Pending[]): Pending[] {
   const slotsByNode = new Map<string | undefined, number[]>();
   group.forEach((g, i) => {
-    if (g.rec.seq === undefined) return;
-    const slots = slotsByNode.get(g.rec.node) ?? [];
+    if (seqOf(g) === undefined) return;
+    const slots = slotsByNode.get(nodeOf(g)) ?? [];
     slots.push(i);
-    slotsByNode.set(g.rec.node, slots);
+    slotsByNode.set(nodeOf(g), slots);
   });
   const out = group.slice();
   for (const slots of slotsByNode.values()) {
-    const bySeq = slots.map((i) => group[i]!).sort((a, b) => a.rec.seq! - b.rec.seq!);
+    const bySeq = slots.map((i) => group[i]!).sort((a, b) => seqOf(a)! - seqOf(b)!);
     slots.forEach((slot, k) => (out[slot] = bySeq[k]!));
   }
   return out;

@@ -89,7 +89,7 @@ describe('normalizing in a worker thread', () => {
       `import { parentPort } from 'node:worker_threads';
        parentPort.on('message', (m) => {
          if (m.type !== 'open') return;
-         parentPort.postMessage({ type: 'lines', lines: [{ line: 1, type: 'ignored' }] });
+         parentPort.postMessage({ type: 'lines', batch: { shapes: [], cells: [0] } }); // one ignored line
          setTimeout(() => process.exit(3), 20);
        });`,
     );

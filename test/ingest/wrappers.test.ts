@@ -57,6 +57,18 @@ describe('dotted names', () => {
   it('mcp.session.id flat inside an attributes wrapper (an OTLP log record)', () => {
     expect(recordOf({ timestamp: T0, attributes: { event: 'session.created', 'mcp.session.id': 'S1' } }).session).toBe('S1');
   });
+
+  it('a top-level dotted alias, flat or nested, wins over the canonical name in the wrapper', () => {
+    const inner = { attributes: { session: 'INNER' } };
+    expect(recordOf({ ts: T0, kind: 'session.created', 'mcp.session.id': 'TOP', ...inner }).session).toBe('TOP');
+    expect(recordOf({ ts: T0, kind: 'session.created', mcp: { session: { id: 'TOP' } }, data: { session: 'INNER' } }).session).toBe('TOP');
+  });
+
+  it('a flat key of a dotted name hides its nested path', () => {
+    // The flat key holds no id: the name has no value there, and the wrapper's alias fills in.
+    const r = recordOf({ ts: T0, kind: 'session.created', 'mcp.session.id': true, mcp: { session: { id: 'NESTED' }, session_id: 'W' } });
+    expect(r.session).toBe('W');
+  });
 });
 
 describe('alias types', () => {
