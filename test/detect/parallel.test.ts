@@ -7,9 +7,10 @@ import { generate } from '../../bench/generate.js';
 import { ruleUnits, workUnits } from '../../src/detect/parallel.js';
 import type { RuleModule } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
+import { fromDist } from '../helpers/dist.js';
 
-// The rules on two threads must report what one thread reports, byte for byte: the worker thread
-// runs from dist/ only (a worker cannot load src/'s TypeScript), so these tests use the build.
+// The rules on two threads must report what one thread reports, byte for byte. The worker runs from
+// dist/ only: these tests use the build (test/helpers/dist.ts).
 
 type Parallel = typeof import('../../src/detect/parallel.js');
 type Run = typeof import('../../src/detect/run.js');
@@ -17,16 +18,14 @@ type Scratch = typeof import('../../src/store/scratch-db.js');
 type Pipeline = typeof import('../../src/pipeline/ingest.js');
 type Sources = typeof import('../../src/read/sources.js');
 
-const DIST = new URL('../../dist/', import.meta.url);
 let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources;
 let dir: string;
 
 beforeAll(async () => {
-  parallel = await import(new URL('detect/parallel.js', DIST).href);
-  run = await import(new URL('detect/run.js', DIST).href);
-  scratch = await import(new URL('store/scratch-db.js', DIST).href);
-  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
-  sources = await import(new URL('read/sources.js', DIST).href);
+  [parallel, run, scratch, pipeline, sources] = await Promise.all([
+    fromDist<Parallel>('detect/parallel.js'), fromDist<Run>('detect/run.js'), fromDist<Scratch>('store/scratch-db.js'),
+    fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Sources>('read/sources.js'),
+  ]);
 });
 
 afterEach(() => {
@@ -75,7 +74,7 @@ describe('detect on two threads', () => {
   }, 60_000);
 
   it('stays on one thread for a database no second connection can open', async () => {
-    const db = (await import(new URL('store/db.js', DIST).href)).openDb(':memory:');
+    const db = (await fromDist<typeof import('../../src/store/db.js')>('store/db.js')).openDb(':memory:');
     try {
       // A script that would fail the run if it were started.
       dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));

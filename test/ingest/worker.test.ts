@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
+import { fromDist } from '../helpers/dist.js';
 
 // The normalizing worker thread runs from dist/ only (a worker cannot load
 // src/'s TypeScript), so these tests use the build, as test/live does.
@@ -15,15 +16,14 @@ type Store = typeof import('../../src/store/db.js');
 type Sources = typeof import('../../src/read/sources.js');
 type WorkerFeed = typeof import('../../src/pipeline/worker-feed.js');
 
-const DIST = new URL('../../dist/', import.meta.url);
 let pipeline: Pipeline, store: Store, sources: Sources, workerFeed: WorkerFeed;
 let dir: string;
 
 beforeAll(async () => {
-  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
-  store = await import(new URL('store/db.js', DIST).href);
-  sources = await import(new URL('read/sources.js', DIST).href);
-  workerFeed = await import(new URL('pipeline/worker-feed.js', DIST).href);
+  [pipeline, store, sources, workerFeed] = await Promise.all([
+    fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Store>('store/db.js'), fromDist<Sources>('read/sources.js'),
+    fromDist<WorkerFeed>('pipeline/worker-feed.js'),
+  ]);
 });
 
 afterEach(() => {

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
+import { fromDist } from '../helpers/dist.js';
 
-// derive with its reading and folding in a worker thread must write the rows one thread writes.
-// The worker runs from dist/ only (a worker cannot load src/'s TypeScript): these tests use the build.
+// derive with its reading and folding shared with a worker thread must write the rows one thread
+// writes. The worker runs from dist/ only: these tests use the build (test/helpers/dist.ts).
 
 type Threads = typeof import('../../src/store/derive-threads.js');
 type Scratch = typeof import('../../src/store/scratch-db.js');
@@ -14,16 +15,15 @@ type Pipeline = typeof import('../../src/pipeline/ingest.js');
 type Sources = typeof import('../../src/read/sources.js');
 type Db = import('../../src/store/db.js').Db;
 
-const DIST = new URL('../../dist/', import.meta.url);
 let threads: Threads, scratch: Scratch, pipeline: Pipeline, sources: Sources;
 let dir: string;
 let log: string;
 
 beforeAll(async () => {
-  threads = await import(new URL('store/derive-threads.js', DIST).href);
-  scratch = await import(new URL('store/scratch-db.js', DIST).href);
-  pipeline = await import(new URL('pipeline/ingest.js', DIST).href);
-  sources = await import(new URL('read/sources.js', DIST).href);
+  [threads, scratch, pipeline, sources] = await Promise.all([
+    fromDist<Threads>('store/derive-threads.js'), fromDist<Scratch>('store/scratch-db.js'),
+    fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Sources>('read/sources.js'),
+  ]);
   dir = mkdtempSync(join(tmpdir(), 'resumescope-derive-threads-'));
   log = join(dir, 'production.ndjson');
   // The production shape has proxy lines a server line shadows, minting upgrades and many sessions (several chunks).
@@ -96,7 +96,7 @@ describe('derive on two threads', () => {
   it('derives in this thread where no second connection can read beside the writer', async () => {
     const never = join(dir, 'never.mjs');
     writeFileSync(never, `throw new Error('started');`);
-    const db = (await import(new URL('store/db.js', DIST).href)).openDb(':memory:') as Db;
+    const db = (await fromDist<typeof import('../../src/store/db.js')>('store/db.js')).openDb(':memory:');
     try {
       await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
       const sessions = db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get();
