@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerScriptBuilt } from '../store/second-connection.js';
 import { IngestAborted, type SourceFeed, type SourceSink } from '../store/source-sink.js';
 import type { FromWorker, ToWorker } from './worker-protocol.js';
 
@@ -8,7 +7,7 @@ import type { FromWorker, ToWorker } from './worker-protocol.js';
 export const WORKER_SCRIPT = new URL('./normalize-worker.js', import.meta.url);
 
 export function workerAvailable(script: URL = WORKER_SCRIPT): boolean {
-  return script.protocol === 'file:' && existsSync(fileURLToPath(script));
+  return workerScriptBuilt(script);
 }
 
 interface Pending {

@@ -19,6 +19,11 @@ export function secondThreadCan(db: Db, mode: ThreadMode, script: URL, opts: { w
   if (mode === 'inline') return false;
   if (db.memory || db.name === '' || !existsSync(db.name)) return false;
   if (opts.writing && db.pragma('journal_mode', { simple: true }) !== 'wal') return false;
-  if (script.protocol !== 'file:' || !existsSync(fileURLToPath(script))) return false;
+  if (!workerScriptBuilt(script)) return false;
   return mode === 'worker' || ((db.prepare('SELECT max(id) FROM records').pluck().get() as number | null) ?? 0) >= SECOND_THREAD_MIN_RECORDS;
+}
+
+/** Whether a worker thread's script is there to run: built into dist/ (from src/, as under vitest, there is none). */
+export function workerScriptBuilt(script: URL): boolean {
+  return script.protocol === 'file:' && existsSync(fileURLToPath(script));
 }
