@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
 import { fromDist } from '../helpers/dist.js';
+import { DERIVE_CHUNK_SESSIONS } from '../../src/store/derive.js';
 
 // derive with its reading and folding shared with a worker thread must write the rows one thread
 // writes. The worker runs from dist/ only: these tests use the build (test/helpers/dist.ts).
@@ -54,7 +55,7 @@ describe('derive on two threads', () => {
     const one = await ingested();
     try {
       const sessions = two.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
-      expect(sessions).toBeGreaterThan(256); // more than one chunk crosses between the threads
+      expect(sessions).toBeGreaterThan(4 * DERIVE_CHUNK_SESSIONS); // several chunks cross between the threads
       expect(await threads.deriveOnTwoThreads(two, { threads: 'worker' })).toBe(sessions);
       expect(await threads.deriveOnTwoThreads(one, { threads: 'inline' })).toBe(sessions);
       const rows = derivedRows(two);
