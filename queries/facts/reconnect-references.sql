@@ -2,70 +2,82 @@
 -- Covers accepted resumes and fresh answers to a Last-Event-ID; an id is placed in the presented session's current incarnation, else by an earlier incarnation or another session.
 -- Roles: last_event_id, first_replayed, replayed_ids, event.replayed, first_seen (the first SSE id a proxy saw in the response).
 -- A proxy's inference that the server logged too is shadowed (one request, counted once).
-WITH served AS MATERIALIZED (
-  SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
-    u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
-    CASE WHEN u.origin = 'proxy' THEN (
-      SELECT CAST(json_extract(h.sse_event_ids, '$[0]') AS TEXT) FROM records h
-      WHERE h.source_id = u.source_id AND h.line = u.line AND h.kind = 'http') END AS first_seen,
-    (SELECT i.created_id FROM incarnations i
-      WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id)
-      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS inc_id,
-    (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream) AS resumed_lane
-  FROM upgrades u
-  WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
-    AND u.decision IN ('resume', 'fresh')
-), state_changes AS MATERIALIZED (
-  -- set apart once: looked up per session, rather than walking each session's records in time per upgrade
-  SELECT id, session, ts_ms FROM records WHERE kind = 'session.state_changed' AND shadowed = 0
-), replay_records AS MATERIALIZED (
+-- Staged (store/queries.ts, queryParts): the served upgrades, the ids they name and where each was placed grow
+-- with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled 16 MB page cache (at 3M
+-- lines this one query held ~90 MB of them for the rest of the run); as TEMP tables they live on the run's page budget.
+CREATE TEMP TABLE served AS
+SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
+  u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
+  CASE WHEN u.origin = 'proxy' THEN (
+    SELECT CAST(json_extract(h.sse_event_ids, '$[0]') AS TEXT) FROM records h
+    WHERE h.source_id = u.source_id AND h.line = u.line AND h.kind = 'http') END AS first_seen,
+  (SELECT i.created_id FROM incarnations i
+    WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id)
+    ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS inc_id,
+  (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream) AS resumed_lane
+FROM upgrades u
+WHERE u.session IS NOT NULL AND u.last_event_id IS NOT NULL AND u.status BETWEEN 200 AND 299
+  AND u.decision IN ('resume', 'fresh');
+CREATE INDEX temp.served_up ON served (up_id);
+CREATE INDEX temp.served_stream ON served (session, new_stream);
+
+-- set apart once: looked up per session, rather than walking each session's records in time per upgrade
+CREATE TEMP TABLE state_changes AS
+SELECT id, session, ts_ms FROM records WHERE kind = 'session.state_changed' AND shadowed = 0;
+CREATE INDEX temp.state_changes_session ON state_changes (session, ts_ms, id);
+
+CREATE TEMP TABLE ref AS
+WITH replay_records AS (
   SELECT id, session, stream, event_id, ts_ms FROM records WHERE kind = 'event.replayed' AND shadowed = 0
-), ref AS MATERIALIZED (
-  SELECT up_id, 'last_event_id' AS role, 0 AS ord, up_id AS named_by, last_event_id AS event_id FROM served
-  UNION ALL
-  SELECT up_id, 'first_replayed', 0, up_id, first_replayed FROM served WHERE first_replayed IS NOT NULL
-  UNION ALL
-  SELECT up_id, 'first_seen', 0, up_id, first_seen FROM served WHERE first_seen IS NOT NULL
-  UNION ALL
-  SELECT v.up_id, 'replayed_ids', CAST(j.key AS INTEGER), v.up_id, CAST(j.value AS TEXT)
-  FROM served v, json_each(v.replayed_ids) j WHERE v.replayed_ids IS NOT NULL
-  UNION ALL
-  SELECT v.up_id, 'event.replayed', x.id, x.id, x.event_id
-  FROM replay_records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
-  WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id)
-), placed AS MATERIALIZED (
-  -- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
-  -- (materialized: located reads own_id four times, and an inlined subquery would search for it each time)
-  SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
-    (SELECT e.id FROM events e
-      WHERE e.session = v.session AND e.event_id = f.event_id
-        AND (i.created_id IS NULL OR (e.ts_ms, e.id) > (i.created_ts, i.created_id))
-        AND (e.ts_ms, e.id) < (v.up_ts, v.up_id)
-      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_id
-  FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.created_id = v.inc_id
-), located AS MATERIALIZED (
-  SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o.ts_ms AS own_ts,
-    CASE WHEN p.own_id IS NULL THEN (
-      SELECT e.id FROM events e
-      WHERE e.session = p.session AND e.event_id = p.event_id AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
-      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS earlier_incarnation_id,
-    -- any other session that sent it before the upgrade (no sort: a common id may be sent by every session)
-    CASE WHEN p.own_id IS NULL THEN (
-      SELECT e.id FROM events e
-      WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
-      LIMIT 1) END AS other_session_id
-  FROM placed p LEFT JOIN events o ON o.id = p.own_id
-), heads AS MATERIALIZED (
-  -- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
-  -- walking the lane from Last-Event-ID costs the window, not the lane
-  -- (materialized: windows reads head_pos twice, and an inlined subquery would walk the lane twice)
-  SELECT l.up_id, l.own_pos, COALESCE(
-    (SELECT e.lane_pos - 1 FROM events e
-      WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
-      ORDER BY e.lane_pos LIMIT 1),
-    (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
-  FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL
-), windows AS MATERIALIZED (
+)
+SELECT up_id, 'last_event_id' AS role, 0 AS ord, up_id AS named_by, last_event_id AS event_id FROM served
+UNION ALL
+SELECT up_id, 'first_replayed', 0, up_id, first_replayed FROM served WHERE first_replayed IS NOT NULL
+UNION ALL
+SELECT up_id, 'first_seen', 0, up_id, first_seen FROM served WHERE first_seen IS NOT NULL
+UNION ALL
+SELECT v.up_id, 'replayed_ids', CAST(j.key AS INTEGER), v.up_id, CAST(j.value AS TEXT)
+FROM served v, json_each(v.replayed_ids) j WHERE v.replayed_ids IS NOT NULL
+UNION ALL
+SELECT v.up_id, 'event.replayed', x.id, x.id, x.event_id
+FROM replay_records x JOIN served v ON v.session = x.session AND v.new_stream = x.stream
+WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id);
+
+-- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
+CREATE TEMP TABLE placed AS
+SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
+  (SELECT e.id FROM events e
+    WHERE e.session = v.session AND e.event_id = f.event_id
+      AND (i.created_id IS NULL OR (e.ts_ms, e.id) > (i.created_ts, i.created_id))
+      AND (e.ts_ms, e.id) < (v.up_ts, v.up_id)
+    ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_id
+FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.created_id = v.inc_id;
+
+CREATE TEMP TABLE located AS
+SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o.ts_ms AS own_ts,
+  CASE WHEN p.own_id IS NULL THEN (
+    SELECT e.id FROM events e
+    WHERE e.session = p.session AND e.event_id = p.event_id AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
+    ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS earlier_incarnation_id,
+  -- any other session that sent it before the upgrade (no sort: a common id may be sent by every session)
+  CASE WHEN p.own_id IS NULL THEN (
+    SELECT e.id FROM events e
+    WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
+    LIMIT 1) END AS other_session_id
+FROM placed p LEFT JOIN events o ON o.id = p.own_id;
+
+-- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
+-- walking the lane from Last-Event-ID costs the window, not the lane
+CREATE TEMP TABLE heads AS
+SELECT l.up_id, l.own_pos, COALESCE(
+  (SELECT e.lane_pos - 1 FROM events e
+    WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
+    ORDER BY e.lane_pos LIMIT 1),
+  (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
+FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL;
+CREATE INDEX temp.heads_up ON heads (up_id);
+
+WITH windows AS (
   SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM heads w
 )
 , facts AS (

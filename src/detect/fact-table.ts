@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
 import { loadQuery, queryParts } from '../store/queries.js';
 import type { Statement } from 'better-sqlite3';
-import { namedRows, queryParams } from './query-rows.js';
+import { buildStages, dropStages, namedRows, queryParams } from './query-rows.js';
 import type { DetectOptions } from './types.js';
 
 /**
@@ -28,16 +28,21 @@ export class FactTable<T> {
     query: string,
     opts: DetectOptions,
   ) {
-    const { select: sql, stages } = queryParts(loadQuery(query));
-    if (stages.length > 0) throw new Error(`fact ${query} is a staged query: a fact table is filled by one SELECT`);
-    const select = db.prepare(sql);
-    this.columns = select.columns().map((c) => c.name);
+    const parts = queryParts(loadQuery(query));
     this.name = `fact_${++FactTable.made}`;
-    // Untyped columns: a value is stored as the query gave it (a declared type
-    // would turn an event id '007' into 7). `seq` keeps the query's order.
-    const columnList = this.columns.map(quoteName).join(', ');
-    db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${columnList})`);
-    db.prepare(`INSERT INTO temp.${this.name} (${columnList}) ${sql}`).run(queryParams(sql, opts));
+    try {
+      // A staged query's TEMP tables (store/queries.ts) live only until its answer is set apart.
+      buildStages(db, parts, opts);
+      const sql = parts.select;
+      this.columns = db.prepare(sql).columns().map((c) => c.name);
+      // Untyped columns: a value is stored as the query gave it (a declared type
+      // would turn an event id '007' into 7). `seq` keeps the query's order.
+      const columnList = this.columns.map(quoteName).join(', ');
+      db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${columnList})`);
+      db.prepare(`INSERT INTO temp.${this.name} (${columnList}) ${sql}`).run(queryParams(sql, opts));
+    } finally {
+      dropStages(db, parts);
+    }
   }
 
   /** An index for `where` lookups on one column. */

@@ -7,6 +7,7 @@ import { RULES } from '../../src/detect/rules/index.js';
 import { detect } from '../../src/detect/run.js';
 import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
 import { deriveTimeline } from '../../src/store/derive.js';
+import { loadQuery, queryParts } from '../../src/store/queries.js';
 import type { Db } from '../../src/store/db.js';
 import { at, workspaceOf } from '../helpers/logs.js';
 
@@ -45,6 +46,15 @@ describe('fact tables', () => {
     ]);
     // read again: the same rows
     expect([...table.rows()]).toEqual(rows);
+  });
+
+  it('set a staged query apart without the TEMP tables its stages built', async () => {
+    const db = await derived();
+    expect(queryParts(loadQuery('facts/reconnect-references')).tables).toContain('served');
+    const table = new FactTable<ReconnectRow>(db, 'facts/reconnect-references', opts);
+    const temp = db.prepare("SELECT name FROM sqlite_temp_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all();
+    expect(temp).toEqual([table.name]);
+    expect([...table.rows()]).toHaveLength(3);
   });
 
   it('look rows up by an indexed column, and refuse a read once dropped', async () => {
