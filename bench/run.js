@@ -4,7 +4,7 @@
 // time and peak RSS are its own. Needs dist/ (npm run build). Speed goals live
 // here, not in timed tests.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,8 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --no-lnav         skip lnav even when installed
   --no-floor        skip the SQLite floor pass
   --json            print the results as JSON on stdout instead of the table
-  --keep DIR        write the generated logs to DIR and keep them
+  --keep DIR        write the generated logs to DIR and keep them; a log kept there
+                    by an earlier run (same shape, size and seed) is reused
   -h, --help        this text
 
 Columns: time and lines/s of analyze; peak RSS of analyze; cores = its CPU time
@@ -130,9 +131,34 @@ function lnavCount(home, file) {
   return { ms, rssMb: rss ? Number(rss[1]) / 1024 : NaN, counted: n ? Number(n[1]) : NaN };
 }
 
+/**
+ * The log of this shape, size and seed: generated, or with --keep the one an earlier run kept there (the
+ * same seed gives the same bytes; at 3M lines generating takes minutes). Written under another name and
+ * renamed once complete, so that a run stopped half way leaves nothing to be reused.
+ */
+async function logOf(o, dir, shape, lines) {
+  const file = join(o.keep ?? dir, `${shape}-${lines}-seed${o.seed}.ndjson`);
+  if (o.keep && existsSync(file)) return { file, written: countLines(file) };
+  const partial = `${file}.partial`;
+  const written = await generate(partial, lines, { shape, seed: o.seed });
+  renameSync(partial, file);
+  return { file, written };
+}
+
+function countLines(file) {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(1 << 20);
+  let n = 0;
+  try {
+    for (let got = readSync(fd, buf); got > 0; got = readSync(fd, buf)) for (let i = buf.indexOf(10); i !== -1 && i < got; i = buf.indexOf(10, i + 1)) n++;
+  } finally {
+    closeSync(fd);
+  }
+  return n;
+}
+
 async function measure(o, dir, lnav, shape, lines) {
-  const file = join(o.keep ?? dir, `${shape}-${lines}.ndjson`);
-  const written = await generate(file, lines, { shape, seed: o.seed });
+  const { file, written } = await logOf(o, dir, shape, lines);
   const mb = statSync(file).size / 1e6;
   const bare = nodeChild(dir, [join(here, 'baseline.js'), 'bare', file]);
   const floor = o.floor ? nodeChild(dir, [join(here, 'baseline.js'), 'floor', file, join(dir, 'floor.db')]) : undefined;
