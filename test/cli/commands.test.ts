@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+import { openDb } from '../../src/store/db.js';
 import { cli } from './run-cli.js';
 
 let dir: string;
@@ -34,6 +36,19 @@ describe('ingest then analyse a kept database', () => {
     const count = await cli('query', 'SELECT count(*) AS n FROM records', '--db', db, '--format', 'json');
     expect(JSON.parse(count.out)).toEqual([{ n: 20 }]);
     expect((await cli('analyze', '--db', db)).code).toBe(1);
+  });
+
+  it('leaves a --db file with planner statistics, so that later queries plan per-session lookups', async () => {
+    const log = join(dir, 'production.ndjson');
+    await generate(log, 3000, { shape: 'production', seed: 1 });
+    const db = join(dir, 'stats.db');
+    expect((await cli('ingest', log, '--db', db)).code).toBe(0);
+    const opened = openDb(db, { readonly: true });
+    try {
+      expect(opened.prepare("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'records'").pluck().get()).toBeGreaterThan(0);
+    } finally {
+      opened.close();
+    }
   });
 
   it('a --db that does not exist is a clear error when no logs are given', async () => {

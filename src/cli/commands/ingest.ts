@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { deriveTimeline } from '../../store/derive.js';
+import { refreshStatistics } from '../../store/statistics.js';
 import type { Io } from '../io.js';
 import { addInputOptions, addQuietOption } from '../options.js';
 import { progressOn } from '../progress-line.js';
@@ -17,6 +18,8 @@ export function registerIngest(program: Command, rawIo: Io, done: (code: number)
     try {
       progress.listener?.({ type: 'stage', stage: 'derive' });
       deriveTimeline(ws.db);
+      // A --db file is read again by query, analyze and the front ends: ready for their planner.
+      refreshStatistics(ws.db);
       progress.finish();
       for (const s of ws.sources) {
         if (s.duplicateOf !== undefined || s.readError !== undefined) continue;

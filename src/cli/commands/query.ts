@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
 import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queries.js';
 import { deriveTimeline } from '../../store/derive.js';
+import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps } from '../../store/bounded-query.js';
 import { openScratchDb } from '../../store/scratch-db.js';
@@ -131,13 +132,15 @@ function positiveNumber(flag: string): (v: string) => number {
 }
 
 /**
- * query reads; it derives only what its own ingest left to derive. When
- * another process holds the write lock (an ingest still deriving), answer from
+ * query reads; it derives only what its own ingest left to derive, and gives the planner its
+ * statistics if they are missing or stale (without, a per-session lookup can become a scan per
+ * row). When another process holds the write lock (an ingest still deriving), answer from
  * what is committed rather than fail.
  */
 function deriveOrAnswerFromCommitted(db: Db, io: Io): void {
   try {
     deriveTimeline(db);
+    refreshStatistics(db);
   } catch (err) {
     if (!isLocked(err)) throw err;
     io.err(`resumescope: ${db.name} is being written by another process: answering from what it has committed (derived tables may lag)\n`);
