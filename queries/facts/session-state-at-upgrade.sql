@@ -1,29 +1,40 @@
 -- Was the session each accepted upgrade presented live on the answering node, ended, created only elsewhere, or never created?
 -- state: the latest lifecycle record before the upgrade decides (a server 404 for the id makes it unknown, not ended) (a proxy sees a DELETE answered 2xx as an end, never an eviction).
-WITH served AS MATERIALIZED (
-  SELECT u.* FROM upgrades u
-  WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh')
-), life AS MATERIALIZED (
-  SELECT id, session, ts_ms, kind, node, reason FROM records
-  WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0
-  UNION ALL
-  SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'http.delete', node, NULL FROM records
-  WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299
-  UNION ALL
-  -- the server answered 404 for the id (v2 silent-fork: unknown until created again); a proxy line is that answer too
-  SELECT id, session, ts_ms, 'answered.404', node, NULL FROM records
-  WHERE status = 404 AND origin = 'server' AND shadowed = 0 AND session IS NOT NULL
-    AND kind IN ('call', 'request.answered', 'upgrade')
-  UNION ALL
-  SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'answered.404', node, NULL FROM records
-  WHERE kind = 'http' AND status = 404 AND json_extract(req_headers, '$."mcp-session-id"') IS NOT NULL
-), timeline AS (
+-- Staged (store/queries.ts, queryParts): the served upgrades, the lifecycle records and their order per
+-- session grow with the log. As MATERIALIZED CTEs (and `ordered`, read twice, materialized by SQLite) each
+-- was an ephemeral b-tree on SQLite's compiled 16 MB page cache: at 3M lines about 75 MB for this one query.
+CREATE TEMP TABLE served AS
+SELECT u.* FROM upgrades u
+WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh');
+CREATE INDEX temp.served_id ON served (id);
+CREATE INDEX temp.served_session ON served (session);
+
+CREATE TEMP TABLE life AS
+SELECT id, session, ts_ms, kind, node, reason FROM records
+WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0
+UNION ALL
+SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'http.delete', node, NULL FROM records
+WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299
+UNION ALL
+-- the server answered 404 for the id (v2 silent-fork: unknown until created again); a proxy line is that answer too
+SELECT id, session, ts_ms, 'answered.404', node, NULL FROM records
+WHERE status = 404 AND origin = 'server' AND shadowed = 0 AND session IS NOT NULL
+  AND kind IN ('call', 'request.answered', 'upgrade')
+UNION ALL
+SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'answered.404', node, NULL FROM records
+WHERE kind = 'http' AND status = 404 AND json_extract(req_headers, '$."mcp-session-id"') IS NOT NULL;
+CREATE INDEX temp.life_id ON life (id);
+
+CREATE TEMP TABLE ordered AS
+WITH timeline AS (
   SELECT id, session, ts_ms, kind, 0 AS is_upgrade FROM life WHERE session IN (SELECT session FROM served)
   UNION ALL
   SELECT id, session, ts_ms, 'upgrade', 1 FROM served
-), ordered AS (
-  SELECT t.*, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS rn FROM timeline t
-), flagged AS (
+)
+SELECT t.*, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS rn FROM timeline t;
+CREATE INDEX temp.ordered_rn ON ordered (session, rn);
+
+WITH flagged AS (
   -- a creation logged in the same millisecond just before an upgrade, re-creating an id the log already had,
   -- is that upgrade's own re-mint: that upgrade is judged by the lifecycle record before it
   SELECT o.*, COALESCE(o.kind = 'session.created'
