@@ -107,14 +107,13 @@ function stillDivergent(db: Db, opts: DetectOptions, refused: { finding: RawFind
  * Run over all rules' raw findings, once they have all run; `catalogue` orders the names.
  */
 export function explainEngineDivergences(raw: RawFinding[], catalogue: readonly string[]): RawFinding[] {
+  // Only the upgrades a divergence names are looked up: a bad server's report names hundreds of
+  // thousands of records, and a set of rules for each of them was the run's largest transient.
   const rulesByRecord = new Map<number, Set<string>>();
+  for (const f of raw) if (f.rule === RULE && f.evidenceIds.length > 0) rulesByRecord.set(f.evidenceIds[f.evidenceIds.length - 1]!, new Set());
   for (const f of raw) {
     if (f.rule === RULE) continue;
-    for (const id of f.evidenceIds) {
-      const rules = rulesByRecord.get(id) ?? new Set<string>();
-      rules.add(f.rule);
-      rulesByRecord.set(id, rules);
-    }
+    for (const id of f.evidenceIds) rulesByRecord.get(id)?.add(f.rule);
   }
   return raw.map((f) => {
     if (f.rule !== RULE) return f;
