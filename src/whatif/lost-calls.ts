@@ -8,7 +8,7 @@ import {
   type ClientCall,
   type ProtocolRevision,
 } from '../engine/index.js';
-import { evidenceInLogOrder, resolveEvidence, type ResolvedRecord } from '../detect/evidence.js';
+import { evidenceInLogOrder, resolveEvidence, type ResolvedEvidence } from '../detect/evidence.js';
 import { isoTime } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
 import type { SessionPoint } from '../replay/engine-replay.js';
@@ -114,7 +114,7 @@ export function resolveBrokenCalls(db: Db, collected: BrokenCalls): CallsWhatIf 
   };
 }
 
-function callChange(c: RawCall, revision: ProtocolRevision, refs: Map<number, ResolvedRecord>, facts: Map<number, LineFacts>): CallChange {
+function callChange(c: RawCall, revision: ProtocolRevision, refs: ResolvedEvidence, facts: Map<number, LineFacts>): CallChange {
   const ids = Object.values(c.ids).filter((id): id is number => id !== undefined);
   return {
     rpc_id: c.call.rpcId,
@@ -142,7 +142,7 @@ function outcome(f: CallFate): CallOutcome {
  * request is lost, and the client re-issues it under a new id, which runs charge again unless
  * it is idempotent".
  */
-function why(c: RawCall, revision: ProtocolRevision, refs: Map<number, ResolvedRecord>, facts: Map<number, LineFacts>): string {
+function why(c: RawCall, revision: ProtocolRevision, refs: ResolvedEvidence, facts: Map<number, LineFacts>): string {
   const r = c.call.response!;
   const when = (id: number | undefined) => (id === undefined || !refs.has(id) ? 'an unlogged time' : isoTime(refs.get(id)!.tsMs));
   const broke = c.ids.broke === undefined ? undefined : facts.get(c.ids.broke);
@@ -174,7 +174,7 @@ function why(c: RawCall, revision: ProtocolRevision, refs: Map<number, ResolvedR
   return parts.join('; ');
 }
 
-function rescuedBy(c: RawCall, refs: Map<number, ResolvedRecord>, facts: Map<number, LineFacts>): CallChange['rescued_by'] {
+function rescuedBy(c: RawCall, refs: ResolvedEvidence, facts: Map<number, LineFacts>): CallChange['rescued_by'] {
   const id = c.ids.rescuer;
   const f = id === undefined ? undefined : facts.get(id);
   if (id === undefined || !f || !refs.has(id)) return null;
