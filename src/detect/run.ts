@@ -61,11 +61,15 @@ export function runRules(db: Db, options: DetectOptions, rules: readonly RuleMod
   return outputs;
 }
 
-/** The report from every rule's output, taken in the order of `rules`. */
+/**
+ * The report from every rule's output, taken in the order of `rules`. The outputs are consumed: each is
+ * taken out of the map, so that a finding's raw form can be let go as soon as its report form is made
+ * (a bad server's report holds hundreds of thousands).
+ */
 export function assembleOutputs(
   db: Db,
   rules: readonly RuleModule[],
-  outputs: ReadonlyMap<string, DetectorOutput>,
+  outputs: Map<string, DetectorOutput>,
   /** What the input held, when another thread already counted it. */
   inputSummary: InputSummary = summarize(db),
 ): Report {
@@ -74,10 +78,11 @@ export function assembleOutputs(
   for (const rule of rules) {
     const out = outputs.get(rule.id);
     if (out === undefined) throw new Error(`rule ${rule.id} was not run`);
+    outputs.delete(rule.id);
     for (const f of out.findings) raw.push(f);
     for (const n of out.notKnowable) notKnowable.push(n);
   }
-  return assemble(db, explainEngineDivergences(raw, RULE_IDS), notKnowable, inputSummary);
+  return assemble(db, explainEngineDivergences(raw.splice(0), RULE_IDS), notKnowable, inputSummary);
 }
 
 /**
@@ -141,19 +146,24 @@ function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<Sha
   };
 }
 
+/** The report from raw findings, which it consumes: sorted in place, and each let go once its report form is made. */
 export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[], inputSummary: InputSummary = summarize(db)): Report {
   const refs = resolveEvidence(db, raw.flatMap((f) => f.evidenceIds));
-  const findings: Finding[] = raw
-    .slice()
-    .sort((a, b) => a.atMs - b.atMs || a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''))
-    .map((f) => ({
+  raw.sort((a, b) => a.atMs - b.atMs || a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
+  const findings: Finding[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const f = raw[i]!;
+    findings.push({
       rule: f.rule,
       severity: ruleOf(f.rule).severity,
       session: f.session,
       at: isoTime(f.atMs),
       message: f.message,
       evidence: evidenceInLogOrder(f.evidenceIds, refs),
-    }));
+    });
+    (raw as (RawFinding | undefined)[])[i] = undefined;
+  }
+  raw.length = 0;
   const byRule: Record<string, number> = {};
   for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
   const nk = dedupeNotKnowable(notKnowable).sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
