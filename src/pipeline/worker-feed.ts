@@ -24,6 +24,12 @@ interface Pending {
  * time. Batches are written to the sink as they arrive and acknowledged after
  * they are stored, which lets the worker send the next.
  */
+/**
+ * V8 sizes a worker's young generation for throughput (about 48 MB here). 8 MB kept ingest of 1M
+ * production lines as fast (9.0–9.2 s against 9.2–9.3 s) with a peak 20–27 MB lower; 4 MB was slower.
+ */
+const NORMALIZE_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 export class NormalizeWorker {
   private readonly worker: Worker;
   private pending: Pending | undefined;
@@ -32,7 +38,7 @@ export class NormalizeWorker {
   broken: Error | undefined;
 
   constructor(script: URL = WORKER_SCRIPT) {
-    this.worker = new Worker(script);
+    this.worker = new Worker(script, { resourceLimits: NORMALIZE_WORKER_LIMITS });
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`it exited with code ${code}`)));
