@@ -4,6 +4,7 @@
 // time and peak RSS are its own. Needs dist/ (npm run build). Speed goals live
 // here, not in timed tests.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { generate, SHAPES } from './generate.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const GENERATOR_DIGEST = createHash('sha256').update(readFileSync(join(here, 'generate.js'))).digest('hex').slice(0, 8);
 const cli = join(here, '..', 'bin', 'resumescope.js');
 
 const HELP = `usage: npm run bench -- [options]
@@ -38,7 +40,7 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --no-floor        skip the SQLite floor pass
   --json            print the results as JSON on stdout instead of the table
   --keep DIR        write the generated logs to DIR and keep them; a log kept there
-                    by an earlier run (same shape, size and seed) is reused
+                    by an earlier run (same shape, size, seed and generator) is reused
   -h, --help        this text
 
 Columns: time and lines/s of analyze; peak RSS of analyze; cores = its CPU time
@@ -133,11 +135,12 @@ function lnavCount(home, file) {
 
 /**
  * The log of this shape, size and seed: generated, or with --keep the one an earlier run kept there (the
- * same seed gives the same bytes; at 3M lines generating takes minutes). Written under another name and
- * renamed once complete, so that a run stopped half way leaves nothing to be reused.
+ * same seed gives the same bytes; at 3M lines generating takes minutes). Its name carries a digest of the
+ * generator, so that a changed generator never reuses an old log. Written under another name and renamed
+ * once complete, so that a run stopped half way leaves nothing to be reused.
  */
 async function logOf(o, dir, shape, lines) {
-  const file = join(o.keep ?? dir, `${shape}-${lines}-seed${o.seed}.ndjson`);
+  const file = join(o.keep ?? dir, `${shape}-${lines}-seed${o.seed}-${GENERATOR_DIGEST}.ndjson`);
   if (o.keep && existsSync(file)) return { file, written: countLines(file) };
   const partial = `${file}.partial`;
   const written = await generate(partial, lines, { shape, seed: o.seed });
