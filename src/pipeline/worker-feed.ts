@@ -19,17 +19,17 @@ interface Pending {
 }
 
 /**
- * The main thread's side of the normalizing worker: one worker for a whole
- * run (a folder of a thousand files pays its start-up once), one file at a
- * time. Batches are written to the sink as they arrive and acknowledged after
- * they are stored, which lets the worker send the next.
- */
-/**
  * V8 sizes a worker's young generation for throughput (about 48 MB here). 8 MB kept ingest of 1M
  * production lines as fast (9.0–9.2 s against 9.2–9.3 s) with a peak 20–27 MB lower; 4 MB was slower.
  */
 const NORMALIZE_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
+/**
+ * The main thread's side of the normalizing worker: one worker for a whole
+ * run (a folder of a thousand files pays its start-up once), one file at a
+ * time. Batches are written to the sink as they arrive and acknowledged after
+ * they are stored, which lets the worker send the next.
+ */
 export class NormalizeWorker {
   private readonly worker: Worker;
   private pending: Pending | undefined;
