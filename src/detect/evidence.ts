@@ -37,16 +37,8 @@ export class ResolvedEvidence {
 
   /** Where the id is in `ids`, if a record has it; else -1. */
   position(id: number): number {
-    let lo = 0;
-    let hi = this.ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = this.ids[mid]!;
-      if (at === id) return Number.isNaN(this.ts[mid]) ? -1 : mid;
-      if (at < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    const p = lowerBound(this.ids, id);
+    return this.ids[p] === id && !Number.isNaN(this.ts[p]) ? p : -1;
   }
 
   tsAt(position: number): number {
@@ -80,7 +72,7 @@ export function resolveEvidence(db: Db, ids: readonly number[]): ResolvedEvidenc
     .raw()
     .iterate(`[${unique.join(',')}]`) as IterableIterator<[number, number, number, number]>;
   for (const [id, tsMs, source, line] of rows) {
-    const p = positionIn(unique, id);
+    const p = lowerBound(unique, id);
     ts[p] = tsMs;
     sources[p] = source;
     lines[p] = line;
@@ -88,9 +80,10 @@ export function resolveEvidence(db: Db, ids: readonly number[]): ResolvedEvidenc
   return resolved;
 }
 
-function positionIn(sorted: Uint32Array, id: number): number {
+/** The first position in `sorted` whose id is not below `id` (its length when none is). */
+function lowerBound(sorted: Uint32Array, id: number): number {
   let lo = 0;
-  let hi = sorted.length - 1;
+  let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (sorted[mid]! < id) lo = mid + 1;
