@@ -1,3 +1,4 @@
+import { inMemory } from './findings/recount.js';
 import type { Report } from './model/finding.js';
 import type { RunOptions } from './detect/run.js';
 import { detectOnTwoThreads } from './detect/parallel.js';
@@ -39,7 +40,7 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
     opts.onProgress?.({ type: 'stage', stage: 'derive' });
     await deriveOnTwoThreads(ws.db);
     opts.onProgress?.({ type: 'stage', stage: 'detect' });
-    return await detectOnTwoThreads(ws.db, opts);
+    return inMemory(await detectOnTwoThreads(ws.db, opts));
   } finally {
     ws.db.close();
   }

@@ -1,13 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import type { Report } from '../model/finding.js';
+import type { FindingTable } from './finding-table.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
 import { RULES } from './rules/index.js';
-import { assembleOutputs, DETECT_CACHE_KIB, detect, detectOptionsOf, enabledRules, runRules, withCacheKiB, type RunOptions } from './run.js';
-import type { DetectorOutput } from './types.js';
+import { DETECT_CACHE_KIB, detectIntoTable, detectOptionsOf, enabledRules, ReportSink, runRules, withCacheKiB, withCacheKiBAsync, type RunOptions } from './run.js';
 import type { FromRulesWorker, RulesWorkerData } from './rules-worker-protocol.js';
 import { summarize, type InputSummary } from './summary.js';
 
@@ -28,22 +28,22 @@ export interface ThreadOptions {
 }
 
 /** detect(), with the rules and the summary shared out between this thread and a worker thread where that can pay. */
-export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<Report> {
+export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<Report<FindingTable>> {
   deriveTimeline(db);
   refreshStatistics(db);
   const script = threads.script ?? RULES_WORKER_SCRIPT;
-  if (!canShare(db, opts, threads.threads ?? 'auto', script)) return detect(db, opts);
+  if (!canShare(db, opts, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);
   const options = detectOptionsOf(opts);
   const rules = enabledRules(opts);
   const units = workUnits(rules);
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const data: RulesWorkerData = { path: db.name, options, units: units.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })), counter };
-  const outputs = new Map<string, DetectorOutput>();
+  const sink = new ReportSink(db);
   let summary: InputSummary | undefined;
   const worker = new Worker(script, { workerData: data, resourceLimits: RULES_WORKER_LIMITS });
   const finished = new Promise<void>((resolve) => {
     worker.on('message', (m: FromRulesWorker) => {
-      if (m.type === 'unit') for (const [id, out] of m.outputs) outputs.set(id, out);
+      if (m.type === 'rule') sink.take(m.rule, m.output);
       else if (m.type === 'summary') summary = m.summary;
       else resolve();
     });
@@ -53,21 +53,27 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   });
   const work = (unit: RuleModule[] | 'summary') => {
     if (unit === 'summary') summary = summarize(db);
-    else for (const [id, out] of runRules(db, options, unit)) outputs.set(id, out);
+    else runRules(db, options, unit, sink.take);
   };
   try {
-    withCacheKiB(db, DETECT_CACHE_KIB, () => {
-      for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) work(units[i]!);
+    await withCacheKiBAsync(db, DETECT_CACHE_KIB, async () => {
+      for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
+        work(units[i]!);
+        // The worker's findings wait as messages until this thread takes them: take them between units.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     });
     await finished;
   } finally {
     await worker.terminate();
   }
-  // A worker that failed (it could not open the database, or a rule threw there) loses nothing: what it
-  // did not answer for is done here, once it has stopped, where a rule that throws throws as on one thread.
-  const missing = units.filter((u) => (u === 'summary' ? summary === undefined : u.some((r) => !outputs.has(r.id))));
-  withCacheKiB(db, DETECT_CACHE_KIB, () => missing.forEach(work));
-  return assembleOutputs(db, rules, outputs, summary!);
+  // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
+  // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
+  withCacheKiB(db, DETECT_CACHE_KIB, () => {
+    if (summary === undefined) summary = summarize(db);
+    runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take);
+  });
+  return sink.report(summary!);
 }
 
 /**

@@ -17,8 +17,8 @@ export interface RulesWorkerData {
 export type WorkUnit = { rules: string[] } | 'summary';
 
 export type FromRulesWorker =
-  /** One unit's outputs, by rule id. */
-  | { type: 'unit'; outputs: [string, DetectorOutput][] }
+  /** One rule's output, as soon as the rule is done. */
+  | { type: 'rule'; rule: string; output: DetectorOutput }
   | { type: 'summary'; summary: InputSummary }
   /** No unit left to claim. */
   | { type: 'done' };

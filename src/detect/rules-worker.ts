@@ -6,7 +6,8 @@ import { summarize } from './summary.js';
 import type { FromRulesWorker, RulesWorkerData } from './rules-worker-protocol.js';
 
 // The worker thread of detect/parallel.ts: claims units of work from the shared counter and does them
-// over its own read-only connection, until none is left.
+// over its own read-only connection, until none is left. Each rule's output is sent as soon as the
+// rule is done, so that neither thread holds more than a rule's findings.
 
 const { path, options, units, counter } = workerData as RulesWorkerData;
 const post = (m: FromRulesWorker) => parentPort!.postMessage(m);
@@ -16,7 +17,7 @@ try {
     for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
       const unit = units[i]!;
       if (unit === 'summary') post({ type: 'summary', summary: summarize(db) });
-      else post({ type: 'unit', outputs: [...runRules(db, options, unit.rules.map(ruleOf))] });
+      else runRules(db, options, unit.rules.map(ruleOf), (rule, output) => post({ type: 'rule', rule, output }));
     }
   });
 } finally {

@@ -1,14 +1,13 @@
-import type { Finding, NotKnowable, Report } from '../model/finding.js';
-import { isoTime } from '../model/phrasing.js';
+import type { NotKnowable, Report } from '../model/finding.js';
+import { FindingTable } from './finding-table.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
-import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
 import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
-import { RULE_IDS, RULES, ruleOf } from './rules/index.js';
+import { RULE_IDS, RULES } from './rules/index.js';
 import { summarize, type InputSummary } from './summary.js';
-import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput, type RawFinding } from './types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput } from './types.js';
 
 export interface RunOptions extends Partial<DetectOptions> {
   /** Rules switched off by configuration. */
@@ -17,14 +16,20 @@ export interface RunOptions extends Partial<DetectOptions> {
   rules?: readonly RuleModule[];
 }
 
-/** Runs every rule over the timeline and assembles the contract's report. */
+/** Runs every rule over the timeline and assembles the contract's report, its findings in memory. */
 export function detect(db: Db, opts: RunOptions = {}): Report {
+  const report = detectIntoTable(db, opts);
+  return { ...report, findings: report.findings.toArray() };
+}
+
+/** detect(), its findings set down in a table as the rules report them (findings/finding-table.ts). */
+export function detectIntoTable(db: Db, opts: RunOptions = {}): Report<FindingTable> {
   deriveTimeline(db);
   refreshStatistics(db);
   const options = detectOptionsOf(opts);
-  const rules = enabledRules(opts);
-  const outputs = withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, rules));
-  return assembleOutputs(db, rules, outputs);
+  const sink = new ReportSink(db);
+  withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take));
+  return sink.report(summarize(db));
 }
 
 export function detectOptionsOf(opts: RunOptions): DetectOptions {
@@ -39,50 +44,57 @@ export function enabledRules(opts: RunOptions): RuleModule[] {
 
 /**
  * Runs these rules in order over one connection, each fact computed once and let go after the last of
- * them that declares it. The outputs by rule id: a run on two threads (detect/parallel.ts) puts them back
- * in catalogue order, so the report is the same however the rules were shared out.
+ * them that declares it. Each rule's output goes to `take` as soon as the rule is done, so that a run
+ * holds one rule's findings at a time, not all of them.
  */
-export function runRules(db: Db, options: DetectOptions, rules: readonly RuleModule[]): Map<string, DetectorOutput> {
+export function runRules(db: Db, options: DetectOptions, rules: readonly RuleModule[], take: (rule: string, out: DetectorOutput) => void): void {
   const releaseAfter = factReleases(rules);
   const facts = new Map<SharedFact, unknown>();
-  const outputs = new Map<string, DetectorOutput>();
   try {
     rules.forEach((rule, i) => {
       const out = rule.detect(contextOf(db, options, rule, facts));
       const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
       if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
       for (const f of out.findings) f.message = flatString(f.message);
-      outputs.set(rule.id, out);
+      take(rule.id, out);
       for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
     });
   } finally {
     for (const fact of [...facts.keys()]) release(facts, fact);
   }
-  return outputs;
 }
 
 /**
- * The report from every rule's output, taken in the order of `rules`. The outputs are consumed: each is
- * taken out of the map, so that a finding's raw form can be let go as soon as its report form is made
- * (a bad server's report holds hundreds of thousands).
+ * Where the rules' outputs go, from whichever thread ran them: the findings into a table, what
+ * could not be judged into a list. The report it makes is the same however the rules were shared
+ * out and whatever order they came in (the table reads findings back in timeline order).
  */
-export function assembleOutputs(
-  db: Db,
-  rules: readonly RuleModule[],
-  outputs: Map<string, DetectorOutput>,
-  /** What the input held, when another thread already counted it. */
-  inputSummary: InputSummary = summarize(db),
-): Report {
-  const raw: RawFinding[] = [];
-  const notKnowable: NotKnowable[] = [];
-  for (const rule of rules) {
-    const out = outputs.get(rule.id);
-    if (out === undefined) throw new Error(`rule ${rule.id} was not run`);
-    outputs.delete(rule.id);
-    for (const f of out.findings) raw.push(f);
-    for (const n of out.notKnowable) notKnowable.push(n);
+export class ReportSink {
+  private readonly table: FindingTable;
+  private readonly notKnowable: NotKnowable[] = [];
+  private readonly taken = new Set<string>();
+
+  constructor(db: Db) {
+    this.table = FindingTable.create(db);
   }
-  return assemble(db, explainEngineDivergences(raw.splice(0), RULE_IDS), notKnowable, inputSummary);
+
+  readonly take = (rule: string, out: DetectorOutput): void => {
+    if (this.taken.has(rule)) throw new Error(`rule ${rule} was reported twice`);
+    this.taken.add(rule);
+    this.table.add(out.findings);
+    for (const n of out.notKnowable) this.notKnowable.push(n);
+  };
+
+  has(rule: string): boolean {
+    return this.taken.has(rule);
+  }
+
+  report(inputSummary: InputSummary): Report<FindingTable> {
+    explainEngineDivergences(this.table, RULE_IDS);
+    const findings = this.table.seal();
+    const nk = dedupeNotKnowable(this.notKnowable).sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
+    return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: findings.byRule() } };
+  }
 }
 
 /**
@@ -112,14 +124,34 @@ function release(facts: Map<SharedFact, unknown>, fact: SharedFact): void {
 export const DETECT_CACHE_KIB = 2048;
 
 export function withCacheKiB<T>(db: Db, kib: number, run: () => T): T {
-  // The temporary schema too: the fact tables (detect/fact-table.ts) live there. Its 0 means
-  // "never set" (the compiled default): it keeps the budget, as setting 0 would leave it no cache.
-  const before = (['main', 'temp'] as const).map((schema) => [schema, db.pragma(`${schema}.cache_size`, { simple: true }) as number] as const);
-  for (const [schema] of before) db.pragma(`${schema}.cache_size = -${kib}`);
+  const before = setCacheKiB(db, kib);
   try {
     return run();
   } finally {
-    for (const [schema, size] of before) if (size !== 0) db.pragma(`${schema}.cache_size = ${size}`);
+    restoreCache(db, before);
+  }
+}
+
+type CacheSizes = (readonly ['main' | 'temp', number])[];
+
+function setCacheKiB(db: Db, kib: number): CacheSizes {
+  // The temporary schema too: the fact tables (detect/fact-table.ts) live there.
+  const before = (['main', 'temp'] as const).map((schema) => [schema, db.pragma(`${schema}.cache_size`, { simple: true }) as number] as const);
+  for (const [schema] of before) db.pragma(`${schema}.cache_size = -${kib}`);
+  return before;
+}
+
+function restoreCache(db: Db, before: CacheSizes): void {
+  // The temporary schema's 0 means "never set" (the compiled default): it keeps the budget, as setting 0 would leave it no cache.
+  for (const [schema, size] of before) if (size !== 0) db.pragma(`${schema}.cache_size = ${size}`);
+}
+
+export async function withCacheKiBAsync<T>(db: Db, kib: number, run: () => Promise<T>): Promise<T> {
+  const before = setCacheKiB(db, kib);
+  try {
+    return await run();
+  } finally {
+    restoreCache(db, before);
   }
 }
 
@@ -144,30 +176,6 @@ function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<Sha
       return facts.get(fact) as T;
     },
   };
-}
-
-/** The report from raw findings, which it consumes: sorted in place, and each let go once its report form is made. */
-export function assemble(db: Db, raw: RawFinding[], notKnowable: NotKnowable[], inputSummary: InputSummary = summarize(db)): Report {
-  const refs = resolveEvidence(db, raw.flatMap((f) => f.evidenceIds));
-  raw.sort((a, b) => a.atMs - b.atMs || a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
-  const findings: Finding[] = [];
-  for (let i = 0; i < raw.length; i++) {
-    const f = raw[i]!;
-    findings.push({
-      rule: f.rule,
-      severity: ruleOf(f.rule).severity,
-      session: f.session,
-      at: isoTime(f.atMs),
-      message: f.message,
-      evidence: evidenceInLogOrder(f.evidenceIds, refs),
-    });
-    (raw as (RawFinding | undefined)[])[i] = undefined;
-  }
-  raw.length = 0;
-  const byRule: Record<string, number> = {};
-  for (const f of findings) byRule[f.rule] = (byRule[f.rule] ?? 0) + 1;
-  const nk = dedupeNotKnowable(notKnowable).sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
-  return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: byRule } };
 }
 
 function dedupeNotKnowable(list: NotKnowable[]): NotKnowable[] {

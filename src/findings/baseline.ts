@@ -1,7 +1,7 @@
-import type { Report } from '../model/finding.js';
+import type { FindingList, Report } from '../model/finding.js';
 import { isRuleId, ruleOf } from '../detect/rules/index.js';
 import { findingFingerprint } from './identity.js';
-import { withFindings } from './recount.js';
+import { keepFindings, withFindings } from './recount.js';
 
 export interface BaselineEntry {
   key: string;
@@ -18,7 +18,7 @@ export interface BaselineFile {
 }
 
 
-export function writeBaseline(report: Report): BaselineFile {
+export function writeBaseline(report: Report<FindingList>): BaselineFile {
   const byKey = new Map<string, BaselineEntry>();
   for (const f of report.findings) {
     const key = findingFingerprint(f);
@@ -31,9 +31,10 @@ export function writeBaseline(report: Report): BaselineFile {
   return { version: 2, keys };
 }
 
-export function applyBaseline(report: Report, baseline: BaselineFile): { report: Report; suppressed: number } {
+export function applyBaseline<F extends FindingList>(report: Report<F>, baseline: BaselineFile): { report: Report<F>; suppressed: number } {
   const known = new Set(baseline.keys.map((e) => e.key));
-  const kept = report.findings.filter((f) => !known.has(findingFingerprint(f)));
+  if (known.size === 0) return { report, suppressed: 0 };
+  const kept = keepFindings(report.findings, (f) => !known.has(findingFingerprint(f)));
   return { report: withFindings(report, kept), suppressed: report.findings.length - kept.length };
 }
 

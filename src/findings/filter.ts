@@ -1,5 +1,5 @@
-import type { Report } from '../model/finding.js';
-import { withFindings } from './recount.js';
+import type { FindingList, Report } from '../model/finding.js';
+import { keepFindings, withFindings } from './recount.js';
 
 export interface ReportFilter {
   /** Keep only these rules (absent: all rules). */
@@ -8,10 +8,11 @@ export interface ReportFilter {
   sessions?: readonly string[];
 }
 
-export function filterReport(report: Report, filter: ReportFilter): Report {
+export function filterReport<F extends FindingList>(report: Report<F>, filter: ReportFilter): Report<F> {
   const rules = filter.rules ? new Set<string>(filter.rules) : undefined;
   const sessions = filter.sessions ? new Set(filter.sessions) : undefined;
+  if (!rules && !sessions) return report;
   const keep = (item: { rule: string; session: string | null }): boolean =>
     (!rules || rules.has(item.rule)) && (!sessions || (item.session !== null && sessions.has(item.session)));
-  return withFindings(report, report.findings.filter(keep), report.not_knowable.filter(keep));
+  return withFindings(report, keepFindings(report.findings, keep), report.not_knowable.filter(keep));
 }

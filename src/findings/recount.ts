@@ -1,10 +1,9 @@
-import type { Finding, NotKnowable, Report } from '../model/finding.js';
+import type { Finding, FindingList, NotKnowable, Report } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
-export function countByRule(findings: readonly Finding[]): Record<string, number> {
-  const counts = new Map<string, number>();
-  for (const f of findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+export function countByRule(findings: FindingList): Record<string, number> {
+  const counts = Array.isArray(findings) ? countEach(findings) : findings.countByRule();
   const byRule: Record<string, number> = {};
   for (const id of RULE_IDS) {
     const n = counts.get(id);
@@ -13,17 +12,34 @@ export function countByRule(findings: readonly Finding[]): Record<string, number
   return byRule;
 }
 
+function countEach(findings: readonly Finding[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const f of findings) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  return counts;
+}
+
+/** The findings `keep` keeps, held as they were (in memory, or in their table). */
+export function keepFindings<F extends FindingList>(findings: F, keep: (f: Finding) => boolean): F {
+  return (Array.isArray(findings) ? findings.filter(keep) : findings.filter(keep)) as F;
+}
+
 /**
  * The same report with another set of findings: `summary.by_rule` always
  * describes the findings a report carries, so every narrowing goes through here.
  * Input counts (records, rejected lines, nodes) describe the logs, not the
  * selection, and stay as they are.
  */
-export function withFindings(report: Report, findings: Finding[], notKnowable: NotKnowable[] = report.not_knowable): Report {
+export function withFindings<F extends FindingList>(report: Report<F>, findings: F, notKnowable: NotKnowable[] = report.not_knowable): Report<F> {
   return {
     ...report,
     findings,
     not_knowable: notKnowable,
     summary: { ...report.summary, by_rule: countByRule(findings) },
   };
+}
+
+/** The report with its findings in memory (the library's report, the front ends, the formats that hold them all). */
+export function inMemory(report: Report<FindingList>): Report {
+  const findings = report.findings;
+  return Array.isArray(findings) ? (report as Report) : { ...report, findings: [...findings] };
 }

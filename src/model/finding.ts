@@ -41,10 +41,29 @@ export interface Summary {
   sessionless_versions?: boolean;
 }
 
-/** The `--format json` report: the public shape (README, "The rules"; docs/rules.md). */
-export interface Report {
+/**
+ * Findings too many to hold, kept outside the heap and read in timeline order one at a time
+ * (findings/finding-table.ts): what a report's filters, gate and renderers need of them.
+ */
+export interface OrderedFindings extends Iterable<Finding> {
+  readonly length: number;
+  /** Findings per rule id, for the rules that have some. */
+  countByRule(): ReadonlyMap<string, number>;
+  /** One rule's findings, in timeline order. */
+  ofRule(rule: string): Iterable<Finding>;
+  filter(keep: (f: Finding) => boolean): OrderedFindings;
+}
+
+/** A report's findings: in memory (in any order), or kept outside the heap in timeline order. */
+export type FindingList = Finding[] | OrderedFindings;
+
+/**
+ * The `--format json` report: the public shape (README, "The rules"; docs/rules.md). The library's
+ * and the front ends' reports hold their findings in memory; `analyze` keeps them in a table.
+ */
+export interface Report<F extends FindingList = Finding[]> {
   version: 1;
-  findings: Finding[];
+  findings: F;
   not_knowable: NotKnowable[];
   summary: Summary;
 }

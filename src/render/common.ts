@@ -1,7 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
-import type { Finding, NotKnowable, Report } from '../model/finding.js';
+import type { Finding, FindingList, NotKnowable, OrderedFindings, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
-import { catalogueOrder, RULE_IDS, type RuleId } from '../detect/rules/index.js';
+import { catalogueOrder, RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
 import { printable, SUMMARY_MAX, summarizeLine, type LineRecords, type SummaryContext } from './evidence-summary.js';
 
@@ -16,7 +16,11 @@ export const SEVERITIES_DESCENDING: readonly Severity[] = [...SEVERITIES].revers
 const ruleRank = (id: string): number => catalogueOrder(id);
 
 /** Timeline order: by `at`, then rule; session and message only to make ties deterministic. */
-export function sortFindings(findings: readonly Finding[]): Finding[] {
+export function sortFindings(findings: readonly Finding[]): Finding[];
+/** A table's findings are read in timeline order already: the table itself, never copied. */
+export function sortFindings(findings: FindingList): Iterable<Finding>;
+export function sortFindings(findings: readonly Finding[] | OrderedFindings): Iterable<Finding> {
+  if (!isInMemory(findings)) return findings;
   return [...findings].sort(
     (a, b) =>
       compareTime(a.at, b.at) ||
@@ -48,10 +52,37 @@ export function inReportOrder(findings: readonly Finding[]): Finding[] {
   return groupBySeverityAndRule(findings).flatMap((g) => g.rules.flatMap((r) => r.findings));
 }
 
-export function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
+export function countBySeverity(findings: FindingList): Record<Severity, number> {
   const counts: Record<Severity, number> = { info: 0, warning: 0, error: 0, critical: 0 };
-  for (const f of findings) counts[f.severity] += 1;
+  if (Array.isArray(findings)) for (const f of findings) counts[f.severity] += 1;
+  else for (const [rule, n] of findings.countByRule()) counts[ruleOf(rule).severity] += n;
   return counts;
+}
+
+/** One rule's findings in a report a person reads: how many, and the findings themselves in timeline order. */
+export interface RuleGroup {
+  rule: RuleId;
+  count: number;
+  findings: Iterable<Finding>;
+}
+
+/**
+ * groupBySeverityAndRule for any list: a table's findings are counted per rule and read rule by rule,
+ * one at a time, so that a report of hundreds of thousands shows its first few of each without holding them.
+ */
+export function ruleGroups(findings: FindingList): { severity: Severity; rules: RuleGroup[] }[] {
+  if (Array.isArray(findings)) {
+    return groupBySeverityAndRule(findings).map((g) => ({ severity: g.severity, rules: g.rules.map((r) => ({ rule: r.rule, count: r.findings.length, findings: r.findings })) }));
+  }
+  const counts = findings.countByRule();
+  return SEVERITIES_DESCENDING.map((severity) => ({
+    severity,
+    rules: RULE_IDS.filter((rule) => counts.has(rule) && ruleOf(rule).severity === severity).map((rule) => ({ rule, count: counts.get(rule)!, findings: findings.ofRule(rule) })),
+  })).filter((g) => g.rules.length > 0);
+}
+
+function isInMemory(findings: readonly Finding[] | OrderedFindings): findings is readonly Finding[] {
+  return Array.isArray(findings);
 }
 
 /** Not-knowable entries of one rule that share a reason kind, with the sessions they apply to, each once. */
@@ -132,7 +163,7 @@ export function sessionLabel(session: string | null): string {
  * judge: what the text and HTML reports say beside the versions. Stateless (2026-07-28) requests log
  * a version but have no session to count it under.
  */
-export function noProtocolVersionLogged(report: Report): boolean {
+export function noProtocolVersionLogged(report: Report<FindingList>): boolean {
   const s = report.summary;
   if (s.protocol_versions === undefined || s.records === 0) return false;
   return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
@@ -191,6 +222,23 @@ function compareTime(a: string, b: string): number {
   return ta - tb;
 }
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * By code point, as SQLite's BINARY collation orders UTF-8 (findings/finding-table.ts reads in that
+ * order): UTF-16 code units order the same except a surrogate (an astral character) against
+ * U+E000..U+FFFF, which this lifts back into code point order.
+ */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit >= 0xe000 ? unit - 0x800 : unit + 0x2000;
 }

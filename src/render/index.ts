@@ -1,4 +1,5 @@
-import type { Report } from '../model/finding.js';
+import type { FindingList, Report } from '../model/finding.js';
+import { inMemory } from '../findings/recount.js';
 import type { FailOn } from '../model/severity.js';
 import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
@@ -53,7 +54,7 @@ export function isFormat(s: string): s is Format {
 export function render(format: Format, report: Report, opts: RenderOptions = {}): string {
   switch (format) {
     case 'text':
-      return renderText(report, { ...readable(opts), color: opts.color, maxFindings: opts.maxFindings });
+      return renderText(report, textOptions(opts));
     case 'json':
       return renderJson(report);
     case 'sarif':
@@ -76,10 +77,17 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
 
 /**
  * render() in pieces to write one after another: JSON (the format a machine reads,
- * with every finding) comes finding by finding; the others are one piece.
+ * with every finding) comes finding by finding; the others are one piece. JSON and text
+ * read a table's findings one at a time; the other formats take them into memory first.
  */
-export function renderChunks(format: Format, report: Report, opts: RenderOptions = {}): Iterable<string> {
-  return format === 'json' ? renderJsonChunks(report) : [render(format, report, opts)];
+export function renderChunks(format: Format, report: Report<FindingList>, opts: RenderOptions = {}): Iterable<string> {
+  if (format === 'json') return renderJsonChunks(report);
+  if (format === 'text') return [renderText(report, textOptions(opts))];
+  return [render(format, inMemory(report), opts)];
+}
+
+function textOptions(opts: RenderOptions) {
+  return { ...readable(opts), color: opts.color, maxFindings: opts.maxFindings };
 }
 
 /** What the reports a person reads (text, markdown) share. */

@@ -1,4 +1,4 @@
-import type { Finding, NodeSummary, NotKnowable, Report, Summary } from '../model/finding.js';
+import type { Finding, FindingList, NodeSummary, NotKnowable, Report, Summary } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
 import { sortFindings, sortNotKnowable } from './common.js';
 
@@ -30,7 +30,7 @@ export function renderJson(report: Report): string {
  * a JSON text holds no raw newline but its own, so nesting a value two spaces
  * deeper is a replace.
  */
-export function* renderJsonChunks(report: Report): Generator<string> {
+export function* renderJsonChunks(report: Report<FindingList>): Generator<string> {
   yield '{\n  "version": 1,\n  "findings": ';
   yield* arrayChunks(sortFindings(report.findings), finding);
   yield ',\n  "not_knowable": ';
@@ -39,20 +39,18 @@ export function* renderJsonChunks(report: Report): Generator<string> {
 }
 
 /** A top-level array of the report (its key two spaces in), as `nested(items.map(shape), 2)` would write it. */
-function* arrayChunks<T>(items: readonly T[], shape: (item: T) => unknown): Generator<string> {
-  if (items.length === 0) {
-    yield '[]';
-    return;
-  }
+function* arrayChunks<T>(items: Iterable<T>, shape: (item: T) => unknown): Generator<string> {
   let chunk = '[';
-  for (let i = 0; i < items.length; i++) {
-    chunk += `${i === 0 ? '' : ','}\n    ${nested(shape(items[i]!), 4)}`;
+  let first = true;
+  for (const item of items) {
+    chunk += `${first ? '' : ','}\n    ${nested(shape(item), 4)}`;
+    first = false;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
     }
   }
-  yield `${chunk}\n  ]`;
+  yield first ? '[]' : `${chunk}\n  ]`;
 }
 
 const CHUNK_CHARS = 1 << 16;

@@ -1,14 +1,14 @@
-import type { NotKnowable, Report } from '../model/finding.js';
+import type { FindingList, NotKnowable, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
-  groupBySeverityAndRule,
   groupNotKnowable,
   noLineText,
   noProtocolVersionLogged,
   plural,
   quoteEvidence,
+  ruleGroups,
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
@@ -45,24 +45,30 @@ const NOT_KNOWABLE_SESSIONS = 3;
 const LISTED_SESSIONS = 10;
 
 /** What a person on call reads first: the counts, then the worst findings with the lines that prove them. */
-export function renderText(report: Report, opts: TextOptions = {}): string {
+export function renderText(report: Report<FindingList>, opts: TextOptions = {}): string {
   const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const paint = painter(opts.color);
   const out: string[] = [summaryLine(report)];
   let number = 0; // #N, as `explain -n N` numbers them (inReportOrder)
 
-  for (const group of groupBySeverityAndRule(report.findings)) {
+  const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
+  for (const group of ruleGroups(report.findings)) {
     out.push('', paint(group.severity, group.severity.toUpperCase()));
-    for (const { rule, findings } of group.rules) {
-      out.push(`  ${paint('strong', rule)} (${findings.length}) ${paint('faint', ruleOf(rule).summary)}`);
-      const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
-      for (const f of findings.slice(0, max)) {
+    for (const { rule, count, findings } of group.rules) {
+      out.push(`  ${paint('strong', rule)} (${count}) ${paint('faint', ruleOf(rule).summary)}`);
+      const rest = new Map<string, number>(); // the findings not shown, per session
+      let read = 0;
+      for (const f of findings) {
+        if (read++ >= max) {
+          rest.set(f.session ?? '', (rest.get(f.session ?? '') ?? 0) + 1);
+          continue;
+        }
         out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
         for (const ref of f.evidence) out.push(paint('faint', `        ${quoteEvidence(ref, quoting, { session: f.session, at: f.at })}`));
       }
-      if (findings.length > max) {
-        out.push(...restLines(rule, findings.slice(max), findings.length));
-        number += findings.length - max;
+      if (count > max) {
+        out.push(...restLines(rule, rest, count));
+        number += count - max;
       }
     }
   }
@@ -121,21 +127,21 @@ function notKnowableLines(items: readonly NotKnowable[], shown: boolean, paint: 
   return out;
 }
 
-/** The findings not shown, counted per session, and how to see them all. */
-function restLines(rule: string, rest: Report['findings'], total: number): string[] {
-  const perSession = new Map<string, number>();
-  for (const f of rest) perSession.set(f.session ?? '', (perSession.get(f.session ?? '') ?? 0) + 1);
+/** The findings not shown, counted per session ('' for none), and how to see them all. */
+function restLines(rule: string, perSession: ReadonlyMap<string, number>, total: number): string[] {
+  let hidden = 0;
+  for (const n of perSession.values()) hidden += n;
   const top = [...perSession].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   const shown = top.slice(0, 8).map(([s, n]) => `${sessionLabel(s === '' ? null : s)} (${n})`);
   const more = top.length > 8 ? `, and ${plural(top.length - 8, 'other session')}` : '';
   return [
-    `    … ${plural(rest.length, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
+    `    … ${plural(hidden, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
     `      see them all: --rule ${rule} --max-findings ${total}, --session <id>, or --format json|sarif|junit`,
   ];
 }
 
 /** Said once per report, not per session (rules.md, "Protocol revisions"). */
-function summaryLine(report: Report): string {
+function summaryLine(report: Report<FindingList>): string {
   const s = report.summary;
   const counts = countBySeverity(report.findings);
   const bySeverity = SEVERITIES_DESCENDING.filter((sev) => counts[sev] > 0).map((sev) => `${counts[sev]} ${sev}`);

@@ -32,6 +32,11 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The report with its findings read out of their table, in timeline order. */
+function inMemory<R extends { findings: Iterable<unknown> }>(report: R) {
+  return { ...report, findings: [...report.findings] };
+}
+
 /** A timeline with findings of many rules, in a file a second connection can open. */
 async function badServerTimeline() {
   dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
@@ -46,7 +51,7 @@ describe('detect on two threads', () => {
   it('reports exactly what one thread reports, findings of many rules in the same order', async () => {
     const db = await badServerTimeline();
     try {
-      const two = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' });
+      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' }));
       const one = run.detect(db, {});
       expect(Object.keys(one.summary.by_rule).length).toBeGreaterThan(5);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
@@ -66,7 +71,7 @@ describe('detect on two threads', () => {
          Atomics.add(workerData.counter, 0, 4);
          process.exit(4);`,
       );
-      const two = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) });
+      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) }));
       expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
     } finally {
       db.close();
@@ -81,7 +86,7 @@ describe('detect on two threads', () => {
       const never = join(dir, 'never.mjs');
       writeFileSync(never, `throw new Error('started');`);
       const report = await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(never) });
-      expect(report.findings).toEqual([]);
+      expect(report.findings.length).toBe(0);
     } finally {
       db.close();
     }

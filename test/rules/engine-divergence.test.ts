@@ -2,6 +2,8 @@ import { RULE_IDS } from '../../src/detect/rules/index.js';
 import { describe, expect, it } from 'vitest';
 import { explainEngineDivergences } from '../../src/detect/rules/engine-divergence.js';
 import type { RawFinding } from '../../src/detect/types.js';
+import { FindingTable } from '../../src/detect/finding-table.js';
+import { openDb } from '../../src/store/db.js';
 import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
 
 const RULE = 'engine-divergence';
@@ -196,19 +198,22 @@ describe('explainEngineDivergences', () => {
   const raw = (rule: RawFinding['rule'], evidenceIds: number[]): RawFinding => ({ rule, session: 'S1', atMs: 0, message: rule, evidenceIds });
 
   it('names the rules whose evidence holds the divergent upgrade, in catalogue order, and only those', () => {
-    const out = explainEngineDivergences([
-      raw('dual-writer', [3, 9]),
-      raw('silent-truncation', [2, 9]),
-      raw('orphaned-request', [4]), // cites the trim the divergence names, not its upgrade
-      raw('engine-divergence', [4, 9]),
-      raw('engine-divergence', [4, 12]),
-    ], RULE_IDS);
-    expect(out.map((f) => f.message)).toEqual([
+    const db = openDb(':memory:');
+    const table = FindingTable.create(db);
+    table.add([raw('dual-writer', [3, 9])]);
+    table.add([raw('engine-divergence', [4, 9]), raw('engine-divergence', [4, 12]), raw('engine-divergence', [])]);
+    table.add([raw('silent-truncation', [2, 9])]);
+    table.add([raw('orphaned-request', [4])]); // cites the trim the divergence names, not its upgrade
+    explainEngineDivergences(table, RULE_IDS);
+    // Timeline order: the same time and session, so by rule, then message.
+    expect(table.seal().toArray().map((f) => f.message)).toEqual([
       'dual-writer',
-      'silent-truncation',
-      'orphaned-request',
       'engine-divergence (explained by: silent-truncation, dual-writer)',
       'engine-divergence (no rule explains it)',
+      'engine-divergence (no rule explains it)',
+      'orphaned-request',
+      'silent-truncation',
     ]);
+    db.close();
   });
 });

@@ -5,7 +5,8 @@ import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, lineRecordsResolver, renderChunks } from '../../render/index.js';
+import { explainFinding, lineRecordsResolver, renderChunks, type LineText } from '../../render/index.js';
+import type { Finding } from '../../model/finding.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
@@ -85,10 +86,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
       ...(format === 'html' && htmlReaders(ws.db)),
     });
     // The HTML report explains every rule it shows; text appended after </html> would be lost.
-    const explained =
-      flags.explain && format !== 'html' && report.findings.length > 0
-        ? ['\n' + report.findings.map((f) => explainFinding(f, lineText, cwd)).join('\n\n') + '\n']
-        : [];
+    const explained = flags.explain && format !== 'html' && report.findings.length > 0 ? explanations(report.findings, lineText, cwd) : [];
     progress.finish(`${report.findings.length} finding(s)`);
     writeChunks([chunks, explained], flags.output, io);
     if (ws.unusable) return 2;
@@ -96,6 +94,16 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
   } finally {
     ws.db.close();
   }
+}
+
+/** --explain: every finding explained, in timeline order, one at a time. */
+function* explanations(findings: Iterable<Finding>, lineText: LineText, cwd: string): Generator<string> {
+  let first = true;
+  for (const f of findings) {
+    yield `${first ? '\n' : '\n\n'}${explainFinding(f, lineText, cwd)}`;
+    first = false;
+  }
+  yield '\n';
 }
 
 function readBaseline(path: string) {

@@ -1,3 +1,4 @@
+import { inMemory } from '../../findings/recount.js';
 import type { Command } from 'commander';
 import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
@@ -36,7 +37,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         let report = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
-        let numbered = inReportOrder(report.findings).map((f, i) => ({ f, n: i + 1 }));
+        let numbered = inReportOrder(inMemory(report).findings).map((f, i) => ({ f, n: i + 1 }));
         if (flags.n !== undefined) {
           const n = positiveInt(flags.n, '-n');
           if (n > numbered.length) throw new UsageError(`-n ${n}: only ${numbered.length} matching finding(s)`);

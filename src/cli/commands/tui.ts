@@ -1,3 +1,4 @@
+import { inMemory } from '../../findings/recount.js';
 import type { Command } from 'commander';
 import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
@@ -51,7 +52,7 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     let report;
     try {
       await deriveOnTwoThreads(ws.db);
-      report = await detectOnTwoThreads(ws.db, options);
+      report = inMemory(await detectOnTwoThreads(ws.db, options));
     } finally {
       loading.close();
     }

@@ -101,25 +101,19 @@ function stillDivergent(db: Db, opts: DetectOptions, refused: { finding: RawFind
     .map((r) => r.finding);
 }
 
+/** What the explanation needs of the findings: detect/finding-table.ts, which reads the catalogue and so this module. */
+export interface ExplainableFindings {
+  citedBy(rule: string): Map<number, Set<string>>;
+  appendToMessages(rule: string, words: ReadonlyMap<number, string>, otherwise: string): void;
+}
+
 /**
  * Names, in every engine-divergence message, the other rules whose findings cite the same
  * upgrade: "(explained by: silent-truncation, dual-writer)", or "(no rule explains it)".
- * Run over all rules' raw findings, once they have all run; `catalogue` orders the names.
+ * Run once every rule's findings are in; `catalogue` orders the names.
  */
-export function explainEngineDivergences(raw: RawFinding[], catalogue: readonly string[]): RawFinding[] {
-  // Only the upgrades a divergence names are looked up: a bad server's report names hundreds of
-  // thousands of records, and a set of rules for each of them was the run's largest transient.
-  const rulesByRecord = new Map<number, Set<string>>();
-  for (const f of raw) if (f.rule === RULE && f.evidenceIds.length > 0) rulesByRecord.set(f.evidenceIds[f.evidenceIds.length - 1]!, new Set());
-  for (const f of raw) {
-    if (f.rule === RULE) continue;
-    for (const id of f.evidenceIds) rulesByRecord.get(id)?.add(f.rule);
-  }
-  return raw.map((f) => {
-    if (f.rule !== RULE) return f;
-    const upgradeId = f.evidenceIds[f.evidenceIds.length - 1];
-    const rules = upgradeId === undefined ? undefined : rulesByRecord.get(upgradeId);
-    const named = catalogue.filter((r) => rules?.has(r));
-    return { ...f, message: `${f.message} ${named.length > 0 ? `(explained by: ${named.join(', ')})` : '(no rule explains it)'}` };
-  });
+export function explainEngineDivergences(findings: ExplainableFindings, catalogue: readonly string[]): void {
+  const words = new Map<number, string>();
+  for (const [n, rules] of findings.citedBy(RULE)) words.set(n, `(explained by: ${catalogue.filter((r) => rules.has(r)).join(', ')})`);
+  findings.appendToMessages(RULE, words, '(no rule explains it)');
 }
