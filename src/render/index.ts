@@ -7,7 +7,7 @@ import { renderHtml, type HtmlOptions } from './html/index.js';
 import { renderJson, renderJsonChunks } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
-import { renderSarif } from './sarif.js';
+import { renderSarif, renderSarifChunks } from './sarif.js';
 import { renderText } from './text.js';
 
 export type { LineText } from './common.js';
@@ -58,7 +58,7 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'json':
       return renderJson(report);
     case 'sarif':
-      return renderSarif(report, { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText });
+      return renderSarif(report, sarifOptions(opts));
     case 'junit':
       return renderJunit(report, { lineText: opts.lineText, failOn: opts.failOn });
     case 'markdown':
@@ -77,13 +77,18 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
 
 /**
  * render() in pieces to write one after another: JSON (the format a machine reads,
- * with every finding) comes finding by finding; the others are one piece. JSON and text
- * read a table's findings one at a time; the other formats take them into memory first.
+ * with every finding) and SARIF come finding by finding; the others are one piece. JSON, SARIF
+ * and text read a table's findings one at a time; the other formats take them into memory first.
  */
 export function renderChunks(format: Format, report: Report<FindingList>, opts: RenderOptions = {}): Iterable<string> {
   if (format === 'json') return renderJsonChunks(report);
   if (format === 'text') return [renderText(report, textOptions(opts))];
+  if (format === 'sarif') return renderSarifChunks(report, sarifOptions(opts));
   return [render(format, inMemory(report), opts)];
+}
+
+function sarifOptions(opts: RenderOptions) {
+  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText };
 }
 
 function textOptions(opts: RenderOptions) {

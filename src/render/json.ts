@@ -32,25 +32,26 @@ export function renderJson(report: Report): string {
  */
 export function* renderJsonChunks(report: Report<FindingList>): Generator<string> {
   yield '{\n  "version": 1,\n  "findings": ';
-  yield* arrayChunks(sortFindings(report.findings), finding);
+  yield* jsonArrayChunks(sortFindings(report.findings), finding);
   yield ',\n  "not_knowable": ';
-  yield* arrayChunks(sortNotKnowable(report.not_knowable), notKnowable);
+  yield* jsonArrayChunks(sortNotKnowable(report.not_knowable), notKnowable);
   yield `,\n  "summary": ${nested(summary(report.summary), 2)}\n}\n`;
 }
 
-/** A top-level array of the report (its key two spaces in), as `nested(items.map(shape), 2)` would write it. */
-function* arrayChunks<T>(items: Iterable<T>, shape: (item: T) => unknown): Generator<string> {
+/** An array whose key is `depth` spaces in, as `nested(items.map(shape), depth)` would write it, an item at a time. */
+export function* jsonArrayChunks<T>(items: Iterable<T>, shape: (item: T) => unknown, depth = 2): Generator<string> {
+  const indent = ' '.repeat(depth + 2);
   let chunk = '[';
   let first = true;
   for (const item of items) {
-    chunk += `${first ? '' : ','}\n    ${nested(shape(item), 4)}`;
+    chunk += `${first ? '' : ','}\n${indent}${nested(shape(item), depth + 2)}`;
     first = false;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
     }
   }
-  yield first ? '[]' : `${chunk}\n  ]`;
+  yield first ? '[]' : `${chunk}\n${' '.repeat(depth)}]`;
 }
 
 const CHUNK_CHARS = 1 << 16;

@@ -1,11 +1,12 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findingFingerprint } from '../findings/identity.js';
-import type { Finding, Report } from '../model/finding.js';
+import type { Finding, FindingList, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
 import { noLineText, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
+import { jsonArrayChunks } from './json.js';
 
 export interface SarifOptions {
   /** resumescope's own version, for tool.driver.version. */
@@ -33,6 +34,32 @@ const SRCROOT = '%SRCROOT%';
 const FINGERPRINT = 'resumescope/findingKey/v2';
 
 export function toSarif(report: Report, opts: SarifOptions) {
+  const writer = sarifWriter(opts);
+  const results = sortFindings(report.findings).map(writer.result);
+  return writer.frame(report, results);
+}
+
+/**
+ * The SARIF log as text, in pieces to write one after another: its results come one finding at
+ * a time (a bad server's log is hundreds of MB, more than one string may hold). The same bytes
+ * as `JSON.stringify(toSarif(report), null, 2)`: the results are the run's last key.
+ */
+export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptions): Generator<string> {
+  const writer = sarifWriter(opts);
+  // Whether any evidence lies outside the working directory decides the invocation, written before the results.
+  const files = new Set<string>();
+  for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
+  for (const file of files) writer.artifactOf(file);
+  const frame = `${JSON.stringify(writer.frame({ ...report, findings: [] }, []), null, 2)}\n`;
+  const at = frame.lastIndexOf(RESULTS_KEY);
+  yield frame.slice(0, at + RESULTS_KEY.length - 2);
+  yield* jsonArrayChunks(sortFindings(report.findings), writer.result, 6);
+  yield frame.slice(at + RESULTS_KEY.length);
+}
+
+const RESULTS_KEY = '"results": []';
+
+function sarifWriter(opts: SarifOptions) {
   const lineText = opts.lineText ?? noLineText;
   const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
   const ruleIndex = (id: string): number => catalogueOrder(id);
@@ -70,8 +97,7 @@ export function toSarif(report: Report, opts: SarifOptions) {
     };
   };
 
-  const results = sortFindings(report.findings).map(result);
-  return {
+  const frame = (report: Report, results: ReturnType<typeof result>[]) => ({
     $schema: SCHEMA,
     version: '2.1.0' as const,
     runs: [
@@ -111,7 +137,8 @@ export function toSarif(report: Report, opts: SarifOptions) {
         results,
       },
     ],
-  };
+  });
+  return { result, frame, artifactOf };
 }
 
 /**
@@ -132,6 +159,6 @@ function ruleName(id: string): string {
   return id.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
-export function renderSarif(report: Report, opts: SarifOptions): string {
-  return `${JSON.stringify(toSarif(report, opts), null, 2)}\n`;
+export function renderSarif(report: Report<FindingList>, opts: SarifOptions): string {
+  return [...renderSarifChunks(report, opts)].join('');
 }

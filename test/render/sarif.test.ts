@@ -122,3 +122,20 @@ describe('SARIF artifact URIs against the working directory', () => {
     expect(names['404-storm']).toBe('404Storm');
   });
 });
+
+describe('SARIF written a result at a time', () => {
+  const report = (files: string[]) => ({
+    ...makeReport(),
+    findings: files.map((file, i) => ({ rule: 'dual-writer', severity: 'error' as const, session: `S${i}`, at: `2025-01-01T00:00:0${i}.000Z`, message: `m${i}`, evidence: [{ file, line: 3 }, { file, line: 4 }] })),
+  });
+
+  it('is the same text as the whole log made at once, with and without results, inside and outside the working directory', async () => {
+    const { renderSarifChunks, toSarif } = await import('../../src/render/sarif.js');
+    for (const files of [[], ['/work/repo/a.ndjson'], ['/work/repo/a.ndjson', '/elsewhere/b.ndjson'], ['/elsewhere/b.ndjson', '/work/repo/a.ndjson']]) {
+      const opts = { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo' };
+      const chunks = [...renderSarifChunks(report(files), opts)];
+      expect(chunks.join(''), files.join(' ')).toBe(`${JSON.stringify(toSarif(report(files), opts), null, 2)}\n`);
+      if (files.length > 0) expect(chunks.length).toBeGreaterThan(2);
+    }
+  });
+});
