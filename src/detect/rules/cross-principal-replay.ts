@@ -2,7 +2,7 @@ import { defineRule } from '../rule.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface CrossPrincipalRow {
@@ -20,7 +20,7 @@ interface CrossPrincipalRow {
 function crossPrincipalReplay(db: Db, opts: DetectOptions): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const r of queryRows<CrossPrincipalRow>(db, 'rules/cross-principal-replay', opts)) {
+  for (const r of eachQueryRow<CrossPrincipalRow>(db, 'rules/cross-principal-replay', opts)) {
     const rule = 'cross-principal-replay';
     // No session behind the replayed events (an id no session emitted, presented without a session): nothing to own.
     if (r.source_session === null) continue;

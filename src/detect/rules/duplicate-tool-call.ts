@@ -2,7 +2,7 @@ import { defineRule } from '../rule.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface DuplicateCallRow {
@@ -48,7 +48,7 @@ const inSession = (session: string | null): string => (session !== null ? `in ${
 function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const r of queryRows<DuplicateCallRow>(db, 'rules/duplicate-tool-call', opts)) {
+  for (const r of eachQueryRow<DuplicateCallRow>(db, 'rules/duplicate-tool-call', opts)) {
     const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
     if (r.proxy_seen) {
       notKnowable.push({

@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../../model/finding.js';
 import { compareIds, orderedByEmission } from '../../model/event-order.js';
 import { proxyReplayStart } from '../facts/proxy-view.js';
-import { queryRows, evidenceIds } from '../query-rows.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { at, idList } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
@@ -26,7 +26,7 @@ interface DuplicateRow {
 export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const d of queryRows<DuplicateRow>(facts.db, 'rules/event-id-regression', facts.opts)) {
+  for (const d of eachQueryRow<DuplicateRow>(facts.db, 'rules/event-id-regression', facts.opts)) {
     const others = String(d.reused_ids).split(', ').filter((id) => id !== String(d.event_id));
     findings.push({
       rule: 'event-id-regression',

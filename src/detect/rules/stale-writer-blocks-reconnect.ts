@@ -4,7 +4,7 @@ import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface StaleWriterRow {
@@ -26,7 +26,7 @@ interface StaleWriterRow {
 function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const r of queryRows<StaleWriterRow>(db, 'rules/stale-writer-blocks-reconnect', opts)) {
+  for (const r of eachQueryRow<StaleWriterRow>(db, 'rules/stale-writer-blocks-reconnect', opts)) {
     if (r.still_open_at_log_end) {
       notKnowable.push({
         rule: 'stale-writer-blocks-reconnect',

@@ -1,5 +1,5 @@
 import type { NotKnowable } from '../../model/finding.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { defineRule } from '../rule.js';
 import { at, duration } from '../../model/phrasing.js';
 import type { RawFinding } from '../types.js';
@@ -66,7 +66,7 @@ export default defineRule({
   detect(ctx) {
     const findings: RawFinding[] = [];
     const notKnowable: NotKnowable[] = [];
-    for (const r of queryRows<Row>(ctx.db, 'rules/stranded-response', ctx.opts)) {
+    for (const r of eachQueryRow<Row>(ctx.db, 'rules/stranded-response', ctx.opts)) {
       if (r.how === 'pending') {
         notKnowable.push({
           rule: 'stranded-response',
