@@ -52,6 +52,11 @@ export function inReportOrder(findings: readonly Finding[]): Finding[] {
   return groupBySeverityAndRule(findings).flatMap((g) => g.rules.flatMap((r) => r.findings));
 }
 
+/** inReportOrder for any list, one finding at a time. */
+export function* reportOrder(findings: FindingList): Generator<Finding> {
+  for (const g of ruleGroups(findings)) for (const r of g.rules) yield* r.findings;
+}
+
 export function countBySeverity(findings: FindingList): Record<Severity, number> {
   const counts: Record<Severity, number> = { info: 0, warning: 0, error: 0, critical: 0 };
   if (Array.isArray(findings)) for (const f of findings) counts[f.severity] += 1;

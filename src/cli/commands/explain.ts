@@ -1,10 +1,9 @@
-import { inMemory } from '../../findings/recount.js';
 import type { Command } from 'commander';
 import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { filterReport } from '../../findings/filter.js';
-import { inReportOrder } from '../../render/common.js';
+import { reportOrder } from '../../render/common.js';
 import { explainFinding } from '../../render/index.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
@@ -37,15 +36,20 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         let report = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
-        let numbered = inReportOrder(inMemory(report).findings).map((f, i) => ({ f, n: i + 1 }));
-        if (flags.n !== undefined) {
-          const n = positiveInt(flags.n, '-n');
-          if (n > numbered.length) throw new UsageError(`-n ${n}: only ${numbered.length} matching finding(s)`);
-          numbered = [numbered[n - 1]!];
-        }
-        if (numbered.length === 0) io.out('No finding matches: nothing to explain.\n');
+        const total = report.findings.length;
+        const only = flags.n === undefined ? undefined : positiveInt(flags.n, '-n');
+        if (only !== undefined && only > total) throw new UsageError(`-n ${only}: only ${total} matching finding(s)`);
+        if (total === 0) io.out('No finding matches: nothing to explain.\n');
         const lineText = lineTextResolver(ws.db);
-        io.out(numbered.map(({ f, n }) => `#${n}  ${explainFinding(f, lineText, process.cwd())}`).join('\n\n') + (numbered.length ? '\n' : ''));
+        // Read a finding at a time from the report's table, each written as it is explained.
+        let n = 0;
+        for (const f of reportOrder(report.findings)) {
+          n += 1;
+          if (only !== undefined && n !== only) continue;
+          io.out(`${n > 1 && only === undefined ? '\n\n' : ''}#${n}  ${explainFinding(f, lineText, process.cwd())}`);
+          if (only !== undefined) break;
+        }
+        if (total > 0) io.out('\n');
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();
