@@ -5,7 +5,7 @@ import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
 import { renderHtml, type HtmlOptions } from './html/index.js';
 import { renderJson, renderJsonChunks } from './json.js';
-import { renderJunit } from './junit.js';
+import { renderJunit, renderJunitChunks } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderSarif, renderSarifChunks } from './sarif.js';
 import { renderText } from './text.js';
@@ -60,7 +60,7 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'sarif':
       return renderSarif(report, sarifOptions(opts));
     case 'junit':
-      return renderJunit(report, { lineText: opts.lineText, failOn: opts.failOn });
+      return renderJunit(report, junitOptions(opts));
     case 'markdown':
       return renderMarkdown(report, { ...readable(opts), failOn: opts.failOn });
     case 'html':
@@ -77,14 +77,20 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
 
 /**
  * render() in pieces to write one after another: JSON (the format a machine reads,
- * with every finding) and SARIF come finding by finding; the others are one piece. JSON, SARIF
- * and text read a table's findings one at a time; the other formats take them into memory first.
+ * with every finding) and SARIF come finding by finding, JUnit rule by rule; the others are one
+ * piece. JSON, SARIF, JUnit and text read a table's findings as they go; html and markdown take
+ * them into memory first.
  */
 export function renderChunks(format: Format, report: Report<FindingList>, opts: RenderOptions = {}): Iterable<string> {
   if (format === 'json') return renderJsonChunks(report);
   if (format === 'text') return [renderText(report, textOptions(opts))];
   if (format === 'sarif') return renderSarifChunks(report, sarifOptions(opts));
+  if (format === 'junit') return renderJunitChunks(report, junitOptions(opts));
   return [render(format, inMemory(report), opts)];
+}
+
+function junitOptions(opts: RenderOptions) {
+  return { lineText: opts.lineText, failOn: opts.failOn };
 }
 
 function sarifOptions(opts: RenderOptions) {

@@ -1,4 +1,4 @@
-import type { Finding, Report } from '../model/finding.js';
+import type { Finding, FindingList, OrderedFindings, Report } from '../model/finding.js';
 import { meetsThreshold, type FailOn } from '../model/severity.js';
 import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { noLineText, quoteLine, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
@@ -20,24 +20,25 @@ export interface JunitOptions {
  * requires are there, and their values come from the log (the time of the
  * last finding), so the same log always gives the same file.
  */
-export function renderJunit(report: Report, opts: JunitOptions = {}): string {
-  const lineText = opts.lineText ?? noLineText;
-  const failOn = opts.failOn ?? 'info';
-  const all = sortFindings(report.findings);
-  const timestamp = junitTimestamp(all);
-  const suites = RULE_IDS.map((id, index) => suite(id, index, all, report, failOn, lineText, timestamp));
-  // The strict schema allows no attribute on <testsuites>: the counts live on each suite.
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<testsuites>',
-    ...suites,
-    '</testsuites>',
-    '',
-  ].join('\n');
+export function renderJunit(report: Report<FindingList>, opts: JunitOptions = {}): string {
+  return [...renderJunitChunks(report, opts)].join('');
 }
 
-function suite(id: RuleId, index: number, all: Finding[], report: Report, failOn: FailOn, lineText: LineText, timestamp: string): string {
-  const own = all.filter((f) => f.rule === id);
+/** renderJunit's text a suite at a time, each rule's findings read on their own (a table's, from the table). */
+export function* renderJunitChunks(report: Report<FindingList>, opts: JunitOptions = {}): Generator<string> {
+  const lineText = opts.lineText ?? noLineText;
+  const failOn = opts.failOn ?? 'info';
+  const findings = report.findings;
+  const sorted = Array.isArray(findings) ? sortFindings(findings) : undefined;
+  const ofRule = (id: RuleId): Finding[] => (sorted ? sorted.filter((f) => f.rule === id) : [...(findings as OrderedFindings).ofRule(id)]);
+  const timestamp = junitTimestamp(sorted ?? findings);
+  // The strict schema allows no attribute on <testsuites>: the counts live on each suite.
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n';
+  for (const [index, id] of RULE_IDS.entries()) yield `${suite(id, index, ofRule(id), report, failOn, lineText, timestamp)}\n`;
+  yield '</testsuites>\n';
+}
+
+function suite(id: RuleId, index: number, own: Finding[], report: Report<FindingList>, failOn: FailOn, lineText: LineText, timestamp: string): string {
   const failing = own.filter((f) => meetsThreshold(f.severity, failOn));
   const classname = `resumescope.${ruleOf(id).family}.${id}`;
   const cases =
@@ -73,7 +74,8 @@ function suite(id: RuleId, index: number, all: Finding[], report: Report, failOn
 }
 
 /** The schema's timestamp is an ISO 8601 time without a zone: the last finding's, in UTC; the epoch when there is none. */
-function junitTimestamp(findings: Finding[]): string {
-  const last = findings.reduce((m, f) => (f.at > m ? f.at : m), '1970-01-01T00:00:00.000Z');
+function junitTimestamp(findings: Iterable<Finding>): string {
+  let last = '1970-01-01T00:00:00.000Z';
+  for (const f of findings) if (f.at > last) last = f.at;
   return last.slice(0, 19);
 }
