@@ -62,7 +62,7 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'junit':
       return renderJunit(report, junitOptions(opts));
     case 'markdown':
-      return renderMarkdown(report, { ...readable(opts), failOn: opts.failOn });
+      return renderMarkdown(report, markdownOptions(opts));
     case 'html':
       return renderHtml(report, {
         lineText: opts.lineText,
@@ -78,15 +78,19 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
 /**
  * render() in pieces to write one after another: JSON (the format a machine reads,
  * with every finding) and SARIF come finding by finding, JUnit rule by rule; the others are one
- * piece. JSON, SARIF, JUnit and text read a table's findings as they go; html and markdown take
- * them into memory first.
+ * piece. All but html read a table's findings as they go; html takes them into memory first.
  */
 export function renderChunks(format: Format, report: Report<FindingList>, opts: RenderOptions = {}): Iterable<string> {
   if (format === 'json') return renderJsonChunks(report);
   if (format === 'text') return [renderText(report, textOptions(opts))];
   if (format === 'sarif') return renderSarifChunks(report, sarifOptions(opts));
   if (format === 'junit') return renderJunitChunks(report, junitOptions(opts));
+  if (format === 'markdown') return [renderMarkdown(report, markdownOptions(opts))];
   return [render(format, inMemory(report), opts)];
+}
+
+function markdownOptions(opts: RenderOptions) {
+  return { ...readable(opts), failOn: opts.failOn };
 }
 
 function junitOptions(opts: RenderOptions) {

@@ -1,13 +1,14 @@
 import { exitCodeFor } from '../findings/gate.js';
-import type { Finding, Report } from '../model/finding.js';
+import type { Finding, FindingList, Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
 import {
   countBySeverity,
-  groupBySeverityAndRule,
   groupNotKnowable,
   noLineText,
   plural,
   quoteEvidence,
+  reportOrder,
+  ruleGroups,
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
@@ -36,7 +37,7 @@ export interface MarkdownOptions {
 const NOT_KNOWABLE_SESSIONS = 10;
 
 /** For a CI job summary or a PR comment: status, a count table, then each finding folded. */
-export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): string {
+export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOptions = {}): string {
   const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const failOn = opts.failOn ?? 'error';
   const maxDetails = opts.maxDetails ?? 50;
@@ -49,15 +50,20 @@ export function renderMarkdown(report: Report, opts: MarkdownOptions = {}): stri
     `${status} **resumescope**: ${found} in ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')} (gate: fail on ${failOn})`,
   ];
 
-  const groups = groupBySeverityAndRule(report.findings);
+  const groups = ruleGroups(report.findings);
   if (groups.length > 0) {
     out.push('', '| rule | severity | count |', '|---|---|---:|');
-    for (const g of groups) for (const r of g.rules) out.push(`| \`${r.rule}\` | ${g.severity} | ${r.findings.length} |`);
-    const ordered = groups.flatMap((g) => g.rules.flatMap((r) => r.findings));
+    for (const g of groups) for (const r of g.rules) out.push(`| \`${r.rule}\` | ${g.severity} | ${r.count} |`);
     out.push('');
-    for (const f of ordered.slice(0, maxDetails)) out.push(...details(f, quoting), '');
-    if (ordered.length > maxDetails) {
-      out.push(`…and ${plural(ordered.length - maxDetails, 'more finding')}: run \`resumescope\` with \`--format text\` for all of them.`, '');
+    // The first few in the text report's order, read no further than they go.
+    let shown = 0;
+    for (const f of reportOrder(report.findings)) {
+      if (shown++ === maxDetails) break;
+      out.push(...details(f, quoting), '');
+    }
+    const total = report.findings.length;
+    if (total > maxDetails) {
+      out.push(`…and ${plural(total - maxDetails, 'more finding')}: run \`resumescope\` with \`--format text\` for all of them.`, '');
     }
   }
 
