@@ -32,7 +32,7 @@ export class FindingTable implements Iterable<Finding> {
       last_evidence INTEGER,
       level INTEGER NOT NULL DEFAULT 0
     )`);
-    return new FindingTable(db, { name, levels: 0, sealed: false }, 0);
+    return new FindingTable(db, { name, levels: 0, sealed: false, dropped: false }, 0);
   }
 
   private lengthCache: number | undefined;
@@ -41,7 +41,7 @@ export class FindingTable implements Iterable<Finding> {
   private constructor(
     private readonly db: Db,
     /** What every view of the table shares. */
-    private readonly table: { name: string; levels: number; sealed: boolean },
+    private readonly table: { name: string; levels: number; sealed: boolean; dropped: boolean },
     private readonly level: number,
   ) {}
 
@@ -158,6 +158,13 @@ export class FindingTable implements Iterable<Finding> {
     return [...this];
   }
 
+  /** Drops the table, for every view of it: a run that took its findings into memory needs it no more. */
+  drop(): void {
+    if (this.table.dropped) return;
+    this.table.dropped = true;
+    this.db.exec(`DROP TABLE IF EXISTS temp.${this.table.name}`);
+  }
+
   /**
    * The rows as findings with their row number, a page at a time: one evidence lookup per page.
    * Each read prepares its own statement, so that a read left unfinished blocks no other.
@@ -183,6 +190,7 @@ export class FindingTable implements Iterable<Finding> {
   }
 
   private refuseUnsealed(): void {
+    if (this.table.dropped) throw new Error('findings read after their table was dropped');
     if (!this.table.sealed) throw new Error('findings read before the report was sealed');
   }
 }

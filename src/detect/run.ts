@@ -19,7 +19,11 @@ export interface RunOptions extends Partial<DetectOptions> {
 /** Runs every rule over the timeline and assembles the contract's report, its findings in memory. */
 export function detect(db: Db, opts: RunOptions = {}): Report {
   const report = detectIntoTable(db, opts);
-  return { ...report, findings: report.findings.toArray() };
+  try {
+    return { ...report, findings: report.findings.toArray() };
+  } finally {
+    report.findings.drop();
+  }
 }
 
 /** detect(), its findings set down in a table as the rules report them (findings/finding-table.ts). */

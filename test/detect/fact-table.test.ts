@@ -81,6 +81,8 @@ describe('fact tables', () => {
     const db = await derived();
     detect(db);
     expect(factTables(db)).toEqual([]);
+    // The report's findings too, once detect() took them into memory.
+    expect(db.prepare("SELECT name FROM sqlite_temp_master WHERE name LIKE 'report_findings%'").pluck().all()).toEqual([]);
     const failing = { ...RULES[8]!, detect: () => { throw new Error('rule failed'); } } as RuleModule;
     expect(() => detect(db, { rules: [...RULES.slice(0, 8), failing] })).toThrow('rule failed');
     expect(factTables(db)).toEqual([]);

@@ -88,6 +88,16 @@ describe('a finding table', () => {
     expect(() => table.filter(() => true)).toThrow(/newest view/);
   });
 
+  it('leaves nothing behind once dropped, and refuses a read after', () => {
+    const db = openDb(':memory:');
+    const table = FindingTable.create(db);
+    table.add([raw('dual-writer', 'S1', 1, 'a')]);
+    const view = table.seal().filter(() => true);
+    table.drop();
+    expect(db.prepare("SELECT count(*) FROM temp.sqlite_master WHERE type = 'table'").pluck().get()).toBe(0);
+    expect(() => [...view]).toThrow(/after their table was dropped/);
+  });
+
   it('is read only once sealed, and takes no finding after', () => {
     const table = FindingTable.create(openDb(':memory:'));
     table.add([raw('dual-writer', 'S1', 1, 'a')]);
