@@ -56,24 +56,29 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
     else runRules(db, options, unit, sink.take);
   };
   try {
-    await withCacheKiBAsync(db, DETECT_CACHE_KIB, async () => {
-      for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
-        work(units[i]!);
-        // The worker's findings wait as messages until this thread takes them: take them between units.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+    try {
+      await withCacheKiBAsync(db, DETECT_CACHE_KIB, async () => {
+        for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
+          work(units[i]!);
+          // The worker's findings wait as messages until this thread takes them: take them between units.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      });
+      await finished;
+    } finally {
+      await worker.terminate();
+    }
+    // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
+    // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
+    withCacheKiB(db, DETECT_CACHE_KIB, () => {
+      if (summary === undefined) summary = summarize(db);
+      runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take);
     });
-    await finished;
-  } finally {
-    await worker.terminate();
+    return sink.report(summary!);
+  } catch (err) {
+    sink.discard();
+    throw err;
   }
-  // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
-  // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
-  withCacheKiB(db, DETECT_CACHE_KIB, () => {
-    if (summary === undefined) summary = summarize(db);
-    runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take);
-  });
-  return sink.report(summary!);
 }
 
 /**

@@ -32,8 +32,13 @@ export function detectIntoTable(db: Db, opts: RunOptions = {}): Report<FindingTa
   refreshStatistics(db);
   const options = detectOptionsOf(opts);
   const sink = new ReportSink(db);
-  withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take));
-  return sink.report(summarize(db));
+  try {
+    withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take));
+    return sink.report(summarize(db));
+  } catch (err) {
+    sink.discard();
+    throw err;
+  }
 }
 
 export function detectOptionsOf(opts: RunOptions): DetectOptions {
@@ -92,6 +97,11 @@ export class ReportSink {
 
   has(rule: string): boolean {
     return this.taken.has(rule);
+  }
+
+  /** A run that failed leaves no table behind. */
+  discard(): void {
+    this.table.drop();
   }
 
   report(inputSummary: InputSummary): Report<FindingTable> {

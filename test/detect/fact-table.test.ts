@@ -86,5 +86,6 @@ describe('fact tables', () => {
     const failing = { ...RULES[8]!, detect: () => { throw new Error('rule failed'); } } as RuleModule;
     expect(() => detect(db, { rules: [...RULES.slice(0, 8), failing] })).toThrow('rule failed');
     expect(factTables(db)).toEqual([]);
+    expect(db.prepare("SELECT name FROM sqlite_temp_master WHERE name LIKE 'report_findings%'").pluck().all()).toEqual([]);
   });
 });
