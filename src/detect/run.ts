@@ -26,7 +26,7 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
   }
 }
 
-/** detect(), its findings set down in a table as the rules report them (findings/finding-table.ts). */
+/** detect(), its findings set down in a table as the rules report them (detect/finding-table.ts). */
 export function detectIntoTable(db: Db, opts: RunOptions = {}): Report<FindingTable> {
   deriveTimeline(db);
   refreshStatistics(db);

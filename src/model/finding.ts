@@ -43,7 +43,7 @@ export interface Summary {
 
 /**
  * Findings too many to hold, kept outside the heap and read in timeline order one at a time
- * (findings/finding-table.ts): what a report's filters, gate and renderers need of them.
+ * (detect/finding-table.ts): what a report's filters, gate and renderers need of them.
  */
 export interface OrderedFindings extends Iterable<Finding> {
   readonly length: number;
