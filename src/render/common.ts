@@ -228,7 +228,7 @@ function compareTime(a: string, b: string): number {
 }
 
 /**
- * By code point, as SQLite's BINARY collation orders UTF-8 (findings/finding-table.ts reads in that
+ * By code point, as SQLite's BINARY collation orders UTF-8 (detect/finding-table.ts reads in that
  * order): UTF-16 code units order the same except a surrogate (an astral character) against
  * U+E000..U+FFFF, which this lifts back into code point order.
  */
