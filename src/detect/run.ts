@@ -64,7 +64,6 @@ export function runRules(db: Db, options: DetectOptions, rules: readonly RuleMod
       const out = rule.detect(contextOf(db, options, rule, facts));
       const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
       if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
-      for (const f of out.findings) f.message = flatString(f.message);
       take(rule.id, out);
       for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
     });
@@ -110,17 +109,6 @@ export class ReportSink {
     const nk = this.notKnowable.sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
     return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: findings.byRule() } };
   }
-}
-
-/**
- * The same text in one piece. A message put together from phrasing helpers is a rope of every piece
- * V8 joined (about 460 bytes more than its text), and a report holds tens of thousands of them until it
- * is written: at 3M production lines, about 20 MB. JSON keeps every character (a lone surrogate too).
- * (Not a not-knowable's reason: those ropes share their long constant parts, and flat, the 300k of
- * 10M production lines took 65 MB instead of 49.)
- */
-function flatString(s: string): string {
-  return JSON.parse(JSON.stringify(s)) as string;
 }
 
 /** Drops a fact from the run, and the temporary table it reads from if it has one (FactTable). */
