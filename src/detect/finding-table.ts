@@ -1,4 +1,4 @@
-import { RULE_IDS, ruleOf } from './rules/index.js';
+import { ruleOf } from './rules/index.js';
 import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
 import type { RawFinding } from './types.js';
 import type { Finding } from '../model/finding.js';
@@ -107,14 +107,6 @@ export class FindingTable implements Iterable<Finding> {
   /** How many findings this view holds. */
   get length(): number {
     return (this.lengthCache ??= [...this.countByRule().values()].reduce((a, b) => a + b, 0));
-  }
-
-  /** Findings per rule id, in catalogue order, for the rules that have some: a report's `by_rule`. */
-  byRule(): Record<string, number> {
-    const counts = this.countByRule();
-    const byRule: Record<string, number> = {};
-    for (const id of RULE_IDS) if (counts.has(id)) byRule[id] = counts.get(id)!;
-    return byRule;
   }
 
   /** Findings per rule id, for the rules that have some. */

@@ -5,7 +5,7 @@ import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
-import { RULE_IDS, RULES } from './rules/index.js';
+import { countsInCatalogueOrder, RULE_IDS, RULES } from './rules/index.js';
 import { summarize, type InputSummary } from './summary.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput } from './types.js';
 
@@ -107,7 +107,7 @@ export class ReportSink {
     explainEngineDivergences(this.table, RULE_IDS);
     const findings = this.table.seal();
     const nk = this.notKnowable.sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
-    return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: findings.byRule() } };
+    return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: countsInCatalogueOrder(findings.countByRule()) } };
   }
 }
 

@@ -1,15 +1,9 @@
 import type { Finding, FindingList, NotKnowable, Report } from '../model/finding.js';
-import { RULE_IDS } from '../detect/rules/index.js';
+import { countsInCatalogueOrder } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
 export function countByRule(findings: FindingList): Record<string, number> {
-  const counts = Array.isArray(findings) ? countEach(findings) : findings.countByRule();
-  const byRule: Record<string, number> = {};
-  for (const id of RULE_IDS) {
-    const n = counts.get(id);
-    if (n !== undefined) byRule[id] = n;
-  }
-  return byRule;
+  return countsInCatalogueOrder(Array.isArray(findings) ? countEach(findings) : findings.countByRule());
 }
 
 function countEach(findings: readonly Finding[]): Map<string, number> {

@@ -1,5 +1,5 @@
 import type { Finding, FindingList, NodeSummary, NotKnowable, Report, Summary } from '../model/finding.js';
-import { RULE_IDS } from '../detect/rules/index.js';
+import { countsInCatalogueOrder } from '../detect/rules/index.js';
 import { sortFindings, sortNotKnowable } from './common.js';
 
 /**
@@ -77,11 +77,6 @@ function notKnowable(n: NotKnowable): NotKnowable {
 }
 
 function summary(s: Summary): Summary {
-  const byRule: Summary['by_rule'] = {};
-  for (const id of RULE_IDS) {
-    const n = s.by_rule[id];
-    if (n !== undefined) byRule[id] = n;
-  }
   const nodes: Record<string, NodeSummary> = {};
   for (const name of Object.keys(s.nodes).sort()) {
     const node = s.nodes[name]!;
@@ -92,7 +87,7 @@ function summary(s: Summary): Summary {
     rejected_lines: s.rejected_lines,
     ignored_lines: s.ignored_lines,
     sessions: s.sessions,
-    by_rule: byRule,
+    by_rule: countsInCatalogueOrder(new Map(Object.entries(s.by_rule))),
     nodes,
     protocol_versions: sortedKeys(s.protocol_versions ?? {}),
   };

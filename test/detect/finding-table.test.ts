@@ -41,7 +41,7 @@ describe('a finding table', () => {
     // The in-memory renderers sort to the same order.
     expect(keys(sortFindings(read.slice().reverse()))).toEqual(keys(read));
     expect(table.length).toBe(8);
-    expect(table.byRule()).toEqual({ 'silent-truncation': 3, 'dual-writer': 3, '404-storm': 2 });
+    expect(Object.fromEntries(table.countByRule())).toEqual({ 'silent-truncation': 3, 'dual-writer': 3, '404-storm': 2 });
     expect([...table.ofRule('dual-writer')].map((f) => f.session)).toEqual(['S1', null, 'S1']);
     expect([...table.ofRule('replay-on-attach')]).toEqual([]);
   });
@@ -78,7 +78,7 @@ describe('a finding table', () => {
     const table = tableOf([raw('dual-writer', 'S1', 1, 'a'), raw('dual-writer', 'S2', 2, 'b'), raw('dual-writer', 'S3', 3, 'c')], [raw('404-storm', 'S2', 4, 'd')]);
     const s2 = table.filter((f) => f.session === 'S2');
     expect([...s2].map((f) => f.message)).toEqual(['b', 'd']);
-    expect(s2.byRule()).toEqual({ 'dual-writer': 1, '404-storm': 1 });
+    expect(Object.fromEntries(s2.countByRule())).toEqual({ 'dual-writer': 1, '404-storm': 1 });
     const storms = s2.filter((f) => f.rule === '404-storm');
     expect([...storms].map((f) => f.message)).toEqual(['d']);
     expect([...s2].map((f) => f.message)).toEqual(['b', 'd']);

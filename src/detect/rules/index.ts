@@ -81,3 +81,13 @@ const ORDER = new Map<string, number>(RULES.map((r, i) => [r.id, i]));
 export function catalogueOrder(id: string): number {
   return ORDER.get(id) ?? -1;
 }
+
+/** Counts per rule id as a report's `by_rule`: in catalogue order, only the catalogue's rules that have some. */
+export function countsInCatalogueOrder(counts: ReadonlyMap<string, number>): Record<string, number> {
+  const byRule: Record<string, number> = {};
+  for (const id of RULE_IDS) {
+    const n = counts.get(id);
+    if (n !== undefined) byRule[id] = n;
+  }
+  return byRule;
+}
