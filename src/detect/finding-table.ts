@@ -20,18 +20,8 @@ export class FindingTable implements Iterable<Finding> {
 
   static create(db: Db): FindingTable {
     const name = `report_findings_${++FindingTable.made}`;
-    // at_ms is the finding's time as the report prints it (to the ms); the order
-    // index leaves the message and arrival order to a small sort of ties.
-    db.exec(`CREATE TEMP TABLE ${name} (
-      n INTEGER PRIMARY KEY,
-      rule TEXT NOT NULL,
-      session TEXT,
-      at_ms INTEGER NOT NULL,
-      message TEXT NOT NULL,
-      evidence TEXT NOT NULL,
-      last_evidence INTEGER,
-      level INTEGER NOT NULL DEFAULT 0
-    )`);
+    // The order index (seal) leaves the message and arrival order to a small sort of ties.
+    db.exec(`CREATE TEMP TABLE ${name} (${FINDING_COLUMNS})`);
     return new FindingTable(db, { name, levels: 0, sealed: false, dropped: false }, 0);
   }
 
@@ -48,12 +38,30 @@ export class FindingTable implements Iterable<Finding> {
   /** One rule's findings, in the order it reported them (the order of ties in the report). */
   add(findings: readonly RawFinding[]): void {
     if (this.table.sealed) throw new Error('findings added after the report was sealed');
-    const insert = this.db.prepare(`INSERT INTO temp.${this.table.name} (rule, session, at_ms, message, evidence, last_evidence) VALUES (?, ?, ?, ?, ?, ?)`);
-    this.db.transaction(() => {
-      for (const f of findings) {
-        insert.run(f.rule, f.session, Math.trunc(f.atMs), f.message, JSON.stringify(f.evidenceIds), f.evidenceIds[f.evidenceIds.length - 1] ?? null);
-      }
-    })();
+    insertFindings(this.db, `temp.${this.table.name}`, findings);
+  }
+
+  /**
+   * The findings of these rules that another thread set down in a findings file
+   * (detect/findings-file.ts), each rule's in the order it reported them. Rows of any other
+   * rule stay out: a thread that died after writing a rule's findings, before it said so,
+   * leaves that rule to be judged again here.
+   */
+  adopt(path: string, rules: readonly string[]): void {
+    if (this.table.sealed) throw new Error('findings added after the report was sealed');
+    if (rules.length === 0) return;
+    const schema = `${this.table.name}_adopted`;
+    this.db.prepare(`ATTACH ? AS ${schema}`).run(path);
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO temp.${this.table.name} (${COPIED}) SELECT ${COPIED} FROM ${schema}.findings
+           WHERE rule IN (SELECT value FROM json_each(?)) ORDER BY n`,
+        )
+        .run(JSON.stringify(rules));
+    } finally {
+      this.db.exec(`DETACH ${schema}`);
+    }
   }
 
   /**
@@ -188,6 +196,30 @@ export class FindingTable implements Iterable<Finding> {
     if (this.table.dropped) throw new Error('findings read after their table was dropped');
     if (!this.table.sealed) throw new Error('findings read before the report was sealed');
   }
+}
+
+/** A findings table's columns: at_ms is the finding's time as the report prints it (to the ms). */
+export const FINDING_COLUMNS = `
+  n INTEGER PRIMARY KEY,
+  rule TEXT NOT NULL,
+  session TEXT,
+  at_ms INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  evidence TEXT NOT NULL,
+  last_evidence INTEGER,
+  level INTEGER NOT NULL DEFAULT 0`;
+
+/** What a row holds of its finding; n and level are the table's own. */
+const COPIED = 'rule, session, at_ms, message, evidence, last_evidence';
+
+/** One rule's findings into a findings table (`table` schema-qualified), in one transaction, in the order given. */
+export function insertFindings(db: Db, table: string, findings: readonly RawFinding[]): void {
+  const insert = db.prepare(`INSERT INTO ${table} (${COPIED}) VALUES (?, ?, ?, ?, ?, ?)`);
+  db.transaction(() => {
+    for (const f of findings) {
+      insert.run(f.rule, f.session, Math.trunc(f.atMs), f.message, JSON.stringify(f.evidenceIds), f.evidenceIds[f.evidenceIds.length - 1] ?? null);
+    }
+  })();
 }
 
 function* findingsOf(rows: Iterable<[number, Finding]>): Generator<Finding> {

@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Report } from '../model/finding.js';
 import type { FindingTable } from './finding-table.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
+import { FINDINGS_FILE, scratchFolder } from '../store/scratch-db.js';
 import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
@@ -37,13 +39,21 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   const rules = enabledRules(opts);
   const units = workUnits(rules);
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const data: RulesWorkerData = { path: db.name, options, units: units.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })), counter };
+  const folder = scratchFolder();
+  const findingsPath = join(folder.path, FINDINGS_FILE);
+  const data: RulesWorkerData = {
+    path: db.name,
+    findingsPath,
+    options,
+    units: units.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })),
+    counter,
+  };
   const sink = new ReportSink(db);
   let summary: InputSummary | undefined;
   const worker = new Worker(script, { workerData: data, resourceLimits: RULES_WORKER_LIMITS });
   const finished = new Promise<void>((resolve) => {
     worker.on('message', (m: FromRulesWorker) => {
-      if (m.type === 'rule') sink.take(m.rule, m.output);
+      if (m.type === 'rule') sink.takeStored(m.rule, m.notKnowable);
       else if (m.type === 'summary') summary = m.summary;
       else resolve();
     });
@@ -60,7 +70,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
       await withCacheKiBAsync(db, DETECT_CACHE_KIB, async () => {
         for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
           work(units[i]!);
-          // The worker's findings wait as messages until this thread takes them: take them between units.
+          // The worker's messages (a rule done, what it could not judge) wait until this thread takes them: take them between units.
           await new Promise((resolve) => setImmediate(resolve));
         }
       });
@@ -68,6 +78,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
     } finally {
       await worker.terminate();
     }
+    sink.adoptStored(findingsPath);
     // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
     // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
     withCacheKiB(db, DETECT_CACHE_KIB, () => {
@@ -78,6 +89,8 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   } catch (err) {
     sink.discard();
     throw err;
+  } finally {
+    folder.remove();
   }
 }
 

@@ -81,21 +81,39 @@ export class ReportSink {
   private readonly table: FindingTable;
   private readonly notKnowable: NotKnowable[] = [];
   private readonly taken = new Set<string>();
+  /** Rules whose findings another thread set down in a findings file, not yet adopted. */
+  private stored: string[] = [];
 
   constructor(db: Db) {
     this.table = FindingTable.create(db);
   }
 
   readonly take = (rule: string, out: DetectorOutput): void => {
-    if (this.taken.has(rule)) throw new Error(`rule ${rule} was reported twice`);
-    this.taken.add(rule);
+    this.claim(rule, out.notKnowable);
     this.table.add(out.findings);
-    // A not-knowable repeats only within its own rule: deduplicated per rule, a rule's keys at a time.
-    for (const n of dedupeNotKnowable(out.notKnowable)) this.notKnowable.push(n);
   };
+
+  /** A rule done on another thread, its findings committed to that thread's findings file (adoptStored). */
+  takeStored(rule: string, notKnowable: NotKnowable[]): void {
+    this.claim(rule, notKnowable);
+    this.stored.push(rule);
+  }
+
+  /** The findings of the rules takeStored took, from the findings file they were set down in. */
+  adoptStored(findingsPath: string): void {
+    this.table.adopt(findingsPath, this.stored);
+    this.stored = [];
+  }
 
   has(rule: string): boolean {
     return this.taken.has(rule);
+  }
+
+  private claim(rule: string, notKnowable: NotKnowable[]): void {
+    if (this.taken.has(rule)) throw new Error(`rule ${rule} was reported twice`);
+    this.taken.add(rule);
+    // A not-knowable repeats only within its own rule: deduplicated per rule, a rule's keys at a time.
+    for (const n of dedupeNotKnowable(notKnowable)) this.notKnowable.push(n);
   }
 
   /** A run that failed leaves no table behind. */
@@ -104,6 +122,7 @@ export class ReportSink {
   }
 
   report(inputSummary: InputSummary): Report<FindingTable> {
+    if (this.stored.length > 0) throw new Error(`the findings of ${this.stored.join(', ')} were not adopted`);
     explainEngineDivergences(this.table, RULE_IDS);
     const findings = this.table.seal();
     const nk = this.notKnowable.sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));

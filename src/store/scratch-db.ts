@@ -13,16 +13,12 @@ import { markQuotesFromFiles, openDb, type Db } from './db.js';
  * or at exit if it never is.
  */
 export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
-  removeOrphans();
-  const dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
-  const remove = () => rmSync(dir, { recursive: true, force: true });
-  process.once('exit', remove);
+  const folder = scratchFolder();
   let db: Db;
   try {
-    db = openDb(join(dir, FILE));
+    db = openDb(join(folder.path, TIMELINE_FILE));
   } catch (err) {
-    remove();
-    process.off('exit', remove);
+    folder.remove();
     throw err;
   }
   // Nothing to keep across a crash, as with EMBEDDED_DB.
@@ -30,17 +26,38 @@ export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
   const close = db.close.bind(db);
   db.close = () => {
     close();
-    remove();
-    process.off('exit', remove);
+    folder.remove();
     return db;
   };
   return opts.quotesFromFiles ? markQuotesFromFiles(db) : db;
 }
 
+/** A private folder (mode 0700) for a run's throw-away files, removed by `remove()` or at exit. */
+export interface ScratchFolder {
+  path: string;
+  remove(): void;
+}
+
+export function scratchFolder(): ScratchFolder {
+  removeOrphans();
+  const path = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+  const rm = () => rmSync(path, { recursive: true, force: true });
+  process.once('exit', rm);
+  return {
+    path,
+    remove() {
+      rm();
+      process.off('exit', rm);
+    },
+  };
+}
+
 const PREFIX = 'resumescope-scratch-';
-const FILE = 'timeline.db';
-/** What a scratch folder holds: the database and SQLite's files beside it. A folder with anything else is not ours to remove. */
-const OURS = new Set([FILE, `${FILE}-wal`, `${FILE}-shm`, `${FILE}-journal`]);
+const TIMELINE_FILE = 'timeline.db';
+/** The database a rules worker sets its findings down in (detect/findings-file.ts). */
+export const FINDINGS_FILE = 'findings.db';
+/** What a scratch folder holds: the databases and SQLite's files beside them. A folder with anything else is not ours to remove. */
+const OURS = new Set([TIMELINE_FILE, FINDINGS_FILE].flatMap((f) => [f, `${f}-wal`, `${f}-shm`, `${f}-journal`]));
 
 /**
  * A run killed by a signal (Ctrl-C, the OOM killer) runs no exit handler, and its scratch database

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -37,6 +37,11 @@ function inMemory<R extends { findings: Iterable<unknown> }>(report: R) {
   return { ...report, findings: [...report.findings] };
 }
 
+/** This process's scratch folders (store/scratch-db.ts): the timeline's, and any a run left behind. */
+function scratchFolders(): string[] {
+  return readdirSync(tmpdir()).filter((f) => f.startsWith(`resumescope-scratch-${process.pid}-`)).sort();
+}
+
 /** A timeline with findings of many rules, in a file a second connection can open. */
 async function badServerTimeline() {
   dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
@@ -73,6 +78,54 @@ describe('detect on two threads', () => {
       );
       const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) }));
       expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('adopts only the rules the worker reported: findings it wrote for a rule it never reported are judged again, once', async () => {
+    const db = await badServerTimeline();
+    try {
+      const dying = join(dir, 'half-done-rules-worker.mjs');
+      const dist = (path: string) => JSON.stringify(new URL(`../../dist/${path}`, import.meta.url).href);
+      // Judges and reports the first unit of rules it claims, claims all the rest, writes a finding for
+      // a rule it did not report (as a rule that dies mid-way would), and dies.
+      writeFileSync(
+        dying,
+        `import { parentPort, workerData } from 'node:worker_threads';
+         import { FindingsFile } from ${dist('detect/findings-file.js')};
+         import { detectOptionsOf, runRules } from ${dist('detect/run.js')};
+         import { RULES, ruleOf } from ${dist('detect/rules/index.js')};
+         import { openDb } from ${dist('store/db.js')};
+         const { counter, units, findingsPath, path } = workerData;
+         let unit;
+         for (let i = Atomics.add(counter, 0, 1); i < units.length && unit === undefined; i = Atomics.add(counter, 0, 1)) {
+           if (units[i] !== 'summary') unit = units[i].rules;
+         }
+         Atomics.add(counter, 0, 1000);
+         const file = FindingsFile.create(findingsPath);
+         runRules(openDb(path, { readonly: true }), detectOptionsOf({}), unit.map(ruleOf), (rule, out) => {
+           file.add(out.findings);
+           parentPort.postMessage({ type: 'rule', rule, notKnowable: out.notKnowable });
+         });
+         const other = RULES.find((r) => !unit.includes(r.id)).id;
+         file.add([{ rule: other, session: 's', atMs: 0, message: 'half done', evidenceIds: [1] }]);
+         file.close();
+         process.exit(4);`,
+      );
+      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) }));
+      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('leaves no findings file behind', async () => {
+    const db = await badServerTimeline();
+    try {
+      const before = scratchFolders();
+      await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' });
+      expect(scratchFolders()).toEqual(before);
     } finally {
       db.close();
     }
