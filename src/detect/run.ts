@@ -1,5 +1,6 @@
 import type { NotKnowable, Report } from '../model/finding.js';
 import { FindingTable } from './finding-table.js';
+import { NotKnowableSpool } from './not-knowable-spool.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
@@ -74,18 +75,19 @@ export function runRules(db: Db, options: DetectOptions, rules: readonly RuleMod
 
 /**
  * Where the rules' outputs go, from whichever thread ran them: the findings into a table, what
- * could not be judged into a list. The report it makes is the same however the rules were shared
+ * could not be judged into a spool. The report it makes is the same however the rules were shared
  * out and whatever order they came in (the table reads findings back in timeline order).
  */
 export class ReportSink {
   private readonly table: FindingTable;
-  private readonly notKnowable: NotKnowable[] = [];
+  private readonly notKnowable: NotKnowableSpool;
   private readonly taken = new Set<string>();
   /** Rules whose findings another thread set down in a findings file, not yet adopted. */
   private stored: string[] = [];
 
   constructor(db: Db) {
     this.table = FindingTable.create(db);
+    this.notKnowable = NotKnowableSpool.create(db);
   }
 
   readonly take = (rule: string, out: DetectorOutput): void => {
@@ -113,19 +115,20 @@ export class ReportSink {
     if (this.taken.has(rule)) throw new Error(`rule ${rule} was reported twice`);
     this.taken.add(rule);
     // A not-knowable repeats only within its own rule: deduplicated per rule, a rule's keys at a time.
-    for (const n of dedupeNotKnowable(notKnowable)) this.notKnowable.push(n);
+    this.notKnowable.add(dedupeNotKnowable(notKnowable));
   }
 
   /** A run that failed leaves no table behind. */
   discard(): void {
     this.table.drop();
+    this.notKnowable.drop();
   }
 
   report(inputSummary: InputSummary): Report<FindingTable> {
     if (this.stored.length > 0) throw new Error(`the findings of ${this.stored.join(', ')} were not adopted`);
     explainEngineDivergences(this.table, RULE_IDS);
     const findings = this.table.seal();
-    const nk = this.notKnowable.sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
+    const nk = this.notKnowable.takeAll().sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
     return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: countsInCatalogueOrder(findings.countByRule()) } };
   }
 }
