@@ -42,6 +42,19 @@ function scratchFolders(): string[] {
   return readdirSync(tmpdir()).filter((f) => f.startsWith(`resumescope-scratch-${process.pid}-`)).sort();
 }
 
+/** With this worker script in place of the rules worker, the two-thread report is still the one-thread report. */
+async function expectOneThreadsReportWith(workerSource: string): Promise<void> {
+  const db = await badServerTimeline();
+  try {
+    const script = join(dir, 'rules-worker-stand-in.mjs');
+    writeFileSync(script, workerSource);
+    const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(script) }));
+    expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+  } finally {
+    db.close();
+  }
+}
+
 /** A timeline with findings of many rules, in a file a second connection can open. */
 async function badServerTimeline() {
   dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
@@ -66,58 +79,40 @@ describe('detect on two threads', () => {
   }, 60_000);
 
   it('loses nothing when the worker thread dies: what it did not answer for runs on this thread', async () => {
-    const db = await badServerTimeline();
-    try {
-      const dying = join(dir, 'dying-rules-worker.mjs');
-      // Claims the first four units (the summary among them), answers for none, and dies.
-      writeFileSync(
-        dying,
-        `import { workerData } from 'node:worker_threads';
-         Atomics.add(workerData.counter, 0, 4);
-         process.exit(4);`,
-      );
-      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) }));
-      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
-    } finally {
-      db.close();
-    }
+    // Claims the first four units (the summary among them), answers for none, and dies.
+    await expectOneThreadsReportWith(
+      `import { workerData } from 'node:worker_threads';
+       Atomics.add(workerData.counter, 0, 4);
+       process.exit(4);`,
+    );
   }, 60_000);
 
   it('adopts only the rules the worker reported: findings it wrote for a rule it never reported are judged again, once', async () => {
-    const db = await badServerTimeline();
-    try {
-      const dying = join(dir, 'half-done-rules-worker.mjs');
-      const dist = (path: string) => JSON.stringify(new URL(`../../dist/${path}`, import.meta.url).href);
-      // Judges and reports the first unit of rules it claims, claims all the rest, writes a finding for
-      // a rule it did not report (as a rule that dies mid-way would), and dies.
-      writeFileSync(
-        dying,
-        `import { parentPort, workerData } from 'node:worker_threads';
-         import { FindingsFile } from ${dist('detect/findings-file.js')};
-         import { detectOptionsOf, runRules } from ${dist('detect/run.js')};
-         import { RULES, ruleOf } from ${dist('detect/rules/index.js')};
-         import { openDb } from ${dist('store/db.js')};
-         const { counter, units, findingsPath, path } = workerData;
-         let unit;
-         for (let i = Atomics.add(counter, 0, 1); i < units.length && unit === undefined; i = Atomics.add(counter, 0, 1)) {
-           if (units[i] !== 'summary') unit = units[i].rules;
-         }
-         Atomics.add(counter, 0, 1000);
-         const file = FindingsFile.create(findingsPath);
-         runRules(openDb(path, { readonly: true }), detectOptionsOf({}), unit.map(ruleOf), (rule, out) => {
-           file.add(out.findings);
-           parentPort.postMessage({ type: 'rule', rule, notKnowable: out.notKnowable });
-         });
-         const other = RULES.find((r) => !unit.includes(r.id)).id;
-         file.add([{ rule: other, session: 's', atMs: 0, message: 'half done', evidenceIds: [1] }]);
-         file.close();
-         process.exit(4);`,
-      );
-      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(dying) }));
-      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
-    } finally {
-      db.close();
-    }
+    const dist = (path: string) => JSON.stringify(new URL(`../../dist/${path}`, import.meta.url).href);
+    // Judges and reports the first unit of rules it claims, claims all the rest, writes a finding for
+    // a rule it did not report (as a rule that dies mid-way would), and dies.
+    await expectOneThreadsReportWith(
+      `import { parentPort, workerData } from 'node:worker_threads';
+       import { FindingsFile } from ${dist('detect/findings-file.js')};
+       import { detectOptionsOf, runRules } from ${dist('detect/run.js')};
+       import { RULES, ruleOf } from ${dist('detect/rules/index.js')};
+       import { openDb } from ${dist('store/db.js')};
+       const { counter, units, findingsPath, path } = workerData;
+       let unit;
+       for (let i = Atomics.add(counter, 0, 1); i < units.length && unit === undefined; i = Atomics.add(counter, 0, 1)) {
+         if (units[i] !== 'summary') unit = units[i].rules;
+       }
+       Atomics.add(counter, 0, 1000);
+       const file = FindingsFile.create(findingsPath);
+       runRules(openDb(path, { readonly: true }), detectOptionsOf({}), unit.map(ruleOf), (rule, out) => {
+         file.add(out.findings);
+         parentPort.postMessage({ type: 'rule', rule, notKnowable: out.notKnowable });
+       });
+       const other = RULES.find((r) => !unit.includes(r.id)).id;
+       file.add([{ rule: other, session: 's', atMs: 0, message: 'half done', evidenceIds: [1] }]);
+       file.close();
+       process.exit(4);`,
+    );
   }, 60_000);
 
   it('leaves no findings file behind', async () => {
