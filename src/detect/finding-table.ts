@@ -55,7 +55,7 @@ export class FindingTable implements Iterable<Finding> {
     try {
       this.db
         .prepare(
-          `INSERT INTO temp.${this.table.name} (${COPIED}) SELECT ${COPIED} FROM ${schema}.findings
+          `INSERT INTO temp.${this.table.name} (${COPIED}) SELECT ${COPIED} FROM ${schema}.${FILE_TABLE}
            WHERE rule IN (SELECT value FROM json_each(?)) ORDER BY n`,
         )
         .run(JSON.stringify(rules));
@@ -208,6 +208,9 @@ export const FINDING_COLUMNS = `
   evidence TEXT NOT NULL,
   last_evidence INTEGER,
   level INTEGER NOT NULL DEFAULT 0`;
+
+/** The table of a findings file (detect/findings-file.ts), which `adopt` reads. */
+export const FILE_TABLE = 'findings';
 
 /** What a row holds of its finding; n and level are the table's own. */
 const COPIED = 'rule, session, at_ms, message, evidence, last_evidence';

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { FINDING_COLUMNS, insertFindings } from './finding-table.js';
+import { FILE_TABLE, FINDING_COLUMNS, insertFindings } from './finding-table.js';
 import type { RawFinding } from './types.js';
 
 /**
@@ -18,7 +18,7 @@ export class FindingsFile {
     db.pragma('synchronous = OFF');
     // Appends only: a small page budget is enough.
     db.pragma(`cache_size = -${CACHE_KIB}`);
-    db.exec(`CREATE TABLE findings (${FINDING_COLUMNS})`);
+    db.exec(`CREATE TABLE ${FILE_TABLE} (${FINDING_COLUMNS})`);
     return new FindingsFile(db);
   }
 
@@ -26,7 +26,7 @@ export class FindingsFile {
 
   /** One rule's findings, committed before it returns. */
   add(findings: readonly RawFinding[]): void {
-    insertFindings(this.db, 'main.findings', findings);
+    insertFindings(this.db, `main.${FILE_TABLE}`, findings);
   }
 
   close(): void {

@@ -47,12 +47,10 @@ export function groupBySeverityAndRule(findings: readonly Finding[]): { severity
   })).filter((g) => g.rules.length > 0);
 }
 
-/** The order the text report lists findings in (severity, rule, time): `#N` there and `explain -n N` name the same finding. */
-export function inReportOrder(findings: readonly Finding[]): Finding[] {
-  return groupBySeverityAndRule(findings).flatMap((g) => g.rules.flatMap((r) => r.findings));
-}
-
-/** inReportOrder for any list, one finding at a time. */
+/**
+ * The order the text report lists findings in (severity, rule, time), one finding at a time:
+ * `#N` there and `explain -n N` name the same finding.
+ */
 export function* reportOrder(findings: FindingList): Generator<Finding> {
   for (const g of ruleGroups(findings)) for (const r of g.rules) yield* r.findings;
 }

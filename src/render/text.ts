@@ -49,7 +49,7 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
   const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const paint = painter(opts.color);
   const out: string[] = [summaryLine(report)];
-  let number = 0; // #N, as `explain -n N` numbers them (inReportOrder)
+  let number = 0; // #N, as `explain -n N` numbers them (reportOrder)
 
   const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
   for (const group of ruleGroups(report.findings)) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inReportOrder } from '../../src/render/common.js';
+import { reportOrder } from '../../src/render/common.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { cli } from '../cli/run-cli.js';
 import { hostileLog, htmlOfLogs, IMG_PAYLOAD, manyFindings, REJECTED_PAYLOAD, SCRIPT_PAYLOAD } from './html-fixture.js';
@@ -140,7 +140,7 @@ describe.skipIf(!haveChromium && !inCi)('the HTML report in headless Chromium', 
       await page.locator('#finding-40000').waitFor({ state: 'visible' });
       await expect(nav.locator('.where').textContent()).resolves.toMatch(/^findings [\d,]+–([\d,]+) of \1$/); // the last page of the last rule
       // The hostile message, far down its rule's pages, reached by its number.
-      const hostile = inReportOrder(report.findings).findIndex((f) => f.message.includes(SCRIPT_PAYLOAD)) + 1;
+      const hostile = [...reportOrder(report.findings)].findIndex((f) => f.message.includes(SCRIPT_PAYLOAD)) + 1;
       await page.evaluate(`location.hash = '#finding-${hostile}'`);
       await expect(page.locator(`#finding-${hostile} .msg`).textContent()).resolves.toContain(SCRIPT_PAYLOAD);
       // A link to a finding on another page draws that page.

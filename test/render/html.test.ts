@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RULE_IDS, ruleOf } from '../../src/detect/rules/index.js';
-import { inReportOrder } from '../../src/render/common.js';
+import { reportOrder } from '../../src/render/common.js';
 import { render } from '../../src/render/index.js';
 import { scale } from '../../src/render/html/charts.js';
 import { renderHtml } from '../../src/render/html/index.js';
@@ -95,7 +95,7 @@ describe('the HTML report', () => {
   it('numbers findings as the text report does, gravest first', () => {
     const report = makeReport();
     const html = renderHtml(report, { lineText });
-    inReportOrder(report.findings).forEach((f, i) => {
+    [...reportOrder(report.findings)].forEach((f, i) => {
       const card = html.match(new RegExp(`<article class="finding" id="finding-${i + 1}">[\\s\\S]*?</article>`))?.[0] ?? '';
       expect(card).toContain(text(f.message));
     });

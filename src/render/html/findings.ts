@@ -59,7 +59,7 @@ export interface FindingsContext {
 export function findingsSection(report: Report, ctx: FindingsContext): string {
   const groups = groupBySeverityAndRule(report.findings);
   if (groups.length === 0) return '<section id="findings"><h2>Findings</h2><p class="none">No findings: every rule that could be judged passed.</p></section>';
-  let number = 0; // #N as the text report and `explain -n N` number them (inReportOrder)
+  let number = 0; // #N as the text report and `explain -n N` number them (reportOrder)
   const out: string[] = ['<section id="findings"><h2>Findings</h2>'];
   for (const g of groups) {
     const count = g.rules.reduce((n, r) => n + r.findings.length, 0);

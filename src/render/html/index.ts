@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Report } from '../../model/finding.js';
-import { inReportOrder, noLineText } from '../common.js';
+import { noLineText, reportOrder } from '../common.js';
 import { chartsSection } from './charts.js';
 import { counted } from './words.js';
 import { text } from './escape.js';
@@ -20,7 +20,7 @@ export type { ChartSeries, HtmlOptions, RejectedLineView } from './options.js';
 
 /** The incident report as one HTML page; pure (no clock, no I/O besides the readers given). */
 export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
-  const numbered = inReportOrder(report.findings).map((finding, i) => ({ number: i + 1, finding }));
+  const numbered = [...reportOrder(report.findings)].map((finding, i) => ({ number: i + 1, finding }));
   const timelines = chooseTimelines(numbered, opts.timeline);
   const timelineOf = new Map(timelines.drawn.map((d) => [d.timeline.session, d.index]));
   const lines = new LineTable(opts.lineText ?? noLineText);
