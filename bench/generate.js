@@ -14,11 +14,13 @@ export const SHAPES = {
   faults: 'about 2% faulty reconnects, one fault of each rule family in turn',
   'bad-server': 'every reconnect faulty: tens of thousands of findings',
   production: 'the mix: interleaved, multi-node dialects, proxies, storms, 2% faults, app log lines',
+  'long-sessions': 'about a hundred sessions live at once, each hundreds of reconnects long; 2% faulty rounds; a quarter restart event ids on each stream',
+  soak: "a soak test's log: a few clients, each one session thousands of reconnects long, on one node, clean",
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -40,7 +42,7 @@ function mulberry32(seed) {
 
 /** Shape parameters: how sessions arrive, where they run, what goes wrong. */
 function profile(shape) {
-  const p = { gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0 };
+  const p = { gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0, rounds: 4, roundFault: 0, restartIds: 0 };
   switch (shape) {
     case 'uniform': return { ...p, sequential: true };
     case 'interleaved': return { ...p, gapMs: 8 };
@@ -51,6 +53,9 @@ function profile(shape) {
     case 'bad-server': return { ...p, gapMs: 10, faultShare: 1 };
     case 'folder': return { ...p, gapMs: 10, sharedPrincipal: 1 };
     case 'production': return { ...p, gapMs: 10, nodes: NODES, dialects: true, proxyShare: 0.3, proxyOnlyShare: 0.1, stormShare: 0.02, faultShare: 0.05, sharedPrincipal: 0.1, appLines: 0.01 };
+    // A session's work grows with its length: lanes thousands of events long, a resumption's window, an event id sent on every stream.
+    case 'soak': return { ...p, gapMs: 600_000, rounds: 5000 };
+    case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
 }
@@ -83,14 +88,16 @@ function scriptSession(s, p, rnd, start) {
     return { req: id };
   };
   const stateless = faultAt >= 0 && !everyRound && fault === 'stateless-session';
+  // A server bug of long sessions: event ids counted per stream, so each id is sent again on every stream.
+  const restartIds = p.restartIds > 0 && rnd() < p.restartIds;
   add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(stateless && { protocol_version: '2026-07-28' }) });
   step();
   add({ kind: 'stream.opened', session, stream: 'g1', via: 'get', conn: `c${s}`, principal });
   let eid = 0;
   let stream = 'g1';
-  for (let k = 0; k < 4; k++) {
-    const faulty = (everyRound || faultAt === k) && !stateless;
-    const fault = faultOf(k);
+  for (let k = 0; k < p.rounds; k++) {
+    const faulty = (everyRound || faultAt === k || (p.roundFault > 0 && rnd() < p.roundFault)) && !stateless;
+    const fault = p.roundFault > 0 ? FAULTS[Math.floor(rnd() * (FAULTS.length - 1))] : faultOf(k); // stateless-session (last) is a session's, not a round's
     const pending = faulty && fault === 'pending-not-reemitted';
     for (let e = 0; e < 6; e++) {
       step();
@@ -151,6 +158,7 @@ function scriptSession(s, p, rnd, start) {
     }
     add({ kind: 'stream.opened', session, stream: next, via: 'get', conn: `c${s}-${k}` });
     stream = next;
+    if (restartIds) eid = 0;
   }
   step();
   add({ kind: 'session.terminated', session, reason: 'client_delete' });

@@ -33,7 +33,8 @@ describe('bench generator', () => {
     expect(written).toBe(LINES);
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
-    expect(report.summary.sessions).toBeGreaterThan(10);
+    // a soak test's log holds a few sessions, each thousands of records long
+    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak' ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -64,6 +65,18 @@ describe('bench generator', () => {
     const { by_rule } = (await run('storms', 1, 20_000)).report.summary;
     expect(by_rule['404-storm']).toBeGreaterThan(0);
     expect(by_rule['duplicate-tool-call']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('soak and long-sessions: sessions thousands of records long, the long ones faulty and sending ids again on every stream', async () => {
+    const soak = (await run('soak', 1, 20_000)).report.summary;
+    expect(soak.records / soak.sessions).toBeGreaterThan(2000);
+    const long = await run('long-sessions', 1, 20_000);
+    const { summary } = long.report;
+    expect(summary.records / summary.sessions).toBeGreaterThan(400);
+    expect(summary.records / summary.sessions).toBeLessThan(soak.records / soak.sessions);
+    expect(summary.by_rule['event-id-regression']).toBeGreaterThan(0); // a quarter count ids per stream
+    expect(Object.keys(summary.by_rule).length).toBeGreaterThan(5); // 2% faulty rounds, of every family
+    expect(Object.keys(summary.nodes).sort()).toEqual(['node-a', 'node-b', 'node-c', 'node-d', 'proxy-1']);
   }, 60_000);
 
   it('multinode: four nodes, one of them with seq', async () => {
