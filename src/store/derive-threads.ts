@@ -63,7 +63,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     // Forced onto the worker (tests): it folds the first chunk, however fast this thread would have been.
     if (opts.threads === 'worker') while (waiting.size === 0 && !workerDone && !failed) await new Promise<void>((resolve) => (wake = resolve));
     for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
-      waiting.set(i, { folds: chunks.fold(i), fromWorker: false });
+      waiting.set(i, { folds: chunks.fold(i).folds, fromWorker: false });
       writeReady();
       if (failed) throw failed;
       await turn(); // the worker's chunks come in between

@@ -11,7 +11,7 @@ export interface DeriveWorkerData {
 
 export type FromDeriveWorker =
   /** One chunk of dirty sessions, folded. */
-  | { type: 'folds'; chunk: number; folds: [string, SessionFold][] }
+  | { type: 'folds'; chunk: number; folds: [string, SessionFold][]; records: number }
   /** No chunk left to claim: every chunk this worker claimed was sent. */
   | { type: 'end' };
 
@@ -20,3 +20,9 @@ export type ToDeriveWorker = 'ack';
 
 /** Chunks sent and not yet written: the queue between the threads is bounded, so memory stays flat. */
 export const MAX_CHUNKS_IN_FLIGHT = 4;
+
+/**
+ * ... and so are their records, where sessions are long (a chunk is then one session of thousands of
+ * records): a chunk is sent only when nothing is in flight or this many records would not be passed.
+ */
+export const MAX_RECORDS_IN_FLIGHT = 16_384;

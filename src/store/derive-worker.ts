@@ -1,20 +1,25 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb } from './db.js';
 import { dirtySessionChunks } from './derive.js';
-import { MAX_CHUNKS_IN_FLIGHT, type DeriveWorkerData, type FromDeriveWorker } from './derive-worker-protocol.js';
+import { MAX_CHUNKS_IN_FLIGHT, MAX_RECORDS_IN_FLIGHT, type DeriveWorkerData, type FromDeriveWorker } from './derive-worker-protocol.js';
 
 // The worker thread of store/derive-threads.ts: claims chunks of dirty sessions from the shared
 // counter, reads and folds them over its own read-only connection, and hands the folds to the main
-// thread, which writes them. At most MAX_CHUNKS_IN_FLIGHT chunks wait to be written.
+// thread, which writes them. At most MAX_CHUNKS_IN_FLIGHT chunks wait to be written, holding at most
+// MAX_RECORDS_IN_FLIGHT records unless there is only one.
 
 const port = parentPort!;
 const { path, counter } = workerData as DeriveWorkerData;
-let credits = MAX_CHUNKS_IN_FLIGHT;
+// The records of each chunk sent and not yet written, oldest first: the main thread writes (and acknowledges) them in order.
+const inFlight: number[] = [];
+let recordsInFlight = 0;
 let wake: (() => void) | null = null;
 const post = (m: FromDeriveWorker) => port.postMessage(m);
+const mayPost = (records: number) =>
+  inFlight.length === 0 || (inFlight.length < MAX_CHUNKS_IN_FLIGHT && recordsInFlight + records <= MAX_RECORDS_IN_FLIGHT);
 
 port.on('message', () => {
-  credits++;
+  recordsInFlight -= inFlight.shift() ?? 0;
   wake?.();
   wake = null;
 });
@@ -23,10 +28,11 @@ const db = openDb(path, { readonly: true });
 try {
   const dirty = dirtySessionChunks(db);
   for (let i = Atomics.add(counter, 0, 1); i < dirty.chunks; i = Atomics.add(counter, 0, 1)) {
-    const folds = dirty.fold(i);
-    while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
-    credits--;
-    post({ type: 'folds', chunk: i, folds });
+    const { folds, records } = dirty.fold(i);
+    while (!mayPost(records)) await new Promise<void>((resolve) => (wake = resolve));
+    inFlight.push(records);
+    recordsInFlight += records;
+    post({ type: 'folds', chunk: i, folds, records });
   }
   post({ type: 'end' });
 } finally {

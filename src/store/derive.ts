@@ -1,4 +1,5 @@
 import { deferIndexes } from './bulk-load.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { foldSession, type FoldRecord, type SessionFold } from './fold-session.js';
 
@@ -39,6 +40,13 @@ function foldRecord(c: Cell[]): FoldRecord {
  */
 export const DERIVE_CHUNK_SESSIONS = 32;
 
+/**
+ * A chunk also ends before it would pass this many records (a session is never split: one longer
+ * than this is a chunk of its own). Sessions hundreds of reconnects long hold thousands of records
+ * each: 32 of them a chunk took derive of 1M such lines to 570 MB.
+ */
+export const DERIVE_CHUNK_RECORDS = 4096;
+
 export function deriveTimeline(db: Db): number {
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
@@ -46,7 +54,7 @@ export function deriveTimeline(db: Db): number {
     shadowProxyDuplicates(db);
     const load = beginDerivedLoad(db);
     const dirtyChunks = dirtySessionChunks(db);
-    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.fold(i)) load.write(session, fold);
+    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.fold(i).folds) load.write(session, fold);
     load.finish();
   })();
   return dirty;
@@ -80,34 +88,58 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
 }
 
 /**
- * The dirty sessions in chunks of DERIVE_CHUNK_SESSIONS, each folded on demand: `fold(i)` reads chunk i whole before
- * folding it (better-sqlite3 cannot write while a read is open), so the caller may write between chunks.
- * Two connections over the same committed records see the same chunks (store/derive-threads.ts).
+ * The dirty sessions in chunks (DERIVE_CHUNK_SESSIONS, DERIVE_CHUNK_RECORDS), each folded on demand: `fold(i)` reads
+ * chunk i whole before folding it (better-sqlite3 cannot write while a read is open), so the caller may write between
+ * chunks. Two connections over the same committed records see the same chunks (store/derive-threads.ts).
  */
-export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): [string, SessionFold][] } {
-  const sessions = db.prepare('SELECT session FROM dirty_sessions ORDER BY session').pluck().all() as string[];
-  const read = (n: number) => db.prepare(foldReadSql(n)).raw();
-  const fullChunk = read(Math.min(DERIVE_CHUNK_SESSIONS, sessions.length));
+export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): { folds: [string, SessionFold][]; records: number } } {
+  const chunks = chunkSessions(db.prepare(SESSION_SIZES).raw().all() as [string, number][]);
+  const reads = new Map<number, Statement>();
+  const read = (n: number) => reads.get(n) ?? reads.set(n, db.prepare(foldReadSql(n)).raw()).get(n)!;
   return {
-    chunks: Math.ceil(sessions.length / DERIVE_CHUNK_SESSIONS),
+    chunks: chunks.length,
     fold(i) {
-      const part = sessions.slice(i * DERIVE_CHUNK_SESSIONS, (i + 1) * DERIVE_CHUNK_SESSIONS);
-      const rows = (part.length === DERIVE_CHUNK_SESSIONS || part.length === sessions.length ? fullChunk : read(part.length)).all(...part, ...part) as Cell[][];
+      const part = chunks[i]!;
       const folds: [string, SessionFold][] = [];
-      let start = 0;
+      let session: string | undefined;
       let records: FoldRecord[] = [];
-      const G = 25; // fold_session
-      for (let k = 0; k <= rows.length; k++) {
-        if (k === rows.length || rows[k]![G] !== rows[start]![G]) {
-          if (k > start) folds.push([rows[start]![G] as string, foldSession(records, rows[start]![G] as string)]);
-          start = k;
+      let n = 0;
+      // Row by row, made into fold records as they come: a session thousands of records long is not held twice.
+      for (const row of read(part.length).iterate(...part, ...part) as IterableIterator<Cell[]>) {
+        const s = row[25] as string; // fold_session
+        if (s !== session) {
+          if (session !== undefined) folds.push([session, foldSession(records, session)]);
+          session = s;
           records = [];
         }
-        if (k < rows.length) records.push(foldRecord(rows[k]!));
+        records.push(foldRecord(row));
+        n++;
       }
-      return folds;
+      if (session !== undefined) folds.push([session, foldSession(records, session)]);
+      return { folds, records: n };
     },
   };
+}
+
+/** Each dirty session and its records, in session order (counted on records_session, not read). */
+const SESSION_SIZES = 'SELECT d.session, (SELECT count(*) FROM records r WHERE r.session = d.session) FROM dirty_sessions d ORDER BY d.session';
+
+/** Sessions (in order, with their record counts) cut into chunks of at most DERIVE_CHUNK_SESSIONS sessions and DERIVE_CHUNK_RECORDS records. */
+export function chunkSessions(sizes: readonly (readonly [string, number])[]): string[][] {
+  const chunks: string[][] = [];
+  let chunk: string[] = [];
+  let records = 0;
+  for (const [session, n] of sizes) {
+    if (chunk.length > 0 && (chunk.length === DERIVE_CHUNK_SESSIONS || records + n > DERIVE_CHUNK_RECORDS)) {
+      chunks.push(chunk);
+      chunk = [];
+      records = 0;
+    }
+    chunk.push(session);
+    records += n;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
 }
 
 /**

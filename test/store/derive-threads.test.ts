@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
 import { fromDist } from '../helpers/dist.js';
-import { DERIVE_CHUNK_SESSIONS } from '../../src/store/derive.js';
+import { chunkSessions, DERIVE_CHUNK_RECORDS, DERIVE_CHUNK_SESSIONS } from '../../src/store/derive.js';
+import { MAX_RECORDS_IN_FLIGHT } from '../../src/store/derive-worker-protocol.js';
 
 // derive with its reading and folding shared with a worker thread must write the rows one thread
 // writes. The worker runs from dist/ only: these tests use the build (test/helpers/dist.ts).
@@ -19,6 +20,7 @@ type Db = import('../../src/store/db.js').Db;
 let threads: Threads, scratch: Scratch, pipeline: Pipeline, sources: Sources;
 let dir: string;
 let log: string;
+let soak: string;
 
 beforeAll(async () => {
   [threads, scratch, pipeline, sources] = await Promise.all([
@@ -29,13 +31,16 @@ beforeAll(async () => {
   log = join(dir, 'production.ndjson');
   // The production shape has proxy lines a server line shadows, minting upgrades and many sessions (several chunks).
   await generate(log, 8000, { shape: 'production', seed: 5 });
+  // A soak test's few sessions, each longer than a chunk's records and half the records the worker may have in flight.
+  soak = join(dir, 'soak.ndjson');
+  await generate(soak, 40_000, { shape: 'soak', seed: 2 });
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function ingested(): Promise<Db> {
+async function ingested(file = log): Promise<Db> {
   const db = scratch.openScratchDb({ quotesFromFiles: true });
-  await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
+  await pipeline.ingestAll(db, sources.expandPaths([file]), { threads: 'inline' });
   return db;
 }
 
@@ -62,6 +67,24 @@ describe('derive on two threads', () => {
       expect((rows.events as unknown[]).length).toBeGreaterThan(1000);
       expect((rows.shadowed as unknown[]).length).toBeGreaterThan(0);
       expect(rows.dirty).toEqual([]);
+      expect(rows).toEqual(derivedRows(one));
+    } finally {
+      two.close();
+      one.close();
+    }
+  }, 60_000);
+
+  it('writes the rows one thread writes where sessions are longer than a chunk may hold', async () => {
+    const two = await ingested(soak);
+    const one = await ingested(soak);
+    try {
+      const longest = two.prepare('SELECT max(n) FROM (SELECT count(*) AS n FROM records GROUP BY session)').pluck().get() as number;
+      expect(longest).toBeGreaterThan(DERIVE_CHUNK_RECORDS);
+      expect(longest).toBeGreaterThan(MAX_RECORDS_IN_FLIGHT / 2); // the worker waits for each chunk to be written before sending the next
+      await threads.deriveOnTwoThreads(two, { threads: 'worker' });
+      await threads.deriveOnTwoThreads(one, { threads: 'inline' });
+      const rows = derivedRows(two);
+      expect((rows.events as unknown[]).length).toBeGreaterThan(10_000);
       expect(rows).toEqual(derivedRows(one));
     } finally {
       two.close();
@@ -106,4 +129,25 @@ describe('derive on two threads', () => {
       db.close();
     }
   }, 60_000);
+});
+
+describe("derive's chunks", () => {
+  const sessions = (...sizes: number[]) => sizes.map((n, i) => [`s${i}`, n] as const);
+
+  it('hold at most DERIVE_CHUNK_SESSIONS sessions', () => {
+    const chunks = chunkSessions(sessions(...Array.from({ length: 2 * DERIVE_CHUNK_SESSIONS + 1 }, () => 10)));
+    expect(chunks.map((c) => c.length)).toEqual([DERIVE_CHUNK_SESSIONS, DERIVE_CHUNK_SESSIONS, 1]);
+  });
+
+  it('end before they would pass DERIVE_CHUNK_RECORDS records, and never split a session', () => {
+    const half = DERIVE_CHUNK_RECORDS / 2;
+    const chunks = chunkSessions(sessions(half, half, 1, 3 * DERIVE_CHUNK_RECORDS, 5, 6));
+    expect(chunks).toEqual([['s0', 's1'], ['s2'], ['s3'], ['s4', 's5']]);
+  });
+
+  it('keep every session once, in order', () => {
+    const input = sessions(...Array.from({ length: 500 }, (_, i) => (i * 7919) % 5000));
+    expect(chunkSessions(input).flat()).toEqual(input.map(([s]) => s));
+    expect(chunkSessions([])).toEqual([]);
+  });
 });
