@@ -1,9 +1,9 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 3.
+-- resumescope timeline, schema version 4.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -96,7 +96,9 @@ CREATE TABLE IF NOT EXISTS events (
   ts_ms INTEGER NOT NULL, lane_pos INTEGER NOT NULL, attached INTEGER,
   request_id TEXT, method TEXT
 );
-CREATE INDEX IF NOT EXISTS events_lookup ON events (session, event_id);
+-- (session, event_id, ts_ms): "the latest emission of this id in the session before T" is one probe, even where
+-- a server sends each id again on every stream of a long session
+CREATE INDEX IF NOT EXISTS events_lookup ON events (session, event_id, ts_ms);
 CREATE INDEX IF NOT EXISTS events_lane ON events (session, lane, lane_pos);
 -- (event_id, ts_ms, id): "the latest emission of this id before T, in any session" is one probe, not a scan of every session that sent it
 CREATE INDEX IF NOT EXISTS events_id ON events (event_id, ts_ms);
@@ -144,4 +146,11 @@ ALTER TABLE sources ADD COLUMN size INTEGER;
 ALTER TABLE sources ADD COLUMN mtime_ms INTEGER;
 CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
+`;
+
+/** Schema 3 → 4: events_lookup ordered by time within an id, so that the latest emission before a reconnect is one probe. */
+export const MIGRATE_3_TO_4 = `
+DROP INDEX IF EXISTS events_lookup;
+CREATE INDEX events_lookup ON events (session, event_id, ts_ms);
+UPDATE meta SET value = '4' WHERE key = 'schema_version';
 `;

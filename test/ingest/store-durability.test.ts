@@ -133,15 +133,18 @@ describe('schema version', () => {
   it('a new database records the version this resumescope writes', () => {
     const path = join(tempDir(), 'timeline.db');
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '3' }]);
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '4' }]);
   });
 
   /** A database as an older resumescope wrote it: this schema less what came after `version`. */
-  async function olderDb(version: 1 | 2): Promise<string> {
+  async function olderDb(version: 1 | 2 | 3): Promise<string> {
     const path = join(tempDir(), 'timeline.db');
     const log = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }];
     await loadWorkspace([logSource(log)], { db: path }).then((ws) => ws.db.close());
     const old = new Database(path);
+    old.exec('DROP INDEX events_lookup; CREATE INDEX events_lookup ON events (session, event_id)');
+    old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
+    if (version === 3) return (old.close(), path);
     old.exec('DROP INDEX records_version');
     for (const c of ['line_offset', 'line_bytes']) old.exec(`ALTER TABLE records DROP COLUMN ${c}`);
     for (const c of ['path', 'size', 'mtime_ms']) old.exec(`ALTER TABLE sources DROP COLUMN ${c}`);
@@ -150,30 +153,43 @@ describe('schema version', () => {
     old.close();
     return path;
   }
+  const V4_LOOKUP = "SELECT sql FROM sqlite_master WHERE name = 'events_lookup'";
+  const LOOKUP_BY_TIME = [{ sql: 'CREATE INDEX events_lookup ON events (session, event_id, ts_ms)' }];
   const V3_ADDS = "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'records_version') + (SELECT count(*) FROM pragma_table_info('records') WHERE name IN ('line_offset', 'line_bytes')) + (SELECT count(*) FROM pragma_table_info('sources') WHERE name IN ('path', 'size', 'mtime_ms')) AS n";
 
   it('a version 1 database gains the log format 2 and 3 columns when opened for writing, and keeps its records', async () => {
     const path = await olderDb(1);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v3/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v4/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
+    expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     expect(rows(db, 'SELECT session, protocol_version, raw IS NOT NULL AS quoted FROM records')).toEqual([{ session: 'S1', protocol_version: null, quoted: 1 }]);
   });
 
   it('a version 2 database gains the line offsets and the protocol-version index when opened for writing, and keeps its lines', async () => {
     const path = await olderDb(2);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v3; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v4; ingest into it once/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '3' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
+    expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
     expect(rows(db, 'SELECT raw IS NOT NULL AS quoted, line_offset FROM records')).toEqual([{ quoted: 1, line_offset: null }]);
   });
 
+  it('a version 3 database has its event lookup index ordered by time when opened for writing, and keeps its records', async () => {
+    const path = await olderDb(3);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v4; ingest into it once/);
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
+    expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
+    expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
+  });
+
   it('a database written by a newer resumescope is refused, saying what to do', () => {
-    const path = dbWithVersion('4');
-    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v4; this one reads v3). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    const path = dbWithVersion('5');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v5; this one reads v4). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
     expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
   });
 
