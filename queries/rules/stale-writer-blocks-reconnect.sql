@@ -19,10 +19,7 @@ WITH conflicts AS (
     NULLIF(min(COALESCE(s.closed_ts, 9223372036854775807), COALESCE(s.fenced_ts, 9223372036854775807),
       COALESCE((SELECT min(x.ts_ms) FROM records x WHERE x.session = s.session AND x.kind IN ('session.terminated', 'session.evicted')
          AND x.shadowed = 0 AND (x.ts_ms, x.id) > (c.ts_ms, c.id)), 9223372036854775807)), 9223372036854775807) AS ended_ts,
-    row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k,
-    json_group_array(c.id) OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id
-      ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS reject_ids,
-    count(*) OVER (PARTITION BY s.session, s.stream) AS rejections
+    row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k
   FROM conflicts c
   JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
     AND (s.opened_ts, s.opened_id) < (c.ts_ms, c.id)
@@ -32,15 +29,20 @@ WITH conflicts AS (
   WHERE NOT EXISTS (
     SELECT 1 FROM records x WHERE x.session = s.session AND x.kind IN ('session.terminated', 'session.evicted') AND x.shadowed = 0
       AND (x.ts_ms, x.id) > (s.opened_ts, s.opened_id) AND (x.ts_ms, x.id) < (c.ts_ms, c.id))
+), per_stream AS (
+  -- an aggregate per stream, not a window over it: a window's whole-partition list is copied into every row
+  SELECT session, stream, count(*) AS rejections, json_group_array(reject_id ORDER BY reject_ts, reject_id) AS reject_ids
+  FROM blocked GROUP BY session, stream
 ), log_end AS (SELECT max(ts_ms) AS ts_ms FROM records)
-SELECT b.session, b.reject_ts AS at_ms, b.stream, b.via, b.opened_ts, b.status, b.reason, b.last_event_id, b.rejections,
+SELECT b.session, b.reject_ts AS at_ms, b.stream, b.via, b.opened_ts, b.status, b.reason, b.last_event_id, p.rejections,
   b.ended_ts, :fence_grace_ms AS grace_ms,
   (b.ended_ts IS NULL AND (SELECT ts_ms FROM log_end) < b.reject_ts + :fence_grace_ms) AS still_open_at_log_end,
   json_array(b.opened_id, b.reject_id,
     (SELECT s.closed_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.closed_ts = b.ended_ts),
     (SELECT s.fenced_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.fenced_ts = b.ended_ts),
     (SELECT min(x.id) FROM records x WHERE x.session = b.session AND x.kind IN ('session.terminated', 'session.evicted')
-       AND x.shadowed = 0 AND x.ts_ms = b.ended_ts)) AS evidence, b.reject_ids
+       AND x.shadowed = 0 AND x.ts_ms = b.ended_ts)) AS evidence, p.reject_ids
 FROM blocked b
+JOIN per_stream p ON p.session = b.session AND p.stream = b.stream
 WHERE b.k = 1 AND (b.ended_ts IS NULL OR b.ended_ts > b.reject_ts + :fence_grace_ms)
 ORDER BY b.reject_ts, b.reject_id;

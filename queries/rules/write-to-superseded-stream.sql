@@ -8,20 +8,20 @@ WITH writes AS (
   SELECT q.sent_id, q.session, q.stream, q.sent_ts, q.event_id, q.request_id FROM requests q
   WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.session = q.session AND e.event_id = q.event_id AND e.stream = q.stream)
 ), late AS (
-  SELECT w.*, s.superseded_id, s.superseded_ts,
-    row_number() OVER (PARTITION BY w.session, w.stream ORDER BY w.ts_ms, w.id) AS k,
-    count(*) OVER (PARTITION BY w.session, w.stream) AS n,
-    group_concat(CASE WHEN w.request_id IS NOT NULL THEN 'request ' || w.request_id ELSE 'event ' || w.event_id END, ', ')
-      OVER (PARTITION BY w.session, w.stream ORDER BY w.ts_ms, w.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS what,
-    json_group_array(w.id)
-      OVER (PARTITION BY w.session, w.stream ORDER BY w.ts_ms, w.id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS late_ids
-  FROM writes w
-  JOIN streams s ON s.session = w.session AND s.stream = w.stream AND s.superseded_id IS NOT NULL
+  -- driven by the writes, each probing its stream once: from the streams, each walked its session's events
+  SELECT w.*, s.superseded_id FROM writes w
+  CROSS JOIN streams s ON s.session = w.session AND s.stream = w.stream AND s.superseded_id IS NOT NULL
   WHERE (w.ts_ms, w.id) > (s.superseded_ts, s.superseded_id)
+), per_stream AS (
+  -- aggregates per stream, not windows over it: a window's whole-partition list is copied into every row,
+  -- quadratic in a stream's late writes (the very streams this rule is about)
+  SELECT session, stream, superseded_id, count(*) AS n, min(ts_ms) AS first_ts,
+    group_concat(CASE WHEN request_id IS NOT NULL THEN 'request ' || request_id ELSE 'event ' || event_id END, ', ' ORDER BY ts_ms, id) AS what,
+    json_group_array(id ORDER BY ts_ms, id) AS late_ids
+  FROM late GROUP BY session, stream
 )
-SELECT l.session, l.ts_ms AS at_ms, l.stream, l.n AS late_writes, l.what,
+SELECT p.session, p.first_ts AS at_ms, p.stream, p.n AS late_writes, p.what,
   u.decision, u.new_stream, u.ts_ms AS superseded_ms,
-  json_array(u.id, l.id) AS evidence, l.late_ids
-FROM late l JOIN records u ON u.id = l.superseded_id
-WHERE l.k = 1
-ORDER BY l.ts_ms, l.id;
+  json_array(u.id, p.late_ids ->> '$[0]') AS evidence, p.late_ids
+FROM per_stream p JOIN records u ON u.id = p.superseded_id
+ORDER BY p.first_ts, p.late_ids ->> '$[0]';
