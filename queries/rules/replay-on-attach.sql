@@ -2,7 +2,7 @@
 -- A replay shows as replayed > 0, a first_replayed or replayed_ids, or event.replayed records on the new stream;
 -- to a proxy, as SSE ids in the attach's response that it saw delivered earlier in the session.
 -- Staged (store/queries.ts, queryParts): every SSE id a proxy saw delivered, as a TEMP table indexed both ways
--- it is looked up (the attach's own response line; the same id earlier in the session).
+-- it is looked up (the attach's own response line; the same id earlier in the session), and the logged replays.
 CREATE TEMP TABLE sightings AS
 SELECT h.id, h.ts_ms, h.source_id, h.line, json_extract(h.req_headers, '$."mcp-session-id"') AS session, CAST(j.value AS TEXT) AS event_id
 FROM records h, json_each(h.sse_event_ids) j
@@ -10,16 +10,21 @@ WHERE h.kind = 'http' AND h.sse_event_ids IS NOT NULL;
 CREATE INDEX temp.sightings_line ON sightings (source_id, line);
 CREATE INDEX temp.sightings_event ON sightings (session, event_id, ts_ms, id);
 
+-- the logged replays, looked up by the stream they went to: walking the session's records from each attach on
+-- was quadratic in a session's length (a client that reattaches all day)
+CREATE TEMP TABLE replay_records AS
+SELECT id, ts_ms, session, stream, event_id FROM records WHERE kind = 'event.replayed' AND shadowed = 0 AND session IS NOT NULL;
+CREATE INDEX temp.replay_records_stream ON replay_records (session, stream, ts_ms, id);
+
 WITH attaches AS (
   SELECT u.id, u.ts_ms, u.session, u.decision, u.new_stream, u.replayed, u.first_replayed, u.replayed_ids, u.origin, u.source_id, u.line
   FROM upgrades u
   WHERE u.decision IN ('attach', 'resume') AND u.last_event_id IS NULL AND u.session IS NOT NULL
     AND u.status BETWEEN 200 AND 299
 ), logged_replays AS (
-  SELECT a.id AS upgrade_id, min(x.id) AS first_id, count(*) AS n, group_concat(x.event_id, ', ') AS event_ids
+  SELECT a.id AS upgrade_id, min(x.id) AS first_id, count(*) AS n, group_concat(x.event_id, ', ' ORDER BY x.ts_ms, x.id) AS event_ids
   FROM attaches a
-  JOIN records x ON x.session = a.session AND x.kind = 'event.replayed' AND x.shadowed = 0
-    AND x.stream = a.new_stream AND (x.ts_ms, x.id) > (a.ts_ms, a.id)
+  JOIN replay_records x ON x.session = a.session AND x.stream = a.new_stream AND (x.ts_ms, x.id) > (a.ts_ms, a.id)
   GROUP BY a.id
 ), seen_again AS (
   SELECT a.id AS upgrade_id, min(earlier.id) AS first_id, count(DISTINCT now.event_id) AS n,
