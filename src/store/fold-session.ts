@@ -76,8 +76,13 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
 
   const resumeTargets = new Map<number, string[]>();
 
+  // Incarnations whose owner no record has named yet: the next principal logged owns them all.
+  let ownerless: IncarnationRow[] = [];
   for (const r of records) {
-    if (r.principal !== null) for (const inc of incarnations) inc.owner ??= r.principal;
+    if (r.principal !== null && ownerless.length > 0) {
+      for (const inc of ownerless) inc.owner ??= r.principal;
+      ownerless = [];
+    }
     if (r.kind === 'upgrade') {
       // rules.md v2: the new stream of an upgrade that mints a session belongs to the minted session. Folding
       // the presented session, it is not ours; folding the minted one, the upgrade only opened it.
@@ -118,6 +123,7 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
           created_id: r.id, created_ts: r.ts_ms, incarnation: r.incarnation, node: r.node, owner: r.principal,
           ended_id: null, ended_ts: null, ended_how: null, log_evicted: null,
         });
+        if (r.principal === null) ownerless.push(incarnations[incarnations.length - 1]!);
         break;
       case 'session.terminated':
       case 'session.evicted': {
@@ -229,15 +235,37 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
  * new stream joins the old one's lane (its lineage), chains included.
  */
 function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+  // Each lane a group that knows its members, merged smaller into larger and relabelled at the end: relabelling
+  // every stream of the session per resumption was quadratic in a session thousands of reconnects long.
+  interface Lane { label: string; members: StreamRow[] }
+  const laneOf = new Map<StreamRow, Lane>();
+  const byLabel = new Map<string, Lane>();
+  for (const s of streams.values()) {
+    let lane = byLabel.get(s.lane);
+    if (!lane) byLabel.set(s.lane, (lane = { label: s.lane, members: [] }));
+    lane.members.push(s);
+    laneOf.set(s, lane);
+  }
   for (const u of accepted) {
     if (u.decision !== 'resume' || u.new_stream === null) continue;
     const resumed = targets.get(u.id)?.[0];
     if (resumed === undefined || resumed === u.new_stream) continue;
-    const from = streams.get(resumed)?.lane;
-    const to = streams.get(u.new_stream)?.lane;
-    if (from === undefined || to === undefined || from === to) continue;
-    for (const s of streams.values()) if (s.lane === to) s.lane = from;
+    const fromStream = streams.get(resumed);
+    const toStream = streams.get(u.new_stream);
+    if (fromStream === undefined || toStream === undefined) continue;
+    const from = laneOf.get(fromStream)!;
+    const to = laneOf.get(toStream)!;
+    if (from === to) continue;
+    // the merged lane keeps the resumed stream's label, whichever group's members move
+    const [big, small] = from.members.length >= to.members.length ? [from, to] : [to, from];
+    for (const m of small.members) {
+      big.members.push(m);
+      laneOf.set(m, big);
+    }
+    small.members = [];
+    big.label = from.label;
   }
+  for (const [s, lane] of laneOf) s.lane = lane.label;
 }
 
 /**
@@ -256,6 +284,13 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[],
     if (!f || before({ ts: s.opened_ts!, id: s.opened_id }, { ts: f.opened_ts!, id: f.opened_id! })) firsts.set(s.lane, s);
   }
   for (const [lane, s] of firsts) laneVia.set(lane, s.via);
+  // The GET lineages' streams in the order they opened, swept once by the attaches (in log order): an attach
+  // supersedes every one opened before it, so each is marked by the first attach after it, not rechecked per attach.
+  const standalone = [...streams.values()]
+    .filter((s) => s.opened_id !== null && isStandaloneLineage(laneVia.get(s.lane)))
+    .sort((a, b) => (before({ ts: a.opened_ts!, id: a.opened_id! }, { ts: b.opened_ts!, id: b.opened_id! }) ? -1 : 1));
+  let next = 0;
+  let spared: StreamRow[] = []; // opened before an attach that opened it again (its new stream): the next attach marks them
   for (const u of accepted) {
     const mark = (s: StreamRow | undefined) => {
       if (!s || s.stream === u.new_stream || s.superseded_id !== null) return;
@@ -266,8 +301,12 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[],
       for (const t of targets.get(u.id) ?? []) mark(streams.get(t));
     } else {
       const at = { ts: u.ts_ms, id: u.id };
-      for (const s of streams.values()) {
-        if (isStandaloneLineage(laneVia.get(s.lane)) && s.opened_id !== null && before({ ts: s.opened_ts!, id: s.opened_id }, at)) mark(s);
+      const due = spared;
+      spared = [];
+      for (; next < standalone.length && before({ ts: standalone[next]!.opened_ts!, id: standalone[next]!.opened_id! }, at); next++) due.push(standalone[next]!);
+      for (const s of due) {
+        mark(s);
+        if (s.superseded_id === null) spared.push(s);
       }
     }
   }
