@@ -20,7 +20,9 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
   let stream = inc.streams.get(id);
   if (!stream) {
     stream = { id, openedPos: pos, closed: false, fenced: false, superseded: false };
+    firstSeen.set(stream, inc.streams.size);
     inc.streams.set(id, stream);
+    inc.lineages.set(id, [stream]);
   }
   stream.node ??= record.node;
   stream.conn ??= record.conn;
@@ -54,16 +56,33 @@ export function lineageRoot(inc: Incarnation, id: string): string {
   return current;
 }
 
+/** Where each stream came in its incarnation's streams: lineage members are kept in that order. */
+const firstSeen = new WeakMap<StreamInfo, number>();
+
 function linkLineage(inc: Incarnation, newer: string, older: string): void {
   const newerRoot = lineageRoot(inc, newer);
   const olderRoot = lineageRoot(inc, older);
   const root = inc.streams.get(newerRoot);
-  if (newerRoot !== olderRoot && root) root.continues = olderRoot;
+  if (newerRoot === olderRoot || !root) return;
+  root.continues = olderRoot;
+  const moved = inc.lineages.get(newerRoot) ?? [];
+  inc.lineages.delete(newerRoot);
+  inc.lineages.set(olderRoot, inOrderSeen(inc.lineages.get(olderRoot) ?? [], moved));
 }
 
+/** Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after). */
+function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
+  const at = (s: StreamInfo) => firstSeen.get(s)!;
+  if (a.length === 0 || b.length === 0 || at(a[a.length - 1]!) < at(b[0]!)) return a.concat(b);
+  return [...a, ...b].sort((x, y) => at(x) - at(y));
+}
+
+/**
+ * The streams of `id`'s lineage, in the order the incarnation first saw them. Kept per root as lineages are
+ * linked: filtering every stream of the incarnation per resumption was quadratic in a session's length.
+ */
 export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
-  const root = lineageRoot(inc, id);
-  return [...inc.streams.values()].filter((s) => lineageRoot(inc, s.id) === root);
+  return [...(inc.lineages.get(lineageRoot(inc, id)) ?? [])];
 }
 
 /** A writer nobody has proven dead: neither closed nor fenced. */

@@ -136,6 +136,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     logEvicted: false,
     streams: new Map(),
     sequences: new Map(),
+    lineages: new Map(),
     events: new Map(),
     lanes: new Map(),
     stateChanges: [],

@@ -229,6 +229,8 @@ export interface Incarnation {
   streams: Map<string, StreamInfo>;
   /** `sequence` value -> first stream seen with it: the root its lineage hangs on. */
   sequences: Map<string, string>;
+  /** Lineage root -> the lineage's streams, in the order the incarnation first saw them (lineage.ts keeps it). */
+  lineages: Map<string, StreamInfo[]>;
   events: Map<string, EmittedEvent>;
   /** lane -> event ids in emission order. */
   lanes: Map<string, string[]>;

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createState, observe } from '../../src/engine/state.js';
+import { lineageMembers } from '../../src/engine/lineage.js';
+import type { EngineRecord } from '../../src/engine/types.js';
+
+// A lineage's members are kept per root as streams are linked (decide() reads them on every
+// resumption); they come back in the order the incarnation first saw the streams, as a filter
+// of all its streams would give them.
+
+function stateOf(records: Omit<EngineRecord, 'tsMs'>[]) {
+  const state = createState();
+  records.forEach((r, i) => observe(state, { tsMs: i, session: 'S', ...r }));
+  return state.incarnations.at(-1)!;
+}
+const ids = (members: { id: string }[]) => members.map((m) => m.id);
+
+describe('lineageMembers', () => {
+  it('joins two lineages in the order their streams were first seen', () => {
+    // a and c share a sequence, so do b and d; resuming a onto b links b's lineage (b, d) to a's (a, c)
+    const inc = stateOf([
+      { kind: 'session.created' },
+      { kind: 'stream.opened', stream: 'a', via: 'get', sequence: 'p' },
+      { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' },
+      { kind: 'stream.opened', stream: 'c', via: 'get', sequence: 'p' },
+      { kind: 'stream.opened', stream: 'd', via: 'get', sequence: 'r' },
+      { kind: 'event.sent', stream: 'a', eventId: '1' },
+      { kind: 'upgrade', stream: 'a', lastEventId: '1', newStream: 'b', decision: 'resume', status: 200 },
+    ]);
+    expect(ids(lineageMembers(inc, 'd'))).toEqual(['a', 'b', 'c', 'd']);
+    expect(ids(lineageMembers(inc, 'a'))).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('keeps a chain of resumptions thousands long as one lineage, and others apart', () => {
+    const records: Omit<EngineRecord, 'tsMs'>[] = [{ kind: 'session.created' }, { kind: 'stream.opened', stream: 'g0', via: 'get' }, { kind: 'stream.opened', stream: 'p', via: 'post' }];
+    for (let i = 1; i <= 2000; i++) {
+      records.push({ kind: 'event.sent', stream: `g${i - 1}`, eventId: String(i) });
+      records.push({ kind: 'upgrade', stream: `g${i - 1}`, lastEventId: String(i), newStream: `g${i}`, decision: 'resume', status: 200 });
+    }
+    const inc = stateOf(records);
+    expect(ids(lineageMembers(inc, 'g2000'))).toEqual(Array.from({ length: 2001 }, (_, i) => `g${i}`));
+    expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
+  });
+});
