@@ -15,13 +15,16 @@ WITH resumes AS (
   FROM upgrades u
   WHERE u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL
     AND (u.reemitted > 0 OR u.reemitted IS NULL)
+), pending_at AS MATERIALIZED (
+  -- the view once, whole: it is driven by the requests, so a join per resumption would read it per resumption
+  SELECT * FROM pending_at_upgrade
 ), pending AS (
   SELECT r.id AS upgrade_id, q.sent_id, q.request_id, q.stream,
     (s.lane IS r.lane) AS on_lane,
     (s.lane IS NOT r.lane AND COALESCE(d.attached, 1) = 0) AS never_delivered
   FROM resumes r
   -- pending at the resume: the one definition, the view pending_at_upgrade (src/store/views.ts)
-  JOIN pending_at_upgrade q ON q.upgrade_id = r.id
+  JOIN pending_at q ON q.upgrade_id = r.id
   LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
   -- The emission that carried the request: its event.sent, else the request.sent itself.
   LEFT JOIN events d ON d.id = COALESCE(
