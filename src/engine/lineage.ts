@@ -23,6 +23,7 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
     firstSeen.set(stream, inc.streams.size);
     inc.streams.set(id, stream);
     inc.lineages.set(id, [stream]);
+    inc.unsuperseded.add(stream);
   }
   stream.node ??= record.node;
   stream.conn ??= record.conn;
@@ -44,6 +45,7 @@ export function openStream(inc: Incarnation, id: string, record: StreamFacts, po
   stream.closed = false;
   stream.fenced = false;
   stream.superseded = false;
+  inc.unsuperseded.add(stream);
   stream.end = undefined;
   return stream;
 }
@@ -105,25 +107,45 @@ export function isStandalone(inc: Incarnation, stream: StreamInfo): boolean {
  */
 export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: number): void {
   if (!isAcceptedUpgrade(record)) return;
-  let superseded: string[] = [];
+  let superseded: StreamInfo[];
+  /** The streams the new one continues: a resume's own two; an attach's, one of each standalone lineage. */
+  let continued: string[];
   if (record.decision === 'resume') {
     const emitter = record.lastEventId == null ? undefined : inc.events.get(String(record.lastEventId))?.stream;
-    superseded = [...new Set([record.stream, emitter])].filter((s): s is string => s !== undefined);
+    continued = [...new Set([record.stream, emitter])].filter((s): s is string => s !== undefined);
+    superseded = continued.map((id) => touchStream(inc, id, {}, pos));
   } else if (record.decision === 'attach') {
-    superseded = [...inc.streams.values()]
-      .filter((s) => s.id !== record.newStream && isStandalone(inc, s))
-      .map((s) => s.id);
+    // Every standalone stream but the new one is superseded: those already superseded stay as they are, so only
+    // the others are visited, and each standalone lineage is linked once (the rest of it then shares the new
+    // stream's root). Visiting every stream of the session made an attach cost the session's length.
+    superseded = [...inc.unsuperseded].filter((s) => s.id !== record.newStream && isStandalone(inc, s));
+    continued = standaloneLineageHeads(inc, record.newStream);
   } else {
     return;
   }
-  for (const id of superseded) {
-    const stream = touchStream(inc, id, {}, pos);
+  for (const stream of superseded) {
     stream.superseded = true;
+    inc.unsuperseded.delete(stream);
     stream.end ??= { how: 'superseded', pos };
   }
   if (record.newStream === undefined) return;
   // The new stream's kind comes from its lineage; only a fresh standalone stream is known to be a GET.
   const via = record.decision === 'attach' ? 'get' : undefined;
   openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos).openedBy = pos;
-  for (const id of superseded) linkLineage(inc, record.newStream, id);
+  for (const id of continued) linkLineage(inc, record.newStream, id);
 }
+
+/**
+ * Of each standalone lineage, the first stream the incarnation saw other than `except`, in that order: linking
+ * the new stream of an attach to these links it to every standalone stream, as linking to each in turn did.
+ */
+function standaloneLineageHeads(inc: Incarnation, except: string | undefined): string[] {
+  const heads: StreamInfo[] = [];
+  for (const [root, members] of inc.lineages) {
+    if (!isStandaloneLineage(inc.streams.get(root)?.via)) continue;
+    const head = members.find((s) => s.id !== except);
+    if (head !== undefined) heads.push(head);
+  }
+  return heads.sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!).map((s) => s.id);
+}
+

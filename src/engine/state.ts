@@ -137,6 +137,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     streams: new Map(),
     sequences: new Map(),
     lineages: new Map(),
+    unsuperseded: new Set(),
     events: new Map(),
     lanes: new Map(),
     stateChanges: [],

@@ -231,6 +231,8 @@ export interface Incarnation {
   sequences: Map<string, string>;
   /** Lineage root -> the lineage's streams, in the order the incarnation first saw them (lineage.ts keeps it). */
   lineages: Map<string, StreamInfo[]>;
+  /** Streams not superseded since they (re)opened (lineage.ts keeps it): all an attach has left to supersede. */
+  unsuperseded: Set<StreamInfo>;
   events: Map<string, EmittedEvent>;
   /** lane -> event ids in emission order. */
   lanes: Map<string, string[]>;

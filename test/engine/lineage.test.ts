@@ -40,4 +40,27 @@ describe('lineageMembers', () => {
     expect(ids(lineageMembers(inc, 'g2000'))).toEqual(Array.from({ length: 2001 }, (_, i) => `g${i}`));
     expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
   });
+
+  it('an attach supersedes every earlier standalone stream, one reopened since included, and continues all their lineages', () => {
+    const inc = stateOf([
+      { kind: 'session.created' },
+      { kind: 'stream.opened', stream: 'g1', via: 'get' },
+      { kind: 'stream.opened', stream: 'g2', via: 'get' },
+      { kind: 'stream.opened', stream: 'p', via: 'post' },
+      { kind: 'upgrade', newStream: 'g3', decision: 'attach', status: 200 },
+      { kind: 'stream.opened', stream: 'g1', via: 'get' }, // the id reused: live again
+      { kind: 'upgrade', newStream: 'g4', decision: 'attach', status: 200 },
+    ]);
+    const state = (id: string) => ({ superseded: inc.streams.get(id)!.superseded, end: inc.streams.get(id)!.end?.pos });
+    expect(['g1', 'g2', 'g3', 'g4', 'p'].map(state)).toEqual([
+      { superseded: true, end: 6 }, // superseded again by the second attach (records from 0)
+      { superseded: true, end: 4 },
+      { superseded: true, end: 6 },
+      { superseded: false, end: undefined },
+      { superseded: false, end: undefined },
+    ]);
+    expect(ids(lineageMembers(inc, 'g4'))).toEqual(['g1', 'g2', 'g3', 'g4']);
+    expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
+  });
 });
+
