@@ -55,24 +55,17 @@ describe('answered-request-replayed', () => {
 
   it('places Last-Event-ID on the stream the resumption names when the server sent that id on another stream later', async () => {
     // A server counting event ids per stream sends each id on every stream: the named stream's emission is the anchor, not the latest.
-    const onPost = { ts: at(300), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 1006 };
-    const report = await analyzeLines([
-      created,
-      opened,
-      sent(100, 1006),
-      requestEvent(200, 1007, 'req-42'),
-      requestSent(200, 1007, 'req-42'),
+    const sameIdOnAPostLater = (named: string) => [
+      created, opened, sent(100, 1006), requestEvent(200, 1007, 'req-42'), requestSent(200, 1007, 'req-42'),
       { ts: at(250), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' },
-      onPost,
-      answered(500, 'req-42', 200),
-      resume(1000, 1006),
-    ]);
-    const [f, ...rest] = findingsOf(report, 'answered-request-replayed');
+      { ts: at(300), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 1006 },
+      answered(500, 'req-42', 200), { ...resume(1000, 1006), stream: named },
+    ];
+    const [f, ...rest] = findingsOf(await analyzeLines(sameIdOnAPostLater('g1')), 'answered-request-replayed');
     expect(rest).toHaveLength(0);
     expect(evidenceLines(f!)).toEqual([3, 4, 8, 9]);
     // Named elsewhere, the latest emission (on p1, whose lane holds no request) is the anchor: nothing replayed.
-    const elsewhere = await analyzeLines([created, opened, sent(100, 1006), requestEvent(200, 1007, 'req-42'), requestSent(200, 1007, 'req-42'),
-      { ts: at(250), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' }, onPost, answered(500, 'req-42', 200), { ...resume(1000, 1006), stream: 'p9' }]);
+    const elsewhere = await analyzeLines(sameIdOnAPostLater('p9'));
     expect(findingsOf(elsewhere, 'answered-request-replayed')).toEqual([]);
   });
 
