@@ -93,7 +93,8 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
  * chunks. Two connections over the same committed records see the same chunks (store/derive-threads.ts).
  */
 export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): { folds: [string, SessionFold][]; records: number } } {
-  const chunks = chunkSessions(db.prepare(SESSION_SIZES).raw().all() as [string, number][]);
+  // Row by row: as one array, the 162k sessions of a folder of small logs cost both threads about 30 MB each.
+  const chunks = chunkSessions(db.prepare(SESSION_SIZES).raw().iterate() as IterableIterator<[string, number]>);
   const reads = new Map<number, Statement>();
   const read = (n: number) => reads.get(n) ?? reads.set(n, db.prepare(foldReadSql(n)).raw()).get(n)!;
   return {
@@ -125,7 +126,7 @@ export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): {
 const SESSION_SIZES = 'SELECT d.session, (SELECT count(*) FROM records r WHERE r.session = d.session) FROM dirty_sessions d ORDER BY d.session';
 
 /** Sessions (in order, with their record counts) cut into chunks of at most DERIVE_CHUNK_SESSIONS sessions and DERIVE_CHUNK_RECORDS records. */
-export function chunkSessions(sizes: readonly (readonly [string, number])[]): string[][] {
+export function chunkSessions(sizes: Iterable<readonly [string, number]>): string[][] {
   const chunks: string[][] = [];
   let chunk: string[] = [];
   let records = 0;
