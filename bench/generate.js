@@ -16,11 +16,13 @@ export const SHAPES = {
   production: 'the mix: interleaved, multi-node dialects, proxies, storms, 2% faults, app log lines',
   'long-sessions': 'about a hundred sessions live at once, each hundreds of reconnects long; 2% faulty rounds; a quarter restart event ids on each stream',
   soak: "a soak test's log: a few clients, each one session thousands of reconnects long, on one node, clean",
+  'soak-attach': 'the soak, its clients reattaching without Last-Event-ID (session resumption every time), clean',
+  'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -42,7 +44,10 @@ function mulberry32(seed) {
 
 /** Shape parameters: how sessions arrive, where they run, what goes wrong. */
 function profile(shape) {
-  const p = { gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0, rounds: 4, roundFault: 0, restartIds: 0 };
+  const p = {
+    gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0,
+    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, idPool: 0,
+  };
   switch (shape) {
     case 'uniform': return { ...p, sequential: true };
     case 'interleaved': return { ...p, gapMs: 8 };
@@ -55,6 +60,8 @@ function profile(shape) {
     case 'production': return { ...p, gapMs: 10, nodes: NODES, dialects: true, proxyShare: 0.3, proxyOnlyShare: 0.1, stormShare: 0.02, faultShare: 0.05, sharedPrincipal: 0.1, appLines: 0.01 };
     // A session's work grows with its length: lanes thousands of events long, a resumption's window, an event id sent on every stream.
     case 'soak': return { ...p, gapMs: 600_000, rounds: 5000 };
+    case 'soak-attach': return { ...p, gapMs: 600_000, rounds: 5000, attachAlways: true };
+    case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
@@ -68,7 +75,7 @@ function profile(shape) {
 function scriptSession(s, p, rnd, start) {
   const recs = [];
   let t = start;
-  const session = `sess-${s}`;
+  const session = `sess-${p.idPool > 0 ? s % p.idPool : s}`;
   const node = p.nodes[s % p.nodes.length];
   const principal = p.sharedPrincipal > 0 && rnd() < p.sharedPrincipal ? 'tok:shared' : `tok:${s % 997}`;
   const proxyOnly = rnd() < p.proxyOnlyShare;
@@ -83,7 +90,7 @@ function scriptSession(s, p, rnd, start) {
   if (proxyOnly) return scriptProxyOnly(s, p, rnd, start, session, principal);
   let req = 0;
   const http = (method, status, reqHeaders, extra = {}) => {
-    const id = `${session}-q${req++}`;
+    const id = `sess-${s}-q${req++}`; // one request, one id, whatever the session id
     recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, principal, req: id, duration_ms: 5, ...extra } });
     return { req: id };
   };
@@ -142,8 +149,8 @@ function scriptSession(s, p, rnd, start) {
       add({ kind: 'upgrade', session, last_event_id: eid, stream, new_stream: next, decision: 'resume', status: 200, replayed: 0, reemitted: 0, principal });
       return recs; // nothing follows an end
     }
-    if (pending || (faulty && fault === 'replay-on-attach')) {
-      add({ kind: 'upgrade', session, last_event_id: null, new_stream: next, decision: 'attach', status: 200, replayed: pending ? 0 : 3, reemitted: 0, cancelled: 0, principal });
+    if (pending || (faulty && fault === 'replay-on-attach') || p.attachAlways) {
+      add({ kind: 'upgrade', session, last_event_id: null, new_stream: next, decision: 'attach', status: 200, replayed: faulty && fault === 'replay-on-attach' && !pending ? 3 : 0, reemitted: 0, cancelled: 0, principal });
     } else {
       const truncated = faulty && fault === 'truncation';
       const phantom = faulty && fault === 'phantom';

@@ -34,7 +34,7 @@ describe('bench generator', () => {
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long
-    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak' ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -77,6 +77,19 @@ describe('bench generator', () => {
     expect(summary.by_rule['event-id-regression']).toBeGreaterThan(0); // a quarter count ids per stream
     expect(Object.keys(summary.by_rule).length).toBeGreaterThan(5); // 2% faulty rounds, of every family
     expect(Object.keys(summary.nodes).sort()).toEqual(['node-a', 'node-b', 'node-c', 'node-d', 'proxy-1']);
+  }, 60_000);
+
+  it('soak-attach: every reconnect a session resumption (an attach), none a stream resumption', async () => {
+    const { file } = await run('soak-attach', 1, 20_000);
+    const upgrades = readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"kind":"upgrade"'));
+    expect(upgrades.length).toBeGreaterThan(500);
+    expect(upgrades.every((l) => l.includes('"decision":"attach"') && l.includes('"last_event_id":null'))).toBe(true);
+  }, 60_000);
+
+  it('id-pool: the production mix on 20 session ids, each created again and again', async () => {
+    const { summary } = (await run('id-pool', 1, 20_000)).report;
+    expect(summary.sessions).toBe(20);
+    expect(summary.by_rule['session-id-reuse']).toBeGreaterThan(0);
   }, 60_000);
 
   it('multinode: four nodes, one of them with seq', async () => {
