@@ -11,7 +11,7 @@ export interface DeriveWorkerData {
 
 export type FromDeriveWorker =
   /** One chunk of dirty sessions, folded. */
-  | { type: 'folds'; chunk: number; folds: [string, SessionFold][]; records: number }
+  | { type: 'folds'; chunk: number; folds: [string, SessionFold][] }
   /** No chunk left to claim: every chunk this worker claimed was sent. */
   | { type: 'end' };
 

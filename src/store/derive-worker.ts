@@ -12,14 +12,13 @@ const port = parentPort!;
 const { path, counter } = workerData as DeriveWorkerData;
 // The records of each chunk sent and not yet written, oldest first: the main thread writes (and acknowledges) them in order.
 const inFlight: number[] = [];
-let recordsInFlight = 0;
 let wake: (() => void) | null = null;
 const post = (m: FromDeriveWorker) => port.postMessage(m);
 const mayPost = (records: number) =>
-  inFlight.length === 0 || (inFlight.length < MAX_CHUNKS_IN_FLIGHT && recordsInFlight + records <= MAX_RECORDS_IN_FLIGHT);
+  inFlight.length === 0 || (inFlight.length < MAX_CHUNKS_IN_FLIGHT && inFlight.reduce((a, b) => a + b, records) <= MAX_RECORDS_IN_FLIGHT);
 
 port.on('message', () => {
-  recordsInFlight -= inFlight.shift() ?? 0;
+  inFlight.shift();
   wake?.();
   wake = null;
 });
@@ -31,8 +30,7 @@ try {
     const { folds, records } = dirty.fold(i);
     while (!mayPost(records)) await new Promise<void>((resolve) => (wake = resolve));
     inFlight.push(records);
-    recordsInFlight += records;
-    post({ type: 'folds', chunk: i, folds, records });
+    post({ type: 'folds', chunk: i, folds });
   }
   post({ type: 'end' });
 } finally {

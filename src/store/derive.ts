@@ -89,8 +89,8 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
 
 /**
  * The dirty sessions in chunks (DERIVE_CHUNK_SESSIONS, DERIVE_CHUNK_RECORDS), each folded on demand: `fold(i)` reads
- * chunk i whole before folding it (better-sqlite3 cannot write while a read is open), so the caller may write between
- * chunks. Two connections over the same committed records see the same chunks (store/derive-threads.ts).
+ * and folds chunk i to its end before it returns (better-sqlite3 cannot write while a read is open), so the caller may
+ * write between chunks. Two connections over the same committed records see the same chunks (store/derive-threads.ts).
  */
 export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): { folds: [string, SessionFold][]; records: number } } {
   // Row by row: as one array, the 162k sessions of a folder of small logs cost both threads about 30 MB each.
