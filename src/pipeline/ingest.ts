@@ -10,6 +10,7 @@ import { openScratchDb } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
+import type { HandOver } from './worker-protocol.js';
 
 // The pipeline: read → normalize → store. The store receives normalized lines
 // only; this module decides where reading and normalizing run: in a worker
@@ -27,6 +28,8 @@ export interface IngestOptions {
   threads?: 'auto' | 'worker' | 'inline';
   /** The worker's script (tests). */
   workerScript?: URL;
+  /** When the worker hands lines over unnormalized (worker-protocol.ts; tests). */
+  handOver?: HandOver;
   /** Copy every line's text even into the throw-away database (`tui`: it lives long, and files rotate under it). */
   copyLines?: boolean;
 }
@@ -109,7 +112,7 @@ function useWorker(sources: Source[], opts: IngestOptions): boolean {
 
 export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
   const out: SourceStats[] = [];
-  const worker = useWorker(sources, opts) ? new NormalizeWorker(opts.workerScript) : undefined;
+  const worker = useWorker(sources, opts) ? new NormalizeWorker(opts.workerScript, opts.handOver) : undefined;
   try {
     for (const s of sources) {
       // Files go to the worker; stdin (no path) is read here. After a store error the worker is stopped: the rest are read here.

@@ -20,6 +20,11 @@ export class LineStage {
     this.normalizer = new LineNormalizer(inputFormat, formats);
   }
 
+  /** The file's format once a line showed it (or as forced); from then on it is kept to the file's end. */
+  get formatName(): string | undefined {
+    return this.normalizer.formatName;
+  }
+
   normalize(l: InputLine): NormalizedLine {
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
     const out = this.normalizer.normalize(l.text);

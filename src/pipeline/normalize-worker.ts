@@ -4,12 +4,18 @@ import { splitLineBatches } from '../read/lines.js';
 import { fileSource } from '../read/sources.js';
 import { LineEncoder } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
-import { BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type ToWorker } from './worker-protocol.js';
+import type { InputLine } from '../read/lines.js';
+import { encodeRawLines } from './raw-lines.js';
+import { BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type HandOver, type ToWorker } from './worker-protocol.js';
 
 // The worker thread of the pipeline: read → split → normalize, one file at a
 // time, handing batches of normalized lines to the main thread, which writes
 // them to SQLite meanwhile. At most MAX_IN_FLIGHT batches wait to be stored:
-// when the writer falls behind, the reader waits (backpressure).
+// when the writer falls behind, the reader waits (backpressure). When the
+// writer has caught up instead (every batch stored: it waits on this thread),
+// the next batch goes over as read, and the main thread normalizes it itself:
+// normalizing costs about twice what storing does, and each thread then gets
+// nearer half of the sum.
 
 const port = parentPort!;
 let credits = MAX_IN_FLIGHT;
@@ -24,31 +30,72 @@ port.on('message', (m: ToWorker) => {
     wake?.();
     wake = null;
   } else {
-    work = work.then(() => normalizeFile(m.path, m.inputFormat, m.copyLines));
+    work = work.then(() => normalizeFile(m.path, m.inputFormat, m.copyLines, m.handOver));
   }
 });
 
-async function send(batch: LineEncoder): Promise<void> {
+async function sendWhenAllowed(m: FromWorker): Promise<void> {
   while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
   credits--;
-  post({ type: 'lines', batch: batch.take() });
+  post(m);
 }
 
-async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean): Promise<void> {
+/** One file's next batch: normalized here, or (`raw`) collected as read for the main thread. */
+class Batch {
+  private readonly normalized = new LineEncoder();
+  private raw: InputLine[] | undefined;
+
+  constructor(
+    private readonly stage: LineStage,
+    private readonly handOver: HandOver,
+  ) {}
+
+  get lines(): number {
+    return this.raw?.length ?? this.normalized.lines;
+  }
+
+  add(l: InputLine): void {
+    if (this.lines === 0) this.raw = this.handsOver() ? [] : undefined;
+    if (this.raw !== undefined) this.raw.push(l);
+    else this.normalized.add(this.stage.normalize(l));
+  }
+
+  async send(): Promise<void> {
+    const raw = this.raw;
+    this.raw = undefined;
+    // The format is read when the batch goes: a raw batch is begun only once it is known.
+    if (raw !== undefined) await sendWhenAllowed({ type: 'raw', format: this.stage.formatName!, lines: encodeRawLines(raw) });
+    else await sendWhenAllowed({ type: 'lines', batch: this.normalized.take() });
+  }
+
+  /**
+   * Decided as a batch begins, just after the one before went: with at most that one waiting, the main
+   * thread stores it sooner than this thread could normalize the next, and would then wait. Until the
+   * file's format is known, every line could change it: those lines stay here.
+   */
+  private handsOver(): boolean {
+    if (this.handOver === 'never' || this.stage.formatName === undefined) return false;
+    return this.handOver === 'always' || credits >= MAX_IN_FLIGHT - 1;
+  }
+}
+
+async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean, handOver: HandOver): Promise<void> {
   const hash = createHash('sha256');
+  const stage = new LineStage(inputFormat, undefined, copyLines);
   // The store's encoding (flat cells) crosses the thread far cheaper than line objects would.
-  const batch = new LineEncoder();
+  const batch = new Batch(stage, handOver);
   try {
-    const stage = new LineStage(inputFormat, undefined, copyLines);
     for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) {
-      for (const l of lines) batch.add(stage.normalize(l));
-      if (batch.lines >= BATCH_LINES) await send(batch);
+      for (const l of lines) {
+        batch.add(l);
+        if (batch.lines >= BATCH_LINES) await batch.send();
+      }
     }
-    if (batch.lines > 0) await send(batch);
+    if (batch.lines > 0) await batch.send();
     post({ type: 'end', sha256: hash.digest('hex') });
   } catch (err) {
     // What was read before the error is sent first: a gzip file cut short keeps its lines.
-    if (batch.lines > 0) await send(batch);
+    if (batch.lines > 0) await batch.send();
     post({ type: 'error', message: (err as Error).message, sha256: hash.digest('hex') });
   }
 }

@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import { workerScriptBuilt } from '../store/second-connection.js';
 import { IngestAborted, type SourceFeed, type SourceSink } from '../store/source-sink.js';
-import type { FromWorker, ToWorker } from './worker-protocol.js';
+import { LineStage } from './normalize-lines.js';
+import { decodeRawLines } from './raw-lines.js';
+import type { FromWorker, HandOver, ToWorker } from './worker-protocol.js';
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
 export const WORKER_SCRIPT = new URL('./normalize-worker.js', import.meta.url);
@@ -13,6 +15,9 @@ export function workerAvailable(script: URL = WORKER_SCRIPT): boolean {
 interface Pending {
   name: string;
   sink: SourceSink;
+  copyLines: boolean;
+  /** Normalizes the lines the worker hands over as read (made with the first of them: it brings the format). */
+  stage?: LineStage;
   onLines: ((source: string, lines: number) => void) | undefined;
   resolve: () => void;
   reject: (e: Error) => void;
@@ -37,7 +42,10 @@ export class NormalizeWorker {
   /** Set when the worker died or was stopped: nothing more is sent to it. */
   broken: Error | undefined;
 
-  constructor(script: URL = WORKER_SCRIPT) {
+  constructor(
+    script: URL = WORKER_SCRIPT,
+    private readonly handOver: HandOver = 'auto',
+  ) {
     this.worker = new Worker(script, { resourceLimits: NORMALIZE_WORKER_LIMITS });
     this.worker.on('message', (m: FromWorker) => this.onMessage(m));
     this.worker.on('error', (e) => this.fail(e));
@@ -51,8 +59,8 @@ export class NormalizeWorker {
         new Promise<void>((resolve, reject) => {
           if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
           this.sha256 = null;
-          this.pending = { name: sink.stats.name, sink, onLines, resolve, reject };
-          this.post({ type: 'open', path, copyLines, ...(inputFormat !== undefined && { inputFormat }) });
+          this.pending = { name: sink.stats.name, sink, copyLines, onLines, resolve, reject };
+          this.post({ type: 'open', path, copyLines, handOver: this.handOver, ...(inputFormat !== undefined && { inputFormat }) });
         }),
       digest: () => this.sha256,
     };
@@ -70,9 +78,13 @@ export class NormalizeWorker {
   private onMessage(m: FromWorker): void {
     const p = this.pending;
     if (p === undefined) return;
-    if (m.type === 'lines') {
+    if (m.type === 'lines' || m.type === 'raw') {
       try {
-        p.sink.addBatch(m.batch);
+        if (m.type === 'lines') p.sink.addBatch(m.batch);
+        else {
+          const stage = (p.stage ??= new LineStage(m.format, undefined, p.copyLines));
+          p.sink.addLines(Array.from(decodeRawLines(m.lines), (l) => stage.normalize(l)));
+        }
       } catch (err) {
         // The store failed (disk full, locked): the worker must not go on reading into a rolled-back load.
         this.settle().reject(err as Error);

@@ -129,7 +129,12 @@ export class SourceSink {
   }
 
   add(l: NormalizedLine): void {
-    this.own.add(l);
+    this.addLines([l]);
+  }
+
+  /** Lines normalized in this thread, in order (between a feed's batches too). */
+  addLines(lines: Iterable<NormalizedLine>): void {
+    for (const l of lines) this.own.add(l);
     this.read(this.own.take(), this.ownShapes);
   }
 

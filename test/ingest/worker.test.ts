@@ -34,11 +34,12 @@ async function fixture(): Promise<string[]> {
   dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
   const log = join(dir, 'production.ndjson');
   await generate(log, 3000, { shape: 'production', seed: 3 });
-  // Lines the worker must reject, redact and count exactly as this thread does.
+  // Lines the worker must reject, redact and count exactly as this thread does, past the first batch
+  // (BATCH_LINES), which the worker always normalizes itself: its lines tell it the file's format.
   const odd = join(dir, 'odd.log');
   writeFileSync(
     odd,
-    readFileSync(log, 'utf8').split('\n').slice(0, 300).join('\n') +
+    readFileSync(log, 'utf8').split('\n').slice(0, 2300).join('\n') +
       '\n{"ts": "2026-11-09T10:00:00Z", "kind":\n' +
       '{"ts":"2026-11-09T10:00:01.000Z","kind":"call","session":"S1","rpc_id":1,"tool":"t","headers":{"authorization":"Bearer abc.def.ghi"}}\n' +
       '\n\u0000binary\n',
@@ -51,9 +52,10 @@ async function fixture(): Promise<string[]> {
   return [log, odd, gz, cut];
 }
 
-async function ingestWith(threads: 'worker' | 'inline', files: string[]) {
-  const db = store.openDb(':memory:');
-  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads });
+async function ingestWith(threads: 'worker' | 'inline', files: string[], handOver?: 'always' | 'never', quotesFromFiles = false) {
+  // quotesFromFiles: a one-off run's database, which keeps where a plain file's lines are instead of their text
+  const db = quotesFromFiles ? store.markQuotesFromFiles(store.openDb(':memory:')) : store.openDb(':memory:');
+  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads, ...(handOver && { handOver }) });
   const rows = {
     records: db.prepare('SELECT * FROM records ORDER BY id').raw().all(),
     rejected: db.prepare('SELECT * FROM rejected ORDER BY id').raw().all(),
@@ -78,6 +80,19 @@ describe('normalizing in a worker thread', () => {
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
     expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
+  }, 60_000);
+
+  it('stores the same rows whichever thread normalizes a batch (lines handed over as read, or none)', async () => {
+    const files = await fixture();
+    for (const quotesFromFiles of [false, true]) {
+      const inline = await ingestWith('inline', files, undefined, quotesFromFiles);
+      for (const handOver of ['always', 'never'] as const) {
+        const worker = await ingestWith('worker', files, handOver, quotesFromFiles);
+        expect(worker.stats).toEqual(inline.stats);
+        expect(worker.rows).toEqual(inline.rows);
+        expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
+      }
+    }
   }, 60_000);
 
   it('stops with a clear error when the worker dies, and leaves the database as it was before that file', async () => {
