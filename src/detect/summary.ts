@@ -14,7 +14,6 @@ export function summarize(db: Db): InputSummary {
     rejected: number;
     ignored: number;
   };
-  const sessions = db.prepare("SELECT count(DISTINCT session) AS n FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'").pluck().get() as number;
   // The input's records and each node's share, counted in one scan of the table.
   let records = 0;
   const nodes: Record<string, NodeSummary> = {};
@@ -23,7 +22,10 @@ export function summarize(db: Db): InputSummary {
     if (row.node !== null) nodes[row.node] = { records: row.n };
   }
   for (const [node, skew] of estimateSkew(db)) if (nodes[node]) nodes[node].skew_ms = skew;
-  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes, protocol_versions: protocolVersions(db), ...sessionlessVersions(db) };
+  const versions = protocolVersions(db);
+  // Every session is counted under exactly one version ('unknown' included).
+  const sessions = Object.values(versions).reduce((a, b) => a + b, 0);
+  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes, protocol_versions: versions, ...sessionlessVersions(db) };
 }
 
 function sessionlessVersions(db: Db): { sessionless_versions?: true } {
@@ -34,13 +36,15 @@ function sessionlessVersions(db: Db): { sessionless_versions?: true } {
 /**
  * A session's protocol version is the one its records carry (the first logged,
  * where a session logs several); the others inherit it. Sessions are counted as
- * in `sessions`: every session id a judged record names.
+ * in `sessions`: every session id a judged record names. One scan of the table
+ * finds them: through the records_session index, each row's shadowed and kind
+ * cost a random read of the table (1M production lines: 0.8 s, the scan 0.3 s).
  */
 export function protocolVersions(db: Db): Record<string, number> {
   const rows = db
     .prepare(
       `SELECT coalesce(sv.protocol_version, 'unknown') AS v, count(*) AS n
-       FROM (SELECT DISTINCT session FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http') s
+       FROM (SELECT DISTINCT session FROM records NOT INDEXED WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http') s
        LEFT JOIN session_versions sv ON sv.session = s.session
        GROUP BY v ORDER BY v`,
     )
