@@ -51,10 +51,15 @@ export class FactTable<T> {
     return this;
   }
 
-  /** Every row, in the query's order. */
+  /**
+   * Every row, in the query's order. The rules read a fact whole several times over, and each
+   * value better-sqlite3 hands over costs about as much as each row it steps to: the rows come
+   * as JSON, ROWS_PER_READ at a time (1M production lines, the 68k rows of the reconnect
+   * references: 0.30 s a read row by row, 0.16 s so).
+   */
   rows(): Generator<T> {
     this.refuseDropped();
-    return this.read(this.db.prepare(`SELECT * FROM temp.${this.name} ORDER BY seq`), []);
+    return this.readJson();
   }
 
   /** The rows whose `column` equals `value`, in the query's order. */
@@ -78,11 +83,23 @@ export class FactTable<T> {
     if (this.dropped) throw new Error(`fact table ${this.name} was read after it was dropped`);
   }
 
+  private *readJson(): Generator<T> {
+    // Read from the table, no value carries a JSON subtype: a column of JSON text stays a string.
+    const values = this.columns.map(quoteName).join(', ');
+    const chunks = this.db
+      .prepare(`SELECT json_group_array(json_array(${values}) ORDER BY seq) FROM temp.${this.name} GROUP BY seq / ${ROWS_PER_READ} ORDER BY seq / ${ROWS_PER_READ}`)
+      .pluck();
+    for (const json of chunks.iterate() as IterableIterator<string>) yield* namedRows<T>(this.columns, JSON.parse(json) as unknown[][]);
+  }
+
   private *read(stmt: Statement, args: unknown[]): Generator<T> {
     // column 0 is seq
     yield* namedRows<T>(this.columns, stmt.raw(true).iterate(...args) as IterableIterator<unknown[]>, 1);
   }
 }
+
+/** Rows a read of a whole fact takes in one value (memory: a few hundred KB of JSON at a time). */
+const ROWS_PER_READ = 256;
 
 function quoteName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
