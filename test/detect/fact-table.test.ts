@@ -50,6 +50,27 @@ describe('fact tables', () => {
     expect([...table.rows()]).toEqual(rows);
   });
 
+  it('give every row of a fact longer than one read, in order, a JSON column still as text', async () => {
+    // 300 resumptions, each naming its Last-Event-ID and a replayed_ids list: 600 rows, more than one read's worth.
+    const many: object[] = [{ ts: at(0), kind: 'session.created', session: 'S1' }, { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 's0', via: 'get' }];
+    for (let i = 0; i < 300; i++) {
+      many.push({ ts: at(10 + i * 10), kind: 'event.sent', session: 'S1', stream: `s${i}`, event_id: `0${i}` });
+      many.push({
+        ts: at(15 + i * 10), kind: 'upgrade', session: 'S1', stream: `s${i}`, new_stream: `s${i + 1}`, last_event_id: `0${i}`,
+        decision: 'resume', status: 200, replayed: 1, replayed_ids: [`0${i}`],
+      });
+    }
+    const ws = await workspaceOf(many);
+    deriveTimeline(ws.db);
+    const table = new FactTable<ReconnectRow>(ws.db, 'facts/reconnect-references', opts);
+    const rows = [...table.rows()];
+    const direct = ws.db.prepare(`SELECT * FROM temp.${table.name} ORDER BY seq`).all() as ({ seq: number } & ReconnectRow)[];
+    expect(rows).toHaveLength(600);
+    expect(rows).toEqual(direct.map(({ seq: _, ...row }) => row));
+    expect(rows.filter((r) => r.role === 'replayed_ids').map((r) => r.event_id)).toEqual(Array.from({ length: 300 }, (_, i) => `0${i}`));
+    expect(typeof rows[0]!.replayed_ids).toBe('string');
+  });
+
   it('set a staged query apart without the TEMP tables its stages built', async () => {
     const db = await derived();
     expect(queryParts(loadQuery('facts/reconnect-references')).tables).toContain('served');
