@@ -3,15 +3,16 @@ import type { Db } from '../store/db.js';
 import { at } from '../model/phrasing.js';
 import { compareNumeric, isDigits } from '../model/event-order.js';
 import { loadQuery } from '../store/queries.js';
-import { isAccepted, STORED_RECORD_SELECT, storedRowFromValues, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
+import { isAccepted, STORED_RECORD_JSON, storedRow, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and
 // stops at each logged upgrade, with the state the engine knew just before
 // it: the engine-divergence cross-check and what-if both re-ask the logged
-// reconnects from here. One sorted read of the records table: walking the
-// records_session index instead visits the rows in index order, one random
-// page read each, which at millions of rows costs twice the scan and sort (see
-// README, Performance). The visitors only compute, so the cursor stays open.
+// reconnects from here. One scan of the records table, grouped per session in
+// SQLite: walking the records_session index instead visits the rows in index
+// order, one random page read each, which at millions of rows costs twice the
+// scan and sort (see README, Performance). The visitors only compute, so the
+// cursor stays open.
 
 const PAGE = 2000;
 
@@ -27,6 +28,8 @@ export interface SessionPoint {
 
 export interface ReplayOptions {
   sharedSessionStore?: boolean;
+  /** Sessions with more records than this are read row by row (default LONG_SESSION_RECORDS; tests). */
+  longSessionRecords?: number;
   /** Called once per session with server records, after its last record. */
   onSession?: (s: SessionPoint) => void;
 }
@@ -55,22 +58,73 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: R
   visitSessionlessUpgrades(db, visit, versions);
   const foreign = foreignLastEventIds(db);
   // The analyzer can see a node continue another node's events (a shared store); the engine cannot.
-  const shared = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('facts/node-continuations')).pluck().all() as number[]);
-  const rows = db.prepare(
-    `SELECT ${STORED_RECORD_SELECT} FROM records NOT INDEXED
-     WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http'
-     ORDER BY session, ts_ms, id`,
+  const shared: ReadonlySet<number> | 'all' = opts.sharedSessionStore ? 'all' : new Set(db.prepare(loadQuery('facts/node-continuations')).pluck().all() as number[]);
+  const replaySession = (session: string, records: Iterable<unknown[]>) => {
+    const replay = new SessionReplay(session, { foreign, shared, version: versions.get(session) }, visit, opts.onSession);
+    for (const values of records) replay.add(storedRow(values));
+    replay.finish();
+  };
+  const long = db.prepare(LONG_SESSIONS).pluck().all(opts.longSessionRecords ?? LONG_SESSION_RECORDS) as string[];
+  const longSessions = new LongSessionRecords(db, long);
+  // Each other session's records as one JSON array of records, in session order, the long ones replayed in their place.
+  const sessions = db.prepare(
+    `SELECT session, json_group_array(${STORED_RECORD_JSON} ORDER BY ts_ms, id) FROM records NOT INDEXED
+     WHERE session IS NOT NULL AND ${REPLAYED} AND session NOT IN (SELECT value FROM json_each(?))
+     GROUP BY session ORDER BY session`,
   ).raw(true);
-  let replay: SessionReplay | undefined;
-  for (const values of rows.iterate() as IterableIterator<unknown[]>) {
-    const row = storedRowFromValues(values);
-    if (replay?.session !== row.session) {
-      replay?.finish();
-      replay = new SessionReplay(row.session!, { foreign, shared, version: versions.get(row.session!) }, visit, opts.onSession);
-    }
-    replay.add(row);
+  for (const [session, json] of sessions.iterate(JSON.stringify(long)) as IterableIterator<[string, string]>) {
+    longSessions.replayBefore(session, replaySession);
+    replaySession(session, JSON.parse(json) as unknown[][]);
   }
-  replay?.finish();
+  longSessions.replayBefore(undefined, replaySession);
+}
+
+/** The records the replay observes: what the server logged, and what a proxy saw that the server's log does not show. */
+const REPLAYED = "shadowed = 0 AND kind <> 'http'";
+
+/**
+ * Sessions too long to read as one value (at about 250 bytes a record, this many make a string of 5 MB): a soak
+ * test's single session may hold millions of records. Counted in the records_session index alone, http records too.
+ */
+const LONG_SESSION_RECORDS = 20_000;
+const LONG_SESSIONS = 'SELECT session FROM records WHERE session IS NOT NULL GROUP BY session HAVING count(*) > ? ORDER BY session';
+
+/**
+ * The long sessions' records, row by row, from one sorted scan (through the records_session index, each row
+ * is a random read of the table), each session replayed where it falls in session order.
+ */
+class LongSessionRecords {
+  private readonly rows: IterableIterator<[string, string]> | undefined;
+  private next: [string, string] | undefined;
+
+  constructor(db: Db, sessions: string[]) {
+    if (sessions.length === 0) return;
+    this.rows = db
+      .prepare(
+        `SELECT session, ${STORED_RECORD_JSON} FROM records NOT INDEXED
+         WHERE session IN (SELECT value FROM json_each(?)) AND ${REPLAYED} ORDER BY session, ts_ms, id`,
+      )
+      .raw(true)
+      .iterate(JSON.stringify(sessions)) as IterableIterator<[string, string]>;
+    this.next = this.rows.next().value;
+  }
+
+  /** Replays each long session that SQLite orders before `limit` (every one left: undefined). */
+  replayBefore(limit: string | undefined, replay: (session: string, records: Iterable<unknown[]>) => void): void {
+    while (this.next !== undefined && (limit === undefined || sqliteOrder(this.next[0], limit) < 0)) replay(this.next[0], this.of(this.next[0]));
+  }
+
+  private *of(session: string): Generator<unknown[]> {
+    while (this.next !== undefined && this.next[0] === session) {
+      yield JSON.parse(this.next[1]) as unknown[];
+      this.next = this.rows!.next().value;
+    }
+  }
+}
+
+/** SQLite's BINARY order: UTF-8 bytes (JS compares UTF-16 units, which differ beyond U+FFFF). */
+function sqliteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /**
@@ -80,13 +134,13 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: R
  */
 function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, versions: ReadonlyMap<string, string>): void {
   const page = db.prepare(
-    `SELECT ${STORED_RECORD_SELECT} FROM records
+    `SELECT ${STORED_RECORD_JSON} FROM records
      WHERE session IS NULL AND kind = 'upgrade' AND (origin = 'server' OR last_event_id IS NOT NULL) AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
      ORDER BY ts_ms, id LIMIT ${PAGE}`,
-  ).raw(true);
+  ).pluck();
   let cursor = { ts: Number.MIN_SAFE_INTEGER, id: -1 };
   for (;;) {
-    const rows = (page.all(cursor) as unknown[][]).map(storedRowFromValues);
+    const rows = (page.all(cursor) as string[]).map((record) => storedRow(JSON.parse(record) as unknown[]));
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
       const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));

@@ -16,18 +16,19 @@ const SPARSE_COLUMNS = [
 ] as const;
 
 /**
- * The select list that storedRowFromValues reads, with `.raw()`. Every value handed to JS
- * costs the same, NULL or not, so the columns most records leave empty come as one value:
- * the replay reads every server record of the log. json_array keeps each value's type
- * (an integer stays a number, a text of digits a string).
+ * One record as one JSON array, as storedRow reads it: the dense columns, then the sparse ones in a
+ * nested array, or null where none is set. Every value better-sqlite3 hands to JS costs about the
+ * same, NULL or not, and each row it steps to about as much again; the replay reads every server
+ * record of the log, so it takes them a session at a time (json_group_array of these).
+ * json_array keeps each value's type (an integer stays a number, a text of digits a string).
  */
-export const STORED_RECORD_SELECT =
-  `${DENSE_COLUMNS.join(', ')}, ` +
-  `CASE WHEN ${SPARSE_COLUMNS.map((c) => `${c} IS NOT NULL`).join(' OR ')} THEN json_array(${SPARSE_COLUMNS.join(', ')}) END`;
+export const STORED_RECORD_JSON =
+  `json_array(${DENSE_COLUMNS.join(', ')}, ` +
+  `CASE WHEN ${SPARSE_COLUMNS.map((c) => `${c} IS NOT NULL`).join(' OR ')} THEN json_array(${SPARSE_COLUMNS.join(', ')}) END)`;
 
-/** A raw row of STORED_RECORD_SELECT as a StoredRow (a JS literal: better-sqlite3's row objects cost far more). */
-export function storedRowFromValues(v: unknown[]): StoredRow {
-  const x = typeof v[16] === 'string' ? (JSON.parse(v[16]) as unknown[]) : NO_SPARSE_VALUES;
+/** A parsed STORED_RECORD_JSON as a StoredRow (a JS literal: better-sqlite3's row objects cost far more). */
+export function storedRow(v: unknown[]): StoredRow {
+  const x = (v[16] as unknown[] | null) ?? NO_SPARSE_VALUES;
   // One literal, in the lists' order: every row then shares a single object shape.
   return {
     id: v[0], ts_ms: v[1], kind: v[2], origin: v[3], session: v[4], node: v[5], stream: v[6], conn: v[7], via: v[8],

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { STORED_RECORD_SELECT, storedRowFromValues } from '../../src/replay/stored-record.js';
+import { STORED_RECORD_JSON, storedRow } from '../../src/replay/stored-record.js';
 import { at, workspaceOf } from '../helpers/logs.js';
 
-// The replay reads records through a compact select (sparse columns packed in one
-// JSON array); each row must come back exactly as the plain columns hold it.
+// The replay reads records as JSON arrays (sparse columns packed in a nested
+// array); each row must come back exactly as the plain columns hold it.
 const COLUMNS =
   'id, ts_ms, kind, origin, session, incarnation, node, stream, sequence, conn, principal, via, reason, aspect, log_evicted, ' +
   'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
   'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed';
 
-describe('storedRowFromValues', () => {
+describe('storedRow', () => {
   it('gives every column of every record its stored value and type', async () => {
     const ws = await workspaceOf([
       { ts: at(0), kind: 'session.created', session: 'S1', incarnation: 'i1', principal: 'tok:a', node: 'n1', protocol_version: '2025-11-25' },
@@ -27,7 +27,7 @@ describe('storedRowFromValues', () => {
     ]);
     try {
       const plain = ws.db.prepare(`SELECT ${COLUMNS} FROM records ORDER BY id`).all();
-      const compact = (ws.db.prepare(`SELECT ${STORED_RECORD_SELECT} FROM records ORDER BY id`).raw(true).all() as unknown[][]).map(storedRowFromValues);
+      const compact = (ws.db.prepare(`SELECT ${STORED_RECORD_JSON} FROM records ORDER BY id`).pluck().all() as string[]).map((j) => storedRow(JSON.parse(j) as unknown[]));
       expect(plain.length).toBe(9);
       expect(compact).toStrictEqual(plain);
     } finally {
