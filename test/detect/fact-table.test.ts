@@ -9,7 +9,7 @@ import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { loadQuery, queryParts } from '../../src/store/queries.js';
 import type { Db } from '../../src/store/db.js';
-import { at, workspaceOf } from '../helpers/logs.js';
+import { at, workspaceOf, type LogLine } from '../helpers/logs.js';
 
 // The reconnects and served upgrades the first nine rules share are kept by
 // SQLite in temporary tables and read one row at a time (at 3M lines they were
@@ -52,7 +52,7 @@ describe('fact tables', () => {
 
   it('give every row of a fact longer than one read, in order, a JSON column still as text', async () => {
     // 300 resumptions, each naming its Last-Event-ID and a replayed_ids list: 600 rows, more than one read's worth.
-    const many: object[] = [{ ts: at(0), kind: 'session.created', session: 'S1' }, { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 's0', via: 'get' }];
+    const many: LogLine[] = [{ ts: at(0), kind: 'session.created', session: 'S1' }, { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 's0', via: 'get' }];
     for (let i = 0; i < 300; i++) {
       many.push({ ts: at(10 + i * 10), kind: 'event.sent', session: 'S1', stream: `s${i}`, event_id: `0${i}` });
       many.push({
