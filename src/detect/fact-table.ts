@@ -9,8 +9,8 @@ import type { DetectOptions } from './types.js';
  * query's order as often as the rules ask: SQLite holds them, on its page
  * budget and in a temporary file beyond it, not the heap. (At 3M lines the
  * reconnects and served upgrades held as objects were about 230 MB live, and
- * V8 let them grow to twice that.) A rule reads one row at a time and keeps
- * only what it finds.
+ * V8 let them grow to twice that.) A rule reads a few hundred rows at a time
+ * (rows()) and keeps only what it finds.
  *
  * better-sqlite3 refuses a write while any statement is being iterated, so
  * the table is filled when it is made, never lazily from inside a read.
