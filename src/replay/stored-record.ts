@@ -1,5 +1,6 @@
 import type { EngineRecord } from '../engine/index.js';
 import type { Decision, Origin, RecordRow } from '../model/record.js';
+import { sparseColumnsJson } from '../store/sparse-columns.js';
 
 // A stored record as the engine replay reads it: the row of `records`, turned
 // into the engine's record (absent = undefined, never null) plus what the
@@ -20,11 +21,8 @@ const SPARSE_COLUMNS = [
  * nested array, or null where none is set. Every value better-sqlite3 hands to JS costs about the
  * same, NULL or not, and each row it steps to about as much again; the replay reads every server
  * record of the log, so it takes them a session at a time (json_group_array of these).
- * json_array keeps each value's type (an integer stays a number, a text of digits a string).
  */
-export const STORED_RECORD_JSON =
-  `json_array(${DENSE_COLUMNS.join(', ')}, ` +
-  `CASE WHEN ${SPARSE_COLUMNS.map((c) => `${c} IS NOT NULL`).join(' OR ')} THEN json_array(${SPARSE_COLUMNS.join(', ')}) END)`;
+export const STORED_RECORD_JSON = `json_array(${DENSE_COLUMNS.join(', ')}, ${sparseColumnsJson(SPARSE_COLUMNS)})`;
 
 /** A parsed STORED_RECORD_JSON as a StoredRow (a JS literal: better-sqlite3's row objects cost far more). */
 export function storedRow(v: unknown[]): StoredRow {
