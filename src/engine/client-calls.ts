@@ -33,7 +33,12 @@ export function noteResponse(inc: Incarnation, event: EmittedEvent, rpcId: strin
     inc.calls.push(call);
     inc.callsByRpc.set(rpcId, call);
   }
-  call.response = responseFate(inc, event);
+  const response = (call.response = responseFate(inc, event));
+  if (!response.deliveredLive && response.rescuedBy === undefined) {
+    const waiting = inc.awaitingRescue.get(event.lane) ?? [];
+    inc.awaitingRescue.set(event.lane, waiting);
+    waiting.push({ laneIndex: event.laneIndex, response });
+  }
 }
 
 function responseFate(inc: Incarnation, event: EmittedEvent): CallResponse {
@@ -53,16 +58,16 @@ function responseFate(inc: Incarnation, event: EmittedEvent): CallResponse {
 
 /**
  * An accepted resumption from `from` replays what its lane holds after it: every response
- * written there for replay, and not yet brought to the client, is rescued by it.
+ * written there for replay, and not yet brought to the client, is rescued by it. The lane's
+ * waiting responses are in lane order, so those after `from` are a tail.
  */
 export function noteResumption(inc: Incarnation, from: EmittedEvent | undefined, pos: number): void {
   if (!from) return;
-  for (const call of inc.calls) {
-    const response = call.response;
-    if (!response || response.deliveredLive || response.rescuedBy !== undefined) continue;
-    const event = inc.events.get(response.eventId);
-    if (event?.lane === from.lane && event.laneIndex > from.laneIndex) response.rescuedBy = pos;
-  }
+  const waiting = inc.awaitingRescue.get(from.lane);
+  if (!waiting) return;
+  let keep = waiting.length;
+  while (keep > 0 && waiting[keep - 1]!.laneIndex > from.laneIndex) waiting[--keep]!.response.rescuedBy = pos;
+  waiting.length = keep;
 }
 
 /**

@@ -145,6 +145,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     requests: new Map(),
     calls: [],
     callsByRpc: new Map(),
+    awaitingRescue: new Map(),
   };
 }
 

@@ -243,6 +243,17 @@ export interface Incarnation {
   calls: ClientCall[];
   /** rpc id -> the latest of `calls` with that id: where its response goes. */
   callsByRpc: Map<string, ClientCall>;
+  /**
+   * lane -> responses written there for replay and not yet brought to the client, in lane order: what
+   * the next resumption of that lane can rescue. Kept apart so that a resumption reads its lane's
+   * waiting responses, not every call of the session (which made a long polling session quadratic).
+   */
+  awaitingRescue: Map<string, AwaitingResponse[]>;
+}
+
+export interface AwaitingResponse {
+  laneIndex: number;
+  response: CallResponse;
 }
 
 export interface EngineState {

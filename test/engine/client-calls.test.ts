@@ -126,3 +126,29 @@ describe('matching responses to calls', () => {
     ]);
   });
 });
+
+describe('several responses waiting for a resumption', () => {
+  // Two POST streams, each broken before its two responses: a resumption rescues what its lane holds
+  // after its Last-Event-ID, and only that; what it leaves stays waiting for a later one.
+  const waiting = [
+    created,
+    opened(1, 'p1'), call(1, 1), call(1, 2), event(1, 'p1', 'a0'),
+    opened(1, 'p2'), call(1, 3), event(1, 'p2', 'b0'),
+    closed(2, 'p1', 'poll'), closed(2, 'p2', 'poll'),
+    response(3, 'p1', 'a1', 1, { attached: false }), response(3, 'p1', 'a2', 2, { attached: false }),
+    response(3, 'p2', 'b1', 3, { attached: false }),
+  ];
+  const rescuers = (log: EngineRecord[]) => callsOf(log).map((c) => c.response?.rescuedBy);
+
+  it('a resumption from the middle of a lane rescues the responses after it; an earlier one later rescues the rest', () => {
+    const fromMiddle = resume(5, 'a1', 'p1', 'g1'); // position 13
+    const fromStart = resume(6, 'a0', 'p1', 'g2'); // position 14
+    expect(rescuers([...waiting, fromMiddle])).toEqual([undefined, 13, undefined]);
+    expect(rescuers([...waiting, fromMiddle, fromStart])).toEqual([14, 13, undefined]);
+  });
+
+  it('near miss: a resumption of the other lane, or from its last response, rescues none of them', () => {
+    expect(rescuers([...waiting, resume(5, 'b1', 'p2', 'g1'), resume(6, 'a2', 'p1', 'g2')])).toEqual([undefined, undefined, undefined]);
+    expect(rescuers([...waiting, resume(5, 'b0', 'p2', 'g1')])).toEqual([undefined, undefined, 13]);
+  });
+});
