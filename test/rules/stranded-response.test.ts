@@ -161,6 +161,38 @@ describe('stranded-response: a stream that carried an event id', () => {
   });
 });
 
+describe('stranded-response in a long polling session', () => {
+  // One lineage polled round after round (p1, then p2, p3 opened by resumptions): each stored response is
+  // judged by the resumptions after it and before the session's next end, whatever came before.
+  const rounds: LogLine[] = [
+    created(), opened(11, 'p1'), priming(12, 'p1', 'e0'), closed(13, 'p1'),
+    response(500, 'p1', 'e1'), resume(600, 'e0', 'p1', 'p2'), closed(700, 'p2'),
+    response(800, 'p2', 'e2'), resume(900, 'e2', 'p2', 'p3'), closed(950, 'p3'),
+    response(1000, 'p3', 'e3'),
+  ];
+
+  it('fires on each response no later resumption of its lineage reached before the session ended', async () => {
+    const report = await analyzeLines([...rounds, terminated(1100), resume(1200, 'e0', 'p3', 'p4'), logGoesOnUntil(90_000)]);
+    // e1 was replayed from e0; e2 only by a resumption from itself, and from e0 after the end; e3 only after the end
+    expect(stranded(report).map((f) => f.at)).toEqual([at(800), at(1000)]);
+    expect(stranded(report).every((f) => /ended at/.test(f.message))).toBe(true);
+  });
+
+  it('near miss: one resumption from before them, while the session lives, delivers every response after it', async () => {
+    expect(stranded(await analyzeLines([...rounds, resume(1050, 'e0', 'p3', 'p4'), terminated(1100), logGoesOnUntil(90_000)]))).toEqual([]);
+  });
+
+  it('takes the smallest of several ids the log never shows sent, and any id that is not a number', async () => {
+    const lines = (...ids: (string | number)[]) => [
+      created(), opened(11, 'p1'), closed(13, 'p1'), response(500, 'p1', 8),
+      ...ids.map((id, i) => resume(1013 + i, id, 'p1', `r${i}`)), logGoesOnUntil(90_000),
+    ];
+    expect(stranded(await analyzeLines(lines(9, 8)))).toHaveLength(1);
+    expect(stranded(await analyzeLines(lines(9, 7)))).toEqual([]);
+    expect(stranded(await analyzeLines(lines(9, 'x7')))).toEqual([]);
+  });
+});
+
 describe('stranded-response at the end of the log', () => {
   it('is not knowable when the log ends within the stranding window with the session live', async () => {
     const report = await analyzeLines([...polled, logGoesOnUntil(10_500)]);
