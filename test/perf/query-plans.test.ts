@@ -45,17 +45,27 @@ function quadraticSteps(plan: PlanRow[]): string[] {
   const children = new Map<number, PlanRow[]>();
   for (const r of plan) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
   const bad: string[] = [];
+  const innerScans = new Set([...children.values()].flatMap(innerLoopScans));
   const walk = (row: PlanRow, correlated: boolean): void => {
     // A named CTE of the statement's WITH cannot see the outer row: materialized, it runs
     // once even when the plan nests it under the correlated subquery that first reads it.
     // Not so a FROM-subquery, `(subquery-N)`, which may read the outer row and is re-run.
     const onceOnly = /^MATERIALIZE [^(]/.test(row.detail);
     const inside = onceOnly ? false : correlated || row.detail.startsWith('CORRELATED ');
-    if (inside && isQuadratic(row.detail)) bad.push(row.detail);
+    if ((inside && isQuadratic(row.detail)) || innerScans.has(row)) bad.push(row.detail);
     for (const c of children.get(row.id) ?? []) walk(c, inside);
   };
   for (const r of children.get(0) ?? []) walk(r, false);
   return bad;
+}
+
+/**
+ * Steps of one SELECT are its join's loops, outermost first: a full SCAN after the first loop runs
+ * once per row of the loops around it. (reports/rejected read every rejected line once per file.)
+ */
+function innerLoopScans(steps: PlanRow[]): PlanRow[] {
+  const loops = steps.filter((r) => /^(SCAN|SEARCH) /.test(r.detail));
+  return loops.slice(1).filter((r) => r.detail.startsWith('SCAN ') && isQuadratic(r.detail));
 }
 
 function isQuadratic(detail: string): boolean {
@@ -157,6 +167,11 @@ describe('query plans: no per-row scan inside a correlated subquery', () => {
       [15, 2, 'MULTI-INDEX OR'],
     );
     expect(quadraticSteps(perRow)).toEqual(['SCAN once', 'SEARCH z USING INDEX records_kind (kind=?)', 'SCAN w', 'MULTI-INDEX OR']);
+    // a join's inner loop is run per row of its outer loops, correlated or not: a full scan there is quadratic
+    expect(quadraticSteps(plan([1, 0, 'SCAN r'], [2, 0, 'SEARCH s USING INDEX streams_1 (session=?)'], [3, 0, 'SCAN c LEFT-JOIN']))).toEqual([
+      'SCAN c LEFT-JOIN',
+    ]);
+    expect(quadraticSteps(plan([1, 0, 'SCAN r'], [2, 0, 'SEARCH c USING AUTOMATIC COVERING INDEX (stream=?) LEFT-JOIN']))).toEqual([]);
   });
 
   for (const name of QUERY_NAMES) {
