@@ -17,6 +17,7 @@ export const SHAPES = {
   'long-sessions': 'about a hundred sessions live at once, each hundreds of reconnects long; 2% faulty rounds; a quarter restart event ids on each stream',
   soak: "a soak test's log: a few clients, each one session thousands of reconnects long, on one node, clean",
   'soak-attach': 'the soak, its clients reattaching without Last-Event-ID (session resumption every time), clean',
+  polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption; 2% never fetched",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
 };
@@ -46,7 +47,7 @@ function mulberry32(seed) {
 function profile(shape) {
   const p = {
     gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0,
-    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, idPool: 0,
+    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, idPool: 0, polling: false, pollStranded: 0,
   };
   switch (shape) {
     case 'uniform': return { ...p, sequential: true };
@@ -60,6 +61,7 @@ function profile(shape) {
     case 'production': return { ...p, gapMs: 10, nodes: NODES, dialects: true, proxyShare: 0.3, proxyOnlyShare: 0.1, stormShare: 0.02, faultShare: 0.05, sharedPrincipal: 0.1, appLines: 0.01 };
     // A session's work grows with its length: lanes thousands of events long, a resumption's window, an event id sent on every stream.
     case 'soak': return { ...p, gapMs: 600_000, rounds: 5000 };
+    case 'polling': return { ...p, gapMs: 600_000, rounds: 5000, polling: true, pollStranded: 0.02 };
     case 'soak-attach': return { ...p, gapMs: 600_000, rounds: 5000, attachAlways: true };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
@@ -97,7 +99,8 @@ function scriptSession(s, p, rnd, start) {
   const stateless = faultAt >= 0 && !everyRound && fault === 'stateless-session';
   // A server bug of long sessions: event ids counted per stream, so each id is sent again on every stream.
   const restartIds = p.restartIds > 0 && rnd() < p.restartIds;
-  add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(stateless && { protocol_version: '2026-07-28' }) });
+  const version = stateless ? '2026-07-28' : p.polling ? '2025-11-25' : undefined;
+  add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(version && { protocol_version: version }) });
   step();
   add({ kind: 'stream.opened', session, stream: 'g1', via: 'get', conn: `c${s}`, principal });
   let eid = 0;
@@ -166,10 +169,30 @@ function scriptSession(s, p, rnd, start) {
     add({ kind: 'stream.opened', session, stream: next, via: 'get', conn: `c${s}-${k}` });
     stream = next;
     if (restartIds) eid = 0;
+    if (p.polling) eid = pollCall(k, eid);
   }
   step();
   add({ kind: 'session.terminated', session, reason: 'client_delete' });
   return recs;
+
+  /** A tool call polled as 2025-11-25 allows: its response stored for replay, fetched by resuming from the priming event. */
+  function pollCall(k, eid) {
+    const post = `p${k + 1}`;
+    step();
+    add({ kind: 'call', session, rpc_id: `poll-${k}`, method: 'tools/call', tool: 'report', args_hash: `hp${s}-${k}`, status: 200 });
+    add({ kind: 'stream.opened', session, stream: post, via: 'post', conn: `c${s}-p${k}` });
+    const primed = ++eid;
+    add({ kind: 'event.sent', session, stream: post, event_id: primed, priming: true });
+    add({ kind: 'stream.closed', session, stream: post, reason: 'poll', retry_ms: 1000 });
+    step();
+    add({ kind: 'event.sent', session, stream: post, event_id: ++eid, rpc_kind: 'response', rpc_id: `poll-${k}`, attached: false });
+    if (rnd() >= p.pollStranded) {
+      step();
+      add({ kind: 'upgrade', session, last_event_id: primed, stream: post, new_stream: `${post}r`, decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: eid, principal });
+      add({ kind: 'stream.closed', session, stream: `${post}r`, reason: 'client' });
+    }
+    return eid;
+  }
 }
 
 /** A client seen only by the proxy: initialize, the GET stream, calls, one resumption, DELETE. */

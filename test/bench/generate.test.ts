@@ -34,7 +34,7 @@ describe('bench generator', () => {
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long
-    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') || shape === 'polling' ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -77,6 +77,18 @@ describe('bench generator', () => {
     expect(summary.by_rule['event-id-regression']).toBeGreaterThan(0); // a quarter count ids per stream
     expect(Object.keys(summary.by_rule).length).toBeGreaterThan(5); // 2% faulty rounds, of every family
     expect(Object.keys(summary.nodes).sort()).toEqual(['node-a', 'node-b', 'node-c', 'node-d', 'proxy-1']);
+  }, 60_000);
+
+  it('polling: long 2025-11-25 sessions whose only findings are the 2% of stored responses never fetched', async () => {
+    const { file, report } = await run('polling', 1, 20_000);
+    const { summary } = report;
+    expect(summary.records / summary.sessions).toBeGreaterThan(2000);
+    expect(Object.keys(summary.protocol_versions)).toEqual(['2025-11-25']);
+    const stored = readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"rpc_kind":"response"') && l.includes('"attached":false'));
+    expect(stored.length).toBeGreaterThan(500);
+    expect(Object.keys(summary.by_rule)).toEqual(['stranded-response']);
+    expect(summary.by_rule['stranded-response']).toBeGreaterThan(0);
+    expect(summary.by_rule['stranded-response']).toBeLessThan(stored.length * 0.05);
   }, 60_000);
 
   it('soak-attach: every reconnect a session resumption (an attach), none a stream resumption', async () => {
