@@ -63,7 +63,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   });
   const work = (unit: RuleModule[] | 'summary') => {
     if (unit === 'summary') summary = summarize(db);
-    else runRules(db, options, unit, sink.take);
+    else runRules(db, options, unit, sink.take, sink.takeEarly);
   };
   try {
     try {
@@ -83,7 +83,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
     // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
     withCacheKiB(db, DETECT_CACHE_KIB, () => {
       if (summary === undefined) summary = summarize(db);
-      runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take);
+      runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take, sink.takeEarly);
     });
     return sink.report(summary!);
   } catch (err) {

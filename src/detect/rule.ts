@@ -1,6 +1,6 @@
 import type { Severity } from '../model/severity.js';
 import type { Db } from '../store/db.js';
-import type { DetectOptions, DetectorOutput } from './types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from './types.js';
 
 // What one rule is, in one module named by its id (src/detect/rules/<id>.ts).
 // Metadata, the explanation, the SARIF descriptor, the `rules` command, the
@@ -66,6 +66,12 @@ export interface RuleContext {
   opts: DetectOptions;
   /** `fact(db, opts)`, computed once per run however many rules ask; only a fact the rule declares in `facts`. */
   shared<T>(fact: SharedFact<T>): T;
+  /**
+   * Hands findings over before the rule returns, for a rule whose findings grow with the log (one per
+   * upgrade of a bad server): the run sets them down at once and holds a batch, not all of them. They
+   * come before the findings the rule returns, in the order handed over.
+   */
+  handOver(findings: RawFinding[]): void;
 }
 
 export interface RuleModule<Id extends string = string> {

@@ -20,10 +20,14 @@ try {
       const unit = units[i]!;
       if (unit === 'summary') post({ type: 'summary', summary: summarize(db) });
       else {
-        runRules(db, options, unit.rules.map(ruleOf), (rule, output) => {
-          findings.add(output.findings);
-          post({ type: 'rule', rule, notKnowable: output.notKnowable });
-        });
+        runRules(
+          db, options, unit.rules.map(ruleOf),
+          (rule, output) => {
+            findings.add(output.findings);
+            post({ type: 'rule', rule, notKnowable: output.notKnowable });
+          },
+          (_rule, handedOver) => findings.add(handedOver),
+        );
       }
     }
   });

@@ -8,7 +8,7 @@ import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
 import { countsInCatalogueOrder, RULE_IDS, RULES } from './rules/index.js';
 import { summarize, type InputSummary } from './summary.js';
-import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput } from './types.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput, type RawFinding } from './types.js';
 
 export interface RunOptions extends Partial<DetectOptions> {
   /** Rules switched off by configuration. */
@@ -34,7 +34,7 @@ export function detectIntoTable(db: Db, opts: RunOptions = {}): Report<FindingTa
   const options = detectOptionsOf(opts);
   const sink = new ReportSink(db);
   try {
-    withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take));
+    withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take, sink.takeEarly));
     return sink.report(summarize(db));
   } catch (err) {
     sink.discard();
@@ -52,25 +52,41 @@ export function enabledRules(opts: RunOptions): RuleModule[] {
   return (opts.rules ?? RULES).filter((rule) => !disabled.has(rule.id));
 }
 
+/** Where a rule's findings go as it hands them over (RuleContext.handOver), before its output is taken. */
+export type TakeEarly = (rule: string, findings: RawFinding[]) => void;
+
 /**
  * Runs these rules in order over one connection, each fact computed once and let go after the last of
  * them that declares it. Each rule's output goes to `take` as soon as the rule is done, so that a run
- * holds one rule's findings at a time, not all of them.
+ * holds one rule's findings at a time, not all of them; what a rule hands over before then goes to
+ * `takeEarly`, or, without one, comes first in its output.
  */
-export function runRules(db: Db, options: DetectOptions, rules: readonly RuleModule[], take: (rule: string, out: DetectorOutput) => void): void {
+export function runRules(
+  db: Db, options: DetectOptions, rules: readonly RuleModule[], take: (rule: string, out: DetectorOutput) => void, takeEarly?: TakeEarly,
+): void {
   const releaseAfter = factReleases(rules);
   const facts = new Map<SharedFact, unknown>();
   try {
     rules.forEach((rule, i) => {
-      const out = rule.detect(contextOf(db, options, rule, facts));
-      const stray = [...out.findings, ...out.notKnowable].find((f) => f.rule !== rule.id);
-      if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
-      take(rule.id, out);
+      const early: RawFinding[] = [];
+      const handOver = (findings: RawFinding[]) => {
+        checkOwn(rule, findings);
+        if (takeEarly) takeEarly(rule.id, findings);
+        else early.push(...findings);
+      };
+      const out = rule.detect(contextOf(db, options, rule, facts, handOver));
+      checkOwn(rule, [...out.findings, ...out.notKnowable]);
+      take(rule.id, early.length > 0 ? { ...out, findings: [...early, ...out.findings] } : out);
       for (const fact of releaseAfter.get(i) ?? []) release(facts, fact);
     });
   } finally {
     for (const fact of [...facts.keys()]) release(facts, fact);
   }
+}
+
+function checkOwn(rule: RuleModule, reported: readonly { rule: string }[]): void {
+  const stray = reported.find((f) => f.rule !== rule.id);
+  if (stray !== undefined) throw new Error(`rule ${rule.id} reported for ${stray.rule}`);
 }
 
 /**
@@ -93,6 +109,12 @@ export class ReportSink {
   readonly take = (rule: string, out: DetectorOutput): void => {
     this.claim(rule, out.notKnowable);
     this.table.add(out.findings);
+  };
+
+  /** Findings a rule hands over before it is done (the table keeps them in the order they came). */
+  readonly takeEarly: TakeEarly = (rule, findings) => {
+    if (this.taken.has(rule)) throw new Error(`rule ${rule} handed findings over after it was done`);
+    this.table.add(findings);
   };
 
   /** A rule done on another thread, its findings committed to that thread's findings file (adoptStored). */
@@ -192,10 +214,11 @@ export function factReleases(rules: readonly Pick<RuleModule, 'facts'>[]): Map<n
 }
 
 /** One rule's context: a fact several rules read is computed once, on first use, if the rule declares it. */
-function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<SharedFact, unknown>): RuleContext {
+function contextOf(db: Db, opts: DetectOptions, rule: RuleModule, facts: Map<SharedFact, unknown>, handOver: RuleContext['handOver']): RuleContext {
   return {
     db,
     opts,
+    handOver,
     shared<T>(fact: SharedFact<T>): T {
       // An undeclared fact would be let go before this rule asks for it, and loaded again.
       if (!rule.facts?.includes(fact)) throw new Error(`rule ${rule.id} asks for a shared fact (${fact.name || 'anonymous'}) it does not declare in facts`);
