@@ -101,7 +101,7 @@ export class ReportSink {
   /** Rules whose findings another thread set down in a findings file, not yet adopted. */
   private stored: string[] = [];
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.table = FindingTable.create(db);
     this.notKnowable = NotKnowableSpool.create(db);
   }
@@ -114,7 +114,15 @@ export class ReportSink {
   /** Findings a rule hands over before it is done (the table keeps them in the order they came). */
   readonly takeEarly: TakeEarly = (rule, findings) => {
     if (this.taken.has(rule)) throw new Error(`rule ${rule} handed findings over after it was done`);
-    this.table.add(findings);
+    // The rule hands them over while it reads, one of its queries' rows still coming on this connection,
+    // which better-sqlite3 refuses to write on unless told. They go to the report's own table, which no
+    // rule reads, so the rows being read cannot change under the rule.
+    this.db.unsafeMode(true);
+    try {
+      this.table.add(findings);
+    } finally {
+      this.db.unsafeMode(false);
+    }
   };
 
   /** A rule done on another thread, its findings committed to that thread's findings file (adoptStored). */

@@ -44,6 +44,22 @@ describe('findings handed over before a rule is done', () => {
     expect(outputs.map((o) => o.findings.map((f) => f.message))).toEqual([[0, 1, 2, 3, 4, 5, 6].map((n) => `finding ${n}`)]);
   });
 
+  it('may be handed over while the rule still reads rows of a query on the same connection', async () => {
+    const ws = await workspaceOf(Array.from({ length: 5 }, (_, i) => ({ ts: `2026-11-09T10:00:0${i}Z`, kind: 'session.created', session: `S${i}` })));
+    const reading = {
+      ...RULES[0]!,
+      id: 'silent-truncation',
+      detect(ctx) {
+        for (const id of ctx.db.prepare('SELECT id FROM records ORDER BY id').pluck().iterate() as Iterable<number>) {
+          ctx.handOver([{ ...finding('silent-truncation', id), evidenceIds: [id] }]);
+        }
+        return { findings: [], notKnowable: [] };
+      },
+    } as RuleModule;
+    const report = detect(ws.db, { rules: [reading] });
+    expect(report.findings.map((f) => f.message)).toEqual([1, 2, 3, 4, 5].map((n) => `finding ${n}`));
+  });
+
   it("are checked as the rule's own, like the findings it returns", async () => {
     const ws = await workspaceOf([{ ts: '2026-11-09T10:00:00Z', kind: 'session.created', session: 'S1' }]);
     expect(() => detect(ws.db, { rules: [counting('silent-truncation', 4, 2, true)] })).toThrow(/rule silent-truncation reported for someone-else/);

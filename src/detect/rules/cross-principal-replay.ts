@@ -1,9 +1,10 @@
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
+import { FindingBatches } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface CrossPrincipalRow {
   upgrade_id: number;
@@ -17,8 +18,8 @@ interface CrossPrincipalRow {
   evidence: string;
 }
 
-function crossPrincipalReplay(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings: RawFinding[] = [];
+function crossPrincipalReplay(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
   const notKnowable: NotKnowable[] = [];
   for (const r of eachQueryRow<CrossPrincipalRow>(db, 'rules/cross-principal-replay', opts)) {
     const rule = 'cross-principal-replay';
@@ -39,7 +40,7 @@ function crossPrincipalReplay(db: Db, opts: DetectOptions): DetectorOutput {
         : `${r.decision} presenting ${r.session ?? 'no session'}${from} replayed events of ${r.source_session} (owner ${r.owner}) to ${r.client}`;
     findings.push({ rule, session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
   }
-  return { findings, notKnowable };
+  return { findings: findings.rest(), notKnowable };
 }
 
 export default defineRule({
@@ -57,5 +58,5 @@ export default defineRule({
       'Bind each session to the principal that created it, check that binding on every reconnect and POST, and reject (403 or 404) a resumption by anyone else.',
   },
   live: { reads: ['event-id-owners', 'sessions-on-conn'], settles: 'at-once' },
-  detect: (ctx) => crossPrincipalReplay(ctx.db, ctx.opts),
+  detect: (ctx) => crossPrincipalReplay(ctx.db, ctx.opts, ctx.handOver),
 });

@@ -1,9 +1,10 @@
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
+import { FindingBatches } from '../finding-batches.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface DualWriterRow {
   session: string;
@@ -18,8 +19,9 @@ interface DualWriterRow {
   evidence: string;
 }
 
-function dualWriter(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings = queryRows<DualWriterRow>(db, 'rules/dual-writer', opts).map((r): RawFinding => {
+function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
+  for (const r of eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts)) {
     const upgrade =
       r.decision === 'resume'
         ? `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` on ${r.new_stream}` : ''}`
@@ -27,15 +29,15 @@ function dualWriter(db: Db, opts: DetectOptions): DetectorOutput {
     const retired = [r.closed_ts, r.fenced_ts].filter((t): t is number => t !== null);
     const later = retired.length > 0 ? ` (it was retired only at ${at(Math.min(...retired))})` : '';
     const scope = r.decision === 'attach' ? `the session's standalone stream` : `lineage ${r.old_stream}`;
-    return {
+    findings.push({
       rule: 'dual-writer',
       session: r.session,
       atMs: r.at_ms,
       message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}`,
       evidenceIds: evidenceIds(r.evidence),
-    };
-  });
-  return { findings, notKnowable: proxyOnlyReconnects(db, 'dual-writer', ['resume', 'attach']) };
+    });
+  }
+  return { findings: findings.rest(), notKnowable: proxyOnlyReconnects(db, 'dual-writer', ['resume', 'attach']) };
 }
 
 export default defineRule({
@@ -53,5 +55,5 @@ export default defineRule({
       'Fence the prior stream (retire its writer) before attaching the new one; when fencing cannot be confirmed within the grace period, reject the reconnect rather than race two writers.',
   },
   live: { reads: [], settles: 'at-once' },
-  detect: (ctx) => dualWriter(ctx.db, ctx.opts),
+  detect: (ctx) => dualWriter(ctx.db, ctx.opts, ctx.handOver),
 });

@@ -1,9 +1,10 @@
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
+import { FindingBatches } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface DuplicateCallRow {
   session: string | null;
@@ -45,8 +46,8 @@ function inBetween(r: DuplicateCallRow): string {
 /** Since 2026-07-28 a call has no session. */
 const inSession = (session: string | null): string => (session !== null ? `in ${session}` : 'without a session');
 
-function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings: RawFinding[] = [];
+function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
   const notKnowable: NotKnowable[] = [];
   for (const r of eachQueryRow<DuplicateCallRow>(db, 'rules/duplicate-tool-call', opts)) {
     const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
@@ -65,7 +66,7 @@ function duplicateToolCall(db: Db, opts: DetectOptions): DetectorOutput {
           `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again ${inSession(r.session)} (rpc id ${r.rpc_id}): a retry re-executed it`;
     findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
   }
-  return { findings, notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
+  return { findings: findings.rest(), notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
 }
 
 /**
@@ -114,5 +115,5 @@ export default defineRule({
       'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place.',
   },
   live: { reads: ['same-tool-calls'], settles: 'at-once' },
-  detect: (ctx) => duplicateToolCall(ctx.db, ctx.opts),
+  detect: (ctx) => duplicateToolCall(ctx.db, ctx.opts, ctx.handOver),
 });

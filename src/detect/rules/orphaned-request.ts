@@ -1,11 +1,12 @@
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
+import { FindingBatches } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface OrphanRow {
   session: string;
@@ -40,23 +41,24 @@ function strandedBy(r: OrphanRow): string {
   }
 }
 
-function orphanedRequest(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings = queryRows<OrphanRow>(db, 'rules/orphaned-request', opts).map((r): RawFinding => {
+function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
+  for (const r of eachQueryRow<OrphanRow>(db, 'rules/orphaned-request', opts)) {
     const cause = strandedBy(r);
     const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
     const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
     const refused = r.failed_answers > 0 ? ` (${plural(r.failed_answers, 'answer')} got an error status and ${r.failed_answers === 1 ? 'was' : 'were'} not taken)` : '';
-    return {
+    findings.push({
       rule: 'orphaned-request',
       session: r.session,
       atMs: r.at_ms,
       message: `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} on ${r.stream} was stranded: ${sequence}; ${fate}${refused}`,
       evidenceIds: evidenceIds(r.evidence),
-    };
-  });
+    });
+  }
   const proxySessions = db.prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND decision <> 'fresh'`).pluck().all() as string[];
   const notKnowable = [...proxyOnlySessions(db, proxySessions)].map((session): NotKnowable => ({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN }));
-  return { findings, notKnowable };
+  return { findings: findings.rest(), notKnowable };
 }
 
 export default defineRule({
@@ -74,5 +76,5 @@ export default defineRule({
       'When a stream ends or is superseded, re-issue its pending requests on the session\'s new stream under fresh ids (tombstoning the old ones), or fail them explicitly to the application.',
   },
   live: { reads: [], settles: 'end-of-log' },
-  detect: (ctx) => orphanedRequest(ctx.db, ctx.opts),
+  detect: (ctx) => orphanedRequest(ctx.db, ctx.opts, ctx.handOver),
 });

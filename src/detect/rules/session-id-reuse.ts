@@ -1,8 +1,9 @@
 import type { Db } from '../../store/db.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { FindingBatches } from '../finding-batches.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { at } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
 
 // session-id-reuse: one session id string was created twice (SQL:
 // queries/rules/session-id-reuse.sql). Clients that key state on the id alone cannot
@@ -22,15 +23,18 @@ interface Row {
 const where = (node: string | null, incarnation: string | null) =>
   `${node ? ` on node ${node}` : ''}${incarnation ? ` (incarnation ${incarnation})` : ''}`;
 
-export function judgeSessionIdReuse(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings = queryRows<Row>(db, 'rules/session-id-reuse', opts).map((r) => ({
-    rule: 'session-id-reuse' as const,
-    session: r.session,
-    atMs: r.at_ms,
-    message: `session id ${r.session} was created again at ${at(r.at_ms)}${where(r.node, r.incarnation)}, after it was created at ${at(r.previous_ts)}${where(r.previous_node, r.previous_incarnation)}: two sessions share one id string`,
-    evidenceIds: evidenceIds(r.evidence),
-  }));
-  return { findings, notKnowable: [] };
+export function judgeSessionIdReuse(db: Db, opts: DetectOptions, handOver?: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
+  for (const r of eachQueryRow<Row>(db, 'rules/session-id-reuse', opts)) {
+    findings.push({
+      rule: 'session-id-reuse',
+      session: r.session,
+      atMs: r.at_ms,
+      message: `session id ${r.session} was created again at ${at(r.at_ms)}${where(r.node, r.incarnation)}, after it was created at ${at(r.previous_ts)}${where(r.previous_node, r.previous_incarnation)}: two sessions share one id string`,
+      evidenceIds: evidenceIds(r.evidence),
+    });
+  }
+  return { findings: findings.rest(), notKnowable: [] };
 }
 
 export default defineRule({
@@ -48,5 +52,5 @@ export default defineRule({
       'Mint session ids from a cryptographically random source and never reuse one; carry an incarnation nonce so that even a reused string stays distinguishable.',
   },
   live: { reads: [], settles: 'at-once' },
-  detect: (ctx) => judgeSessionIdReuse(ctx.db, ctx.opts),
+  detect: (ctx) => judgeSessionIdReuse(ctx.db, ctx.opts, ctx.handOver),
 });

@@ -1,8 +1,8 @@
 import type { NotKnowable } from '../../model/finding.js';
+import { FindingBatches } from '../finding-batches.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { defineRule } from '../rule.js';
 import { at, duration } from '../../model/phrasing.js';
-import type { RawFinding } from '../types.js';
 
 // rules.md "Writers and in-flight requests": a response stored for replay that
 // no resumption ever asked for. The 0.1.16 conformance scenario server-sse-polling
@@ -64,7 +64,7 @@ export default defineRule({
   },
   live: { reads: ['log-end'], settles: 'end-of-log', recheckAfterMs: (opts) => opts.strandingWindowMs },
   detect(ctx) {
-    const findings: RawFinding[] = [];
+    const findings = new FindingBatches(ctx.handOver);
     const notKnowable: NotKnowable[] = [];
     for (const r of eachQueryRow<Row>(ctx.db, 'rules/stranded-response', ctx.opts)) {
       if (r.how === 'pending') {
@@ -85,6 +85,6 @@ export default defineRule({
         evidenceIds: evidenceIds(r.evidence),
       });
     }
-    return { findings, notKnowable };
+    return { findings: findings.rest(), notKnowable };
   },
 });

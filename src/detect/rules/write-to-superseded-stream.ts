@@ -1,9 +1,10 @@
-import { defineRule } from '../rule.js';
+import { defineRule, type RuleContext } from '../rule.js';
+import { FindingBatches } from '../finding-batches.js';
 import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface LateWriteRow {
   session: string;
@@ -18,9 +19,10 @@ interface LateWriteRow {
   late_ids: string;
 }
 
-function writeToSupersededStream(db: Db, opts: DetectOptions): DetectorOutput {
-  const findings = queryRows<LateWriteRow>(db, 'rules/write-to-superseded-stream', opts).map(
-    (r): RawFinding => ({
+function writeToSupersededStream(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
+  const findings = new FindingBatches(handOver);
+  for (const r of eachQueryRow<LateWriteRow>(db, 'rules/write-to-superseded-stream', opts)) {
+    findings.push({
       rule: 'write-to-superseded-stream',
       session: r.session,
       atMs: r.at_ms,
@@ -29,9 +31,9 @@ function writeToSupersededStream(db: Db, opts: DetectOptions): DetectorOutput {
         `(${listIds(r.what.split(', '))}): into a dead stream or a buffer no live lineage replays`,
       // the message counts every late write: cite each (fewest first: the upgrade and the first write lead)
       evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.late_ids)])],
-    }),
-  );
-  return { findings, notKnowable: proxyOnlyReconnects(db, 'write-to-superseded-stream', ['resume', 'attach']) };
+    });
+  }
+  return { findings: findings.rest(), notKnowable: proxyOnlyReconnects(db, 'write-to-superseded-stream', ['resume', 'attach']) };
 }
 
 export default defineRule({
@@ -49,5 +51,5 @@ export default defineRule({
       'Route every write to the current stream of its lineage, and fence a superseded stream so that nothing can be written to it.',
   },
   live: { reads: [], settles: 'at-once' },
-  detect: (ctx) => writeToSupersededStream(ctx.db, ctx.opts),
+  detect: (ctx) => writeToSupersededStream(ctx.db, ctx.opts, ctx.handOver),
 });
