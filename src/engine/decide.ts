@@ -6,7 +6,7 @@
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import type { EngineState, Incarnation } from './types.js';
 import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCode } from './types.js';
-import { isLive, isStandalone, lineageMembers } from './lineage.js';
+import { isLive, lineageMembers, liveStandaloneStreams } from './lineage.js';
 import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
 import { DEFAULT_REVISION, REVISION_RULES, revisionOf, type ProtocolRevision, type RevisionRules } from './revisions.js';
@@ -72,7 +72,7 @@ export function servingIncarnation(state: EngineState, node?: string): Incarnati
 
 /** Session resumption on a new stream: no replay; every pending request re-emitted or cancelled. */
 function attach(inc: Incarnation, request: EngineRequest, policy: Policy): EngineDecision {
-  const writers = splitByNode([...inc.streams.values()].filter((s) => isLive(s) && isStandalone(inc, s)), request.node);
+  const writers = splitByNode(liveStandaloneStreams(inc), request.node);
   if (writers.unfenceable.length > 0) return unresumable(['prior_writer_unfenceable'], policy);
   const pending = pendingRequests(inc).map((r) => r.id);
   const reemit = policy.pendingOnAttach === 'reemit';

@@ -23,7 +23,8 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
     firstSeen.set(stream, inc.streams.size);
     inc.streams.set(id, stream);
     inc.lineages.set(id, [stream]);
-    inc.unsuperseded.add(stream);
+    inc.unsuperseded.set(id, new Set([stream]));
+    inc.live.add(stream);
   }
   stream.node ??= record.node;
   stream.conn ??= record.conn;
@@ -41,13 +42,23 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
 export function openStream(inc: Incarnation, id: string, record: StreamFacts, pos: number): StreamInfo {
   const stream = touchStream(inc, id, record, pos);
   stream.via ??= record.via;
+  if (stream.continues === undefined && isStandaloneLineage(stream.via)) inc.standaloneRoots.add(id);
   stream.openedPos = pos;
   stream.closed = false;
   stream.fenced = false;
   stream.superseded = false;
-  inc.unsuperseded.add(stream);
+  unsupersededOf(inc, id).add(stream);
+  inc.live.add(stream);
   stream.end = undefined;
   return stream;
+}
+
+/** The streams of `id`'s lineage not superseded since they (re)opened. */
+function unsupersededOf(inc: Incarnation, id: string): Set<StreamInfo> {
+  const root = lineageRoot(inc, id);
+  let streams = inc.unsuperseded.get(root);
+  if (streams === undefined) inc.unsuperseded.set(root, (streams = new Set()));
+  return streams;
 }
 
 export function lineageRoot(inc: Incarnation, id: string): string {
@@ -70,6 +81,17 @@ function linkLineage(inc: Incarnation, newer: string, older: string): void {
   const moved = inc.lineages.get(newerRoot) ?? [];
   inc.lineages.delete(newerRoot);
   inc.lineages.set(olderRoot, inOrderSeen(inc.lineages.get(olderRoot) ?? [], moved));
+  inc.standaloneRoots.delete(newerRoot);
+  inc.unsuperseded.set(olderRoot, union(inc.unsuperseded.get(olderRoot), inc.unsuperseded.get(newerRoot)));
+  inc.unsuperseded.delete(newerRoot);
+}
+
+/** The two sets as one, the smaller added to the larger. */
+function union<T>(a: Set<T> | undefined, b: Set<T> | undefined): Set<T> {
+  if (a === undefined || b === undefined) return a ?? b ?? new Set();
+  const [large, small] = a.size >= b.size ? [a, b] : [b, a];
+  for (const x of small) large.add(x);
+  return large;
 }
 
 /** Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after). */
@@ -90,6 +112,11 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
 /** A writer nobody has proven dead: neither closed nor fenced. */
 export function isLive(stream: StreamInfo): boolean {
   return !stream.closed && !stream.fenced;
+}
+
+/** The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's prior writers. */
+export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
+  return [...inc.live].filter((s) => isStandalone(inc, s)).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
 }
 
 /**
@@ -118,14 +145,14 @@ export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: numb
     // Every standalone stream but the new one is superseded: those already superseded stay as they are, so only
     // the others are visited, and each standalone lineage is linked once (the rest of it then shares the new
     // stream's root). Visiting every stream of the session made an attach cost the session's length.
-    superseded = [...inc.unsuperseded].filter((s) => s.id !== record.newStream && isStandalone(inc, s));
+    superseded = [...inc.standaloneRoots].flatMap((root) => [...(inc.unsuperseded.get(root) ?? [])].filter((s) => s.id !== record.newStream));
     continued = standaloneLineageHeads(inc, record.newStream);
   } else {
     return;
   }
   for (const stream of superseded) {
     stream.superseded = true;
-    inc.unsuperseded.delete(stream);
+    unsupersededOf(inc, stream.id).delete(stream);
     stream.end ??= { how: 'superseded', pos };
   }
   if (record.newStream === undefined) return;
@@ -141,9 +168,8 @@ export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: numb
  */
 function standaloneLineageHeads(inc: Incarnation, except: string | undefined): string[] {
   const heads: StreamInfo[] = [];
-  for (const [root, members] of inc.lineages) {
-    if (!isStandaloneLineage(inc.streams.get(root)?.via)) continue;
-    const head = members.find((s) => s.id !== except);
+  for (const root of inc.standaloneRoots) {
+    const head = inc.lineages.get(root)!.find((s) => s.id !== except);
     if (head !== undefined) heads.push(head);
   }
   return heads.sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!).map((s) => s.id);

@@ -41,6 +41,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       if (record.stream !== undefined) {
         const stream = touchStream(inc, record.stream, record, pos);
         stream.closed = true;
+        inc.live.delete(stream);
         stream.end ??= { how: 'closed', pos, ...(record.reason !== undefined && { reason: record.reason }) };
       }
       break;
@@ -48,6 +49,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       if (record.stream !== undefined) {
         const stream = touchStream(inc, record.stream, record, pos);
         stream.fenced = true;
+        inc.live.delete(stream);
         stream.end ??= { how: 'fenced', pos };
       }
       break;
@@ -137,7 +139,9 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     streams: new Map(),
     sequences: new Map(),
     lineages: new Map(),
-    unsuperseded: new Set(),
+    unsuperseded: new Map(),
+    standaloneRoots: new Set(),
+    live: new Set(),
     events: new Map(),
     lanes: new Map(),
     stateChanges: [],

@@ -231,8 +231,16 @@ export interface Incarnation {
   sequences: Map<string, string>;
   /** Lineage root -> the lineage's streams, in the order the incarnation first saw them (lineage.ts keeps it). */
   lineages: Map<string, StreamInfo[]>;
-  /** Streams not superseded since they (re)opened (lineage.ts keeps it): all an attach has left to supersede. */
-  unsuperseded: Set<StreamInfo>;
+  /**
+   * Lineage root -> its streams not superseded since they (re)opened (lineage.ts keeps it): of the standalone
+   * lineages, all an attach has left to supersede. Kept per lineage so that an attach reads the standalone
+   * ones only, not every POST stream a long polling session leaves behind.
+   */
+  unsuperseded: Map<string, Set<StreamInfo>>;
+  /** The lineage roots opened by a GET: the standalone lineages (lineage.ts keeps it). */
+  standaloneRoots: Set<string>;
+  /** Streams neither closed nor fenced since they (re)opened (lineage.ts and state.ts keep it): the writers an attach may meet. */
+  live: Set<StreamInfo>;
   events: Map<string, EmittedEvent>;
   /** lane -> event ids in emission order. */
   lanes: Map<string, string[]>;

@@ -62,5 +62,21 @@ describe('lineageMembers', () => {
     expect(ids(lineageMembers(inc, 'g4'))).toEqual(['g1', 'g2', 'g3', 'g4']);
     expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
   });
+  it('an attach supersedes a stream a shared sequence joined to the standalone lineage, and no POST lineage however many', () => {
+    const records: Omit<EngineRecord, 'tsMs'>[] = [{ kind: 'session.created' }, { kind: 'stream.opened', stream: 'g1', via: 'get', sequence: 's' }];
+    // a long polling session's leftovers: POST lineages, each resumed once and closed
+    for (let i = 0; i < 50; i++) {
+      records.push({ kind: 'stream.opened', stream: `p${i}`, via: 'post' }, { kind: 'event.sent', stream: `p${i}`, eventId: `e${i}` });
+      records.push({ kind: 'upgrade', stream: `p${i}`, lastEventId: `e${i}`, newStream: `p${i}r`, decision: 'resume', status: 200 });
+      records.push({ kind: 'stream.closed', stream: `p${i}r`, reason: 'client' });
+    }
+    records.push({ kind: 'stream.opened', stream: 'x', via: 'post', sequence: 's' }); // joins g1's lineage: standalone
+    records.push({ kind: 'upgrade', newStream: 'g2', decision: 'attach', status: 200 });
+    const inc = stateOf(records);
+    const superseded = [...inc.streams.values()].filter((s) => s.superseded).map((s) => s.id);
+    expect(superseded.filter((id) => !/^p\d+$/.test(id))).toEqual(['g1', 'x']); // each p<i> was superseded by its own resume
+    expect(inc.streams.get('p7r')!.superseded).toBe(false);
+    expect(ids(lineageMembers(inc, 'g2'))).toEqual(['g1', 'x', 'g2']);
+  });
 });
 
