@@ -34,7 +34,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
   // Committed first: the worker reads what is committed, and proxy lines a server line shadows are not folded.
   db.transaction(() => shadowProxyDuplicates(db))();
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(script, { workerData: { path: db.name, counter } satisfies DeriveWorkerData });
+  const worker = new Worker(script, { workerData: { path: db.name, counter } satisfies DeriveWorkerData, resourceLimits: DERIVE_WORKER_LIMITS });
   db.exec('BEGIN');
   try {
     const load = beginDerivedLoad(db);
@@ -90,3 +90,10 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
 
 /** The worker thread failed (as opposed to this thread's writes). */
 class WorkerFailed extends Error {}
+
+/**
+ * V8 sizes a worker's young generation for throughput, and a fold's garbage (a session's records made
+ * into objects, then its rows) piled up there: at 3M lines of the polling shape (sessions of 85k records,
+ * each folded whole) derive peaked at 682 MB, with 16 MB at 519 MB; 1M production lines took as long.
+ */
+const DERIVE_WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };
