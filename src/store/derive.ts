@@ -2,7 +2,7 @@ import { deferIndexes } from './bulk-load.js';
 import { sparseColumnsJson } from './sparse-columns.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
-import { foldSession, type FoldRecord, type SessionFold } from './fold-session.js';
+import { sessionFolder, type FoldRecord, type SessionFold, type SessionFolder } from './fold-session.js';
 
 // Rebuilds the derived timeline (incarnations, streams, events, requests) for
 // the sessions touched since the last derive, then clears the dirty set. Live
@@ -115,20 +115,20 @@ export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): {
       const part = chunks[i]!;
       const folds: [string, SessionFold][] = [];
       let session: string | undefined;
-      let records: FoldRecord[] = [];
+      let folder: SessionFolder | undefined;
       let n = 0;
-      // Row by row, made into fold records as they come: a session thousands of records long is not held twice.
+      // Row by row, each record folded as it comes: a session thousands of records long is never held whole.
       for (const row of read(part.length).iterate(...part, ...part) as IterableIterator<Cell[]>) {
         const s = row[FOLD_SESSION] as string;
         if (s !== session) {
-          if (session !== undefined) folds.push([session, foldSession(records, session)]);
+          if (folder !== undefined) folds.push([session!, folder.finish()]);
           session = s;
-          records = [];
+          folder = sessionFolder(s);
         }
-        records.push(foldRecord(row));
+        folder!.add(foldRecord(row));
         n++;
       }
-      if (session !== undefined) folds.push([session, foldSession(records, session)]);
+      if (folder !== undefined) folds.push([session!, folder.finish()]);
       return { folds, records: n };
     },
   };

@@ -48,12 +48,37 @@ export interface SessionFold {
 const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
 const before = (a: { ts: number; id: number }, b: { ts: number; id: number }) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
 
-export function foldSession(records: readonly FoldRecord[], session?: string): SessionFold {
+/** The fields of an event.sent or request.sent the events are made of, once the lanes are known (a whole record is twice the size). */
+type Emission = Pick<FoldRecord, 'id' | 'kind' | 'stream' | 'event_id' | 'ts_ms' | 'attached' | 'request_id' | 'rpc_kind' | 'rpc_id' | 'method'>;
+const emission = (r: FoldRecord): Emission => ({
+  id: r.id, kind: r.kind, stream: r.stream, event_id: r.event_id, ts_ms: r.ts_ms, attached: r.attached, request_id: r.request_id,
+  rpc_kind: r.rpc_kind, rpc_id: r.rpc_id, method: r.method,
+});
+
+/** One session's records folded whole (tests, small sessions): sessionFolder() fed each in turn. */
+export function foldSession(records: Iterable<FoldRecord>, session?: string): SessionFold {
+  const folder = sessionFolder(session);
+  for (const r of records) folder.add(r);
+  return folder.finish();
+}
+
+/**
+ * A session's fold, fed its records in fold order one at a time: a record the fold does not keep
+ * (most are not: calls, responses, closes) is garbage once added, so a session 85k records long is
+ * not held whole. What a session keeps is its emissions (lanes are known only at its end), its
+ * accepted upgrades, and its rows.
+ */
+export interface SessionFolder {
+  add(r: FoldRecord): void;
+  finish(): SessionFold;
+}
+
+export function sessionFolder(session?: string): SessionFolder {
   const incarnations: IncarnationRow[] = [];
   const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
-  const emitted: FoldRecord[] = []; // event.sent and request.sent with event_id, in order
+  const emitted: Emission[] = []; // event.sent and request.sent with event_id, in order
   const eventSentKeys = new Set<string>(); // stream \0 event_id of every event.sent
-  const requestEvents = new Map<string, FoldRecord>(); // event_id → first request.sent naming it
+  const requestEvents = new Map<string, Emission>(); // event_id → first request.sent naming it
   const requests: RequestRow[] = [];
   const latestSend = new Map<string, RequestRow>();
   /** Requests a request.reissued began, until a request.sent of the fresh id takes their place. */
@@ -78,7 +103,7 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
 
   // Incarnations whose owner no record has named yet: the next principal logged owns them all.
   let ownerless: IncarnationRow[] = [];
-  for (const r of records) {
+  const add = (r: FoldRecord): void => {
     if (r.principal !== null && ownerless.length > 0) {
       for (const inc of ownerless) inc.owner ??= r.principal;
       ownerless = [];
@@ -88,7 +113,7 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
       // the presented session, it is not ours; folding the minted one, the upgrade only opened it.
       const mintsOther = r.new_session != null && r.new_session !== r.session;
       const mintedHere = mintsOther && session !== undefined && r.new_session === session;
-      if (mintsOther && !mintedHere && session !== undefined) continue;
+      if (mintsOther && !mintedHere && session !== undefined) return;
       if (r.new_stream !== null) {
         const s = streamRow(r.new_stream);
         if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
@@ -104,7 +129,7 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
           resumeTargets.set(r.id, targets);
         }
       }
-      continue;
+      return;
     }
     if (r.stream !== null) {
       const s = streamRow(r.stream);
@@ -139,15 +164,16 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
       }
       case 'event.sent':
         if (r.event_id !== null && r.stream !== null) {
-          emitted.push(r);
+          emitted.push(emission(r));
           eventSentKeys.add(`${r.stream}\0${r.event_id}`);
           lastEmitter.set(r.event_id, r.stream);
         }
         break;
       case 'request.sent': {
         if (r.event_id !== null) {
-          emitted.push(r);
-          if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, r);
+          const e = emission(r);
+          emitted.push(e);
+          if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, e);
         }
         if (r.request_id === null) break;
         // A server that logs the re-issue's own send: that send is the row the re-issue began.
@@ -193,41 +219,45 @@ export function foldSession(records: readonly FoldRecord[], session?: string): S
         break;
       }
     }
-  }
+  };
 
-  for (const s of streams.values()) {
-    if (s.maxSequence !== null) s.lane = s.maxSequence;
-    // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
-    const u = s.fromUpgrade;
-    if (u && s.opened_id === null) {
-      Object.assign(s, { via: s.via ?? 'get', opened_id: u.id, opened_ts: u.ts_ms, node: s.node ?? u.node, conn: s.conn ?? u.conn, principal: s.principal ?? u.principal });
-    }
-  }
-  linkLineages(streams, accepted, resumeTargets);
-  markSuperseded(streams, accepted, resumeTargets);
-
-  const lanePos = new Map<string, number>();
-  const events: EventRow[] = [];
-  for (const r of emitted) {
-    // A request.sent names the event.sent that carried it (one emission, not two);
-    // only when that event.sent is missing is the request itself the emission.
-    if (r.kind === 'request.sent' && eventSentKeys.has(`${r.stream}\0${r.event_id}`)) continue;
-    const s = streams.get(r.stream!);
-    if (!s) continue;
-    const pos = (lanePos.get(s.lane) ?? 0) + 1;
-    lanePos.set(s.lane, pos);
-    let requestId = r.kind === 'request.sent' ? r.request_id : r.rpc_kind === 'request' ? r.rpc_id : null;
-    let method = r.method;
-    if (requestId === null) {
-      const q = requestEvents.get(r.event_id!);
-      if (q) {
-        requestId = q.request_id;
-        method ??= q.method;
+  const finish = (): SessionFold => {
+    for (const s of streams.values()) {
+      if (s.maxSequence !== null) s.lane = s.maxSequence;
+      // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
+      const u = s.fromUpgrade;
+      if (u && s.opened_id === null) {
+        Object.assign(s, { via: s.via ?? 'get', opened_id: u.id, opened_ts: u.ts_ms, node: s.node ?? u.node, conn: s.conn ?? u.conn, principal: s.principal ?? u.principal });
       }
     }
-    events.push({ id: r.id, stream: r.stream!, lane: s.lane, event_id: r.event_id!, ts_ms: r.ts_ms, lane_pos: pos, attached: r.attached ?? 1, request_id: requestId, method });
-  }
-  return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), events, requests };
+    linkLineages(streams, accepted, resumeTargets);
+    markSuperseded(streams, accepted, resumeTargets);
+
+    const lanePos = new Map<string, number>();
+    const events: EventRow[] = [];
+    for (const r of emitted) {
+      // A request.sent names the event.sent that carried it (one emission, not two);
+      // only when that event.sent is missing is the request itself the emission.
+      if (r.kind === 'request.sent' && eventSentKeys.has(`${r.stream}\0${r.event_id}`)) continue;
+      const s = streams.get(r.stream!);
+      if (!s) continue;
+      const pos = (lanePos.get(s.lane) ?? 0) + 1;
+      lanePos.set(s.lane, pos);
+      let requestId = r.kind === 'request.sent' ? r.request_id : r.rpc_kind === 'request' ? r.rpc_id : null;
+      let method = r.method;
+      if (requestId === null) {
+        const q = requestEvents.get(r.event_id!);
+        if (q) {
+          requestId = q.request_id;
+          method ??= q.method;
+        }
+      }
+      events.push({ id: r.id, stream: r.stream!, lane: s.lane, event_id: r.event_id!, ts_ms: r.ts_ms, lane_pos: pos, attached: r.attached ?? 1, request_id: requestId, method });
+    }
+    return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), events, requests };
+  };
+
+  return { add, finish };
 }
 
 /**
