@@ -1,23 +1,22 @@
-import type { NotKnowable } from '../model/finding.js';
+import type { NotKnowable, OrderedNotKnowables } from '../model/finding.js';
 import type { Db } from '../store/db.js';
+import { catalogueOrder } from './rules/index.js';
 
 /**
- * What the rules could not judge, set aside in a temporary table while they run and read back,
- * in the order it came, when the report is made. A 10M-line log holds about 300k of them (49 MB
- * as objects), and they were held through the rules' busiest moments; the report needs them only
- * at its end.
+ * What the rules could not judge, set aside in a temporary table while they run, and read back in
+ * report order (render/common.ts sortNotKnowable) a page at a time once sealed. A log of servers
+ * that leave counters out holds hundreds of thousands of them (326k at 3M fuzzed lines, 114 MB as one
+ * sorted array at the run's peak); the report only ever walks them.
  */
 export class NotKnowableSpool {
   private static made = 0;
 
   static create(db: Db): NotKnowableSpool {
     const name = `report_not_knowable_${++NotKnowableSpool.made}`;
-    db.exec(`CREATE TEMP TABLE ${name} (n INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL)`);
+    db.exec(`CREATE TEMP TABLE ${name} (n INTEGER PRIMARY KEY, rank INTEGER NOT NULL, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL)`);
     return new NotKnowableSpool(db, name);
   }
 
-  /** The rule ids as the rules gave them, so that the objects read back share them. */
-  private readonly rules = new Map<string, string>();
   private dropped = false;
 
   private constructor(
@@ -26,20 +25,24 @@ export class NotKnowableSpool {
   ) {}
 
   add(list: readonly NotKnowable[]): void {
-    const insert = this.db.prepare(`INSERT INTO temp.${this.name} (rule, session, reason) VALUES (?, ?, ?)`);
+    const insert = this.db.prepare(`INSERT INTO temp.${this.name} (rank, rule, session, reason) VALUES (?, ?, ?, ?)`);
     this.db.transaction(() => {
-      for (const n of list) {
-        if (!this.rules.has(n.rule)) this.rules.set(n.rule, n.rule);
-        insert.run(n.rule, n.session, n.reason);
-      }
+      for (const n of list) insert.run(catalogueOrder(n.rule), n.rule, n.session, n.reason);
     })();
   }
 
-  /** Every one, in the order added; the table is dropped. */
-  takeAll(): NotKnowable[] {
-    const rows = this.db.prepare(`SELECT rule, session, reason FROM temp.${this.name} ORDER BY n`).raw(true).all() as [string, string | null, string][];
+  /**
+   * Every one, in report order: catalogue order of the rule, then session (none as ''), then reason,
+   * by code point (SQLite's BINARY order of UTF-8 is compareText's), ties in the order added. The
+   * spool's table gives way to the sorted one.
+   */
+  seal(): NotKnowableTable {
+    const sorted = `${this.name}_sorted`;
+    this.db.exec(`CREATE TEMP TABLE ${sorted} (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
+      INSERT INTO temp.${sorted} (rule, session, reason)
+        SELECT rule, session, reason FROM temp.${this.name} ORDER BY rank, ifnull(session, ''), reason, n`);
     this.drop();
-    return rows.map(([rule, session, reason]) => ({ rule: this.rules.get(rule) ?? rule, session, reason }));
+    return new NotKnowableTable(this.db, sorted);
   }
 
   drop(): void {
@@ -48,3 +51,58 @@ export class NotKnowableSpool {
     this.db.exec(`DROP TABLE IF EXISTS temp.${this.name}`);
   }
 }
+
+/** A sealed spool: read a page at a time, in report order (each page its own statement: the connection stays free between). */
+export class NotKnowableTable implements OrderedNotKnowables {
+  private count: number | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly name: string,
+  ) {}
+
+  get length(): number {
+    return (this.count ??= this.db.prepare(`SELECT count(*) FROM temp.${this.name}`).pluck().get() as number);
+  }
+
+  *[Symbol.iterator](): Iterator<NotKnowable> {
+    const page = this.db.prepare(`SELECT pos, rule, session, reason FROM temp.${this.name} WHERE pos > ? ORDER BY pos LIMIT ${PAGE}`).raw(true);
+    // One string per rule id, shared by its items.
+    const rules = new Map<string, string>();
+    for (let after = 0; ; ) {
+      const rows = page.all(after) as [number, string, string | null, string][];
+      for (const [, rule, session, reason] of rows) yield { rule: rules.get(rule) ?? (rules.set(rule, rule), rule), session, reason };
+      if (rows.length < PAGE) return;
+      after = rows[rows.length - 1]![0];
+    }
+  }
+
+  filter(keep: (n: NotKnowable) => boolean): OrderedNotKnowables {
+    return filtered(this, keep);
+  }
+
+  drop(): void {
+    this.db.exec(`DROP TABLE IF EXISTS temp.${this.name}`);
+  }
+}
+
+/** A view of an ordered list that keeps what `keep` keeps: walked again each time, counted once. */
+function filtered(from: Iterable<NotKnowable>, keep: (n: NotKnowable) => boolean): OrderedNotKnowables {
+  let count: number | undefined;
+  const view: OrderedNotKnowables = {
+    *[Symbol.iterator]() {
+      for (const n of from) if (keep(n)) yield n;
+    },
+    get length() {
+      if (count === undefined) {
+        count = 0;
+        for (const _ of view) count++;
+      }
+      return count;
+    },
+    filter: (more) => filtered(view, more),
+  };
+  return view;
+}
+
+const PAGE = 512;

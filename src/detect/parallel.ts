@@ -9,7 +9,7 @@ import { secondThreadCan, type ThreadMode } from '../store/second-connection.js'
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
 import { RULES } from './rules/index.js';
-import { DETECT_CACHE_KIB, detectIntoTable, detectOptionsOf, enabledRules, ReportSink, runRules, withCacheKiB, withCacheKiBAsync, type RunOptions } from './run.js';
+import { DETECT_CACHE_KIB, detectIntoTable, detectOptionsOf, enabledRules, ReportSink, runRules, withCacheKiB, withCacheKiBAsync, type RunOptions, type TableReport } from './run.js';
 import type { FromRulesWorker, RulesWorkerData } from './rules-worker-protocol.js';
 import { summarize, type InputSummary } from './summary.js';
 
@@ -30,7 +30,7 @@ export interface ThreadOptions {
 }
 
 /** detect(), with the rules and the summary shared out between this thread and a worker thread where that can pay. */
-export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<Report<FindingTable>> {
+export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<TableReport> {
   deriveTimeline(db);
   refreshStatistics(db);
   const script = threads.script ?? RULES_WORKER_SCRIPT;

@@ -1,6 +1,6 @@
 import type { NotKnowable, Report } from '../model/finding.js';
 import { FindingTable } from './finding-table.js';
-import { NotKnowableSpool } from './not-knowable-spool.js';
+import { NotKnowableSpool, type NotKnowableTable } from './not-knowable-spool.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
@@ -21,14 +21,18 @@ export interface RunOptions extends Partial<DetectOptions> {
 export function detect(db: Db, opts: RunOptions = {}): Report {
   const report = detectIntoTable(db, opts);
   try {
-    return { ...report, findings: report.findings.toArray() };
+    return { ...report, findings: report.findings.toArray(), not_knowable: [...report.not_knowable] };
   } finally {
     report.findings.drop();
+    report.not_knowable.drop();
   }
 }
 
+/** A report whose findings and not-knowables are kept in tables, read in order (analyze). */
+export type TableReport = Report<FindingTable> & { not_knowable: NotKnowableTable };
+
 /** detect(), its findings set down in a table as the rules report them (detect/finding-table.ts). */
-export function detectIntoTable(db: Db, opts: RunOptions = {}): Report<FindingTable> {
+export function detectIntoTable(db: Db, opts: RunOptions = {}): TableReport {
   deriveTimeline(db);
   refreshStatistics(db);
   const options = detectOptionsOf(opts);
@@ -154,12 +158,11 @@ export class ReportSink {
     this.notKnowable.drop();
   }
 
-  report(inputSummary: InputSummary): Report<FindingTable> {
+  report(inputSummary: InputSummary): TableReport {
     if (this.stored.length > 0) throw new Error(`the findings of ${this.stored.join(', ')} were not adopted`);
     explainEngineDivergences(this.table, RULE_IDS);
     const findings = this.table.seal();
-    const nk = this.notKnowable.takeAll().sort((a, b) => a.rule.localeCompare(b.rule) || (a.session ?? '').localeCompare(b.session ?? ''));
-    return { version: 1, findings, not_knowable: nk, summary: { ...inputSummary, by_rule: countsInCatalogueOrder(findings.countByRule()) } };
+    return { version: 1, findings, not_knowable: this.notKnowable.seal(), summary: { ...inputSummary, by_rule: countsInCatalogueOrder(findings.countByRule()) } };
   }
 }
 

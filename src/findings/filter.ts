@@ -1,5 +1,5 @@
 import type { FindingList, Report } from '../model/finding.js';
-import { keepFindings, withFindings } from './recount.js';
+import { keepFindings, keepNotKnowable, withFindings } from './recount.js';
 
 export interface ReportFilter {
   /** Keep only these rules (absent: all rules). */
@@ -14,5 +14,5 @@ export function filterReport<F extends FindingList>(report: Report<F>, filter: R
   if (!rules && !sessions) return report;
   const keep = (item: { rule: string; session: string | null }): boolean =>
     (!rules || rules.has(item.rule)) && (!sessions || (item.session !== null && sessions.has(item.session)));
-  return withFindings(report, keepFindings(report.findings, keep), report.not_knowable.filter(keep));
+  return withFindings(report, keepFindings(report.findings, keep), keepNotKnowable(report.not_knowable, keep));
 }

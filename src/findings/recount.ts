@@ -1,4 +1,4 @@
-import type { Finding, FindingList, NotKnowable, Report } from '../model/finding.js';
+import type { Finding, FindingList, NotKnowable, NotKnowableList, Report } from '../model/finding.js';
 import { countsInCatalogueOrder } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
@@ -17,13 +17,18 @@ export function keepFindings<F extends FindingList>(findings: F, keep: (f: Findi
   return (Array.isArray(findings) ? findings.filter(keep) : findings.filter(keep)) as F;
 }
 
+/** The not-knowables `keep` keeps, held as they were (in memory, or in their table). */
+export function keepNotKnowable<N extends NotKnowableList>(items: N, keep: (n: NotKnowable) => boolean): N {
+  return (Array.isArray(items) ? items.filter(keep) : items.filter(keep)) as N;
+}
+
 /**
  * The same report with another set of findings: `summary.by_rule` always
  * describes the findings a report carries, so every narrowing goes through here.
  * Input counts (records, rejected lines, nodes) describe the logs, not the
  * selection, and stay as they are.
  */
-export function withFindings<F extends FindingList>(report: Report<F>, findings: F, notKnowable: NotKnowable[] = report.not_knowable): Report<F> {
+export function withFindings<F extends FindingList>(report: Report<F>, findings: F, notKnowable: Report<F>['not_knowable'] = report.not_knowable): Report<F> {
   return {
     ...report,
     findings,
@@ -35,5 +40,5 @@ export function withFindings<F extends FindingList>(report: Report<F>, findings:
 /** The report with its findings in memory (the library's report, the front ends, the formats that hold them all). */
 export function inMemory(report: Report<FindingList>): Report {
   const findings = report.findings;
-  return Array.isArray(findings) ? (report as Report) : { ...report, findings: [...findings] };
+  return Array.isArray(findings) ? (report as Report) : { ...report, findings: [...findings], not_knowable: [...report.not_knowable] };
 }

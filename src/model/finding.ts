@@ -57,13 +57,23 @@ export interface OrderedFindings extends Iterable<Finding> {
 /** A report's findings: in memory (in any order), or kept outside the heap in timeline order. */
 export type FindingList = Finding[] | OrderedFindings;
 
+/** What the rules could not judge, kept outside the heap and read in report order (detect/not-knowable-spool.ts). */
+export interface OrderedNotKnowables extends Iterable<NotKnowable> {
+  readonly length: number;
+  filter(keep: (n: NotKnowable) => boolean): OrderedNotKnowables;
+}
+
+/** A report's not-knowables: in memory (in any order), or kept outside the heap in report order. */
+export type NotKnowableList = NotKnowable[] | OrderedNotKnowables;
+
 /**
  * The `--format json` report: the public shape (README, "The rules"; docs/rules.md). The library's
- * and the front ends' reports hold their findings in memory; `analyze` keeps them in a table.
+ * and the front ends' reports hold their findings and not-knowables in memory; `analyze` keeps both
+ * in tables.
  */
 export interface Report<F extends FindingList = Finding[]> {
   version: 1;
   findings: F;
-  not_knowable: NotKnowable[];
+  not_knowable: F extends Finding[] ? NotKnowable[] : NotKnowableList;
   summary: Summary;
 }

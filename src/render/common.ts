@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import type { Finding, FindingList, NotKnowable, OrderedFindings, Report } from '../model/finding.js';
+import type { Finding, FindingList, NotKnowable, NotKnowableList, OrderedFindings, OrderedNotKnowables, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
@@ -30,7 +30,11 @@ export function sortFindings(findings: readonly Finding[] | OrderedFindings): It
   );
 }
 
-export function sortNotKnowable(items: readonly NotKnowable[]): NotKnowable[] {
+export function sortNotKnowable(items: readonly NotKnowable[]): NotKnowable[];
+/** A table's not-knowables are read in this order already: the table itself, never copied. */
+export function sortNotKnowable(items: NotKnowableList): Iterable<NotKnowable>;
+export function sortNotKnowable(items: readonly NotKnowable[] | OrderedNotKnowables): Iterable<NotKnowable> {
+  if (!Array.isArray(items)) return items as OrderedNotKnowables;
   return [...items].sort(
     (a, b) => ruleRank(a.rule) - ruleRank(b.rule) || compareText(a.session ?? '', b.session ?? '') || compareText(a.reason, b.reason),
   );
@@ -104,7 +108,7 @@ export interface NotKnowableGroup {
  * The kind is the reason with its session written "the session", up to its first ": " (the
  * cause, e.g. "proxy log only"), times left out.
  */
-export function groupNotKnowable(items: readonly NotKnowable[]): NotKnowableGroup[] {
+export function groupNotKnowable(items: NotKnowableList): NotKnowableGroup[] {
   const groups = new Map<string, NotKnowableGroup & { wordings: Set<string>; seen: Set<string | null> }>();
   for (const item of sortNotKnowable(items)) {
     const reason = item.session === null ? item.reason : maskSession(item.reason, item.session);

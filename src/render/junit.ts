@@ -55,9 +55,8 @@ function suite(id: RuleId, index: number, own: Finding[], report: Report<Finding
   const below = own
     .filter((f) => !meetsThreshold(f.severity, failOn))
     .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${f.message}`);
-  const unknown = sortNotKnowable(report.not_knowable)
-    .filter((n) => n.rule === id)
-    .map((n) => `not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
+  const unknown: string[] = [];
+  for (const n of sortNotKnowable(report.not_knowable)) if (n.rule === id) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
   const notes = [...below, ...unknown];
   const tests = Math.max(1, failing.length);
   return [

@@ -69,8 +69,8 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
 
   const notKnowable = groupNotKnowable(report.not_knowable);
   if (notKnowable.length > 0 && opts.notKnowable === false) {
-    const rules = new Set(report.not_knowable.map((i) => i.rule)).size;
-    const sessions = new Set(report.not_knowable.map((i) => i.session)).size;
+    const rules = new Set(Array.from(report.not_knowable, (i) => i.rule)).size;
+    const sessions = new Set(Array.from(report.not_knowable, (i) => i.session)).size;
     out.push('', `**Not knowable**: ${plural(rules, 'rule')} could not be judged in ${plural(sessions, 'session')} (not listed).`);
   } else if (notKnowable.length > 0) {
     out.push('', '**Not knowable** (the logs do not hold the facts these rules need):', '');

@@ -50,7 +50,7 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   const files = new Set<string>();
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);
-  const frame = `${JSON.stringify(writer.frame({ ...report, findings: [] }, []), null, 2)}\n`;
+  const frame = `${JSON.stringify(writer.frame(report, []), null, 2)}\n`;
   const at = frame.lastIndexOf(RESULTS_KEY);
   yield frame.slice(0, at + RESULTS_KEY.length - 2);
   yield* jsonArrayChunks(sortFindings(report.findings), writer.result, 6);
@@ -97,7 +97,7 @@ function sarifWriter(opts: SarifOptions) {
     };
   };
 
-  const frame = (report: Report, results: ReturnType<typeof result>[]) => ({
+  const frame = (report: Pick<Report<FindingList>, 'not_knowable'>, results: ReturnType<typeof result>[]) => ({
     $schema: SCHEMA,
     version: '2.1.0' as const,
     runs: [
@@ -127,7 +127,7 @@ function sarifWriter(opts: SarifOptions) {
             // A log outside %SRCROOT% is an absolute file URI: the working directory tells code
             // scanning where the checkout is (GH1006), so the file is not rejected.
             ...(outsideRoot ? { workingDirectory: { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } : {}),
-            toolExecutionNotifications: sortNotKnowable(report.not_knowable).map((n) => ({
+            toolExecutionNotifications: Array.from(sortNotKnowable(report.not_knowable), (n) => ({
               level: 'note' as const,
               message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
               associatedRule: { id: n.rule, index: ruleIndex(n.rule) },

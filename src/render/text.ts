@@ -1,4 +1,4 @@
-import type { FindingList, NotKnowable, Report } from '../model/finding.js';
+import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { painter, type Paint } from './colour.js';
 import {
@@ -93,11 +93,11 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
  * names its own by a short id, or says it holds them all. Rules that share a cause
  * ("proxy log only") are listed under it.
  */
-function notKnowableLines(items: readonly NotKnowable[], shown: boolean, paint: Paint): string[] {
+function notKnowableLines(items: NotKnowableList, shown: boolean, paint: Paint): string[] {
   if (items.length === 0) return [];
-  const all = [...new Set(sortNotKnowable(items).map((i) => i.session))];
+  const all = [...new Set(Array.from(sortNotKnowable(items), (i) => i.session))];
   if (!shown) {
-    const rules = new Set(items.map((i) => i.rule)).size;
+    const rules = new Set(Array.from(items, (i) => i.rule)).size;
     return ['', `${paint('strong', 'NOT KNOWABLE')}: ${plural(rules, 'rule')} could not be judged in ${plural(all.length, 'session')} (hidden by --no-not-knowable)`];
   }
   const short = shortSessionIds(all);

@@ -32,9 +32,9 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The report with its findings read out of their table, in timeline order. */
-function inMemory<R extends { findings: Iterable<unknown> }>(report: R) {
-  return { ...report, findings: [...report.findings] };
+/** The report with its findings and not-knowables read out of their tables, in report order. */
+function inMemory<R extends { findings: Iterable<unknown>; not_knowable: Iterable<unknown> }>(report: R) {
+  return { ...report, findings: [...report.findings], not_knowable: [...report.not_knowable] };
 }
 
 /** This process's scratch folders (store/scratch-db.ts): the timeline's, and any a run left behind. */

@@ -6,7 +6,8 @@ import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/base
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, lineRecordsResolver, renderChunks, type LineText } from '../../render/index.js';
-import type { Finding } from '../../model/finding.js';
+import type { Finding, Report } from '../../model/finding.js';
+import type { FindingTable } from '../../detect/finding-table.js';
 import { UsageError, useColor, VERSION, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
@@ -65,7 +66,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     await deriveOnTwoThreads(ws.db);
     requireKnownSessions(ws.db, flags.session);
     progress.listener?.({ type: 'stage', stage: 'detect' });
-    let report = await detectOnTwoThreads(ws.db, detectOptions(flags, config));
+    let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, config));
     progress.listener?.({ type: 'stage', stage: 'report' });
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
     if (flags.baseline !== undefined) {

@@ -3,6 +3,8 @@ import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { filterReport } from '../../findings/filter.js';
+import type { FindingTable } from '../../detect/finding-table.js';
+import type { Report } from '../../model/finding.js';
 import { reportOrder } from '../../render/common.js';
 import { explainFinding } from '../../render/index.js';
 import { UsageError, type Io } from '../io.js';
@@ -33,7 +35,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         const rules = ruleList(flags.rule);
         await deriveOnTwoThreads(ws.db);
         requireKnownSessions(ws.db, flags.session);
-        let report = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
+        let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
         const total = report.findings.length;
