@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findingFingerprint } from '../findings/identity.js';
-import type { Finding, FindingList, Report } from '../model/finding.js';
+import type { Finding, FindingList, NotKnowable, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
@@ -36,7 +36,7 @@ const FINGERPRINT = 'resumescope/findingKey/v2';
 export function toSarif(report: Report, opts: SarifOptions) {
   const writer = sarifWriter(opts);
   const results = sortFindings(report.findings).map(writer.result);
-  return writer.frame(report, results);
+  return writer.frame(sortNotKnowable(report.not_knowable).map(writer.notification), results);
 }
 
 /**
@@ -50,13 +50,18 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   const files = new Set<string>();
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);
-  const frame = `${JSON.stringify(writer.frame(report, []), null, 2)}\n`;
+  const frame = `${JSON.stringify(writer.frame([], []), null, 2)}\n`;
+  // The not-knowables, like the results, one at a time (326k of them at 3M fuzzed lines): the frame is cut where each list goes.
+  const notes = frame.lastIndexOf(NOTIFICATIONS_KEY);
   const at = frame.lastIndexOf(RESULTS_KEY);
-  yield frame.slice(0, at + RESULTS_KEY.length - 2);
+  yield frame.slice(0, notes + NOTIFICATIONS_KEY.length - 2);
+  yield* jsonArrayChunks(sortNotKnowable(report.not_knowable), writer.notification, 10);
+  yield frame.slice(notes + NOTIFICATIONS_KEY.length, at + RESULTS_KEY.length - 2);
   yield* jsonArrayChunks(sortFindings(report.findings), writer.result, 6);
   yield frame.slice(at + RESULTS_KEY.length);
 }
 
+const NOTIFICATIONS_KEY = '"toolExecutionNotifications": []';
 const RESULTS_KEY = '"results": []';
 
 function sarifWriter(opts: SarifOptions) {
@@ -97,7 +102,13 @@ function sarifWriter(opts: SarifOptions) {
     };
   };
 
-  const frame = (report: Pick<Report<FindingList>, 'not_knowable'>, results: ReturnType<typeof result>[]) => ({
+  const notification = (n: NotKnowable) => ({
+    level: 'note' as const,
+    message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
+    associatedRule: { id: n.rule, index: ruleIndex(n.rule) },
+  });
+
+  const frame = (notifications: ReturnType<typeof notification>[], results: ReturnType<typeof result>[]) => ({
     $schema: SCHEMA,
     version: '2.1.0' as const,
     runs: [
@@ -127,18 +138,14 @@ function sarifWriter(opts: SarifOptions) {
             // A log outside %SRCROOT% is an absolute file URI: the working directory tells code
             // scanning where the checkout is (GH1006), so the file is not rejected.
             ...(outsideRoot ? { workingDirectory: { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } : {}),
-            toolExecutionNotifications: Array.from(sortNotKnowable(report.not_knowable), (n) => ({
-              level: 'note' as const,
-              message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
-              associatedRule: { id: n.rule, index: ruleIndex(n.rule) },
-            })),
+            toolExecutionNotifications: notifications,
           },
         ],
         results,
       },
     ],
   });
-  return { result, frame, artifactOf };
+  return { result, notification, frame, artifactOf };
 }
 
 /**

@@ -124,18 +124,23 @@ describe('SARIF artifact URIs against the working directory', () => {
 });
 
 describe('SARIF written a result at a time', () => {
-  const report = (files: string[]) => ({
+  const report = (files: string[], notKnowable = true) => ({
     ...makeReport(),
+    ...(notKnowable ? {} : { not_knowable: [] }),
     findings: files.map((file, i) => ({ rule: 'dual-writer', severity: 'error' as const, session: `S${i}`, at: `2025-01-01T00:00:0${i}.000Z`, message: `m${i}`, evidence: [{ file, line: 3 }, { file, line: 4 }] })),
   });
 
-  it('is the same text as the whole log made at once, with and without results, inside and outside the working directory', async () => {
+  it('is the same text as the whole log made at once, with and without results or not-knowables, inside and outside the working directory', async () => {
     const { renderSarifChunks, toSarif } = await import('../../src/render/sarif.js');
-    for (const files of [[], ['/work/repo/a.ndjson'], ['/work/repo/a.ndjson', '/elsewhere/b.ndjson'], ['/elsewhere/b.ndjson', '/work/repo/a.ndjson']]) {
-      const opts = { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo' };
-      const chunks = [...renderSarifChunks(report(files), opts)];
-      expect(chunks.join(''), files.join(' ')).toBe(`${JSON.stringify(toSarif(report(files), opts), null, 2)}\n`);
-      if (files.length > 0) expect(chunks.length).toBeGreaterThan(2);
+    for (const notKnowable of [true, false]) {
+      for (const files of [[], ['/work/repo/a.ndjson'], ['/work/repo/a.ndjson', '/elsewhere/b.ndjson'], ['/elsewhere/b.ndjson', '/work/repo/a.ndjson']]) {
+        const opts = { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo' };
+        const chunks = [...renderSarifChunks(report(files, notKnowable), opts)];
+        const whole = `${JSON.stringify(toSarif(report(files, notKnowable), opts), null, 2)}\n`;
+        expect(chunks.join(''), `${files.join(' ')} ${notKnowable}`).toBe(whole);
+        expect(whole.includes('not knowable for session S4')).toBe(notKnowable);
+        if (files.length > 0) expect(chunks.length).toBeGreaterThan(2);
+      }
     }
   });
 });
