@@ -40,7 +40,8 @@ export class NotKnowableSpool {
     const sorted = `${this.name}_sorted`;
     this.db.exec(`CREATE TEMP TABLE ${sorted} (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
       INSERT INTO temp.${sorted} (rule, session, reason)
-        SELECT rule, session, reason FROM temp.${this.name} ORDER BY rank, ifnull(session, ''), reason, n`);
+        SELECT rule, session, reason FROM temp.${this.name} ORDER BY rank, ifnull(session, ''), reason, n;
+      CREATE INDEX temp.${sorted}_rule ON ${sorted} (rule);`);
     this.drop();
     return new NotKnowableTable(this.db, sorted);
   }
@@ -65,12 +66,21 @@ export class NotKnowableTable implements OrderedNotKnowables {
     return (this.count ??= this.db.prepare(`SELECT count(*) FROM temp.${this.name}`).pluck().get() as number);
   }
 
-  *[Symbol.iterator](): Iterator<NotKnowable> {
-    const page = this.db.prepare(`SELECT pos, rule, session, reason FROM temp.${this.name} WHERE pos > ? ORDER BY pos LIMIT ${PAGE}`).raw(true);
+  [Symbol.iterator](): Iterator<NotKnowable> {
+    return this.pages('', [])[Symbol.iterator]();
+  }
+
+  ofRule(rule: string): Iterable<NotKnowable> {
+    return this.pages('rule = ? AND', [rule]);
+  }
+
+  /** The rows `where` keeps, in report order (the rule index holds pos: its rows come in that order too). */
+  private *pages(where: string, params: unknown[]): Generator<NotKnowable> {
+    const page = this.db.prepare(`SELECT pos, rule, session, reason FROM temp.${this.name} WHERE ${where} pos > ? ORDER BY pos LIMIT ${PAGE}`).raw(true);
     // One string per rule id, shared by its items.
     const rules = new Map<string, string>();
     for (let after = 0; ; ) {
-      const rows = page.all(after) as [number, string, string | null, string][];
+      const rows = page.all(...params, after) as [number, string, string | null, string][];
       for (const [, rule, session, reason] of rows) yield { rule: rules.get(rule) ?? (rules.set(rule, rule), rule), session, reason };
       if (rows.length < PAGE) return;
       after = rows[rows.length - 1]![0];
@@ -87,7 +97,7 @@ export class NotKnowableTable implements OrderedNotKnowables {
 }
 
 /** A view of an ordered list that keeps what `keep` keeps: walked again each time, counted once. */
-function filtered(from: Iterable<NotKnowable>, keep: (n: NotKnowable) => boolean): OrderedNotKnowables {
+function filtered(from: OrderedNotKnowables, keep: (n: NotKnowable) => boolean): OrderedNotKnowables {
   let count: number | undefined;
   const view: OrderedNotKnowables = {
     *[Symbol.iterator]() {
@@ -100,6 +110,11 @@ function filtered(from: Iterable<NotKnowable>, keep: (n: NotKnowable) => boolean
       }
       return count;
     },
+    ofRule: (rule) => ({
+      *[Symbol.iterator]() {
+        for (const n of from.ofRule(rule)) if (keep(n)) yield n;
+      },
+    }),
     filter: (more) => filtered(view, more),
   };
   return view;

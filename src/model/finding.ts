@@ -60,6 +60,8 @@ export type FindingList = Finding[] | OrderedFindings;
 /** What the rules could not judge, kept outside the heap and read in report order (detect/not-knowable-spool.ts). */
 export interface OrderedNotKnowables extends Iterable<NotKnowable> {
   readonly length: number;
+  /** One rule's, in report order. */
+  ofRule(rule: string): Iterable<NotKnowable>;
   filter(keep: (n: NotKnowable) => boolean): OrderedNotKnowables;
 }
 

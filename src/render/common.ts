@@ -108,6 +108,11 @@ export interface NotKnowableGroup {
  * The kind is the reason with its session written "the session", up to its first ": " (the
  * cause, e.g. "proxy log only"), times left out.
  */
+/** One rule's not-knowables in report order (a table's read by its rule index). */
+export function notKnowableOfRule(items: NotKnowableList, rule: string): Iterable<NotKnowable> {
+  return Array.isArray(items) ? sortNotKnowable(items.filter((n) => n.rule === rule)) : (items as OrderedNotKnowables).ofRule(rule);
+}
+
 export function groupNotKnowable(items: NotKnowableList): NotKnowableGroup[] {
   const groups = new Map<string, NotKnowableGroup & { wordings: Set<string>; seen: Set<string | null> }>();
   for (const item of sortNotKnowable(items)) {

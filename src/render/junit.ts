@@ -1,7 +1,7 @@
 import type { Finding, FindingList, OrderedFindings, Report } from '../model/finding.js';
 import { meetsThreshold, type FailOn } from '../model/severity.js';
 import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
-import { noLineText, quoteLine, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
+import { noLineText, quoteLine, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
 export interface JunitOptions {
@@ -56,7 +56,7 @@ function suite(id: RuleId, index: number, own: Finding[], report: Report<Finding
     .filter((f) => !meetsThreshold(f.severity, failOn))
     .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${f.message}`);
   const unknown: string[] = [];
-  for (const n of sortNotKnowable(report.not_knowable)) if (n.rule === id) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
+  for (const n of notKnowableOfRule(report.not_knowable, id)) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
   const notes = [...below, ...unknown];
   const tests = Math.max(1, failing.length);
   return [

@@ -46,7 +46,10 @@ describe('a not-knowable spool', () => {
     }
     spool.add(items.slice(0, 1200));
     spool.add(items.slice(1200));
-    expect([...spool.seal()]).toEqual(sortNotKnowable(items));
+    const table = spool.seal();
+    expect([...table]).toEqual(sortNotKnowable(items));
+    // one rule's by its index, over pages of their own, in the same order
+    for (const rule of rules) expect([...table.ofRule(rule)]).toEqual(sortNotKnowable(items).filter((n) => n.rule === rule));
   });
 
   it('filters to a view that is walked again, not copied, and counts what it keeps', () => {
@@ -61,6 +64,7 @@ describe('a not-knowable spool', () => {
     expect(onlyA.length).toBe(2);
     expect([...onlyA.filter((n) => n.rule === 'silent-reset')]).toEqual([{ rule: 'silent-reset', session: 'A', reason: 'r' }]);
     expect([...onlyA].map((n) => n.rule)).toEqual(['silent-fork', 'silent-reset']);
+    expect([...onlyA.ofRule('silent-fork')]).toEqual([{ rule: 'silent-fork', session: 'A', reason: 'r' }]);
   });
 
   it('keeps two spools of one connection apart', () => {
