@@ -3,11 +3,20 @@
 -- node's events left off: its first replayed event is the one another node emitted right after Last-Event-ID
 -- on that stream's lineage. Only a shared store gives a node another node's event log; a fork restarts the
 -- sequence instead (seed 004). A cross-node resume or attach that mints nothing shows it too (rules.md v2). Lists every later upgrade of that session on that node (and that resume itself).
-WITH replay_start AS (
+-- The first event.replayed of each stream, set apart once: looked up per resume in the session's records, it
+-- walked the session from its start to the stream (a long session logging event.replayed lines: quadratic).
+WITH first_replays AS MATERIALIZED (
+  SELECT session, stream, event_id FROM (
+    SELECT session, stream, event_id, row_number() OVER (PARTITION BY session, stream ORDER BY ts_ms, id) AS rn
+    FROM records WHERE kind = 'event.replayed' AND shadowed = 0 AND session IS NOT NULL AND stream IS NOT NULL
+      -- only the streams of resumes that log neither first_replayed nor replayed_ids look here
+      AND (session, stream) IN (SELECT session, new_stream FROM upgrades
+        WHERE decision = 'resume' AND first_replayed IS NULL AND json_extract(replayed_ids, '$[0]') IS NULL AND new_stream IS NOT NULL))
+  WHERE rn = 1
+), replay_start AS (
   SELECT u.id, u.session, u.node, u.ts_ms, u.last_event_id,
     COALESCE(u.first_replayed, json_extract(u.replayed_ids, '$[0]'),
-      (SELECT x.event_id FROM records x WHERE x.kind = 'event.replayed' AND x.session = u.session AND x.stream = u.new_stream
-         AND x.shadowed = 0 ORDER BY x.ts_ms, x.id LIMIT 1)) AS first_replayed
+      (SELECT x.event_id FROM first_replays x WHERE x.session = u.session AND x.stream = u.new_stream)) AS first_replayed
   FROM upgrades u
   WHERE u.origin = 'server' AND u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.replayed > 0
     AND u.session IS NOT NULL AND u.node IS NOT NULL AND u.last_event_id IS NOT NULL

@@ -6,7 +6,9 @@
 -- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
 -- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end
 -- (reject_ids: every rejection, which the message counts, so the finding cites them all).
-WITH conflicts AS (
+-- The conflicts drive the join (MATERIALIZED, CROSS JOIN): driven by the streams, each stream read every later
+-- record of its session for upgrades, quadratic in a session thousands of reconnects long.
+WITH conflicts AS MATERIALIZED (
   SELECT u.* FROM upgrades u
   WHERE u.session IS NOT NULL AND (u.decision = 'reject' OR u.status NOT BETWEEN 200 AND 299)
     AND (
@@ -21,7 +23,7 @@ WITH conflicts AS (
          AND x.shadowed = 0 AND (x.ts_ms, x.id) > (c.ts_ms, c.id)), 9223372036854775807)), 9223372036854775807) AS ended_ts,
     row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k
   FROM conflicts c
-  JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
+  CROSS JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
     AND (s.opened_ts, s.opened_id) < (c.ts_ms, c.id)
     AND (s.via IS NOT 'post' OR s.stream IS c.stream)
     AND (s.closed_id IS NULL OR (s.closed_ts, s.closed_id) > (c.ts_ms, c.id))
