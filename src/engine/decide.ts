@@ -6,7 +6,7 @@
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import type { EngineState, Incarnation } from './types.js';
 import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCode } from './types.js';
-import { isLive, lineageMembers, liveStandaloneStreams } from './lineage.js';
+import { liveLineageMembers, liveStandaloneStreams } from './lineage.js';
 import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
 import { DEFAULT_REVISION, REVISION_RULES, revisionOf, type ProtocolRevision, type RevisionRules } from './revisions.js';
@@ -96,8 +96,7 @@ function resume(state: EngineState, inc: Incarnation, lastEventId: string, reque
   if (inc.stateChanges.some((change) => change.pos > event.pos)) checks.push('state_changed_in_window');
   const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
   if (replay.some((id) => isAnsweredRequest(inc, id))) checks.push('answered_request_in_window');
-  const lineage = event.stream === undefined ? [] : lineageMembers(inc, event.stream);
-  const writers = splitByNode(lineage.filter(isLive), request.node);
+  const writers = splitByNode(event.stream === undefined ? [] : liveLineageMembers(inc, event.stream), request.node);
   if (writers.unfenceable.length > 0) checks.push('prior_writer_unfenceable');
   if (checks.length > 0) return unresumable(checks, policy);
 

@@ -109,6 +109,15 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
   return [...(inc.lineages.get(lineageRoot(inc, id)) ?? [])];
 }
 
+/**
+ * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them: read from
+ * the live streams, not the lineage, which a session thousands of resumptions long makes thousands of streams long.
+ */
+export function liveLineageMembers(inc: Incarnation, id: string): StreamInfo[] {
+  const root = lineageRoot(inc, id);
+  return [...inc.live].filter((s) => lineageRoot(inc, s.id) === root).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
+}
+
 /** A writer nobody has proven dead: neither closed nor fenced. */
 export function isLive(stream: StreamInfo): boolean {
   return !stream.closed && !stream.fenced;

@@ -1,5 +1,5 @@
 import { servingIncarnation, type EmittedEvent, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
-import { isLive, lineageMembers } from '../engine/lineage.js';
+import { liveLineageMembers } from '../engine/lineage.js';
 import { isEventRetained } from '../engine/retention.js';
 import type { UpgradePoint } from './engine-replay.js';
 
@@ -42,8 +42,8 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
       return carrier ? [carrier.pos] : [];
     }
     case 'prior_writer_unfenceable': {
-      const lineage = event.stream === undefined ? [] : lineageMembers(inc, event.stream);
-      const elsewhere = lineage.filter((s) => isLive(s) && request.node !== undefined && s.node !== undefined && s.node !== request.node);
+      const live = event.stream === undefined ? [] : liveLineageMembers(inc, event.stream);
+      const elsewhere = live.filter((s) => request.node !== undefined && s.node !== undefined && s.node !== request.node);
       return elsewhere.map((s) => s.openedPos);
     }
     default:

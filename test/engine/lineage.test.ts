@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createState, observe } from '../../src/engine/state.js';
-import { lineageMembers } from '../../src/engine/lineage.js';
+import { isLive, lineageMembers, liveLineageMembers } from '../../src/engine/lineage.js';
 import type { EngineRecord } from '../../src/engine/types.js';
 
 // A lineage's members are kept per root as streams are linked (decide() reads them on every
@@ -28,6 +28,27 @@ describe('lineageMembers', () => {
     ]);
     expect(ids(lineageMembers(inc, 'd'))).toEqual(['a', 'b', 'c', 'd']);
     expect(ids(lineageMembers(inc, 'a'))).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it("gives a lineage's live members, in the order first seen, as its members filtered would be", () => {
+    // a and c share a sequence; a resumption of a onto b joins b's lineage (b, d); a closes, d is fenced, b reopens
+    const inc = stateOf([
+      { kind: 'session.created' },
+      { kind: 'stream.opened', stream: 'a', via: 'get', sequence: 'p' },
+      { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' },
+      { kind: 'stream.opened', stream: 'c', via: 'get', sequence: 'p' },
+      { kind: 'stream.opened', stream: 'd', via: 'get', sequence: 'r' },
+      { kind: 'stream.opened', stream: 'e', via: 'get' },
+      { kind: 'event.sent', stream: 'a', eventId: '1' },
+      { kind: 'stream.closed', stream: 'a' },
+      { kind: 'upgrade', stream: 'a', lastEventId: '1', newStream: 'b', decision: 'resume', status: 200 },
+      { kind: 'stream.fenced', stream: 'd' },
+      { kind: 'stream.closed', stream: 'b' },
+      { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' }, // live again, last to become so
+    ]);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(liveLineageMembers(inc, id)).toEqual(lineageMembers(inc, id).filter(isLive));
+    expect(ids(liveLineageMembers(inc, 'd'))).toEqual(['b', 'c']);
+    expect(ids(liveLineageMembers(inc, 'e'))).toEqual(['e']);
   });
 
   it('keeps a chain of resumptions thousands long as one lineage, and others apart', () => {
