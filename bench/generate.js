@@ -17,7 +17,7 @@ export const SHAPES = {
   'long-sessions': 'about a hundred sessions live at once, each hundreds of reconnects long; 2% faulty rounds; a quarter restart event ids on each stream',
   soak: "a soak test's log: a few clients, each one session thousands of reconnects long, on one node, clean",
   'soak-attach': 'the soak, its clients reattaching without Last-Event-ID (session resumption every time), clean',
-  polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption; 2% never fetched",
+  polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption (half the servers log it as an event.replayed line); 2% never fetched",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
 };
@@ -188,7 +188,10 @@ function scriptSession(s, p, rnd, start) {
     add({ kind: 'event.sent', session, stream: post, event_id: ++eid, rpc_kind: 'response', rpc_id: `poll-${k}`, attached: false });
     if (rnd() >= p.pollStranded) {
       step();
-      add({ kind: 'upgrade', session, last_event_id: primed, stream: post, new_stream: `${post}r`, decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: eid, principal });
+      // Half the clients' server logs the replayed response as its own event.replayed line, not as first_replayed.
+      const lines = s % 2 === 1;
+      add({ kind: 'upgrade', session, last_event_id: primed, stream: post, new_stream: `${post}r`, decision: 'resume', status: 200, replayed: 1, reemitted: 0, ...(!lines && { first_replayed: eid }), principal });
+      if (lines) add({ kind: 'event.replayed', session, stream: `${post}r`, event_id: eid });
       add({ kind: 'stream.closed', session, stream: `${post}r`, reason: 'client' });
     }
     return eid;

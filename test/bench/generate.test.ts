@@ -86,6 +86,10 @@ describe('bench generator', () => {
     expect(Object.keys(summary.protocol_versions)).toEqual(['2025-11-25']);
     const stored = readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"rpc_kind":"response"') && l.includes('"attached":false'));
     expect(stored.length).toBeGreaterThan(500);
+    // a fetch logged both ways: as the upgrade's first_replayed, and as an event.replayed line of its own
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines.filter((l) => l.includes('"first_replayed"')).length).toBeGreaterThan(100);
+    expect(lines.filter((l) => l.includes('"kind":"event.replayed"')).length).toBeGreaterThan(100);
     expect(Object.keys(summary.by_rule)).toEqual(['stranded-response']);
     expect(summary.by_rule['stranded-response']).toBeGreaterThan(0);
     expect(summary.by_rule['stranded-response']).toBeLessThan(stored.length * 0.05);
