@@ -14,15 +14,20 @@ function stateOf(records: Omit<EngineRecord, 'tsMs'>[]) {
 }
 const ids = (members: { id: string }[]) => members.map((m) => m.id);
 
+/** A session whose streams a and c share a sequence, and so do b and d: two lineages, (a, c) and (b, d). */
+const TWO_SEQUENCES: Omit<EngineRecord, 'tsMs'>[] = [
+  { kind: 'session.created' },
+  { kind: 'stream.opened', stream: 'a', via: 'get', sequence: 'p' },
+  { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' },
+  { kind: 'stream.opened', stream: 'c', via: 'get', sequence: 'p' },
+  { kind: 'stream.opened', stream: 'd', via: 'get', sequence: 'r' },
+];
+
 describe('lineageMembers', () => {
   it('joins two lineages in the order their streams were first seen', () => {
-    // a and c share a sequence, so do b and d; resuming a onto b links b's lineage (b, d) to a's (a, c)
+    // resuming a onto b links b's lineage (b, d) to a's (a, c)
     const inc = stateOf([
-      { kind: 'session.created' },
-      { kind: 'stream.opened', stream: 'a', via: 'get', sequence: 'p' },
-      { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' },
-      { kind: 'stream.opened', stream: 'c', via: 'get', sequence: 'p' },
-      { kind: 'stream.opened', stream: 'd', via: 'get', sequence: 'r' },
+      ...TWO_SEQUENCES,
       { kind: 'event.sent', stream: 'a', eventId: '1' },
       { kind: 'upgrade', stream: 'a', lastEventId: '1', newStream: 'b', decision: 'resume', status: 200 },
     ]);
@@ -31,13 +36,9 @@ describe('lineageMembers', () => {
   });
 
   it("gives a lineage's live members, in the order first seen, as its members filtered would be", () => {
-    // a and c share a sequence; a resumption of a onto b joins b's lineage (b, d); a closes, d is fenced, b reopens
+    // a resumption of a onto b joins the two lineages; e stands apart; a closes, d is fenced, b reopens
     const inc = stateOf([
-      { kind: 'session.created' },
-      { kind: 'stream.opened', stream: 'a', via: 'get', sequence: 'p' },
-      { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' },
-      { kind: 'stream.opened', stream: 'c', via: 'get', sequence: 'p' },
-      { kind: 'stream.opened', stream: 'd', via: 'get', sequence: 'r' },
+      ...TWO_SEQUENCES,
       { kind: 'stream.opened', stream: 'e', via: 'get' },
       { kind: 'event.sent', stream: 'a', eventId: '1' },
       { kind: 'stream.closed', stream: 'a' },
