@@ -37,7 +37,7 @@ export function withFindings<F extends FindingList>(report: Report<F>, findings:
   };
 }
 
-/** The report with its findings in memory (the library's report, the front ends, the formats that hold them all). */
+/** The report with its findings and not-knowables in memory (the library's report, the front ends, the formats that hold them all). */
 export function inMemory(report: Report<FindingList>): Report {
   const findings = report.findings;
   return Array.isArray(findings) ? (report as Report) : { ...report, findings: [...findings], not_knowable: [...report.not_knowable] };
