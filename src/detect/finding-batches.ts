@@ -22,3 +22,10 @@ export class FindingBatches {
 }
 
 const FINDINGS_PER_BATCH = 1000;
+
+/** A finding made of each row, handed over in batches (FindingBatches): for a rule with one finding per query row. */
+export function findingPerRow<R>(rows: Iterable<R>, finding: (row: R) => RawFinding, handOver?: RuleContext['handOver']): RawFinding[] {
+  const batches = new FindingBatches(handOver);
+  for (const row of rows) batches.push(finding(row));
+  return batches.rest();
+}

@@ -1,10 +1,10 @@
 import { defineRule, type RuleContext } from '../rule.js';
-import { FindingBatches } from '../finding-batches.js';
+import { findingPerRow } from '../finding-batches.js';
 import { at } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput } from '../types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface DualWriterRow {
   session: string;
@@ -20,8 +20,7 @@ interface DualWriterRow {
 }
 
 function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
-  const findings = new FindingBatches(handOver);
-  for (const r of eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts)) {
+  const findings = findingPerRow(eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts), (r): RawFinding => {
     const upgrade =
       r.decision === 'resume'
         ? `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` on ${r.new_stream}` : ''}`
@@ -29,15 +28,15 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
     const retired = [r.closed_ts, r.fenced_ts].filter((t): t is number => t !== null);
     const later = retired.length > 0 ? ` (it was retired only at ${at(Math.min(...retired))})` : '';
     const scope = r.decision === 'attach' ? `the session's standalone stream` : `lineage ${r.old_stream}`;
-    findings.push({
+    return {
       rule: 'dual-writer',
       session: r.session,
       atMs: r.at_ms,
       message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}`,
       evidenceIds: evidenceIds(r.evidence),
-    });
-  }
-  return { findings: findings.rest(), notKnowable: proxyOnlyReconnects(db, 'dual-writer', ['resume', 'attach']) };
+    };
+  }, handOver);
+  return { findings, notKnowable: proxyOnlyReconnects(db, 'dual-writer', ['resume', 'attach']) };
 }
 
 export default defineRule({

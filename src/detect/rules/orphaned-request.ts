@@ -1,12 +1,12 @@
 import { defineRule, type RuleContext } from '../rule.js';
-import { FindingBatches } from '../finding-batches.js';
+import { findingPerRow } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
 import { at, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput } from '../types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface OrphanRow {
   session: string;
@@ -42,23 +42,22 @@ function strandedBy(r: OrphanRow): string {
 }
 
 function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
-  const findings = new FindingBatches(handOver);
-  for (const r of eachQueryRow<OrphanRow>(db, 'rules/orphaned-request', opts)) {
+  const findings = findingPerRow(eachQueryRow<OrphanRow>(db, 'rules/orphaned-request', opts), (r): RawFinding => {
     const cause = strandedBy(r);
     const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
     const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
     const refused = r.failed_answers > 0 ? ` (${plural(r.failed_answers, 'answer')} got an error status and ${r.failed_answers === 1 ? 'was' : 'were'} not taken)` : '';
-    findings.push({
+    return {
       rule: 'orphaned-request',
       session: r.session,
       atMs: r.at_ms,
       message: `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} on ${r.stream} was stranded: ${sequence}; ${fate}${refused}`,
       evidenceIds: evidenceIds(r.evidence),
-    });
-  }
+    };
+  }, handOver);
   const proxySessions = db.prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND decision <> 'fresh'`).pluck().all() as string[];
   const notKnowable = [...proxyOnlySessions(db, proxySessions)].map((session): NotKnowable => ({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN }));
-  return { findings: findings.rest(), notKnowable };
+  return { findings, notKnowable };
 }
 
 export default defineRule({

@@ -1,8 +1,8 @@
 import type { Db } from '../../store/db.js';
-import { FindingBatches } from '../finding-batches.js';
+import { findingPerRow } from '../finding-batches.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { at } from '../../model/phrasing.js';
-import type { DetectOptions, DetectorOutput } from '../types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule, type RuleContext } from '../rule.js';
 
 // session-id-reuse: one session id string was created twice (SQL:
@@ -24,17 +24,14 @@ const where = (node: string | null, incarnation: string | null) =>
   `${node ? ` on node ${node}` : ''}${incarnation ? ` (incarnation ${incarnation})` : ''}`;
 
 export function judgeSessionIdReuse(db: Db, opts: DetectOptions, handOver?: RuleContext['handOver']): DetectorOutput {
-  const findings = new FindingBatches(handOver);
-  for (const r of eachQueryRow<Row>(db, 'rules/session-id-reuse', opts)) {
-    findings.push({
-      rule: 'session-id-reuse',
-      session: r.session,
-      atMs: r.at_ms,
-      message: `session id ${r.session} was created again at ${at(r.at_ms)}${where(r.node, r.incarnation)}, after it was created at ${at(r.previous_ts)}${where(r.previous_node, r.previous_incarnation)}: two sessions share one id string`,
-      evidenceIds: evidenceIds(r.evidence),
-    });
-  }
-  return { findings: findings.rest(), notKnowable: [] };
+  const findings = findingPerRow(eachQueryRow<Row>(db, 'rules/session-id-reuse', opts), (r): RawFinding => ({
+    rule: 'session-id-reuse',
+    session: r.session,
+    atMs: r.at_ms,
+    message: `session id ${r.session} was created again at ${at(r.at_ms)}${where(r.node, r.incarnation)}, after it was created at ${at(r.previous_ts)}${where(r.previous_node, r.previous_incarnation)}: two sessions share one id string`,
+    evidenceIds: evidenceIds(r.evidence),
+  }), handOver);
+  return { findings, notKnowable: [] };
 }
 
 export default defineRule({

@@ -1,10 +1,10 @@
 import { defineRule, type RuleContext } from '../rule.js';
-import { FindingBatches } from '../finding-batches.js';
+import { findingPerRow } from '../finding-batches.js';
 import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import type { DetectOptions, DetectorOutput } from '../types.js';
+import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface LateWriteRow {
   session: string;
@@ -20,20 +20,17 @@ interface LateWriteRow {
 }
 
 function writeToSupersededStream(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
-  const findings = new FindingBatches(handOver);
-  for (const r of eachQueryRow<LateWriteRow>(db, 'rules/write-to-superseded-stream', opts)) {
-    findings.push({
-      rule: 'write-to-superseded-stream',
-      session: r.session,
-      atMs: r.at_ms,
-      message:
-        `${plural(r.late_writes, 'write')} went to ${r.stream} after ${r.decision}${r.new_stream ? ` on ${r.new_stream}` : ''} superseded it at ${at(r.superseded_ms)} ` +
-        `(${listIds(r.what.split(', '))}): into a dead stream or a buffer no live lineage replays`,
-      // the message counts every late write: cite each (fewest first: the upgrade and the first write lead)
-      evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.late_ids)])],
-    });
-  }
-  return { findings: findings.rest(), notKnowable: proxyOnlyReconnects(db, 'write-to-superseded-stream', ['resume', 'attach']) };
+  const findings = findingPerRow(eachQueryRow<LateWriteRow>(db, 'rules/write-to-superseded-stream', opts), (r): RawFinding => ({
+    rule: 'write-to-superseded-stream',
+    session: r.session,
+    atMs: r.at_ms,
+    message:
+      `${plural(r.late_writes, 'write')} went to ${r.stream} after ${r.decision}${r.new_stream ? ` on ${r.new_stream}` : ''} superseded it at ${at(r.superseded_ms)} ` +
+      `(${listIds(r.what.split(', '))}): into a dead stream or a buffer no live lineage replays`,
+    // the message counts every late write: cite each (fewest first: the upgrade and the first write lead)
+    evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.late_ids)])],
+  }), handOver);
+  return { findings, notKnowable: proxyOnlyReconnects(db, 'write-to-superseded-stream', ['resume', 'attach']) };
 }
 
 export default defineRule({
