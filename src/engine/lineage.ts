@@ -115,17 +115,17 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
  */
 export function liveLineageMembers(inc: Incarnation, id: string): StreamInfo[] {
   const root = lineageRoot(inc, id);
-  return [...inc.live].filter((s) => lineageRoot(inc, s.id) === root).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
-}
-
-/** A writer nobody has proven dead: neither closed nor fenced. */
-export function isLive(stream: StreamInfo): boolean {
-  return !stream.closed && !stream.fenced;
+  return liveStreams(inc, (s) => lineageRoot(inc, s.id) === root);
 }
 
 /** The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's prior writers. */
 export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
-  return [...inc.live].filter((s) => isStandalone(inc, s)).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
+  return liveStreams(inc, (s) => isStandalone(inc, s));
+}
+
+/** The writers nobody has proven dead (neither closed nor fenced) that `keep` keeps, in the order the incarnation first saw them. */
+function liveStreams(inc: Incarnation, keep: (s: StreamInfo) => boolean): StreamInfo[] {
+  return [...inc.live].filter(keep).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
 }
 
 /**

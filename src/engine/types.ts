@@ -239,7 +239,7 @@ export interface Incarnation {
   unsuperseded: Map<string, Set<StreamInfo>>;
   /** The lineage roots opened by a GET: the standalone lineages (lineage.ts keeps it). */
   standaloneRoots: Set<string>;
-  /** Streams neither closed nor fenced since they (re)opened (lineage.ts and state.ts keep it): the writers an attach may meet. */
+  /** Streams neither closed nor fenced since they (re)opened (lineage.ts and state.ts keep it): the writers a resume or attach may meet. */
   live: Set<StreamInfo>;
   events: Map<string, EmittedEvent>;
   /** lane -> event ids in emission order. */

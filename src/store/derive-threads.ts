@@ -94,6 +94,6 @@ class WorkerFailed extends Error {}
 /**
  * V8 sizes a worker's young generation for throughput, and a fold's garbage (a session's records made
  * into objects, then its rows) piled up there: at 3M lines of the polling shape (sessions of 85k records,
- * each folded whole) derive peaked at 682 MB, with 16 MB at 519 MB; 1M production lines took as long.
+ * then folded whole) derive peaked at 682 MB, with 16 MB at 519 MB; 1M production lines took as long.
  */
 const DERIVE_WORKER_LIMITS = { maxYoungGenerationSizeMb: 16 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createState, observe } from '../../src/engine/state.js';
-import { isLive, lineageMembers, liveLineageMembers } from '../../src/engine/lineage.js';
+import { lineageMembers, liveLineageMembers } from '../../src/engine/lineage.js';
 import type { EngineRecord } from '../../src/engine/types.js';
 
 // A lineage's members are kept per root as streams are linked (decide() reads them on every
@@ -47,7 +47,7 @@ describe('lineageMembers', () => {
       { kind: 'stream.closed', stream: 'b' },
       { kind: 'stream.opened', stream: 'b', via: 'get', sequence: 'r' }, // live again, last to become so
     ]);
-    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(liveLineageMembers(inc, id)).toEqual(lineageMembers(inc, id).filter(isLive));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(liveLineageMembers(inc, id)).toEqual(lineageMembers(inc, id).filter((s) => !s.closed && !s.fenced));
     expect(ids(liveLineageMembers(inc, 'd'))).toEqual(['b', 'c']);
     expect(ids(liveLineageMembers(inc, 'e'))).toEqual(['e']);
   });
