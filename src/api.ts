@@ -3,8 +3,8 @@ import type { Report } from './model/finding.js';
 import type { RunOptions } from './detect/run.js';
 import { detectOnTwoThreads } from './detect/parallel.js';
 import { expandPaths, type Source } from './read/sources.js';
-import { openDb, type Db } from './store/db.js';
-import { ingestAll, oneOffDb, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
+import type { Db } from './store/db.js';
+import { loadInputs, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
 import type { ProgressListener } from './model/progress.js';
 import { deriveOnTwoThreads } from './store/derive-threads.js';
@@ -28,8 +28,7 @@ export interface Workspace {
 
 /** Opens the database and ingests the given sources into it. */
 export async function loadWorkspace(sources: Source[], opts: { db?: string; onProgress?: ProgressListener } & IngestOptions = {}): Promise<Workspace> {
-  const db = opts.db !== undefined ? openDb(opts.db) : oneOffDb(sources);
-  const stats = await ingestAll(db, sources, withProgress(opts, opts.onProgress));
+  const { db, stats } = await loadInputs(sources, withProgress(opts, opts.onProgress));
   return { db, sources: stats };
 }
 
@@ -51,7 +50,7 @@ export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): 
 }
 
 /** Ingest options that also report lines read to a progress listener. */
-export function withProgress(opts: IngestOptions, onProgress: ProgressListener | undefined): IngestOptions {
+export function withProgress<T extends IngestOptions>(opts: T, onProgress: ProgressListener | undefined): T {
   if (onProgress === undefined) return opts;
   onProgress({ type: 'stage', stage: 'read' });
   return { ...opts, onLines: (source, lines) => onProgress({ type: 'lines', source, lines }) };

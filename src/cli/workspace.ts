@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { expandPaths, InputError, type Source } from '../read/sources.js';
-import { openDb, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
-import { ingestAll, isUnusable, oneOffDb, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
+import { isUnusable, loadInputs, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
@@ -33,7 +33,7 @@ export async function openWorkspace(
   opts: InputOptions,
   io: Io,
   onProgress?: ProgressListener,
-  /** The database when no --db is given (default: oneOffDb). */
+  /** The database when no --db is given (default: a one-off one, pipeline/ingest.ts loadInputs). */
   embedded?: (sources: Source[]) => Db,
 ): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
@@ -46,8 +46,11 @@ export async function openWorkspace(
     throw err;
   }
   const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}) };
-  const db = opts.db !== undefined ? openDb(opts.db) : (embedded ?? oneOffDb)(sources);
-  const stats = await ingestAll(db, sources, withProgress(ingestOptions, onProgress));
+  const { db, stats } = await loadInputs(sources, {
+    ...withProgress(ingestOptions, onProgress),
+    ...(opts.db !== undefined && { db: opts.db }),
+    ...(embedded !== undefined && { embedded }),
+  });
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
 }

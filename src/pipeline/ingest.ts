@@ -5,8 +5,9 @@ import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches } from '../read/lines.js';
 import { plainFile, type Source } from '../read/sources.js';
+import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
-import { openScratchDb } from '../store/scratch-db.js';
+import { openScratchDb, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
@@ -97,8 +98,60 @@ export function isLargeInput(sources: Source[]): boolean {
  * (store/derive-threads.ts, detect/parallel.ts). Both are deleted when closed, and both quote
  * evidence from the log files.
  */
-export function oneOffDb(sources: Source[]): Db {
-  return isLargeInput(sources) ? openScratchDb({ quotesFromFiles: true }) : openDb(EMBEDDED_DB);
+export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
+  if (isLargeInput(sources)) return openScratchDb({ quotesFromFiles: true, ...(folder && { folder }) });
+  const db = openDb(EMBEDDED_DB);
+  if (folder !== undefined) {
+    const close = db.close.bind(db);
+    db.close = () => {
+      close();
+      folder.remove();
+      return db;
+    };
+  }
+  return db;
+}
+
+export interface LoadOptions extends IngestOptions {
+  /** Keep the timeline in this file (its lines are copied into it); default: a one-off database. */
+  db?: string;
+  /** The one-off database to use instead of oneOffDb's (it copies every line). */
+  embedded?: (sources: Source[]) => Db;
+}
+
+/**
+ * A command's inputs read, normalized and stored: into the --db file, or a one-off database. A
+ * one-off database quotes evidence from the log files; stdin and gzip files, which have no bytes to
+ * go back to, are first copied (decompressed) into its private folder and read from there as plain
+ * files: no line is copied into the database, stdin is normalized in the worker like a file, and its
+ * size, now known, picks the database as a file's does. Their lines are told to `onLines` while they
+ * are copied (stdin comes at its writer's pace), not again while stored.
+ */
+export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
+  if (opts.db !== undefined || opts.embedded !== undefined || opts.copyLines === true || !sources.some(needsSpool)) {
+    const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
+    return { db, stats: await ingestAll(db, sources, opts) };
+  }
+  const folder = scratchFolder();
+  let db: Db;
+  const spooled = new Set<string>();
+  const read: Source[] = [];
+  try {
+    for (const s of sources) {
+      if (!needsSpool(s)) read.push(s);
+      else {
+        read.push(await spool(s, spoolPath(folder, read.length), opts.onLines));
+        spooled.add(s.name);
+      }
+    }
+    db = oneOffDb(read, folder);
+  } catch (err) {
+    folder.remove();
+    throw err;
+  }
+  const onLines = opts.onLines;
+  const quiet = onLines && ((name: string, lines: number) => (spooled.has(name) ? undefined : onLines(name, lines)));
+  return { db, stats: await ingestAll(db, read, { ...opts, ...(quiet && { onLines: quiet }) }) };
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {

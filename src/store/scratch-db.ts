@@ -12,8 +12,8 @@ import { markQuotesFromFiles, openDb, type Db } from './db.js';
  * The private directory (mode 0700) is removed when the database is closed,
  * or at exit if it never is.
  */
-export function openScratchDb(opts: { quotesFromFiles?: boolean } = {}): Db {
-  const folder = scratchFolder();
+export function openScratchDb(opts: { quotesFromFiles?: boolean; folder?: ScratchFolder } = {}): Db {
+  const folder = opts.folder ?? scratchFolder();
   let db: Db;
   try {
     db = openDb(join(folder.path, TIMELINE_FILE));
@@ -56,8 +56,13 @@ const PREFIX = 'resumescope-scratch-';
 const TIMELINE_FILE = 'timeline.db';
 /** The database a rules worker sets its findings down in (detect/findings-file.ts). */
 export const FINDINGS_FILE = 'findings.db';
-/** What a scratch folder holds: the databases and SQLite's files beside them. A folder with anything else is not ours to remove. */
-const OURS = new Set([TIMELINE_FILE, FINDINGS_FILE].flatMap((f) => [f, `${f}-wal`, `${f}-shm`, `${f}-journal`]));
+/** Where the pipeline copies its Nth input with no bytes to go back to (stdin, gzip: read/spool.ts). */
+export function spoolPath(folder: ScratchFolder, n: number): string {
+  return join(folder.path, `spool-${n}.log`);
+}
+/** What a scratch folder holds: the databases and SQLite's files beside them, and spools. A folder with anything else is not ours to remove. */
+const DATABASE_FILES = new Set([TIMELINE_FILE, FINDINGS_FILE].flatMap((f) => [f, `${f}-wal`, `${f}-shm`, `${f}-journal`]));
+const ours = (f: string): boolean => DATABASE_FILES.has(f) || /^spool-\d+\.log$/.test(f);
 
 /**
  * A run killed by a signal (Ctrl-C, the OOM killer) runs no exit handler, and its scratch database
@@ -76,7 +81,7 @@ export function removeOrphans(dir: string = tmpdir()): void {
     const pid = /^resumescope-scratch-(\d+)-/.exec(name)?.[1];
     if (pid === undefined || alive(Number(pid))) continue;
     try {
-      if (readdirSync(join(dir, name)).every((f) => OURS.has(f))) rmSync(join(dir, name), { recursive: true, force: true });
+      if (readdirSync(join(dir, name)).every(ours)) rmSync(join(dir, name), { recursive: true, force: true });
     } catch {
       // gone already, or not a folder
     }

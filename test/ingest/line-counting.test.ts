@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { splitLines, type InputLine } from '../../src/read/lines.js';
 import { analyzeFiles } from '../../src/api.js';
+import { lineTextResolver } from '../../src/detect/evidence.js';
 import { T0, chunkSource, ingestSources, rows, tempDir } from './support.js';
 
 // Every input line is exactly one of record, ignored or rejected, and the
@@ -57,9 +58,11 @@ describe('line counting', () => {
     expect(await countsOf(gzipSync(`${rec('S1')}\r\n\r\n${app}`))).toMatchObject({ lines: 3, record_lines: 1, ignored: 2 });
   });
 
-  it('CRLF records keep no carriage return in the stored line', async () => {
+  it('CRLF records keep no carriage return in the line quoted, read from the spool or stored', async () => {
     const { db } = await ingestSources([chunkSource([`${rec('S1')}\r\n`])]);
-    expect(rows(db, 'SELECT raw FROM records')).toEqual([{ raw: rec('S1') }]);
+    expect(lineTextResolver(db)({ file: 'chunks.ndjson', line: 1 })).toBe(rec('S1'));
+    const kept = await ingestSources([chunkSource([`${rec('S1')}\r\n`])], { db: join(tempDir(), 'kept.db') });
+    expect(rows(kept.db, 'SELECT raw FROM records')).toEqual([{ raw: rec('S1') }]);
   });
 
   it('record lines keep their physical line numbers across blank and bad lines', async () => {

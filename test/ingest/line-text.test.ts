@@ -1,14 +1,13 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
-import { openDb } from '../../src/store/db.js';
-import { ingestAll } from '../../src/pipeline/ingest.js';
+import { chunkSource } from './support.js';
 
 // A one-off run keeps where a plain file's lines are, not copies, and quotes evidence from the file:
 // the quote must be the line as logged (or as redacted), and never a wrong line once the file changed.
@@ -62,19 +61,41 @@ describe('quoting lines of a one-off run', () => {
     ws.db.close();
   });
 
-  it('copies the lines of stdin, a gzip file and any input of a --db file', async () => {
+  it('quotes stdin and a gzip file from their spool in the run\'s folder, with no copy stored, and removes it at close', async () => {
     const gz = write('log.ndjson.gz', gzipSync(LINES[0] + '\n'));
-    const plain = write('kept.ndjson', LINES[2] + '\n');
     const stdin = { name: '<stdin>', path: null, open: () => Readable.from([Buffer.from(LINES[2] + '\n')]) };
     const ws = await loadWorkspace([fileSource(gz), stdin]);
-    expect(stored(ws.db)).toEqual([{ line: 1, copied: 1, placed: 1 }, { line: 1, copied: 1, placed: 1 }]);
-    expect(lineTextResolver(ws.db)({ file: gz, line: 1 })).toBe(LINES[0]);
+    expect(stored(ws.db)).toEqual([{ line: 1, copied: 0, placed: 1 }, { line: 1, copied: 0, placed: 1 }]);
+    const text = lineTextResolver(ws.db);
+    expect(text({ file: gz, line: 1 })).toBe(LINES[0]);
+    expect(text({ file: '<stdin>', line: 1 })).toBe(LINES[2]);
+    const spools = (ws.db.prepare('SELECT path FROM sources ORDER BY id').all() as { path: string }[]).map((r) => r.path);
+    expect(spools.map((p) => basename(p))).toEqual(['spool-0.log', 'spool-1.log']);
+    expect(spools.every((p) => existsSync(p))).toBe(true);
     ws.db.close();
-    const db = openDb(join(dir, 'kept.db'));
-    await ingestAll(db, [fileSource(plain)]);
-    expect(stored(db)).toEqual([{ line: 1, copied: 1, placed: 1 }]);
+    expect(spools.some((p) => existsSync(dirname(p)))).toBe(false);
+  });
+
+  it('keeps the lines of a stdin cut short, with its error, as before it was spooled', async () => {
+    const whole = gzipSync(LINES[0] + '\n' + LINES[2] + '\n' + LINES[2] + '\n');
+    const stdin = chunkSource([whole.subarray(0, whole.length - 12)], '<stdin>');
+    const ws = await loadWorkspace([stdin]);
+    expect(ws.sources[0]!.readError).toMatch(/gzip/);
+    expect(ws.sources[0]!.recordLines).toBeGreaterThan(0);
+    expect(lineTextResolver(ws.db)({ file: '<stdin>', line: 1 })).toBe(LINES[0]);
+    ws.db.close();
+  });
+
+  it('copies every line of a --db file, stdin and gzip files too: it quotes them after the logs are gone', async () => {
+    const plain = write('kept.ndjson', LINES[2] + '\n');
+    const gz = write('kept.ndjson.gz', gzipSync(LINES[0] + '\n'));
+    const stdin = { name: '<stdin>', path: null, open: () => Readable.from([Buffer.from(LINES[0] + '\n' + LINES[2] + '\n')]) };
+    const { db } = await loadWorkspace([fileSource(plain), fileSource(gz), stdin], { db: join(dir, 'kept.db') });
+    expect(stored(db)).toEqual([1, 1, 1, 2].map((line) => ({ line, copied: 1, placed: 1 })));
     writeFileSync(plain, 'rotated\n');
+    rmSync(gz);
     expect(lineTextResolver(db)({ file: plain, line: 1 })).toBe(LINES[2]);
+    expect(lineTextResolver(db)({ file: gz, line: 1 })).toBe(LINES[0]);
     db.close();
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lineTextResolver } from '../../src/detect/evidence.js';
 import { RECORD_KINDS, type RecordKind } from '../../src/model/record.js';
 import { T0, ingestLines, outcomeOf, rejectionOf, rows } from './support.js';
 
@@ -87,7 +88,10 @@ describe('record kinds', () => {
     ];
     const { db } = await ingestLines(lines);
     const got = rows(db, 'SELECT * FROM records ORDER BY id');
-    expect(got.map((r) => [r.line, r.kind, r.origin, r.raw])).toEqual(lines.map((l, i) => [i + 1, l.kind, 'server', JSON.stringify(l)]));
+    const quote = lineTextResolver(db);
+    expect(got.map((r) => [r.line, r.kind, r.origin, quote({ file: 'server.ndjson', line: r.line as number })])).toEqual(
+      lines.map((l, i) => [i + 1, l.kind, 'server', JSON.stringify(l)]),
+    );
     expect(got[0]).toMatchObject({ ts_ms: Date.parse(lines[0]!.ts), session: 'S1', incarnation: 'i-1', principal: 'alice' });
     expect(got[1]).toMatchObject({ stream: 'g1', via: 'get', conn: 'c1' });
     expect(got[2]).toMatchObject({ event_id: '5', rpc_kind: 'notification', method: 'notifications/progress', attached: null });

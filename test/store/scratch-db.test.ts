@@ -29,17 +29,19 @@ describe('scratch databases', () => {
   it("removes a dead run's folder, and keeps a live run's and any folder holding other files", () => {
     dir = mkdtempSync(join(tmpdir(), 'scratch-orphans-'));
     const dead = deadPid();
-    const orphan = folder(`resumescope-scratch-${dead}-abc123`, ['timeline.db', 'timeline.db-wal', 'timeline.db-shm']);
+    const orphan = folder(`resumescope-scratch-${dead}-abc123`, ['timeline.db', 'timeline.db-wal', 'timeline.db-shm', 'spool-0.log', 'spool-12.log']);
     const emptyOrphan = folder(`resumescope-scratch-${dead}-def456`, []);
     const live = folder(`resumescope-scratch-${process.pid}-ghi789`, ['timeline.db']);
     const foreign = folder(`resumescope-scratch-${dead}-notes`, ['timeline.db', 'my-notes.txt']);
     const other = folder(`resumescope-${dead}-x`, ['timeline.db']);
+    const notASpool = folder(`resumescope-scratch-${dead}-spoolish`, ['spool-a.log']);
     removeOrphans(dir);
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(emptyOrphan)).toBe(false);
     expect(existsSync(live)).toBe(true);
     expect(existsSync(foreign)).toBe(true);
     expect(existsSync(other)).toBe(true);
+    expect(existsSync(notASpool)).toBe(true);
   });
 
   it('is gone once closed', () => {
