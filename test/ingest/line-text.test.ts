@@ -8,6 +8,7 @@ import { loadWorkspace } from '../../src/api.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
 import { chunkSource } from './support.js';
+import type { Db } from '../../src/store/db.js';
 
 // A one-off run keeps where a plain file's lines are, not copies, and quotes evidence from the file:
 // the quote must be the line as logged (or as redacted), and never a wrong line once the file changed.
@@ -28,7 +29,7 @@ function write(name: string, body: string | Buffer): string {
   return path;
 }
 
-const stored = (db: ReturnType<typeof openDb>) =>
+const stored = (db: Db) =>
   db.prepare('SELECT line, raw IS NOT NULL AS copied, line_offset IS NOT NULL AS placed FROM records ORDER BY line').all();
 
 describe('quoting lines of a one-off run', () => {
