@@ -7,6 +7,7 @@ import { isRuleId, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
 import { DEFAULT_MAX_FINDINGS_PER_RULE } from '../render/text.js';
+import { DEFAULT_HTML_MAX_FINDINGS } from '../render/html/findings.js';
 import { UsageError } from './io.js';
 import { nearMatches } from './near-matches.js';
 
@@ -57,7 +58,10 @@ export function addReportOptions(cmd: Command): Command {
     .option('--rule <ids>', 'only these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only these sessions (comma-separated, repeatable)', collect, [])
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
-    .option('--max-findings <n>', `text: findings shown in full per rule, the rest counted per session (default: ${DEFAULT_MAX_FINDINGS_PER_RULE})`);
+    .option(
+      '--max-findings <n>',
+      `findings per rule shown in full (text; default: ${DEFAULT_MAX_FINDINGS_PER_RULE}) or carried, paged (html; default: ${DEFAULT_HTML_MAX_FINDINGS}); the rest counted per session`,
+    );
 }
 
 /** Comma-separated and repeatable: `--rule a,b --rule c`. */

@@ -1,5 +1,4 @@
 import type { FindingList, Report } from '../model/finding.js';
-import { inMemory } from '../findings/recount.js';
 import type { FailOn } from '../model/severity.js';
 import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
@@ -34,7 +33,7 @@ export interface RenderOptions {
   color?: boolean;
   /** resumescope's version, for SARIF. */
   toolVersion?: string;
-  /** Text: findings shown in full per rule (the rest counted per session). */
+  /** Text: findings shown in full per rule; HTML: carried per rule, paged (the rest counted per session). */
   maxFindings?: number;
   /** The gate shown in the markdown and HTML status lines. */
   failOn?: FailOn;
@@ -64,21 +63,14 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
     case 'markdown':
       return renderMarkdown(report, markdownOptions(opts));
     case 'html':
-      return renderHtml(report, {
-        lineText: opts.lineText,
-        failOn: opts.failOn,
-        toolVersion: opts.toolVersion,
-        timeline: opts.timeline,
-        series: opts.series,
-        rejected: opts.rejected,
-      });
+      return renderHtml(report, htmlOptions(opts));
   }
 }
 
 /**
  * render() in pieces to write one after another: JSON (the format a machine reads,
  * with every finding) and SARIF come finding by finding, JUnit rule by rule; the others are one
- * piece. All but html read a table's findings as they go; html takes them into memory first.
+ * piece. Each reads a table's findings as it goes: text, markdown and html keep only what they show.
  */
 export function renderChunks(format: Format, report: Report<FindingList>, opts: RenderOptions = {}): Iterable<string> {
   if (format === 'json') return renderJsonChunks(report);
@@ -86,7 +78,12 @@ export function renderChunks(format: Format, report: Report<FindingList>, opts: 
   if (format === 'sarif') return renderSarifChunks(report, sarifOptions(opts));
   if (format === 'junit') return renderJunitChunks(report, junitOptions(opts));
   if (format === 'markdown') return [renderMarkdown(report, markdownOptions(opts))];
-  return [render(format, inMemory(report), opts)];
+  return [renderHtml(report, htmlOptions(opts))];
+}
+
+function htmlOptions(opts: RenderOptions): HtmlOptions {
+  const { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings } = opts;
+  return { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings };
 }
 
 function markdownOptions(opts: RenderOptions) {

@@ -96,6 +96,15 @@ describe('analyze --max-findings', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--max-findings: expected a whole number of at least 1, got "0"');
   });
+
+  it('caps the findings the HTML report carries per rule the same way, read from the findings table', async () => {
+    const html = await cli('analyze', 'samples/replay-integrity.ndjson', '--max-findings', '1', '--format', 'html');
+    expect(html.out).toContain('1 more finding of this rule, past the first 1, is not in this report');
+    expect(html.out).toContain('<code>--rule engine-divergence --max-findings 2 --format html</code>');
+    const whole = await cli('analyze', 'samples/replay-integrity.ndjson', '--format', 'html');
+    expect(whole.out).not.toContain('not in this report');
+    expect(whole.code).toBe(html.code);
+  });
 });
 
 describe('query', () => {

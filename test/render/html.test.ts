@@ -5,6 +5,7 @@ import { reportOrder } from '../../src/render/common.js';
 import { render } from '../../src/render/index.js';
 import { scale } from '../../src/render/html/charts.js';
 import { renderHtml } from '../../src/render/html/index.js';
+import { ruleAnchor } from '../../src/render/html/anchors.js';
 import { MAX_ROWS, pickRows } from '../../src/render/html/timelines.js';
 import type { TimelineRecord } from '../../src/store/session-timeline.js';
 import { cli } from '../cli/run-cli.js';
@@ -134,6 +135,34 @@ describe('the HTML report', () => {
     expect(lines.lines).toHaveLength(20_000);
     // Swimlanes need the store; without it the sessions are still listed.
     expect(html).toContain('other sessions named by findings');
+  });
+
+  it('carries the first --max-findings of each rule and counts the rest per session, numbered on as the text report numbers them', () => {
+    const { report, lineText: many } = manyFindings(2_000);
+    const last = report.findings.at(-1)!;
+    // Ten of one rule's findings past the cap name a hostile session: the most, so the note names it first.
+    for (const f of report.findings.filter((x) => x.rule === last.rule).slice(-10)) f.session = SCRIPT_PAYLOAD;
+    const html = renderHtml(report, { lineText: many, maxFindings: 30 });
+    const counts = RULE_IDS.map((rule) => report.findings.filter((f) => f.rule === rule).length);
+    expect(Math.min(...counts)).toBeGreaterThan(30);
+    const data = scripts(html).filter((s) => /id="data-/.test(s.tag)).map((s) => JSON.parse(s.body) as { first: number; items: unknown[] });
+    expect(data.map((d) => d.items.length)).toEqual(RULE_IDS.map(() => 30));
+    // #N skips the findings not carried: each rule's first number is the text report's.
+    const ordered = [...reportOrder(report.findings)];
+    const expectedFirsts = RULE_IDS.map((rule) => ordered.findIndex((f) => f.rule === rule) + 1).sort((a, b) => a - b);
+    expect(data.map((d) => d.first).sort((a, b) => a - b)).toEqual(expectedFirsts);
+    const lines = JSON.parse(scripts(html).find((s) => s.tag.includes('rs-lines'))!.body) as { lines: unknown[] };
+    expect(lines.lines).toHaveLength(RULE_IDS.length * 30 * 2);
+    const rule = last.rule;
+    const total = report.findings.filter((f) => f.rule === rule).length;
+    const block = html.match(new RegExp(`<details class="rule" id="${ruleAnchor(rule)}"[\\s\\S]*?</details>`))![0];
+    expect(block).toContain(`${total - 30} more findings of this rule, past the first 30, are not in this report`);
+    expect(block).toContain(`<code>--rule ${rule} --max-findings ${total} --format html</code>`);
+    // A session id from the log is text in the note, never markup.
+    expect(block).toContain(`<ul class="ids"><li><code>${text(SCRIPT_PAYLOAD)}</code> (10)</li>`);
+    expect(html).not.toContain(SCRIPT_PAYLOAD);
+    // Under the cap, no note.
+    expect(renderHtml(report, { lineText: many, maxFindings: 2_000 })).not.toContain('more findings of this rule');
   });
 
   it('caps the rows of a long session, keeping its evidence and structure first', () => {

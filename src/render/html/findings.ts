@@ -1,7 +1,7 @@
-import type { Finding, Report } from '../../model/finding.js';
+import type { FindingList } from '../../model/finding.js';
 import type { LineRef } from '../../model/record.js';
 import { ruleOf, type RuleId } from '../../detect/rules/index.js';
-import { groupBySeverityAndRule, sessionLabel, truncate, type LineText } from '../common.js';
+import { compareText, ruleGroups, sessionLabel, truncate, type LineText, type RuleGroup } from '../common.js';
 import { findingAnchor, ruleAnchor, timelineAnchor } from './anchors.js';
 import { attr, jsonForScript, text } from './escape.js';
 import { counted } from './words.js';
@@ -13,6 +13,12 @@ import { counted } from './words.js';
 // and the file still holds every finding (search it, or print it page by page).
 
 export const DEFAULT_PAGE_SIZE = 20;
+/**
+ * Findings a rule carries in the page. A bad server's 112k findings made a 73 MB page (each with its
+ * evidence lines) and took 808 MB to write; past this, the rest are counted per session, as the text
+ * report counts them past its first 10. `--max-findings N` moves it.
+ */
+export const DEFAULT_HTML_MAX_FINDINGS = 1000;
 /** An evidence line longer than this is cut: the report links file:line for the whole. */
 export const MAX_LINE_CHARS = 1000;
 
@@ -54,19 +60,21 @@ export interface FindingsContext {
   /** The index of a session's drawn timeline. */
   timelineOf: (session: string | null) => number | undefined;
   pageSize: number;
+  /** Findings a rule carries (drawn and paged); the rest are counted per session. */
+  maxFindings: number;
 }
 
-export function findingsSection(report: Report, ctx: FindingsContext): string {
-  const groups = groupBySeverityAndRule(report.findings);
+export function findingsSection(findings: FindingList, ctx: FindingsContext): string {
+  const groups = ruleGroups(findings);
   if (groups.length === 0) return '<section id="findings"><h2>Findings</h2><p class="none">No findings: every rule that could be judged passed.</p></section>';
   let number = 0; // #N as the text report and `explain -n N` number them (reportOrder)
   const out: string[] = ['<section id="findings"><h2>Findings</h2>'];
   for (const g of groups) {
-    const count = g.rules.reduce((n, r) => n + r.findings.length, 0);
+    const count = g.rules.reduce((n, r) => n + r.count, 0);
     out.push(`<section class="severity sev-${g.severity}"><h3><span class="badge sev-${g.severity}">${g.severity}</span> ${text(counted(count, 'finding'))}</h3>`);
     for (const r of g.rules) {
-      out.push(ruleBlock(r.rule, r.findings, number + 1, ctx));
-      number += r.findings.length;
+      out.push(ruleBlock(r, number + 1, ctx));
+      number += r.count;
     }
     out.push('</section>');
   }
@@ -74,20 +82,39 @@ export function findingsSection(report: Report, ctx: FindingsContext): string {
   return out.join('\n');
 }
 
-function ruleBlock(rule: RuleId, findings: Finding[], first: number, ctx: FindingsContext): string {
+function ruleBlock({ rule, count, findings }: RuleGroup, first: number, ctx: FindingsContext): string {
   const key = ruleAnchor(rule);
   const e = ruleOf(rule).explanation;
-  const items = findings.map((f): FindingItem => [f.at, f.session, f.message, f.evidence.map((ref) => ctx.lines.indexOf(ref)), ctx.timelineOf(f.session) ?? -1]);
+  const items: FindingItem[] = [];
+  const rest = new Map<string | null, number>(); // the findings past the cap, per session
+  for (const f of findings) {
+    if (items.length < ctx.maxFindings) items.push([f.at, f.session, f.message, f.evidence.map((ref) => ctx.lines.indexOf(ref)), ctx.timelineOf(f.session) ?? -1]);
+    else rest.set(f.session, (rest.get(f.session) ?? 0) + 1);
+  }
   const page = items.slice(0, ctx.pageSize).map((item, i) => findingCard(item, first + i, ctx.lines));
   const paged = items.length > ctx.pageSize;
   return [
-    `<details class="rule" id="${key}" open><summary><code class="rule-id">${text(rule)}</code> <span class="count">${text(counted(findings.length, 'finding'))}</span> <span class="rule-sum">${text(ruleOf(rule).summary)}</span></summary>`,
+    `<details class="rule" id="${key}" open><summary><code class="rule-id">${text(rule)}</code> <span class="count">${text(counted(count, 'finding'))}</span> <span class="rule-sum">${text(ruleOf(rule).summary)}</span></summary>`,
     `<dl class="explain"><div><dt>What it means</dt><dd>${text(e.meaning)}</dd></div><div><dt>Why it breaks</dt><dd>${text(e.whyItBreaks)}</dd></div><div><dt>What the server should do</dt><dd>${text(e.shouldHave)}</dd></div></dl>`,
     paged ? pager(key, ctx.pageSize, items.length, first) : '',
     `<div class="findings" id="list-${key}">${page.join('')}</div>`,
     paged ? `<script type="application/json" id="data-${key}">${jsonForScript({ first, items })}</script>` : '',
+    ...(rest.size > 0 ? [restNote(rule, rest, count, items.length)] : []),
     '</details>',
   ].join('\n');
+}
+
+/** Sessions named in the note on a rule's findings past the cap; the others are counted. */
+const REST_SESSIONS = 20;
+
+/** The findings past the cap, counted per session, and how to see them all (as the text report says it). */
+function restNote(rule: RuleId, perSession: ReadonlyMap<string | null, number>, total: number, carried: number): string {
+  let hidden = 0;
+  for (const n of perSession.values()) hidden += n;
+  const top = [...perSession].sort((a, b) => b[1] - a[1] || compareText(a[0] ?? '', b[0] ?? ''));
+  const named = top.slice(0, REST_SESSIONS).map(([s, n]) => `<li><code>${text(sessionLabel(s))}</code> (${n.toLocaleString('en-US')})</li>`);
+  const more = top.length > REST_SESSIONS ? `<li>${text(counted(top.length - REST_SESSIONS, 'other session'))}</li>` : '';
+  return `<div class="note rest"><p>${text(`${counted(hidden, 'more finding')} of this rule, past the first ${carried.toLocaleString('en-US')}, ${hidden === 1 ? 'is' : 'are'} not in this report; per session (${perSession.size.toLocaleString('en-US')}):`)}</p><ul class="ids">${named.join('')}${more}</ul><p>See them all: <code>${text(`--rule ${rule} --max-findings ${total} --format html`)}</code>, <code>--session &lt;id&gt;</code>, or <code>--format json|sarif|junit</code>.</p></div>`;
 }
 
 function pager(key: string, size: number, total: number, first: number): string {

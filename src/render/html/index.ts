@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Report } from '../../model/finding.js';
+import type { FindingList, Report } from '../../model/finding.js';
 import { noLineText, reportOrder } from '../common.js';
 import { chartsSection } from './charts.js';
 import { counted } from './words.js';
 import { text } from './escape.js';
-import { DEFAULT_PAGE_SIZE, findingsSection, LineTable } from './findings.js';
+import { DEFAULT_HTML_MAX_FINDINGS, DEFAULT_PAGE_SIZE, findingsSection, LineTable } from './findings.js';
 import { notKnowableSection, rejectedSection } from './lists.js';
 import type { HtmlOptions } from './options.js';
 import { PAGER_SCRIPT } from './script.js';
 import { STYLE } from './style.js';
 import { summarySection } from './summary.js';
-import { chooseTimelines, timelinesSection } from './timelines.js';
+import { chooseTimelines, timelinesSection, type NumberedFinding } from './timelines.js';
 
 export type { ChartSeries, HtmlOptions, RejectedLineView } from './options.js';
 
@@ -19,15 +19,15 @@ export type { ChartSeries, HtmlOptions, RejectedLineView } from './options.js';
 // every string that came from a log is escaped (escape.ts).
 
 /** The incident report as one HTML page; pure (no clock, no I/O besides the readers given). */
-export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
-  const numbered = [...reportOrder(report.findings)].map((finding, i) => ({ number: i + 1, finding }));
-  const timelines = chooseTimelines(numbered, opts.timeline);
+export function renderHtml(report: Report<FindingList>, opts: HtmlOptions = {}): string {
+  const timelines = chooseTimelines(() => numbered(report.findings), opts.timeline);
   const timelineOf = new Map(timelines.drawn.map((d) => [d.timeline.session, d.index]));
   const lines = new LineTable(opts.lineText ?? noLineText);
-  const findings = findingsSection(report, {
+  const findings = findingsSection(report.findings, {
     lines,
     timelineOf: (s) => (s === null ? undefined : timelineOf.get(s)),
     pageSize: opts.pageSize ?? DEFAULT_PAGE_SIZE,
+    maxFindings: opts.maxFindings ?? DEFAULT_HTML_MAX_FINDINGS,
   });
   const body = [
     summarySection(report, opts.failOn ?? 'error'),
@@ -40,6 +40,12 @@ export function renderHtml(report: Report, opts: HtmlOptions = {}): string {
   const s = report.summary;
   const subtitle = `${counted(report.findings.length, 'finding')} in ${counted(s.records, 'record')} and ${counted(s.sessions, 'session')}`;
   return page(subtitle, body, lines.dataBlock(), opts.toolVersion);
+}
+
+/** The findings in report order, numbered #N as the text report numbers them. */
+function* numbered(findings: FindingList): Generator<NumberedFinding> {
+  let number = 0;
+  for (const finding of reportOrder(findings)) yield { number: ++number, finding };
 }
 
 function page(subtitle: string, body: string, data: string, version: string | undefined): string {

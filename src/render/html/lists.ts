@@ -1,4 +1,4 @@
-import type { Report } from '../../model/finding.js';
+import type { FindingList, Report } from '../../model/finding.js';
 import { groupNotKnowable, sessionLabel, truncate } from '../common.js';
 import { ruleAnchor } from './anchors.js';
 import { counted } from './words.js';
@@ -11,7 +11,7 @@ const FOLD_NOT_KNOWABLE_OVER = 8;
 const REJECTED_CHARS = 300;
 
 /** Per rule and reason, the sessions it applies to, each named once. */
-export function notKnowableSection(report: Report): string {
+export function notKnowableSection(report: Report<FindingList>): string {
   const groups = groupNotKnowable(report.not_knowable);
   const head = '<section id="not-knowable"><h2>Not knowable</h2>';
   if (groups.length === 0) return `${head}<p class="none">Every rule could be judged for every session.</p></section>`;

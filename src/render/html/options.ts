@@ -38,4 +38,6 @@ export interface HtmlOptions {
   failOn?: FailOn;
   /** Findings drawn per rule before the pager takes over. */
   pageSize?: number;
+  /** Findings a rule carries (findings.ts DEFAULT_HTML_MAX_FINDINGS); the rest are counted per session. */
+  maxFindings?: number;
 }

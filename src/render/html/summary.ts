@@ -1,5 +1,5 @@
 import { exitCodeFor } from '../../findings/gate.js';
-import type { Report } from '../../model/finding.js';
+import type { FindingList, Report } from '../../model/finding.js';
 import { RULE_IDS, ruleOf } from '../../detect/rules/index.js';
 import type { FailOn } from '../../model/severity.js';
 import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING } from '../common.js';
@@ -8,7 +8,7 @@ import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
 
 /** The counts a reader takes in first: the gate, records and sessions, findings by severity and by rule, versions, nodes. */
-export function summarySection(report: Report, failOn: FailOn): string {
+export function summarySection(report: Report<FindingList>, failOn: FailOn): string {
   const s = report.summary;
   const counts = countBySeverity(report.findings);
   const failed = exitCodeFor(report, failOn) === 1;
@@ -31,7 +31,7 @@ function tile(label: string, n: number, cls = ''): string {
   return `<li class="tile ${cls}"><span class="n">${n.toLocaleString('en-US')}</span> <span class="l">${text(label)}</span></li>`;
 }
 
-function byRuleTable(report: Report): string {
+function byRuleTable(report: Report<FindingList>): string {
   // In the order the findings section lists them: gravest first, then the catalogue's order.
   const fired = RULE_IDS.filter((id) => (report.summary.by_rule[id] ?? 0) > 0);
   const ordered = SEVERITIES_DESCENDING.flatMap((sev) => fired.filter((id) => ruleOf(id).severity === sev));

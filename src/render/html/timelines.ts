@@ -39,27 +39,35 @@ export interface TimelineChoice {
   available: boolean;
 }
 
-export function chooseTimelines(numbered: NumberedFinding[], read: ((session: string) => SessionTimeline | undefined) | undefined): TimelineChoice {
-  const bySession = new Map<string, NumberedFinding[]>();
-  for (const n of numbered) {
-    if (n.finding.session === null) continue;
-    const list = bySession.get(n.finding.session) ?? [];
-    list.push(n);
-    bySession.set(n.finding.session, list);
+/**
+ * The sessions to draw: gravest finding first, then most findings, then first named. Two passes over
+ * the findings (a report may hold hundreds of thousands): one keeps three numbers per session, the
+ * other the findings of the sessions drawn.
+ */
+export function chooseTimelines(numbered: () => Iterable<NumberedFinding>, read: ((session: string) => SessionTimeline | undefined) | undefined): TimelineChoice {
+  const bySession = new Map<string, { gravest: number; count: number; first: number }>();
+  for (const { number, finding } of numbered()) {
+    if (finding.session === null) continue;
+    const seen = bySession.get(finding.session);
+    const rank = severityRank(finding.severity);
+    if (seen === undefined) bySession.set(finding.session, { gravest: rank, count: 1, first: number });
+    else {
+      seen.gravest = Math.max(seen.gravest, rank);
+      seen.count += 1;
+    }
   }
-  const gravest = (list: NumberedFinding[]) => Math.max(...list.map((n) => severityRank(n.finding.severity)));
-  const ordered = [...bySession.entries()].sort(
-    (a, b) => gravest(b[1]) - gravest(a[1]) || b[1].length - a[1].length || a[1][0]!.number - b[1][0]!.number,
-  );
-  if (read === undefined) return { drawn: [], notDrawn: ordered.map(([s]) => s), available: false };
-  const drawn: DrawnTimeline[] = [];
+  const ordered = [...bySession.entries()].sort((a, b) => b[1].gravest - a[1].gravest || b[1].count - a[1].count || a[1].first - b[1].first).map(([s]) => s);
+  if (read === undefined) return { drawn: [], notDrawn: ordered, available: false };
+  const chosen: { session: string; timeline: SessionTimeline }[] = [];
   const notDrawn: string[] = [];
-  for (const [session, findings] of ordered) {
-    const timeline = drawn.length < MAX_TIMELINES ? read(session) : undefined;
+  for (const session of ordered) {
+    const timeline = chosen.length < MAX_TIMELINES ? read(session) : undefined;
     if (timeline === undefined) notDrawn.push(session);
-    else drawn.push({ index: drawn.length, timeline, findings });
+    else chosen.push({ session, timeline });
   }
-  return { drawn, notDrawn, available: true };
+  const findingsOf = new Map<string, NumberedFinding[]>(chosen.map((c) => [c.session, []]));
+  if (chosen.length > 0) for (const n of numbered()) if (n.finding.session !== null) findingsOf.get(n.finding.session)?.push(n);
+  return { drawn: chosen.map((c, index) => ({ index, timeline: c.timeline, findings: findingsOf.get(c.session)! })), notDrawn, available: true };
 }
 
 export function timelinesSection(choice: TimelineChoice): string {
