@@ -119,9 +119,22 @@ function callsLine(c: CallsWhatIf, change: string): string {
 function truncationNote(remaining: RemainingTruncation[], was: number, gone: number): string {
   if (remaining.length === 0 || was === 0) return '';
   if (remaining.length === 1) return ` (${gone === 0 ? 'it' : `the ${ordinal(was)}`} ${truncationWhy(remaining[0]!)})`;
-  const each = remaining.map((t) => `${t.session} at ${t.at} ${truncationWhy(t)}`);
-  return ` (${gone === 0 ? 'all' : `the other ${remaining.length}`}: ${each.join('; ')})`;
+  const which = gone === 0 ? 'all' : `the other ${remaining.length}`;
+  if (remaining.length <= LISTED_TRUNCATIONS) return ` (${which}: ${remaining.map((t) => `${t.session} at ${t.at} ${truncationWhy(t)}`).join('; ')})`;
+  // Hundreds would make one sentence of pages: counted by why, the first few named.
+  const byWhy = new Map<string, RemainingTruncation[]>();
+  for (const t of remaining) byWhy.set(truncationWhy(t), [...(byWhy.get(truncationWhy(t)) ?? []), t]);
+  const groups = [...byWhy].sort((a, b) => b[1].length - a[1].length).map(([why, ts]) => {
+    const named = ts.slice(0, NAMED_PER_WHY).map((t) => `${t.session} at ${t.at}`);
+    const more = ts.length > NAMED_PER_WHY ? ` and ${ts.length - NAMED_PER_WHY} more` : '';
+    return `${ts.length} ${why} (${named.join(', ')}${more})`;
+  });
+  return ` (${which}: ${groups.join('; ')}; resumescope analyze --rule silent-truncation lists them as logged)`;
 }
+
+/** Remaining truncations named one by one; past this they are counted by why. */
+const LISTED_TRUNCATIONS = 5;
+const NAMED_PER_WHY = 3;
 
 function truncationWhy(t: RemainingTruncation): string {
   const phrases: Record<TruncationCause, string> = {

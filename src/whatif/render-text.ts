@@ -10,9 +10,9 @@ export function renderWhatIfText(r: WhatIfReport): string {
   const out: string[] = [];
   out.push(...r.headline, '');
   out.push(...ruleTable(r), '');
-  out.push(...section('findings that disappear', r.disappeared.map(findingLines)));
-  out.push(...section('findings that appear', r.appeared.map(findingLines)));
-  out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips.map(flipLines)));
+  out.push(...section('findings that disappear', r.disappeared, (f) => `${f.rule} findings`, findingLines));
+  out.push(...section('findings that appear', r.appeared, (f) => `${f.rule} findings`, findingLines));
+  out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips, flipKind, flipLines));
   if (r.calls !== undefined) out.push(...callsSection(r.calls));
   return out.join('\n').replace(/\n+$/, '') + '\n';
 }
@@ -28,9 +28,47 @@ function ruleTable(r: WhatIfReport): string[] {
   ];
 }
 
-function section(title: string, items: string[][]): string[] {
+/** Items shown in full per kind (a rule, or a flip's before → after); the rest are counted per session. */
+export const SHOWN_PER_KIND = 10;
+
+/**
+ * The items in the order given, the first SHOWN_PER_KIND of each kind in full; then, per kind, the rest
+ * counted per session. A short retention can change thousands of findings: the report stays a page.
+ */
+function section<T extends { session: string | null }>(title: string, items: T[], kindOf: (item: T) => string, lines: (item: T) => string[]): string[] {
   if (items.length === 0) return [`${title}: none`, ''];
-  return [`${title} (${items.length}):`, ...items.flat(), ''];
+  const shown = new Map<string, number>();
+  const rest = new Map<string, Map<string, number>>(); // kind → session → items not shown
+  const out = [`${title} (${items.length}):`];
+  for (const item of items) {
+    const kind = kindOf(item);
+    const n = shown.get(kind) ?? 0;
+    if (n < SHOWN_PER_KIND) {
+      shown.set(kind, n + 1);
+      out.push(...lines(item));
+      continue;
+    }
+    const perSession = rest.get(kind) ?? new Map<string, number>();
+    const session = item.session ?? '(no session)';
+    perSession.set(session, (perSession.get(session) ?? 0) + 1);
+    rest.set(kind, perSession);
+  }
+  for (const [kind, perSession] of rest) out.push(restLine(kind, perSession));
+  if (rest.size > 0) out.push('  --format json lists every one');
+  return [...out.map(printable), ''];
+}
+
+function restLine(kind: string, perSession: ReadonlyMap<string, number>): string {
+  let hidden = 0;
+  for (const n of perSession.values()) hidden += n;
+  const top = [...perSession].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const named = top.slice(0, 8).map(([s, n]) => `${s} (${n})`);
+  const more = top.length > 8 ? `, and ${top.length - 8} other session${top.length - 8 === 1 ? '' : 's'}` : '';
+  return `  … ${hidden} more ${kind} in ${perSession.size} session${perSession.size === 1 ? '' : 's'}: ${named.join(', ')}${more}`;
+}
+
+function flipKind(f: Flip): string {
+  return `${f.before.decision} → ${f.after.decision} flips`;
 }
 
 function findingLines(f: Finding): string[] {
