@@ -7,13 +7,14 @@ import type { ContextIndex } from './context-index.js';
 import { contextSessions, neededContext } from './context-needs.js';
 
 // Detection scoped to the sessions a batch touched. The rules judge the whole
-// database they are given, and some of their queries grow faster than the log
-// (a 100k-record database takes minutes), so live mode hands them a scratch
+// database they are given, in time linear in it: a round that touched a few
+// sessions of a long log would pay for all of it, so live mode hands them a scratch
 // database that holds only the touched sessions, plus what the enabled rules'
 // `live.reads` ask for beside them (detect/rule.ts lists the needs, context-needs.ts
 // implements each). Findings are kept only for the touched sessions (and the
 // new session-less records): a context session is there to be looked up, not
-// judged, since its own context is not all there.
+// judged, since its own context is not all there. A round that touched a good
+// part of the log judges it in place instead (session.ts, LiveSession.judge).
 
 export interface ScopedRun {
   /** The sessions judged: their current findings replace the earlier ones. */

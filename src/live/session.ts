@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { RULES } from '../detect/rules/index.js';
-import type { RunOptions } from '../detect/run.js';
+import { detect, type RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../detect/types.js';
 import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
@@ -9,7 +9,7 @@ import { deriveTimeline } from '../store/derive.js';
 import { SourceIngest } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
-import { detectScoped } from './scope.js';
+import { detectScoped, SCOPE_CHUNK, type ScopedRun } from './scope.js';
 
 // The incremental pipeline behind `watch`: batches of lines go into the store
 // as they arrive (one transaction each), and a detection round re-derives and
@@ -32,6 +32,9 @@ export interface LiveSessionOptions {
  */
 const RECHECK_AFTER = new Map<string, (opts: DetectOptions) => number>(RULES.flatMap((r) => (r.live.recheckAfterMs === undefined ? [] : [[r.id, r.live.recheckAfterMs] as const])));
 
+/** A round that touched at least 1 in this many of the log's sessions judges the whole log in place. */
+const WHOLE_LOG_SHARE = 4;
+
 /** What one detection round did. */
 export interface DetectionRound {
   /** Findings never announced before, oldest first. */
@@ -49,6 +52,8 @@ export class LiveSession {
   private readonly index: ContextIndex;
   private readonly ingests = new Map<string, SourceIngest>();
   private readonly touched = new Set<string>();
+  /** Every session the database holds. */
+  private readonly known = new Set<string>();
   /** Per session, bumped whenever a batch touches it: views cache on it. */
   private readonly revisions = new Map<string, number>();
   /** Records up to this id have been judged (the session-less ones are judged once, when new). */
@@ -73,7 +78,10 @@ export class LiveSession {
     this.lastSeen = db.prepare('SELECT max(ts_ms) FROM records WHERE session = ?').pluck();
     this.latestSince = db.prepare('SELECT id, ts_ms FROM records WHERE id > ? ORDER BY ts_ms DESC, id DESC LIMIT 1');
     // A --db file that holds records already: its sessions are judged in the first round.
-    for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) this.touched.add(s);
+    for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) {
+      this.touched.add(s);
+      this.known.add(s);
+    }
   }
 
   /** Writes one batch of one source's lines in one transaction; returns how many records it added. */
@@ -91,6 +99,7 @@ export class LiveSession {
     })();
     for (const s of ingest!.touched) {
       this.touched.add(s);
+      this.known.add(s);
       this.revisions.set(s, (this.revisions.get(s) ?? 0) + 1);
     }
     ingest!.touched.clear();
@@ -132,7 +141,7 @@ export class LiveSession {
     let records = 0;
     const now = this.now();
     const options = { ...DEFAULT_DETECT_OPTIONS, ...definedOptions(this.opts.detect) };
-    for (const run of detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id)) {
+    for (const run of this.judge(sessions, from)) {
       fresh.push(...this.book.apply(run.sessions, run.findings, now));
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
@@ -147,6 +156,29 @@ export class LiveSession {
     for (const [s, until] of this.recheck) if (this.logEnd !== undefined && this.logEnd.ts_ms > until) this.recheck.delete(s);
     fresh.push(...this.book.settle(now));
     return { fresh, sessions, records, deriveMs: t1 - t0, detectMs: performance.now() - t1 };
+  }
+
+  /**
+   * The touched sessions judged in scratch databases of their own (and the context their rules look
+   * up), or, when they are a good part of the log (a catch-up over a log that was already long when
+   * `watch` began, or a --db file's first round), the whole database judged as analyze judges it:
+   * copying most of the log slice by slice costs more than reading it in place, and every session
+   * then has all its context.
+   */
+  private judge(sessions: string[], from: number): ScopedRun[] {
+    if (sessions.length <= SCOPE_CHUNK || sessions.length * WHOLE_LOG_SHARE < this.known.size) {
+      return detectScoped(this.db, this.index, sessions, from, this.opts.detect, this.logEnd?.id);
+    }
+    const report = detect(this.db, this.opts.detect);
+    return [
+      {
+        sessions: [...this.known],
+        findings: report.findings,
+        notKnowable: report.not_knowable.filter((n) => n.session !== null),
+        contextSessions: 0,
+        records: report.summary.records,
+      },
+    ];
   }
 
   /**

@@ -148,6 +148,29 @@ describe('LiveSession', () => {
     expect(round.records).toBeLessThanOrEqual(5);
   });
 
+  it('judges a catch-up that touched most of a long log in place, as analyze does, then only the touched sessions again', () => {
+    const live = new LiveSession(memoryDb());
+    let text = '';
+    for (let s = 0; s < 300; s++) {
+      text += healthyLines(`S${s}`, s * 10);
+      // Every tenth resumes from an event id its session never sent: phantom-event-id.
+      if (s % 10 === 0) text += rec(5000 + s, { kind: 'upgrade', session: `S${s}`, last_event_id: 99, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 });
+    }
+    const lines = inputLines(text);
+    live.addLines('app.ndjson', lines);
+    const round = live.detect();
+    expect(round.sessions).toHaveLength(300);
+    expect(round.records).toBe(lines.length);
+    const expected = wholeLogFindings([{ name: 'app.ndjson', text }]);
+    expect(expected.filter((f) => f.rule === 'phantom-event-id')).toHaveLength(30);
+    expect(sorted(live.book.all())).toEqual(sorted(expected));
+    live.addLines('app.ndjson', inputLines(rec(9000, { kind: 'event.sent', session: 'S7', stream: 'g1', event_id: 2 }), lines.length + 1));
+    const next = live.detect();
+    expect(next.sessions).toEqual(['S7']);
+    expect(next.records).toBeLessThanOrEqual(5);
+    expect(sorted(live.book.all())).toEqual(sorted(expected));
+  });
+
   it('holds back an end-of-log finding until it has stood for the settle period, and drops it when a later line answers it', () => {
     let now = 0;
     const live = new LiveSession(memoryDb(), { now: () => now, settleMs: 1000 });
