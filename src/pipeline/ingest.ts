@@ -125,7 +125,7 @@ export interface LoadOptions extends IngestOptions {
  * go back to, are first copied (decompressed) into its private folder and read from there as plain
  * files: no line is copied into the database, stdin is normalized in the worker like a file, and its
  * size, now known, picks the database as a file's does. Their lines are told to `onLines` while they
- * are copied (stdin comes at its writer's pace), not again while stored.
+ * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
   if (opts.db !== undefined || opts.embedded !== undefined || opts.copyLines === true || !sources.some(needsSpool)) {
@@ -134,14 +134,19 @@ export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Pro
   }
   const folder = scratchFolder();
   let db: Db;
-  const spooled = new Set<string>();
+  /** Lines counted as each spool was written. */
+  const spooled = new Map<string, number>();
+  const onSpooled = (name: string, lines: number) => {
+    spooled.set(name, lines);
+    opts.onLines?.(name, lines);
+  };
   const read: Source[] = [];
   try {
     for (const s of sources) {
       if (!needsSpool(s)) read.push(s);
       else {
-        read.push(await spool(s, spoolPath(folder, read.length), opts.onLines));
-        spooled.add(s.name);
+        spooled.set(s.name, 0);
+        read.push(await spool(s, spoolPath(folder, read.length), onSpooled));
       }
     }
     db = oneOffDb(read, folder);
@@ -149,9 +154,10 @@ export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Pro
     folder.remove();
     throw err;
   }
+  // A spooled source's lines were all counted as they were copied: storing them does not count them again.
   const onLines = opts.onLines;
-  const quiet = onLines && ((name: string, lines: number) => (spooled.has(name) ? undefined : onLines(name, lines)));
-  return { db, stats: await ingestAll(db, read, { ...opts, ...(quiet && { onLines: quiet }) }) };
+  const counted = onLines && ((name: string, lines: number) => onLines(name, Math.max(lines, spooled.get(name) ?? 0)));
+  return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }) };
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {
