@@ -8,6 +8,7 @@ import { FINDINGS_FILE, scratchFolder } from '../store/scratch-db.js';
 import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
+import type { DetectOptions } from './types.js';
 import { RULES } from './rules/index.js';
 import { DETECT_CACHE_KIB, detectIntoTable, detectOptionsOf, enabledRules, ReportSink, runRules, withCacheKiB, withCacheKiBAsync, type RunOptions, type TableReport } from './run.js';
 import type { FromRulesWorker, RulesWorkerData } from './rules-worker-protocol.js';
@@ -34,18 +35,22 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   deriveTimeline(db);
   refreshStatistics(db);
   const script = threads.script ?? RULES_WORKER_SCRIPT;
-  if (!canShare(db, opts, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);
+  if (!canShare(db, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);
   const options = detectOptionsOf(opts);
   const rules = enabledRules(opts);
   const units = workUnits(rules);
+  // A rule the caller replaced (what-if's variants: functions of this thread) is judged here, and so is its unit.
+  const catalogue: ReadonlySet<RuleModule> = new Set(RULES);
+  const shared = units.filter((u) => u === 'summary' || u.every((r) => catalogue.has(r)));
+  const ownOnly = units.filter((u) => !shared.includes(u));
   const counter = new Int32Array(new SharedArrayBuffer(4));
   const folder = scratchFolder();
   const findingsPath = join(folder.path, FINDINGS_FILE);
   const data: RulesWorkerData = {
     path: db.name,
     findingsPath,
-    options,
-    units: units.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })),
+    options: withoutRules(options),
+    units: shared.map((u) => (u === 'summary' ? u : { rules: u.map((r) => r.id) })),
     counter,
   };
   const sink = new ReportSink(db);
@@ -68,10 +73,15 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   try {
     try {
       await withCacheKiBAsync(db, DETECT_CACHE_KIB, async () => {
-        for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
-          work(units[i]!);
+        const next = () => new Promise((resolve) => setImmediate(resolve));
+        for (const unit of ownOnly) {
+          work(unit);
           // The worker's messages (a rule done, what it could not judge) wait until this thread takes them: take them between units.
-          await new Promise((resolve) => setImmediate(resolve));
+          await next();
+        }
+        for (let i = Atomics.add(counter, 0, 1); i < shared.length; i = Atomics.add(counter, 0, 1)) {
+          work(shared[i]!);
+          await next();
         }
       });
       await finished;
@@ -100,9 +110,13 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
  */
 const RULES_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
-function canShare(db: Db, opts: RunOptions, mode: ThreadMode, script: URL): boolean {
-  // The worker finds rules by id in the catalogue: what-if's variants are functions of this thread.
-  if (opts.rules !== undefined && opts.rules.some((r, i) => r !== RULES[i])) return false;
+/** The options without a caller's rules, which detectOptionsOf keeps: functions cannot cross to a thread. */
+function withoutRules(options: DetectOptions): DetectOptions {
+  const { rules: _rules, ...rest } = options as DetectOptions & Pick<RunOptions, 'rules'>;
+  return rest;
+}
+
+function canShare(db: Db, mode: ThreadMode, script: URL): boolean {
   return secondThreadCan(db, mode, script);
 }
 

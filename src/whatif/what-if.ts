@@ -4,7 +4,8 @@ import { engineDivergenceWith } from '../detect/rules/engine-divergence.js';
 import { RULES } from '../detect/rules/index.js';
 import { truncationCauses, truncationOutput, type TruncationJudgement } from '../detect/rules/silent-truncation.js';
 import { ReconnectFacts } from '../detect/facts/reconnect-facts.js';
-import { detect } from '../detect/run.js';
+import { detectOnTwoThreads, type ThreadOptions } from '../detect/parallel.js';
+import { inMemory } from '../findings/recount.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
 import { findingIdentity } from '../findings/identity.js';
 import type { EngineDecision } from '../engine/index.js';
@@ -22,7 +23,12 @@ import type { DecisionSummary, Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport }
 // policy, and what changes between the two: findings that disappear or
 // appear, and the reconnects the engine would decide the other way.
 
-export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
+/**
+ * Both worlds' rules are shared out between this thread and a worker where that pays
+ * (detect/parallel.ts): the what-if world's variants of silent-truncation and engine-divergence,
+ * functions of this thread, are judged here with their units, and the catalogue's rules there.
+ */
+export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions = {}): Promise<WhatIfReport> {
   const { change } = opts;
   const beforeOpts: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...defined(opts.baseline ?? {}), retention: 'as-logged' };
   const afterOpts: DetectOptions = {
@@ -41,7 +47,7 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
   const disabled = opts.disabled ?? [];
 
   // detect() derives the timeline the replay reads, so it runs first.
-  const before = detect(db, { ...beforeOpts, disabled });
+  const before = inMemory(await detectOnTwoThreads(db, { ...beforeOpts, disabled }, threads));
   // The calls a broken stream loses are gathered in the same replay, session by session.
   const broken = protocol === undefined ? undefined : new BrokenCalls(protocol);
   const reDecided = reDecideAll(
@@ -54,7 +60,8 @@ export function whatIf(db: Db, opts: WhatIfOptions): WhatIfReport {
   const calls = broken === undefined ? undefined : resolveBrokenCalls(db, broken);
   const forgiven = { count: 0 };
   const afterTruncations: { judged?: TruncationJudgement } = {};
-  const after = detect(db, { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) });
+  const afterWorld = { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) };
+  const after = inMemory(await detectOnTwoThreads(db, afterWorld, threads));
   const { disappeared, appeared } = diffFindings(before.findings, after.findings);
   const flips = resolveFlips(db, reDecided.flips);
   return {

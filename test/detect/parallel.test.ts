@@ -17,14 +17,17 @@ type Run = typeof import('../../src/detect/run.js');
 type Scratch = typeof import('../../src/store/scratch-db.js');
 type Pipeline = typeof import('../../src/pipeline/ingest.js');
 type Sources = typeof import('../../src/read/sources.js');
+type WhatIf = typeof import('../../src/whatif/what-if.js');
+type Catalogue = typeof import('../../src/detect/rules/index.js');
 
-let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources;
+let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources, whatif: WhatIf, catalogue: Catalogue;
 let dir: string;
 
 beforeAll(async () => {
-  [parallel, run, scratch, pipeline, sources] = await Promise.all([
+  [parallel, run, scratch, pipeline, sources, whatif, catalogue] = await Promise.all([
     fromDist<Parallel>('detect/parallel.js'), fromDist<Run>('detect/run.js'), fromDist<Scratch>('store/scratch-db.js'),
-    fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Sources>('read/sources.js'),
+    fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Sources>('read/sources.js'), fromDist<WhatIf>('whatif/what-if.js'),
+    fromDist<Catalogue>('detect/rules/index.js'),
   ]);
 });
 
@@ -72,6 +75,38 @@ describe('detect on two threads', () => {
       const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' }));
       const one = run.detect(db, {});
       expect(Object.keys(one.summary.by_rule).length).toBeGreaterThan(5);
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it("judges a caller's variant of a rule here, with the rules sharing its facts, and the catalogue's there: one thread's report", async () => {
+    const db = await badServerTimeline();
+    try {
+      let ran = 0;
+      // silent-truncation without its findings: a function of this thread, in the unit of the reconnect facts.
+      const variant = (rule: RuleModule): RuleModule =>
+        rule.id !== 'silent-truncation' ? rule : { ...rule, detect: (ctx) => (ran++, { ...rule.detect(ctx), findings: [] }) };
+      const rules = catalogue.RULES.map(variant);
+      const two = inMemory(await parallel.detectOnTwoThreads(db, { rules }, { threads: 'worker' }));
+      expect(ran).toBe(1);
+      const one = run.detect(db, { rules });
+      expect(one.summary.by_rule['silent-truncation'] ?? 0).toBe(0);
+      expect(run.detect(db, {}).summary.by_rule['silent-truncation']).toBeGreaterThan(0);
+      expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it('answers a what-if question on two threads as on one', async () => {
+    const db = await badServerTimeline();
+    try {
+      const opts = { change: { retention: { maxAgeMs: 2_000 }, fenceGraceMs: 10_000, unresumable: 'reset' as const } };
+      const two = await whatif.whatIf(db, opts, { threads: 'worker' });
+      const one = await whatif.whatIf(db, opts, { threads: 'inline' });
+      expect(two.appeared.length + two.disappeared.length).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     } finally {
       db.close();

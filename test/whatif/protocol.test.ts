@@ -154,7 +154,7 @@ describe('whatIf --protocol 2026-07-28', () => {
 
   it('other questions leave the report as it was: no calls, no protocol in the policy', async () => {
     ws = await workspaceOf(rescued);
-    const r = whatIf(ws.db, { change: { fenceGraceMs: 10_000 } });
+    const r = await whatIf(ws.db, { change: { fenceGraceMs: 10_000 } });
     expect(r).not.toHaveProperty('calls');
     expect(JSON.parse(JSON.stringify(r.policy))).not.toHaveProperty('protocolVersion');
   });

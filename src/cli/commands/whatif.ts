@@ -33,7 +33,7 @@ async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<numb
   const { disabled, ...baseline } = detectOptions({}, config);
   const ws = await openWorkspace(paths, flags, io);
   try {
-    const report = whatIf(ws.db, { baseline, disabled, change });
+    const report = await whatIf(ws.db, { baseline, disabled, change });
     io.out(flags.format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderWhatIfText(report));
     return ws.unusable ? 2 : 0;
   } finally {
