@@ -58,6 +58,16 @@ async function expectOneThreadsReportWith(workerSource: string): Promise<void> {
   }
 }
 
+/** Runs a check on badServerTimeline(), closing it after. */
+async function onBadServerTimeline(check: (db: Awaited<ReturnType<typeof badServerTimeline>>) => Promise<void>): Promise<void> {
+  const db = await badServerTimeline();
+  try {
+    await check(db);
+  } finally {
+    db.close();
+  }
+}
+
 /** A timeline with findings of many rules, in a file a second connection can open. */
 async function badServerTimeline() {
   dir = mkdtempSync(join(tmpdir(), 'resumescope-parallel-'));
@@ -69,21 +79,16 @@ async function badServerTimeline() {
 }
 
 describe('detect on two threads', () => {
-  it('reports exactly what one thread reports, findings of many rules in the same order', async () => {
-    const db = await badServerTimeline();
-    try {
+  it('reports exactly what one thread reports, findings of many rules in the same order', () =>
+    onBadServerTimeline(async (db) => {
       const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' }));
       const one = run.detect(db, {});
       expect(Object.keys(one.summary.by_rule).length).toBeGreaterThan(5);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
-    } finally {
-      db.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it("judges a caller's variant of a rule here, with the rules sharing its facts, and the catalogue's there: one thread's report", async () => {
-    const db = await badServerTimeline();
-    try {
+  it("judges a caller's variant of a rule here, with the rules sharing its facts, and the catalogue's there: one thread's report", () =>
+    onBadServerTimeline(async (db) => {
       let ran = 0;
       // silent-truncation without its findings: a function of this thread, in the unit of the reconnect facts.
       const variant = (rule: RuleModule): RuleModule =>
@@ -95,23 +100,16 @@ describe('detect on two threads', () => {
       expect(one.summary.by_rule['silent-truncation'] ?? 0).toBe(0);
       expect(run.detect(db, {}).summary.by_rule['silent-truncation']).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
-    } finally {
-      db.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it('answers a what-if question on two threads as on one', async () => {
-    const db = await badServerTimeline();
-    try {
+  it('answers a what-if question on two threads as on one', () =>
+    onBadServerTimeline(async (db) => {
       const opts = { change: { retention: { maxAgeMs: 2_000 }, fenceGraceMs: 10_000, unresumable: 'reset' as const } };
       const two = await whatif.whatIf(db, opts, { threads: 'worker' });
       const one = await whatif.whatIf(db, opts, { threads: 'inline' });
       expect(two.appeared.length + two.disappeared.length).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
-    } finally {
-      db.close();
-    }
-  }, 60_000);
+    }), 60_000);
 
   it('loses nothing when the worker thread dies: what it did not answer for runs on this thread', async () => {
     // Claims the first four units (the summary among them), answers for none, and dies.
