@@ -112,6 +112,15 @@ export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
   return db;
 }
 
+/** The run's private folder for spools; none when the temporary folder is not writable (then lines are copied, as before spools). */
+function spoolFolder(): ScratchFolder | undefined {
+  try {
+    return scratchFolder();
+  } catch {
+    return undefined;
+  }
+}
+
 export interface LoadOptions extends IngestOptions {
   /** Keep the timeline in this file (its lines are copied into it); default: a one-off database. */
   db?: string;
@@ -128,11 +137,11 @@ export interface LoadOptions extends IngestOptions {
  * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
-  if (opts.db !== undefined || opts.embedded !== undefined || opts.copyLines === true || !sources.some(needsSpool)) {
+  const folder = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true && sources.some(needsSpool) ? spoolFolder() : undefined;
+  if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
     return { db, stats: await ingestAll(db, sources, opts) };
   }
-  const folder = scratchFolder();
   let db: Db;
   /** Lines counted as each spool was written. */
   const spooled = new Map<string, number>();

@@ -52,4 +52,19 @@ describe('stdin spooled', () => {
     expect(told.at(-1)).toBe(3000);
     expect(events[0]).toEqual({ type: 'stage', stage: 'read' });
   });
+
+  it('copies the lines as before when the temporary folder cannot take a spool', async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = '/nonexistent-resumescope-tmp';
+    try {
+      const ws = await loadWorkspace([stdinOf(10)]);
+      const copied = ws.db.prepare('SELECT count(*) FROM records WHERE raw IS NOT NULL').pluck().get();
+      expect(ws.sources[0]).toMatchObject({ name: '<stdin>', recordLines: 10 });
+      expect(copied).toBe(10);
+      ws.db.close();
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+  });
 });
