@@ -7,7 +7,7 @@ import { splitLineBatches } from '../read/lines.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
-import { openScratchDb, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
+import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
@@ -101,15 +101,7 @@ export function isLargeInput(sources: Source[]): boolean {
 export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
   if (isLargeInput(sources)) return openScratchDb({ quotesFromFiles: true, ...(folder && { folder }) });
   const db = openDb(EMBEDDED_DB);
-  if (folder !== undefined) {
-    const close = db.close.bind(db);
-    db.close = () => {
-      close();
-      folder.remove();
-      return db;
-    };
-  }
-  return db;
+  return folder === undefined ? db : removedOnClose(db, folder);
 }
 
 /** The run's private folder for spools; none when the temporary folder is not writable (then lines are copied, as before spools). */
@@ -137,7 +129,8 @@ export interface LoadOptions extends IngestOptions {
  * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
-  const folder = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true && sources.some(needsSpool) ? spoolFolder() : undefined;
+  const spools = sources.map(needsSpool);
+  const folder = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true && spools.includes(true) ? spoolFolder() : undefined;
   if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
     return { db, stats: await ingestAll(db, sources, opts) };
@@ -151,8 +144,8 @@ export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Pro
   };
   const read: Source[] = [];
   try {
-    for (const s of sources) {
-      if (!needsSpool(s)) read.push(s);
+    for (const [i, s] of sources.entries()) {
+      if (!spools[i]) read.push(s);
       else {
         spooled.set(s.name, 0);
         read.push(await spool(s, spoolPath(folder, read.length), onSpooled));

@@ -123,16 +123,28 @@ export function plainFile(source: Source): { path: string; size: number; mtimeMs
   if (source.path === null) return undefined;
   try {
     const st = statSync(source.path);
-    if (!st.isFile()) return undefined;
-    const head = Buffer.alloc(2);
-    const fd = openSync(source.path, 'r');
-    try {
-      if (isGzipHead(head.subarray(0, readSync(fd, head, 0, 2, 0)))) return undefined;
-    } finally {
-      closeSync(fd);
-    }
+    if (!st.isFile() || startsAsGzip(source.path)) return undefined;
     return { path: resolve(source.path), size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
   } catch {
     return undefined;
+  }
+}
+
+/** A regular file that is gzip (its magic bytes, as gunzipIfNeeded decides); false for anything that cannot be read. */
+export function isGzipFile(path: string): boolean {
+  try {
+    return statSync(path).isFile() && startsAsGzip(path);
+  } catch {
+    return false;
+  }
+}
+
+function startsAsGzip(path: string): boolean {
+  const head = Buffer.alloc(2);
+  const fd = openSync(path, 'r');
+  try {
+    return isGzipHead(head.subarray(0, readSync(fd, head, 0, 2, 0)));
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,6 +1,6 @@
-import { closeSync, createReadStream, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
-import { fileSource, type Source } from './sources.js';
+import { fileSource, isGzipFile, type Source } from './sources.js';
 
 // stdin and gzip files have no bytes a line can be read back from at its
 // offset: a one-off run would have to copy every line into its database to
@@ -11,22 +11,6 @@ import { fileSource, type Source } from './sources.js';
 /** An input with no bytes to go back to: stdin, or a gzip file. */
 export function needsSpool(source: Source): boolean {
   return source.path === null || isGzipFile(source.path);
-}
-
-function isGzipFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    const fd = openSync(path, 'r');
-    try {
-      const head = Buffer.alloc(2);
-      return readSync(fd, head, 0, 2, 0) === 2 && head[0] === 0x1f && head[1] === 0x8b;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Unreadable: its own open() says why.
-    return false;
-  }
 }
 
 /**

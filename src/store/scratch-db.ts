@@ -23,13 +23,19 @@ export function openScratchDb(opts: { quotesFromFiles?: boolean; folder?: Scratc
   }
   // Nothing to keep across a crash, as with EMBEDDED_DB.
   db.pragma('synchronous = OFF');
+  removedOnClose(db, folder);
+  return opts.quotesFromFiles ? markQuotesFromFiles(db) : db;
+}
+
+/** Removes the folder when the database is closed: what it holds (the database, spools) lives as long. */
+export function removedOnClose(db: Db, folder: ScratchFolder): Db {
   const close = db.close.bind(db);
   db.close = () => {
     close();
     folder.remove();
     return db;
   };
-  return opts.quotesFromFiles ? markQuotesFromFiles(db) : db;
+  return db;
 }
 
 /** A private folder (mode 0700) for a run's throw-away files, removed by `remove()` or at exit. */
