@@ -1,5 +1,6 @@
 import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
+import { tallyBySession } from '../model/session-tally.js';
 import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
@@ -129,11 +130,9 @@ function notKnowableLines(items: NotKnowableList, shown: boolean, paint: Paint):
 
 /** The findings not shown, counted per session ('' for none), and how to see them all. */
 function restLines(rule: string, perSession: ReadonlyMap<string, number>, total: number): string[] {
-  let hidden = 0;
-  for (const n of perSession.values()) hidden += n;
-  const top = [...perSession].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  const shown = top.slice(0, 8).map(([s, n]) => `${sessionLabel(s === '' ? null : s)} (${n})`);
-  const more = top.length > 8 ? `, and ${plural(top.length - 8, 'other session')}` : '';
+  const { hidden, named, unnamed } = tallyBySession(perSession, 8, (a, b) => a.localeCompare(b));
+  const shown = named.map(([s, n]) => `${sessionLabel(s === '' ? null : s)} (${n})`);
+  const more = unnamed > 0 ? `, and ${plural(unnamed, 'other session')}` : '';
   return [
     `    … ${plural(hidden, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
     `      see them all: --rule ${rule} --max-findings ${total}, --session <id>, or --format json|sarif|junit`,

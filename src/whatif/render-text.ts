@@ -1,6 +1,7 @@
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { RULE_IDS } from '../detect/rules/index.js';
+import { tallyBySession } from '../model/session-tally.js';
 import type { CallChange, CallsWhatIf, Flip, SessionCalls, WhatIfReport } from './types.js';
 
 // The what-if report for a person: the headline first, then the counts per
@@ -59,12 +60,9 @@ function section<T extends { session: string | null }>(title: string, items: T[]
 }
 
 function restLine(kind: string, perSession: ReadonlyMap<string, number>): string {
-  let hidden = 0;
-  for (const n of perSession.values()) hidden += n;
-  const top = [...perSession].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const named = top.slice(0, 8).map(([s, n]) => `${s} (${n})`);
-  const more = top.length > 8 ? `, and ${top.length - 8} other session${top.length - 8 === 1 ? '' : 's'}` : '';
-  return `  … ${hidden} more ${kind} in ${perSession.size} session${perSession.size === 1 ? '' : 's'}: ${named.join(', ')}${more}`;
+  const { hidden, named, unnamed } = tallyBySession(perSession, 8, (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const more = unnamed > 0 ? `, and ${unnamed} other session${unnamed === 1 ? '' : 's'}` : '';
+  return `  … ${hidden} more ${kind} in ${perSession.size} session${perSession.size === 1 ? '' : 's'}: ${named.map(([s, n]) => `${s} (${n})`).join(', ')}${more}`;
 }
 
 function flipKind(f: Flip): string {

@@ -1,6 +1,7 @@
 import type { FindingList } from '../../model/finding.js';
 import type { LineRef } from '../../model/record.js';
 import { ruleOf, type RuleId } from '../../detect/rules/index.js';
+import { tallyBySession } from '../../model/session-tally.js';
 import { compareText, ruleGroups, sessionLabel, truncate, type LineText, type RuleGroup } from '../common.js';
 import { findingAnchor, ruleAnchor, timelineAnchor } from './anchors.js';
 import { attr, jsonForScript, text } from './escape.js';
@@ -109,12 +110,10 @@ const REST_SESSIONS = 20;
 
 /** The findings past the cap, counted per session, and how to see them all (as the text report says it). */
 function restNote(rule: RuleId, perSession: ReadonlyMap<string | null, number>, total: number, carried: number): string {
-  let hidden = 0;
-  for (const n of perSession.values()) hidden += n;
-  const top = [...perSession].sort((a, b) => b[1] - a[1] || compareText(a[0] ?? '', b[0] ?? ''));
-  const named = top.slice(0, REST_SESSIONS).map(([s, n]) => `<li><code>${text(sessionLabel(s))}</code> (${n.toLocaleString('en-US')})</li>`);
-  const more = top.length > REST_SESSIONS ? `<li>${text(counted(top.length - REST_SESSIONS, 'other session'))}</li>` : '';
-  return `<div class="note rest"><p>${text(`${counted(hidden, 'more finding')} of this rule, past the first ${carried.toLocaleString('en-US')}, ${hidden === 1 ? 'is' : 'are'} not in this report; per session (${perSession.size.toLocaleString('en-US')}):`)}</p><ul class="ids">${named.join('')}${more}</ul><p>See them all: <code>${text(`--rule ${rule} --max-findings ${total} --format html`)}</code>, <code>--session &lt;id&gt;</code>, or <code>--format json|sarif|junit</code>.</p></div>`;
+  const { hidden, named, unnamed } = tallyBySession(perSession, REST_SESSIONS, (a, b) => compareText(a ?? '', b ?? ''));
+  const items = named.map(([s, n]) => `<li><code>${text(sessionLabel(s))}</code> (${n.toLocaleString('en-US')})</li>`);
+  const more = unnamed > 0 ? `<li>${text(counted(unnamed, 'other session'))}</li>` : '';
+  return `<div class="note rest"><p>${text(`${counted(hidden, 'more finding')} of this rule, past the first ${carried.toLocaleString('en-US')}, ${hidden === 1 ? 'is' : 'are'} not in this report; per session (${perSession.size.toLocaleString('en-US')}):`)}</p><ul class="ids">${items.join('')}${more}</ul><p>See them all: <code>${text(`--rule ${rule} --max-findings ${total} --format html`)}</code>, <code>--session &lt;id&gt;</code>, or <code>--format json|sarif|junit</code>.</p></div>`;
 }
 
 function pager(key: string, size: number, total: number, first: number): string {
