@@ -123,7 +123,12 @@ function truncationNote(remaining: RemainingTruncation[], was: number, gone: num
   if (remaining.length <= LISTED_TRUNCATIONS) return ` (${which}: ${remaining.map((t) => `${t.session} at ${t.at} ${truncationWhy(t)}`).join('; ')})`;
   // Hundreds would make one sentence of pages: counted by why, the first few named.
   const byWhy = new Map<string, RemainingTruncation[]>();
-  for (const t of remaining) byWhy.set(truncationWhy(t), [...(byWhy.get(truncationWhy(t)) ?? []), t]);
+  for (const t of remaining) {
+    const why = truncationWhy(t);
+    const same = byWhy.get(why);
+    if (same === undefined) byWhy.set(why, [t]);
+    else same.push(t);
+  }
   const groups = [...byWhy].sort((a, b) => b[1].length - a[1].length).map(([why, ts]) => {
     const named = ts.slice(0, NAMED_PER_WHY).map((t) => `${t.session} at ${t.at}`);
     const more = ts.length > NAMED_PER_WHY ? ` and ${ts.length - NAMED_PER_WHY} more` : '';
