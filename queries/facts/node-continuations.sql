@@ -36,14 +36,18 @@ WITH first_replays AS MATERIALIZED (
   FROM upgrades u
   WHERE u.origin = 'server' AND u.decision IN ('resume', 'attach') AND u.status BETWEEN 200 AND 299
     AND u.session IS NOT NULL AND u.node IS NOT NULL AND (u.new_session IS NULL OR u.new_session = u.session)
-    AND EXISTS (SELECT 1 FROM records c WHERE c.kind = 'session.created' AND c.session = u.session AND c.shadowed = 0
-      AND c.node IS NOT NULL AND c.node <> u.node AND (c.ts_ms, c.id) < (u.ts_ms, u.id))
-    AND NOT EXISTS (SELECT 1 FROM records c WHERE c.kind = 'session.created' AND c.session = u.session AND c.shadowed = 0
-      AND c.node = u.node AND c.ts_ms <= u.ts_ms + 1000)
+    -- (the session's creations are its incarnations: looked up among its records, each walked the session up to it)
+    AND EXISTS (SELECT 1 FROM incarnations c WHERE c.session = u.session
+      AND c.node IS NOT NULL AND c.node <> u.node AND (c.created_ts, c.created_id) < (u.ts_ms, u.id))
+    AND NOT EXISTS (SELECT 1 FROM incarnations c WHERE c.session = u.session AND c.node = u.node AND c.created_ts <= u.ts_ms + 1000)
 )
-SELECT u.id AS upgrade_id, u.session, u.node, u.ts_ms AS at_ms, min(c.id) AS shown_by
-FROM upgrades u
-JOIN continued c ON c.session = u.session AND c.node = u.node AND (c.ts_ms, c.id) <= (u.ts_ms, u.id)
-WHERE u.origin = 'server'
-GROUP BY u.id
-ORDER BY u.ts_ms, u.id;
+-- Every server upgrade of that session on that node from the first such one on: a running minimum over the node's
+-- upgrades in order (joining each upgrade with every earlier continuation cost a shared-store session its length squared).
+SELECT upgrade_id, session, node, at_ms, shown_by FROM (
+  SELECT u.id AS upgrade_id, u.session, u.node, u.ts_ms AS at_ms,
+    min(c.id) OVER (PARTITION BY u.session, u.node ORDER BY u.ts_ms, u.id ROWS UNBOUNDED PRECEDING) AS shown_by
+  FROM upgrades u
+  LEFT JOIN (SELECT DISTINCT id FROM continued) c ON c.id = u.id
+  WHERE u.origin = 'server' AND u.session IS NOT NULL AND u.node IS NOT NULL)
+WHERE shown_by IS NOT NULL
+ORDER BY at_ms, upgrade_id;
