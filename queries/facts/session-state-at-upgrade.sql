@@ -34,7 +34,12 @@ WITH timeline AS (
 SELECT t.*, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS rn FROM timeline t;
 CREATE INDEX temp.ordered_rn ON ordered (session, rn);
 
-WITH flagged AS (
+WITH first_server AS MATERIALIZED (
+  -- each session's first server record, asked once per session: asked per upgrade, a session only a proxy
+  -- logged was read up to each of its upgrades
+  SELECT d.session, (SELECT r.id FROM records r WHERE r.session = d.session AND r.origin = 'server' ORDER BY r.ts_ms, r.id LIMIT 1) AS id
+  FROM (SELECT DISTINCT session FROM served) d
+), flagged AS (
   -- a creation logged in the same millisecond just before an upgrade, re-creating an id the log already had,
   -- is that upgrade's own re-mint: that upgrade is judged by the lifecycle record before it
   SELECT o.*, COALESCE(o.kind = 'session.created'
@@ -66,8 +71,7 @@ SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.deci
   j.life_id, lr.kind AS life_kind, lr.ts_ms AS life_ts, lr.node AS life_node, lr.reason AS life_reason,
   -- a session never created in the log that the server had logged before: the log started late
   CASE WHEN j.state = 'never-created' THEN (
-    SELECT r.id FROM records r WHERE r.session = j.session AND r.origin = 'server' AND (r.ts_ms, r.id) < (j.ts_ms, j.id)
-    ORDER BY r.ts_ms, r.id LIMIT 1) END AS prior_server_id,
+    SELECT r.id FROM first_server f JOIN records r ON r.id = f.id WHERE f.session = j.session AND (r.ts_ms, r.id) < (j.ts_ms, j.id)) END AS prior_server_id,
   -- the re-mint that answered it: a creation just before (see flagged), else the session's next record if it is a creation
   COALESCE(j.reminted_before_id, (
     SELECT CASE WHEN r.kind = 'session.created' THEN r.id END FROM records r

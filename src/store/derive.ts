@@ -221,18 +221,44 @@ export function shadowProxyDuplicates(db: Db): void {
     UPDATE records SET shadowed = 1
     WHERE origin = 'proxy' AND shadowed = 0 AND req IS NOT NULL
       AND req IN (SELECT req FROM records WHERE origin = 'server' AND req IS NOT NULL)`);
+  // Without req, a proxy line is looked up among the server records of its session and kind in its time
+  // range. Set apart first, candidates and twins: looked up among all of a session's records, a proxy line of
+  // a long SSE stream (its duration the stream's life) read everything its session logged meanwhile.
+  const KINDS = `('upgrade', 'session.created', 'call', 'request.answered')`;
   db.exec(`
-    UPDATE records SET shadowed = 1
-    WHERE origin = 'proxy' AND shadowed = 0 AND req IS NULL AND kind IN ('upgrade', 'session.created', 'call', 'request.answered')
+    CREATE TEMP TABLE proxy_lines AS
+    SELECT id, session, kind, ts_ms, duration_ms, last_event_id, rpc_id, request_id FROM records
+    WHERE origin = 'proxy' AND shadowed = 0 AND req IS NULL AND kind IN ${KINDS}
       -- pairs lie within one session: only the sessions touched since the last derive can gain one
-      AND (session IN (${DIRTY}) OR session IS NULL)
-      AND EXISTS (
-        SELECT 1 FROM records s
-        WHERE s.session IS records.session AND s.origin = 'server' AND s.kind = records.kind AND s.shadowed = 0
-          AND s.ts_ms BETWEEN records.ts_ms - ${PAIRING_SLACK_MS} AND records.ts_ms + COALESCE(records.duration_ms, 0) + ${PAIRING_SLACK_MS}
-          AND (records.kind <> 'upgrade' OR s.last_event_id IS records.last_event_id)
-          AND (records.kind <> 'call' OR s.rpc_id IS records.rpc_id)
-          AND (records.kind <> 'request.answered' OR s.request_id IS records.request_id))`);
+      -- (+session: read by kind, not every record of every session touched)
+      AND (+session IN (${DIRTY}) OR +session IS NULL)`);
+  if (db.prepare('SELECT 1 FROM proxy_lines LIMIT 1').get() === undefined) {
+    db.exec('DROP TABLE temp.proxy_lines');
+    return;
+  }
+  db.exec(`
+    CREATE TEMP TABLE server_twins AS
+    SELECT session, kind, ts_ms, last_event_id, rpc_id, request_id FROM records
+    WHERE session IN (SELECT session FROM proxy_lines) AND kind IN ${KINDS} AND origin = 'server' AND shadowed = 0`);
+  if (db.prepare('SELECT 1 FROM proxy_lines WHERE session IS NULL LIMIT 1').get() !== undefined) {
+    db.exec(`
+      INSERT INTO server_twins SELECT session, kind, ts_ms, last_event_id, rpc_id, request_id FROM records
+      WHERE session IS NULL AND kind IN ${KINDS} AND origin = 'server' AND shadowed = 0`);
+  }
+  db.exec(`
+    CREATE INDEX temp.server_twins_at ON server_twins (session, kind, ts_ms);
+    UPDATE records SET shadowed = 1
+    WHERE id IN (
+      SELECT p.id FROM proxy_lines p
+      WHERE EXISTS (
+        SELECT 1 FROM server_twins s
+        WHERE s.session IS p.session AND s.kind = p.kind
+          AND s.ts_ms BETWEEN p.ts_ms - ${PAIRING_SLACK_MS} AND p.ts_ms + COALESCE(p.duration_ms, 0) + ${PAIRING_SLACK_MS}
+          AND (p.kind <> 'upgrade' OR s.last_event_id IS p.last_event_id)
+          AND (p.kind <> 'call' OR s.rpc_id IS p.rpc_id)
+          AND (p.kind <> 'request.answered' OR s.request_id IS p.request_id)));
+    DROP TABLE temp.server_twins;
+    DROP TABLE temp.proxy_lines`);
 }
 
 /** How far apart a proxy's and a server's clocks and log points may put one request. */

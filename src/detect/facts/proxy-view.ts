@@ -21,18 +21,34 @@ export interface ProxyView {
   /** Sessions no server record names. */
   proxyOnly: Set<string>;
   sightings: Map<string, Sighting[]>;
+  /**
+   * Per session, each sighting by the upgrade on its line, and the sightings of each id in log order: a
+   * reconnect looks its own up and where its Last-Event-ID went by (walking the session's sightings per
+   * reconnect cost a long proxy-only session its length squared).
+   */
+  bySession: Map<string, { byUpgrade: Map<number, Sighting>; byId: Map<string, Sighting[]> }>;
 }
 
 export function loadProxyView(db: Db, opts: DetectOptions): ProxyView {
   const proxyOnly = new Set(Array.from(eachQueryRow<{ session: string }>(db, 'facts/proxy-only-sessions', opts), (r) => r.session));
   const sightings = new Map<string, Sighting[]>();
+  const bySession: ProxyView['bySession'] = new Map();
   const rows = eachQueryRow<{ id: number; at_ms: number; session: string; sse_event_ids: string; upgrade_id: number | null }>(db, 'facts/proxy-sse-sightings', opts);
   for (const r of rows) {
+    const sighting: Sighting = { recordId: r.id, atMs: r.at_ms, ids: (JSON.parse(r.sse_event_ids) as unknown[]).map(String), upgradeId: r.upgrade_id };
     const list = sightings.get(r.session) ?? [];
-    list.push({ recordId: r.id, atMs: r.at_ms, ids: (JSON.parse(r.sse_event_ids) as unknown[]).map(String), upgradeId: r.upgrade_id });
+    list.push(sighting);
     sightings.set(r.session, list);
+    let index = bySession.get(r.session);
+    if (index === undefined) bySession.set(r.session, (index = { byUpgrade: new Map(), byId: new Map() }));
+    if (sighting.upgradeId !== null && !index.byUpgrade.has(sighting.upgradeId)) index.byUpgrade.set(sighting.upgradeId, sighting);
+    for (const id of new Set(sighting.ids)) {
+      const withId = index.byId.get(id);
+      if (withId === undefined) index.byId.set(id, [sighting]);
+      else withId.push(sighting);
+    }
   }
-  return { proxyOnly, sightings };
+  return { proxyOnly, sightings, bySession };
 }
 
 export type ReplayStart =
@@ -43,7 +59,7 @@ export type ReplayStart =
 
 /** Judges where a proxy-only resumption's replay started, from the SSE ids the proxy saw. */
 export function proxyReplayStart(view: ProxyView, r: Reconnect): ReplayStart {
-  const own = (view.sightings.get(r.session) ?? []).find((s) => s.upgradeId === r.upgradeId);
+  const own = view.bySession.get(r.session)?.byUpgrade.get(r.upgradeId);
   const first = own?.ids[0];
   if (first === undefined) return { kind: 'unknown', unseen: 'which events the replay began with' };
   const last = r.last.eventId;
@@ -74,12 +90,19 @@ export function proxySawEmitted(view: ProxyView, r: Reconnect): boolean {
   return lastSightingOf(view, r) !== undefined;
 }
 
+/** The latest sighting of the reconnect's Last-Event-ID up to the reconnect, on another line than its own. */
 function lastSightingOf(view: ProxyView, r: Reconnect): Sighting | undefined {
-  const list = view.sightings.get(r.session) ?? [];
-  let found: Sighting | undefined;
-  for (const s of list) {
-    if (s.upgradeId === r.upgradeId || s.atMs > r.atMs) continue;
-    if (s.ids.includes(r.last.eventId)) found = s;
+  const withId = view.bySession.get(r.session)?.byId.get(r.last.eventId);
+  if (withId === undefined) return undefined;
+  // in log order, so those up to the reconnect are a prefix
+  let lo = 0;
+  let hi = withId.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (withId[mid]!.atMs <= r.atMs) lo = mid + 1;
+    else hi = mid;
   }
-  return found;
+  let i = lo - 1;
+  while (i >= 0 && withId[i]!.upgradeId === r.upgradeId) i--;
+  return i >= 0 ? withId[i] : undefined;
 }
