@@ -9,7 +9,7 @@
 WITH replayed_on AS MATERIALIZED (
   -- streams that logged replayed events, once: probing each session's records per upgrade grows with the session
   SELECT DISTINCT session, stream FROM records WHERE kind = 'event.replayed' AND shadowed = 0
-), served AS (
+), served AS MATERIALIZED (
   SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
@@ -19,13 +19,18 @@ WITH replayed_on AS MATERIALIZED (
       OR EXISTS (SELECT 1 FROM replayed_on x WHERE x.session = u.session AND x.stream = u.new_stream)
       OR (u.origin = 'proxy' AND u.last_event_id IS NOT NULL AND EXISTS (SELECT 1 FROM records h WHERE h.source_id = u.source_id AND h.line = u.line
         AND h.kind = 'http' AND COALESCE(json_array_length(h.sse_event_ids), 0) > 0)))
+), emitting AS MATERIALIZED (
+  -- the served sessions whose emissions are in the log (server records of it), each asked once: asked per upgrade,
+  -- a session only a proxy logged was read whole for each of its upgrades
+  SELECT d.session FROM (SELECT DISTINCT session FROM served WHERE session IS NOT NULL) d
+  WHERE EXISTS (SELECT 1 FROM records r WHERE r.session = d.session AND r.origin = 'server'
+    AND r.kind IN ('session.created', 'event.sent', 'request.sent', 'stream.opened'))
 ), owned_event AS (
   SELECT s.*,
     -- ids are per session: another session's only where the presented session's emissions are in the log
     -- (server records of it) and it never emitted the id; a proxy-only session's sightings are its own. Without a
     -- session, a server that replayed resolved the id in its own global log; a proxy line alone proves nothing.
-    (s.session IS NULL AND s.origin = 'server') OR EXISTS (SELECT 1 FROM records r WHERE r.session = s.session AND r.origin = 'server'
-      AND r.kind IN ('session.created', 'event.sent', 'request.sent', 'stream.opened')) AS emissions_logged,
+    (s.session IS NULL AND s.origin = 'server') OR s.session IN (SELECT session FROM emitting) AS emissions_logged,
     -- by session first: event ids repeat across sessions (1, 2, 3 ...), so the index on the id alone walks
     -- every session's copy of it
     (SELECT e.id FROM events e INDEXED BY events_lookup WHERE e.session = s.session AND e.event_id = s.last_event_id
@@ -38,7 +43,7 @@ WITH replayed_on AS MATERIALIZED (
       (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
          AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
   FROM owned_event s
-), origin AS (
+), origin AS MATERIALIZED (
   -- the session whose events were replayed, and the moment its incarnation is judged at
   SELECT s.*, f.id AS foreign_event,
     COALESCE(f.session, s.session) AS source_session,
@@ -46,13 +51,21 @@ WITH replayed_on AS MATERIALIZED (
      WHERE i.session = COALESCE(f.session, s.session) AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, s.ts_ms), COALESCE(f.id, s.id))
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
   FROM sourced s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
-), owned AS MATERIALIZED (
-  SELECT o.*,
+), first_named AS MATERIALIZED (
+  -- each incarnation's first record naming a principal, asked once per incarnation: asked per upgrade, a
+  -- session that never names one was read from its creation up to each of its upgrades
+  SELECT d.source_session, d.created_id,
     (SELECT r.id FROM records r
-     WHERE r.session = o.source_session AND r.principal IS NOT NULL AND r.shadowed = 0 AND (r.ts_ms, r.id) < (o.ts_ms, o.id)
+     WHERE r.session = d.source_session AND r.principal IS NOT NULL AND r.shadowed = 0
        AND (r.ts_ms, r.id) >= (COALESCE(i.created_ts, -1), COALESCE(i.created_id, -1))
-     ORDER BY r.ts_ms, r.id LIMIT 1) AS owner_id
-  FROM origin o LEFT JOIN incarnations i ON i.created_id = o.created_id
+     ORDER BY r.ts_ms, r.id LIMIT 1) AS first_id
+  FROM (SELECT DISTINCT source_session, created_id FROM origin) d LEFT JOIN incarnations i ON i.created_id = d.created_id
+), owned AS MATERIALIZED (
+  -- the owner: that record, if it came before the upgrade
+  SELECT o.*, CASE WHEN (r.ts_ms, r.id) < (o.ts_ms, o.id) THEN r.id END AS owner_id
+  FROM origin o
+  LEFT JOIN first_named f ON f.source_session IS o.source_session AND f.created_id IS o.created_id
+  LEFT JOIN records r ON r.id = f.first_id
 ), conn_streams AS MATERIALIZED (
   SELECT session, conn, opened_id, opened_ts FROM streams WHERE conn IS NOT NULL AND principal IS NOT NULL AND opened_id IS NOT NULL
 ), clients AS MATERIALIZED (
