@@ -14,22 +14,56 @@
 -- Staged (store/queries.ts, queryParts): the executions, the keyed ones, what happens between them and the
 -- activations grow with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled
 -- 16 MB page cache (~180 MB at 3M lines); as TEMP tables they live on the run's page budget.
-CREATE TEMP TABLE attributed AS
-WITH execs AS (
-  SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn,
-    (SELECT i.created_id FROM incarnations i
-     WHERE i.session = c.session AND (i.created_ts, i.created_id) < (c.ts_ms, c.id)
-     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
-  FROM calls c
-  WHERE c.method = 'tools/call' AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
-)
+CREATE TEMP TABLE executions AS
+SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn,
+  (SELECT i.created_id FROM incarnations i
+   WHERE i.session = c.session AND (i.created_ts, i.created_id) < (c.ts_ms, c.id)
+   ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
+FROM calls c
+WHERE c.method = 'tools/call' AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1;
+
+-- the POSTs that got 404, each with the session it named
+CREATE TEMP TABLE not_found AS
+SELECT x.id, x.ts_ms, x.principal, COALESCE(x.session, json_extract(x.req_headers, '$."mcp-session-id"')) AS session
+FROM records x
+WHERE x.shadowed = 0 AND x.status = 404 AND (
+  (x.kind = 'http' AND upper(x.http_method) = 'POST')
+  OR (x.origin = 'server' AND x.kind IN ('call', 'request.answered')));
+
+-- the first principal each session logged, for the executions and 404s that name none, their session's creation
+-- neither: looked up per row, a session that never logs one was read whole for each of its calls
+CREATE TEMP TABLE first_principals AS
+SELECT d.session, (SELECT r.principal FROM records r WHERE r.session = d.session AND r.principal IS NOT NULL AND r.shadowed = 0
+  ORDER BY r.ts_ms, r.id LIMIT 1) AS principal
+FROM (
+  SELECT e.session FROM executions e LEFT JOIN incarnations i ON i.created_id = e.created_id
+  WHERE e.own_principal IS NULL AND i.owner IS NULL
+  UNION
+  SELECT session FROM not_found WHERE principal IS NULL) d
+WHERE d.session IS NOT NULL;
+CREATE INDEX temp.first_principals_session ON first_principals (session);
+
 -- whose call: its own principal, else the owner of its session
-SELECT e.*, COALESCE(e.own_principal, i.owner,
-  (SELECT r.principal FROM records r WHERE r.session = e.session AND r.principal IS NOT NULL AND r.shadowed = 0
-   ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
-FROM execs e LEFT JOIN incarnations i ON i.created_id = e.created_id;
+CREATE TEMP TABLE attributed AS
+SELECT e.*, COALESCE(e.own_principal, i.owner, f.principal) AS principal
+FROM executions e LEFT JOIN incarnations i ON i.created_id = e.created_id
+LEFT JOIN first_principals f ON f.session = e.session;
 CREATE INDEX temp.attributed_id ON attributed (id);
 CREATE INDEX temp.attributed_rpc ON attributed (session, rpc_id);
+
+-- the executions of an rpc id its session executed more than once, and of those the first of each (tool,
+-- arguments) in one incarnation
+CREATE TEMP TABLE reused AS
+SELECT a.id, a.ts_ms, a.session, a.rpc_id, a.created_id, a.tool, a.args_hash FROM attributed a
+WHERE a.session IS NOT NULL AND a.rpc_id IS NOT NULL
+  AND EXISTS (SELECT 1 FROM attributed o WHERE o.session = a.session AND o.rpc_id = a.rpc_id AND o.id <> a.id);
+CREATE TEMP TABLE first_calls AS
+SELECT id, ts_ms, session, rpc_id, created_id, tool, args_hash FROM (
+  SELECT id, ts_ms, session, rpc_id, created_id, tool, args_hash,
+    row_number() OVER (PARTITION BY session, rpc_id, created_id, tool, args_hash ORDER BY ts_ms, id) AS k
+  FROM reused)
+WHERE k = 1;
+CREATE INDEX temp.first_calls_key ON first_calls (session, rpc_id, created_id, tool, args_hash);
 
 CREATE TEMP TABLE keyed AS
 -- the executions a retry can be recognised by: principal, tool and arguments known
@@ -41,21 +75,15 @@ CREATE INDEX temp.keyed_id ON keyed (id);
 CREATE INDEX temp.keyed_group ON keyed (principal, tool, args_hash, r);
 
 CREATE TEMP TABLE marker_stream AS
-WITH not_found AS MATERIALIZED (
-  SELECT x.id, x.ts_ms, COALESCE(x.principal,
-    (SELECT r.principal FROM records r
-     WHERE r.session = COALESCE(x.session, json_extract(x.req_headers, '$."mcp-session-id"'))
-       AND r.principal IS NOT NULL AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
-  FROM records x
-  WHERE x.shadowed = 0 AND x.status = 404 AND (
-    (x.kind = 'http' AND upper(x.http_method) = 'POST')
-    OR (x.origin = 'server' AND x.kind IN ('call', 'request.answered')))
+WITH not_found_by AS MATERIALIZED (
+  SELECT x.id, x.ts_ms, COALESCE(x.principal, (SELECT f.principal FROM first_principals f WHERE f.session = x.session)) AS principal
+  FROM not_found x
 )
 -- what happens between two executions, merged with the executions in log order, in two scopes:
 -- 'principal' (a POST of it got 404, a session was created for it) and 'session' (the execution's
 -- session ended, or a fresh upgrade replaced it)
 SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
-  SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found WHERE principal IS NOT NULL
+  SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found_by WHERE principal IS NOT NULL
   UNION ALL SELECT 'principal', owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
   UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
   UNION ALL SELECT 'session', x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END, NULL FROM records x
@@ -130,13 +158,32 @@ JOIN (SELECT *, row_number() OVER (PARTITION BY a_id ORDER BY ts_ms, id) AS firs
 CREATE INDEX temp.activated_group ON activated (principal, tool, args_hash, r);
 
 WITH same_rpc AS MATERIALIZED (
-  SELECT b.id AS later_id, a.id AS first_id, NULL AS between_id, 'same-rpc' AS how,
-    row_number() OVER (PARTITION BY b.id ORDER BY a.ts_ms, a.id) AS k
-  FROM attributed a
-  JOIN attributed b ON b.session = a.session AND b.rpc_id = a.rpc_id AND b.created_id IS a.created_id
-    AND (b.ts_ms, b.id) > (a.ts_ms, a.id)
-    -- one call: an rpc id a restarted client reuses for another tool or other arguments is another call
-    AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
+  -- per execution, the earliest earlier one of the same call under its rpc id: the first execution of some
+  -- (tool, arguments) of that rpc id (pairing every two executions of one rpc id cost a client that reuses
+  -- one id its calls squared). One call: an rpc id a restarted client reuses for another tool or other
+  -- arguments is another call; a tool or arguments not logged may be any.
+  SELECT later_id, first_id, NULL AS between_id, 'same-rpc' AS how FROM (
+    SELECT b.id AS later_id, CASE WHEN b.tool IS NOT NULL AND b.args_hash IS NOT NULL THEN (
+      SELECT id FROM (
+        SELECT a.id, a.ts_ms FROM first_calls a WHERE a.session = b.session AND a.rpc_id = b.rpc_id AND a.created_id IS b.created_id
+          AND a.tool = b.tool AND a.args_hash = b.args_hash
+        UNION ALL
+        SELECT a.id, a.ts_ms FROM first_calls a WHERE a.session = b.session AND a.rpc_id = b.rpc_id AND a.created_id IS b.created_id
+          AND a.tool = b.tool AND a.args_hash IS NULL
+        UNION ALL
+        SELECT a.id, a.ts_ms FROM first_calls a WHERE a.session = b.session AND a.rpc_id = b.rpc_id AND a.created_id IS b.created_id
+          AND a.tool IS NULL AND a.args_hash = b.args_hash
+        UNION ALL
+        SELECT a.id, a.ts_ms FROM first_calls a WHERE a.session = b.session AND a.rpc_id = b.rpc_id AND a.created_id IS b.created_id
+          AND a.tool IS NULL AND a.args_hash IS NULL)
+      WHERE (ts_ms, id) < (b.ts_ms, b.id) ORDER BY ts_ms, id LIMIT 1)
+    ELSE (
+      SELECT a.id FROM first_calls a WHERE a.session = b.session AND a.rpc_id = b.rpc_id AND a.created_id IS b.created_id
+        AND (a.tool IS NULL OR b.tool IS NULL OR a.tool = b.tool) AND (a.args_hash IS NULL OR b.args_hash IS NULL OR a.args_hash = b.args_hash)
+        AND (a.ts_ms, a.id) < (b.ts_ms, b.id)
+      ORDER BY a.ts_ms, a.id LIMIT 1) END AS first_id
+    FROM reused b)
+  WHERE first_id IS NOT NULL
 ), sweep AS (
   -- per call: the latest earlier execution activated before it (the nearest one with something between)
   SELECT b_id, a_r FROM (
@@ -163,7 +210,7 @@ WITH same_rpc AS MATERIALIZED (
         AND (us.lane = bs.lane
           OR EXISTS (SELECT 1 FROM events l WHERE l.session = u.session AND l.event_id = u.last_event_id AND l.lane = bs.lane))))
 ), found AS (
-  SELECT later_id, first_id, between_id, how FROM same_rpc WHERE k = 1
+  SELECT later_id, first_id, between_id, how FROM same_rpc
   UNION ALL
   SELECT later_id, first_id, between_id, how FROM retries
 )

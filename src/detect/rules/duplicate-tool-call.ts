@@ -72,32 +72,72 @@ function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['h
 /**
  * A retry from another session is recognised by its principal: executions of
  * the same tool and arguments within the window whose principal is unknown
- * cannot be attributed to one client.
+ * cannot be attributed to one client. Each such pair is named by its later
+ * execution's session.
  */
 function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
-  const sessions = db
+  const rows = db
     .prepare(
       `WITH execs AS MATERIALIZED (
-         SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash,
-           COALESCE(c.principal, (SELECT r.principal FROM records r WHERE r.session = c.session AND r.principal IS NOT NULL
-             AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1)) AS principal
+         SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash, c.principal
          FROM calls c
          WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND c.tool IS NOT NULL AND c.args_hash IS NOT NULL
-           AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1)
-       -- pairs with at least one side unattributed, named by the later execution's session
-       SELECT DISTINCT CASE WHEN (o.ts_ms, o.id) > (u.ts_ms, u.id) THEN o.session ELSE u.session END
-       FROM execs u
-       JOIN execs o ON o.tool = u.tool AND o.args_hash = u.args_hash AND o.session <> u.session
-         AND abs(o.ts_ms - u.ts_ms) <= ?
-       WHERE u.principal IS NULL`,
+           AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
+       ), owners AS MATERIALIZED (
+         -- a session's first principal, asked once per session that needs it
+         SELECT d.session, (SELECT r.principal FROM records r WHERE r.session = d.session AND r.principal IS NOT NULL
+           AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1) AS principal
+         FROM (SELECT DISTINCT session FROM execs WHERE principal IS NULL) d)
+       SELECT e.tool, e.args_hash, e.session, e.ts_ms, COALESCE(e.principal, o.principal) IS NULL AS unattributed
+       FROM execs e LEFT JOIN owners o ON o.session = e.session
+       ORDER BY e.tool, e.args_hash, e.ts_ms, e.id`,
     )
-    .pluck()
-    .all(opts.duplicateCallWindowMs) as string[];
-  return sessions.map((session) => ({
+    .raw()
+    .iterate() as IterableIterator<[string, string, string, number, number]>;
+  const sessions = new Set<string>();
+  // One pass per tool and arguments in log order, keeping the latest earlier execution from another
+  // session, of any and of an unattributed one (pairing every two executions of one tool and arguments
+  // cost a log that calls one tool alike in every session its length squared).
+  let group: string | undefined;
+  let any = new LatestElsewhere();
+  let unattributed = new LatestElsewhere();
+  for (const [tool, argsHash, session, ts, unknown] of rows) {
+    const key = `${tool}\0${argsHash}`;
+    if (key !== group) {
+      group = key;
+      any = new LatestElsewhere();
+      unattributed = new LatestElsewhere();
+    }
+    const withinWindow = (earlier: number | null): boolean => earlier !== null && ts - earlier <= opts.duplicateCallWindowMs;
+    if ((unknown === 1 && withinWindow(any.before(session))) || withinWindow(unattributed.before(session))) sessions.add(session);
+    any.add(session, ts);
+    if (unknown === 1) unattributed.add(session, ts);
+  }
+  return [...sessions].map((session) => ({
     rule: 'duplicate-tool-call',
     session,
     reason: 'no principal is logged for a tools/call that another session executed with the same arguments: whether one client retried it is not known',
   }));
+}
+
+/** Over executions in time order: when the latest one from a session other than a given one happened. */
+class LatestElsewhere {
+  private session: string | null = null;
+  private ts: number | null = null;
+  /** The latest execution before the current run of executions of one session. */
+  private beforeRun: number | null = null;
+
+  before(session: string): number | null {
+    return this.session === null ? null : this.session !== session ? this.ts : this.beforeRun;
+  }
+
+  add(session: string, ts: number): void {
+    if (this.session !== session) {
+      this.beforeRun = this.ts;
+      this.session = session;
+    }
+    this.ts = ts;
+  }
 }
 
 export default defineRule({
