@@ -4,11 +4,22 @@
 -- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
 -- out, and it timed out or is still pending when the log ends.
 -- Evidence: the request, the first thing that stranded it, its time-out.
+-- Only a request's first end of each kind can be its first cause: each is looked up by session and time, then read
+-- by its id (joined with every later rejection, a storm of rejected reconnects cost each pending request the
+-- storm's length). CROSS JOIN keeps the requests outside: the planner would scan them once per end.
+CREATE TEMP TABLE session_ends AS
+SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0;
+CREATE INDEX temp.session_ends_at ON session_ends (session, ts_ms, id);
+CREATE TEMP TABLE rejected_reconnects AS
+SELECT id, ts_ms, session FROM upgrades WHERE decision = 'reject' OR status NOT BETWEEN 200 AND 299;
+CREATE INDEX temp.rejected_reconnects_at ON rejected_reconnects (session, ts_ms, id);
+
 WITH req AS MATERIALIZED (
   SELECT q.*, s.opened_ts, s.opened_id, s.closed_id, s.closed_ts, s.fenced_id, s.fenced_ts, s.superseded_id, s.superseded_ts,
     t.ts_ms AS timed_out_ts
   FROM requests q
-  JOIN streams s ON s.session = q.session AND s.stream = q.stream
+  -- (CROSS JOIN: from the requests, each stream looked up by its key; the planner may otherwise scan one per stream)
+  CROSS JOIN streams s ON s.session = q.session AND s.stream = q.stream
   LEFT JOIN records t ON t.id = q.timed_out_id
   LEFT JOIN records ans ON ans.id = q.answered_id
   LEFT JOIN records can ON can.id = q.cancelled_id
@@ -17,10 +28,6 @@ WITH req AS MATERIALIZED (
   WHERE NOT (ans.id IS NOT NULL AND (t.id IS NULL OR (ans.ts_ms, ans.id) < (t.ts_ms, t.id)))
     AND NOT (can.id IS NOT NULL AND (t.id IS NULL OR (can.ts_ms, can.id) < (t.ts_ms, t.id)))
     AND NOT (reis.id IS NOT NULL AND (t.id IS NULL OR (reis.ts_ms, reis.id) < (t.ts_ms, t.id)))
-), session_ends AS MATERIALIZED (
-  SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0
-), rejected_reconnects AS MATERIALIZED (
-  SELECT id, ts_ms, session FROM upgrades WHERE decision = 'reject' OR status NOT BETWEEN 200 AND 299
 ), refused_answers AS MATERIALIZED (
   SELECT session, request_id, ts_ms FROM records WHERE kind = 'request.answered' AND shadowed = 0 AND status NOT BETWEEN 200 AND 299
 ), causes AS (
@@ -30,14 +37,15 @@ WITH req AS MATERIALIZED (
   UNION ALL
   SELECT sent_id, superseded_id, superseded_ts, 'superseded' FROM req WHERE superseded_id IS NOT NULL
   UNION ALL
-  -- the end of the session ends its streams (an end after the stream opened)
+  -- the end of the session ends its streams (the first end after the stream opened)
   SELECT q.sent_id, x.id, x.ts_ms, 'session-ended' FROM req q
-  JOIN session_ends x ON x.session = q.session
-    AND (x.ts_ms, x.id) > (COALESCE(q.opened_ts, q.sent_ts), COALESCE(q.opened_id, q.sent_id))
+  CROSS JOIN records x ON x.id = (SELECT e.id FROM session_ends e WHERE e.session = q.session
+    AND (e.ts_ms, e.id) > (COALESCE(q.opened_ts, q.sent_ts), COALESCE(q.opened_id, q.sent_id)) ORDER BY e.ts_ms, e.id LIMIT 1)
   UNION ALL
-  -- a rejected reconnect of its session while it was pending
+  -- a rejected reconnect of its session while it was pending (the first after it was sent)
   SELECT q.sent_id, x.id, x.ts_ms, 'reconnect-rejected' FROM req q
-  JOIN rejected_reconnects x ON x.session = q.session AND (x.ts_ms, x.id) > (q.sent_ts, q.sent_id)
+  CROSS JOIN records x ON x.id = (SELECT e.id FROM rejected_reconnects e WHERE e.session = q.session
+    AND (e.ts_ms, e.id) > (q.sent_ts, q.sent_id) ORDER BY e.ts_ms, e.id LIMIT 1)
 ), first_cause AS (
   SELECT c.*, row_number() OVER (PARTITION BY c.sent_id ORDER BY c.cause_ts, c.cause_id) AS k
   FROM causes c JOIN req q ON q.sent_id = c.sent_id
