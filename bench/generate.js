@@ -20,6 +20,9 @@ export const SHAPES = {
   polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption (half the servers log it as an event.replayed line); 2% never fetched",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
+  hostile:
+    'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
+    'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait',
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
@@ -64,6 +67,7 @@ function profile(shape) {
     case 'polling': return { ...p, gapMs: 600_000, rounds: 5000, polling: true, pollStranded: 0.02 };
     case 'soak-attach': return { ...p, gapMs: 600_000, rounds: 5000, attachAlways: true };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
+    case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
@@ -90,6 +94,7 @@ function scriptSession(s, p, rnd, start) {
   const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
   const add = (rec) => recs.push({ t, rec: { node, ...rec } });
   if (proxyOnly) return scriptProxyOnly(s, p, rnd, start, session, principal);
+  if (p.hostile) return scriptHostile(s, p, rnd, start, session);
   let req = 0;
   const http = (method, status, reqHeaders, extra = {}) => {
     const id = `sess-${s}-q${req++}`; // one request, one id, whatever the session id
@@ -218,6 +223,94 @@ function scriptProxyOnly(s, p, rnd, start, session, principal) {
   step();
   http('DELETE', 200, { 'mcp-session-id': session });
   return recs;
+}
+
+/**
+ * One long session that repeats, round after round, a thing other shapes do
+ * once per session; each is where a per-round lookup would walk the session.
+ */
+function scriptHostile(s, p, rnd, start, session) {
+  const recs = [];
+  let t = start;
+  let node = 'node-a';
+  const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
+  const add = (rec) => recs.push({ t, rec: { node, ...rec } });
+  const http = (method, status, reqHeaders, extra = {}) =>
+    recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, ...extra } });
+  let eid = 0;
+  switch (s % 5) {
+    case 0: {
+      // Only the proxy logged it, without req ids: every GET a resumption whose SSE ids it saw, lasting the stream's life.
+      if (s % 2 === 0) http('POST', 200, {}, { resp_headers: { 'mcp-session-id': session, 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0, principal: `tok:${s}` });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        http('GET', 200, { 'mcp-session-id': session, ...(eid > 0 && { 'last-event-id': String(eid) }) }, { resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: [String(++eid), String(++eid)], principal: `tok:${s}`, duration_ms: 30_000 });
+        step();
+        http('POST', 200, { 'mcp-session-id': session }, { resp_headers: { 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: k, principal: `tok:${s}` });
+      }
+      return recs;
+    }
+    case 1:
+      // A client that sends every call as JSON-RPC id 1 (other arguments each time: other calls, no finding).
+      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        add({ kind: 'call', session, rpc_id: 1, method: 'tools/call', tool: 'lookup', args_hash: `h${s}-${k}`, status: 200 });
+      }
+      return recs;
+    case 2: {
+      // No principal anywhere, a health check called alike every round, and a 404 the proxy saw.
+      add({ kind: 'session.created', session, incarnation: `i-${s}` });
+      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get' });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        add({ kind: 'event.sent', session, stream: `g${k - 1}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        add({ kind: 'stream.closed', session, stream: `g${k - 1}`, reason: 'error' });
+        step();
+        add({ kind: 'upgrade', session, last_event_id: eid, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: 0, reemitted: 0 });
+        add({ kind: 'stream.opened', session, stream: `g${k}`, via: 'get' });
+        step();
+        add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'health', args_hash: 'h-empty', status: 200 });
+      }
+      return recs;
+    }
+    case 3: {
+      // Two nodes behind a shared event store: each resumption lands on the other node and continues its events.
+      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
+      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
+      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+      add({ kind: 'stream.closed', session, stream: 'g0', reason: 'client' });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        node = k % 2 ? 'node-b' : 'node-a';
+        add({ kind: 'upgrade', session, last_event_id: eid - 1, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: eid, principal: `tok:${s}` });
+        add({ kind: 'stream.opened', session, stream: `g${k}`, via: 'get', principal: `tok:${s}` });
+        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        step();
+        add({ kind: 'stream.closed', session, stream: `g${k}`, reason: 'client' });
+      }
+      return recs;
+    }
+    default: {
+      // Evicted with sampling requests waiting; the client keeps reconnecting and is refused every time.
+      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
+      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
+      for (let i = 0; i < 50; i++) {
+        step();
+        add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'request', rpc_id: `q${i}`, method: 'sampling/createMessage' });
+        add({ kind: 'request.sent', session, stream: 'g0', request_id: `q${i}`, method: 'sampling/createMessage', event_id: eid });
+      }
+      step();
+      add({ kind: 'session.evicted', session, reason: 'idle_timeout' });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        add({ kind: 'upgrade', session, last_event_id: eid, stream: 'g0', decision: 'reject', status: 404, reason: 'session_not_found', replayed: 0, reemitted: 0, principal: `tok:${s}` });
+      }
+      return recs;
+    }
+  }
 }
 
 /** One record as the dialect of its node writes it. */

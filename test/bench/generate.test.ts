@@ -34,7 +34,7 @@ describe('bench generator', () => {
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long
-    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') || shape === 'polling' ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') || shape === 'polling' || shape === 'hostile' ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -65,6 +65,22 @@ describe('bench generator', () => {
     const { by_rule } = (await run('storms', 1, 20_000)).report.summary;
     expect(by_rule['404-storm']).toBeGreaterThan(0);
     expect(by_rule['duplicate-tool-call']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('hostile: long sessions of five kinds, the refused one orphaning its waiting requests, the others finding nothing', async () => {
+    const { report } = await run('hostile', 1, 30_000);
+    const { summary } = report;
+    // the client seen only by the proxy, the one reusing rpc id 1, the one naming no principal, the shared store, the refused one
+    expect(summary.sessions).toBeGreaterThanOrEqual(5);
+    expect(summary.records / summary.sessions).toBeGreaterThan(1000);
+    expect(Object.keys(summary.nodes).sort()).toEqual(['node-a', 'node-b', 'proxy-1']);
+    // other arguments under one rpc id are other calls; a resumption on the other node continues its events
+    expect(new Set(report.findings.map((f) => f.rule))).toEqual(new Set(['orphaned-request']));
+    const refused = report.findings.map((f) => f.session);
+    expect(new Set(refused).size).toBeGreaterThanOrEqual(1);
+    expect(refused.length % 50).toBe(0); // every waiting request of each refused session
+    // what a proxy's line cannot show is said so, per resumption
+    expect(report.not_knowable.filter((n) => n.rule === 'silent-truncation').length).toBeGreaterThan(100);
   }, 60_000);
 
   it('soak and long-sessions: sessions thousands of records long, the long ones faulty and sending ids again on every stream', async () => {
