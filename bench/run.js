@@ -41,6 +41,10 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --json            print the results as JSON on stdout instead of the table
   --keep DIR        write the generated logs to DIR and keep them; a log kept there
                     by an earlier run (same shape, size, seed and generator) is reused
+  --max-x-bare N    exit 1 if any run's analyze took more than N times its bare parse
+  --max-linearity X exit 1 if any shape's linearity is above X (a gate for a nightly
+                    job: a per-session walk shows as hundreds of times bare long before
+                    the linearity of two sizes gives it away)
   -h, --help        this text
 
 Columns: time and lines/s of analyze; peak RSS of analyze; cores = its CPU time
@@ -75,6 +79,8 @@ function parseArgs(argv) {
     else if (a === '--no-floor') o.floor = false;
     else if (a === '--json') o.json = true;
     else if (a === '--keep') o.keep = next();
+    else if (a === '--max-x-bare') o.maxXBare = positive(a, next());
+    else if (a === '--max-linearity') o.maxLinearity = positive(a, next());
     else fail(`unknown option ${a} (see --help)`);
   }
   return o;
@@ -85,6 +91,12 @@ function count(s) {
   if (!m) fail(`not a line count: "${s}"`);
   const n = Math.round(Number(m[1]) * ({ k: 1e3, K: 1e3, m: 1e6, M: 1e6 }[m[2]] ?? 1));
   if (n < 1) fail(`not a line count: "${s}"`);
+  return n;
+}
+
+function positive(option, s) {
+  const n = Number(s);
+  if (!(n > 0)) fail(`${option}: not a positive number: "${s}"`);
   return n;
 }
 
@@ -272,6 +284,12 @@ try {
   const meta = `node ${process.version}, ${(await import('node:os')).cpus().length} cores, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}, seed ${o.seed}${lnav ? '' : ', lnav not run'}`;
   if (o.json) console.log(JSON.stringify({ meta, rows, scaling }, null, 2));
   else console.log(table(rows, scaling, meta));
+  const over = [
+    ...(o.maxXBare === undefined ? [] : rows.filter((r) => r.x_bare > o.maxXBare).map((r) => `${r.shape} at ${r.lines.toLocaleString('en')} lines took ${r.x_bare}x its bare parse (limit ${o.maxXBare})`)),
+    ...(o.maxLinearity === undefined ? [] : scaling.filter((s) => s.linearity > o.maxLinearity).map((s) => `${s.shape}: linearity ${s.linearity} (limit ${o.maxLinearity})`)),
+  ];
+  for (const line of over) console.error(`bench: over the limit: ${line}`);
+  if (over.length > 0) process.exitCode = 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
