@@ -68,13 +68,26 @@ FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 
 -- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
 -- walking the lane from Last-Event-ID costs the window, not the lane
+-- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log
+-- order, so it is found by galloping from the Last-Event-ID's position, then halving (lo: a position logged
+-- before the upgrade; hi: none after it is): walking from there cost the window, the lane so far for a
+-- client whose cursor never moves.
 CREATE TEMP TABLE heads AS
-SELECT l.up_id, l.own_pos, COALESCE(
-  (SELECT e.lane_pos - 1 FROM events e
-    WHERE e.session = l.session AND e.lane = l.own_lane AND e.lane_pos > l.own_pos AND (e.ts_ms, e.id) > (l.up_ts, l.up_id)
-    ORDER BY e.lane_pos LIMIT 1),
-  (SELECT max(e.lane_pos) FROM events e WHERE e.session = l.session AND e.lane = l.own_lane)) AS head_pos
-FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL;
+WITH RECURSIVE probe(up_id, own_pos, session, lane, up_ts, lo, step, hi) AS (
+  SELECT l.up_id, l.own_pos, l.session, l.own_lane, l.up_ts, l.own_pos, 1, NULL
+  FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL
+  UNION ALL
+  SELECT p.up_id, p.own_pos, p.session, p.lane, p.up_ts,
+    CASE WHEN e.id IS NOT NULL AND (e.ts_ms, e.id) < (p.up_ts, p.up_id) THEN e.lane_pos ELSE p.lo END,
+    p.step * 2,
+    CASE WHEN e.id IS NOT NULL AND (e.ts_ms, e.id) < (p.up_ts, p.up_id) THEN p.hi
+      ELSE CASE WHEN p.hi IS NULL THEN p.lo + p.step ELSE (p.lo + p.hi + 1) / 2 END - 1 END
+  FROM probe p
+  LEFT JOIN events e ON e.session = p.session AND e.lane = p.lane
+    AND e.lane_pos = CASE WHEN p.hi IS NULL THEN p.lo + p.step ELSE (p.lo + p.hi + 1) / 2 END
+  WHERE p.hi IS NULL OR p.lo < p.hi
+)
+SELECT up_id, own_pos, lo AS head_pos FROM probe WHERE hi IS NOT NULL AND lo >= hi;
 CREATE INDEX temp.heads_up ON heads (up_id);
 
 WITH windows AS (

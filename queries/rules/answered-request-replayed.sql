@@ -21,15 +21,32 @@ JOIN events e ON e.id = COALESCE(
     WHERE e.session = r.session AND e.event_id = r.last_event_id AND (e.ts_ms, e.id) < (r.ts_ms, r.id)
     ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1));
 
--- lane_pos follows log order, so the window ends before the first event of the lane logged after the
--- upgrade: walking the lane from the anchor costs the window, not the lane
+-- lane_pos follows log order (derive numbers a lane's events so), so the window ends at the lane's last event
+-- logged before the upgrade: found by galloping from the anchor, then halving (lo: a position logged before
+-- the upgrade; hi: none after it is). Walking from the anchor cost the window, the lane so far for a client
+-- whose cursor never moves.
 CREATE TEMP TABLE windows AS
-SELECT a.*, COALESCE(
-  (SELECT e.lane_pos - 1 FROM events e
-    WHERE e.session = a.session AND e.lane = a.lane AND e.lane_pos > a.lane_pos AND (e.ts_ms, e.id) > (a.ts_ms, a.id)
-    ORDER BY e.lane_pos LIMIT 1),
-  (SELECT max(e.lane_pos) FROM events e WHERE e.session = a.session AND e.lane = a.lane)) AS head_pos
-FROM anchored a;
+WITH RECURSIVE probe(id, session, lane, ts_ms, lo, step, hi) AS (
+  SELECT a.id, a.session, a.lane, a.ts_ms, a.lane_pos, 1, NULL FROM anchored a
+  UNION ALL
+  SELECT p.id, p.session, p.lane, p.ts_ms,
+    CASE WHEN e.id IS NOT NULL AND (e.ts_ms, e.id) < (p.ts_ms, p.id) THEN e.lane_pos ELSE p.lo END,
+    p.step * 2,
+    CASE WHEN e.id IS NOT NULL AND (e.ts_ms, e.id) < (p.ts_ms, p.id) THEN p.hi
+      ELSE CASE WHEN p.hi IS NULL THEN p.lo + p.step ELSE (p.lo + p.hi + 1) / 2 END - 1 END
+  FROM probe p
+  LEFT JOIN events e ON e.session = p.session AND e.lane = p.lane
+    AND e.lane_pos = CASE WHEN p.hi IS NULL THEN p.lo + p.step ELSE (p.lo + p.hi + 1) / 2 END
+  WHERE p.hi IS NULL OR p.lo < p.hi
+), heads AS MATERIALIZED (
+  SELECT id, lo AS head_pos FROM probe WHERE hi IS NOT NULL AND lo >= hi
+)
+SELECT a.*, h.head_pos FROM anchored a JOIN heads h ON h.id = a.id;
+
+-- the requests among the lanes' events: a window is searched for them alone
+CREATE TEMP TABLE lane_requests AS
+SELECT id, session, lane, lane_pos, ts_ms, event_id, request_id, method FROM events WHERE request_id IS NOT NULL;
+CREATE INDEX temp.lane_requests_at ON lane_requests (session, lane, lane_pos);
 
 -- the 2xx answers, looked up by request id rather than by walking the session's records between request and upgrade
 CREATE TEMP TABLE answers AS
@@ -43,8 +60,7 @@ WITH replayed_requests AS (
      WHERE x.session = w.session AND x.request_id = w.request_id
        AND (x.ts_ms, x.id) > (w.ts_ms, w.id) AND (x.ts_ms, x.id) < (a.ts_ms, a.id)) AS answer_id
   FROM windows a
-  JOIN events w ON w.session = a.session AND w.lane = a.lane AND w.lane_pos > a.lane_pos AND w.lane_pos <= a.head_pos
-  WHERE w.request_id IS NOT NULL
+  JOIN lane_requests w ON w.session = a.session AND w.lane = a.lane AND w.lane_pos > a.lane_pos AND w.lane_pos <= a.head_pos
 ), answered AS (
   SELECT p.*, x.ts_ms AS answered_ms, row_number() OVER (PARTITION BY p.upgrade_id ORDER BY p.event_ms, p.event_row) AS k
   FROM replayed_requests p JOIN records x ON x.id = p.answer_id
