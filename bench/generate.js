@@ -22,7 +22,8 @@ export const SHAPES = {
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
   hostile:
     'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
-    'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait',
+    'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait, ' +
+    'a cursor that never moves (every resumption from the first event, replaying the lane so far)',
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
@@ -238,7 +239,7 @@ function scriptHostile(s, p, rnd, start, session) {
   const http = (method, status, reqHeaders, extra = {}) =>
     recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, ...extra } });
   let eid = 0;
-  switch (s % 5) {
+  switch (s % 6) {
     case 0: {
       // Only the proxy logged it, without req ids: every GET a resumption whose SSE ids it saw, lasting the stream's life.
       if (s % 2 === 0) http('POST', 200, {}, { resp_headers: { 'mcp-session-id': session, 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0, principal: `tok:${s}` });
@@ -290,6 +291,23 @@ function scriptHostile(s, p, rnd, start, session) {
         add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
         step();
         add({ kind: 'stream.closed', session, stream: `g${k}`, reason: 'client' });
+      }
+      return recs;
+    }
+    case 5: {
+      // A client whose cursor never moves: every resumption from the first event, the whole lane replayed.
+      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
+      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
+      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+      add({ kind: 'stream.closed', session, stream: 'g0', reason: 'error' });
+      for (let k = 1; k <= p.rounds; k++) {
+        step();
+        add({ kind: 'upgrade', session, last_event_id: 1, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: eid - 1, reemitted: 0, first_replayed: 2, principal: `tok:${s}` });
+        add({ kind: 'stream.opened', session, stream: `g${k}`, via: 'get', principal: `tok:${s}` });
+        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        step();
+        add({ kind: 'stream.closed', session, stream: `g${k}`, reason: 'error' });
       }
       return recs;
     }
