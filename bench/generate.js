@@ -239,6 +239,15 @@ function scriptHostile(s, p, rnd, start, session) {
   const http = (method, status, reqHeaders, extra = {}) =>
     recs.push({ t, rec: { kind: 'http', node: 'proxy-1', method, path: '/mcp', status, req_headers: { accept: 'application/json, text/event-stream', ...reqHeaders }, ...extra } });
   let eid = 0;
+  const progress = (stream) => add({ kind: 'event.sent', session, stream, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+  /** Created, its GET stream g0 sending two events, then closed. */
+  const createdWithTwoEvents = (reason) => {
+    add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
+    add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
+    progress('g0');
+    progress('g0');
+    add({ kind: 'stream.closed', session, stream: 'g0', reason });
+  };
   switch (s % 6) {
     case 0: {
       // Only the proxy logged it, without req ids: every GET a resumption whose SSE ids it saw, lasting the stream's life.
@@ -265,7 +274,7 @@ function scriptHostile(s, p, rnd, start, session) {
       add({ kind: 'stream.opened', session, stream: 'g0', via: 'get' });
       for (let k = 1; k <= p.rounds; k++) {
         step();
-        add({ kind: 'event.sent', session, stream: `g${k - 1}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        progress(`g${k - 1}`);
         add({ kind: 'stream.closed', session, stream: `g${k - 1}`, reason: 'error' });
         step();
         add({ kind: 'upgrade', session, last_event_id: eid, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: 0, reemitted: 0 });
@@ -277,18 +286,14 @@ function scriptHostile(s, p, rnd, start, session) {
     }
     case 3: {
       // Two nodes behind a shared event store: each resumption lands on the other node and continues its events.
-      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
-      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
-      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
-      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
-      add({ kind: 'stream.closed', session, stream: 'g0', reason: 'client' });
+      createdWithTwoEvents('client');
       for (let k = 1; k <= p.rounds; k++) {
         step();
         node = k % 2 ? 'node-b' : 'node-a';
         add({ kind: 'upgrade', session, last_event_id: eid - 1, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: eid, principal: `tok:${s}` });
         add({ kind: 'stream.opened', session, stream: `g${k}`, via: 'get', principal: `tok:${s}` });
-        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
-        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        progress(`g${k}`);
+        progress(`g${k}`);
         step();
         add({ kind: 'stream.closed', session, stream: `g${k}`, reason: 'client' });
       }
@@ -296,16 +301,12 @@ function scriptHostile(s, p, rnd, start, session) {
     }
     case 5: {
       // A client whose cursor never moves: every resumption from the first event, the whole lane replayed.
-      add({ kind: 'session.created', session, incarnation: `i-${s}`, principal: `tok:${s}` });
-      add({ kind: 'stream.opened', session, stream: 'g0', via: 'get', principal: `tok:${s}` });
-      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
-      add({ kind: 'event.sent', session, stream: 'g0', event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
-      add({ kind: 'stream.closed', session, stream: 'g0', reason: 'error' });
+      createdWithTwoEvents('error');
       for (let k = 1; k <= p.rounds; k++) {
         step();
         add({ kind: 'upgrade', session, last_event_id: 1, stream: `g${k - 1}`, new_stream: `g${k}`, decision: 'resume', status: 200, replayed: eid - 1, reemitted: 0, first_replayed: 2, principal: `tok:${s}` });
         add({ kind: 'stream.opened', session, stream: `g${k}`, via: 'get', principal: `tok:${s}` });
-        add({ kind: 'event.sent', session, stream: `g${k}`, event_id: ++eid, rpc_kind: 'notification', method: 'notifications/progress' });
+        progress(`g${k}`);
         step();
         add({ kind: 'stream.closed', session, stream: `g${k}`, reason: 'error' });
       }

@@ -71,7 +71,7 @@ FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 -- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log
 -- order, so it is found by galloping from the Last-Event-ID's position, then halving (lo: a position logged
 -- before the upgrade; hi: none after it is): walking from there cost the window, the lane so far for a
--- client whose cursor never moves.
+-- client whose cursor never moves. (rules/answered-request-replayed.sql searches its anchors the same way.)
 CREATE TEMP TABLE heads AS
 WITH RECURSIVE probe(up_id, own_pos, session, lane, up_ts, lo, step, hi) AS (
   SELECT l.up_id, l.own_pos, l.session, l.own_lane, l.up_ts, l.own_pos, 1, NULL

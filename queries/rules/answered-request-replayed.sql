@@ -24,7 +24,8 @@ JOIN events e ON e.id = COALESCE(
 -- lane_pos follows log order (derive numbers a lane's events so), so the window ends at the lane's last event
 -- logged before the upgrade: found by galloping from the anchor, then halving (lo: a position logged before
 -- the upgrade; hi: none after it is). Walking from the anchor cost the window, the lane so far for a client
--- whose cursor never moves.
+-- whose cursor never moves. (facts/reconnect-references.sql searches its own anchors the same way: a query file
+-- is read alone.)
 CREATE TEMP TABLE windows AS
 WITH RECURSIVE probe(id, session, lane, ts_ms, lo, step, hi) AS (
   SELECT a.id, a.session, a.lane, a.ts_ms, a.lane_pos, 1, NULL FROM anchored a
