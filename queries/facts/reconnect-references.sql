@@ -66,8 +66,6 @@ SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o
     LIMIT 1) END AS other_session_id
 FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 
--- lane_pos follows log order, so the window ends before the first event of the lane logged after the upgrade:
--- walking the lane from Last-Event-ID costs the window, not the lane
 -- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log
 -- order, so it is found by galloping from the Last-Event-ID's position, then halving (lo: a position logged
 -- before the upgrade; hi: none after it is): walking from there cost the window, the lane so far for a

@@ -35,7 +35,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   deriveTimeline(db);
   refreshStatistics(db);
   const script = threads.script ?? RULES_WORKER_SCRIPT;
-  if (!canShare(db, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);
+  if (!secondThreadCan(db, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);
   const options = detectOptionsOf(opts);
   const rules = enabledRules(opts);
   const units = workUnits(rules);
@@ -114,10 +114,6 @@ const RULES_WORKER_LIMITS = { maxYoungGenerationSizeMb: 4 };
 function withoutRules(options: DetectOptions): DetectOptions {
   const { rules: _rules, ...rest } = options as DetectOptions & Pick<RunOptions, 'rules'>;
   return rest;
-}
-
-function canShare(db: Db, mode: ThreadMode, script: URL): boolean {
-  return secondThreadCan(db, mode, script);
 }
 
 /** Rules that share a fact, judged together so that each connection computes the fact once. */

@@ -129,8 +129,9 @@ export interface LoadOptions extends IngestOptions {
  * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
-  const spools = sources.map(needsSpool);
-  const folder = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true && spools.includes(true) ? spoolFolder() : undefined;
+  // Which sources to spool is asked (a stat and a read of each) only where a spool could be used.
+  const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
+  const folder = spools.includes(true) ? spoolFolder() : undefined;
   if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
     return { db, stats: await ingestAll(db, sources, opts) };
