@@ -61,7 +61,7 @@ WITH replayed_requests AS (
      WHERE x.session = w.session AND x.request_id = w.request_id
        AND (x.ts_ms, x.id) > (w.ts_ms, w.id) AND (x.ts_ms, x.id) < (a.ts_ms, a.id)) AS answer_id
   FROM windows a
-  JOIN lane_requests w ON w.session = a.session AND w.lane = a.lane AND w.lane_pos > a.lane_pos AND w.lane_pos <= a.head_pos
+  CROSS JOIN lane_requests w ON w.session = a.session AND w.lane = a.lane AND w.lane_pos > a.lane_pos AND w.lane_pos <= a.head_pos
 ), answered AS (
   SELECT p.*, x.ts_ms AS answered_ms, row_number() OVER (PARTITION BY p.upgrade_id ORDER BY p.event_ms, p.event_row) AS k
   FROM replayed_requests p JOIN records x ON x.id = p.answer_id
