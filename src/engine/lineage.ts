@@ -94,10 +94,17 @@ function union<T>(a: Set<T> | undefined, b: Set<T> | undefined): Set<T> {
   return large;
 }
 
-/** Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after). */
+/**
+ * Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after).
+ * The older lineage's list is extended in place: a copy per link cost a session resumed thousands of times
+ * on one lineage its length squared (`a` is the list the incarnation keeps for that root; `b` is let go).
+ */
 function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
   const at = (s: StreamInfo) => firstSeen.get(s)!;
-  if (a.length === 0 || b.length === 0 || at(a[a.length - 1]!) < at(b[0]!)) return a.concat(b);
+  if (a.length === 0 || b.length === 0 || at(a[a.length - 1]!) < at(b[0]!)) {
+    for (const s of b) a.push(s);
+    return a;
+  }
   return [...a, ...b].sort((x, y) => at(x) - at(y));
 }
 
