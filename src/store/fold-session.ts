@@ -55,6 +55,11 @@ const emission = (r: FoldRecord): Emission => ({
   rpc_kind: r.rpc_kind, rpc_id: r.rpc_id, method: r.method,
 });
 
+/** An emission finish() has made its row of. */
+const RELEASED: Emission = Object.freeze({
+  id: 0, kind: '', stream: null, event_id: null, ts_ms: 0, attached: null, request_id: null, rpc_kind: null, rpc_id: null, method: null,
+});
+
 /** One session's records folded whole (tests, small sessions): sessionFolder() fed each in turn. */
 export function foldSession(records: Iterable<FoldRecord>, session?: string): SessionFold {
   const folder = sessionFolder(session);
@@ -77,7 +82,8 @@ export function sessionFolder(session?: string): SessionFolder {
   const incarnations: IncarnationRow[] = [];
   const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
   const emitted: Emission[] = []; // event.sent and request.sent with event_id, in order
-  const eventSentKeys = new Set<string>(); // stream \0 event_id of every event.sent
+  // stream \0 event_id of every request.sent naming an event: a set of every event.sent's was 40 MB of a session 538k events long
+  const requestSentKeys = new Set<string>();
   const requestEvents = new Map<string, Emission>(); // event_id → first request.sent naming it
   const requests: RequestRow[] = [];
   const latestSend = new Map<string, RequestRow>();
@@ -165,7 +171,6 @@ export function sessionFolder(session?: string): SessionFolder {
       case 'event.sent':
         if (r.event_id !== null && r.stream !== null) {
           emitted.push(emission(r));
-          eventSentKeys.add(`${r.stream}\0${r.event_id}`);
           lastEmitter.set(r.event_id, r.stream);
         }
         break;
@@ -173,6 +178,7 @@ export function sessionFolder(session?: string): SessionFolder {
         if (r.event_id !== null) {
           const e = emission(r);
           emitted.push(e);
+          requestSentKeys.add(`${r.stream}\0${r.event_id}`);
           if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, e);
         }
         if (r.request_id === null) break;
@@ -233,12 +239,23 @@ export function sessionFolder(session?: string): SessionFolder {
     linkLineages(streams, accepted, resumeTargets);
     markSuperseded(streams, accepted, resumeTargets);
 
+    // A request.sent names the event.sent that carried it (one emission, not two);
+    // only when that event.sent is missing is the request itself the emission.
+    const carried = new Set<string>();
+    if (requestSentKeys.size > 0) {
+      for (const r of emitted) {
+        if (r.kind !== 'event.sent') continue;
+        const key = `${r.stream}\0${r.event_id}`;
+        if (requestSentKeys.has(key)) carried.add(key);
+      }
+    }
     const lanePos = new Map<string, number>();
     const events: EventRow[] = [];
-    for (const r of emitted) {
-      // A request.sent names the event.sent that carried it (one emission, not two);
-      // only when that event.sent is missing is the request itself the emission.
-      if (r.kind === 'request.sent' && eventSentKeys.has(`${r.stream}\0${r.event_id}`)) continue;
+    for (let i = 0; i < emitted.length; i++) {
+      const r = emitted[i]!;
+      // Let go as its row is made: a long session's emissions and rows are not both held whole.
+      emitted[i] = RELEASED;
+      if (r.kind === 'request.sent' && carried.has(`${r.stream}\0${r.event_id}`)) continue;
       const s = streams.get(r.stream!);
       if (!s) continue;
       const pos = (lanePos.get(s.lane) ?? 0) + 1;
