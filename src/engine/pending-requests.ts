@@ -25,6 +25,7 @@ export function noteRequestSent(
   if (!request.sent) {
     request.sent = true;
     request.sentPos = pos;
+    if (isPending(request)) inc.sentUnresolved.add(request);
   }
   request.stream ??= record.stream;
   request.method ??= record.method;
@@ -42,5 +43,13 @@ export function isPending(request: ServerRequest): boolean {
 
 /** The incarnation's pending requests, in the order they were sent. */
 export function pendingRequests(inc: Incarnation): ServerRequest[] {
-  return [...inc.requests.values()].filter(isPending).sort((a, b) => (a.sentPos ?? 0) - (b.sentPos ?? 0));
+  return [...inc.sentUnresolved].filter(isPending).sort((a, b) => (a.sentPos ?? 0) - (b.sentPos ?? 0));
+}
+
+/** A lifecycle record resolved the request (answered with a 2xx, cancelled, timed out, re-issued): never pending again. */
+export function resolveRequest(inc: Incarnation, id: string, how: 'answered' | 'cancelled' | 'timedOut' | 'reissued'): ServerRequest {
+  const request = requestEntry(inc, id);
+  request[how] = true;
+  inc.sentUnresolved.delete(request);
+  return request;
 }

@@ -5,7 +5,7 @@
 import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
 import { isAcceptedUpgrade, observeUpgrade, openStream, touchStream } from './lineage.js';
 import { noteCall, noteResponse, noteResumption } from './client-calls.js';
-import { noteRequestSent, requestEntry } from './pending-requests.js';
+import { noteRequestSent, resolveRequest } from './pending-requests.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
@@ -72,19 +72,18 @@ export function observe(state: EngineState, record: EngineRecord): void {
     case 'request.answered':
       // Only a 2xx means the answer was taken; a 404 leaves the request pending.
       if (record.requestId != null && record.status !== undefined && record.status >= 200 && record.status < 300) {
-        requestEntry(inc, String(record.requestId)).answered = true;
+        resolveRequest(inc, String(record.requestId), 'answered');
       }
       break;
     case 'request.cancelled':
-      if (record.requestId != null) requestEntry(inc, String(record.requestId)).cancelled = true;
+      if (record.requestId != null) resolveRequest(inc, String(record.requestId), 'cancelled');
       break;
     case 'request.timed_out':
-      if (record.requestId != null) requestEntry(inc, String(record.requestId)).timedOut = true;
+      if (record.requestId != null) resolveRequest(inc, String(record.requestId), 'timedOut');
       break;
     case 'request.reissued':
       if (record.requestId != null) {
-        const old = requestEntry(inc, String(record.requestId));
-        old.reissued = true;
+        const old = resolveRequest(inc, String(record.requestId), 'reissued');
         if (record.newRequestId != null) {
           noteRequestSent(inc, String(record.newRequestId), { stream: record.stream, method: old.method }, undefined, pos);
         }
@@ -147,6 +146,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     stateChanges: [],
     trims: [],
     requests: new Map(),
+    sentUnresolved: new Set(),
     calls: [],
     callsByRpc: new Map(),
     awaitingRescue: new Map(),

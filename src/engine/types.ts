@@ -247,6 +247,11 @@ export interface Incarnation {
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];
   trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
   requests: Map<string, ServerRequest>;
+  /**
+   * The requests sent and not resolved since, in the order sent (pending-requests.ts keeps it): an attach reads
+   * these, not every request of the session, which made a session attaching thousands of times its length squared.
+   */
+  sentUnresolved: Set<ServerRequest>;
   /** Client requests in the order logged (see ClientCall). */
   calls: ClientCall[];
   /** rpc id -> the latest of `calls` with that id: where its response goes. */
