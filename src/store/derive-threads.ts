@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
 import { secondThreadCan, type ThreadMode } from './second-connection.js';
-import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates } from './derive.js';
+import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS } from './derive.js';
 import type { SessionFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
 
@@ -19,6 +19,8 @@ export interface DeriveThreadOptions {
   threads?: ThreadMode;
   /** The worker's script (tests). */
   script?: URL;
+  /** Sessions longer than this are folded on this thread alone (default SOLO_FOLD_RECORDS; tests). */
+  soloRecords?: number;
 }
 
 /**
@@ -34,17 +36,20 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
   // Committed first: the worker reads what is committed, and proxy lines a server line shadows are not folded.
   db.transaction(() => shadowProxyDuplicates(db))();
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(script, { workerData: { path: db.name, counter } satisfies DeriveWorkerData, resourceLimits: DERIVE_WORKER_LIMITS });
+  const soloRecords = opts.soloRecords ?? SOLO_FOLD_RECORDS;
+  const worker = new Worker(script, { workerData: { path: db.name, counter, soloRecords } satisfies DeriveWorkerData, resourceLimits: DERIVE_WORKER_LIMITS });
   db.exec('BEGIN');
   try {
     const load = beginDerivedLoad(db);
-    const chunks = dirtySessionChunks(db);
-    // Folded chunks waiting for the ones before them; the worker's are acknowledged once written.
-    const waiting = new Map<number, { folds: [string, SessionFold][]; fromWorker: boolean }>();
+    const chunks = dirtySessionChunks(db, soloRecords);
+    // Folded chunks waiting for the ones before them; the worker's are acknowledged once written. A solo chunk the
+    // worker claimed is folded here when its turn comes: every session too long to fold twice at once is folded on
+    // this thread, one after another, and never copied between threads.
+    const waiting = new Map<number, { folds: [string, SessionFold][] | 'fold-here'; fromWorker: boolean }>();
     let next = 0;
     const writeReady = () => {
       for (let c = waiting.get(next); c !== undefined; c = waiting.get(next)) {
-        for (const [session, fold] of c.folds) load.write(session, fold);
+        for (const [session, fold] of c.folds === 'fold-here' ? chunks.fold(next).folds : c.folds) load.write(session, fold);
         waiting.delete(next++);
         if (c.fromWorker) worker.postMessage('ack' satisfies ToDeriveWorker);
       }
@@ -54,6 +59,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     let wake: () => void = () => {};
     worker.on('message', (m: FromDeriveWorker) => {
       if (m.type === 'end') workerDone = true;
+      else if (m.type === 'solo') waiting.set(m.chunk, { folds: 'fold-here', fromWorker: false });
       else waiting.set(m.chunk, { folds: m.folds, fromWorker: true });
       wake();
     });
@@ -63,6 +69,13 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     // Forced onto the worker (tests): it folds the first chunk, however fast this thread would have been.
     if (opts.threads === 'worker') while (waiting.size === 0 && !workerDone && !failed) await new Promise<void>((resolve) => (wake = resolve));
     for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
+      // A solo chunk is folded once every chunk before it is written, so that no other fold waits beside it.
+      while (chunks.solo(i) && next < i) {
+        writeReady();
+        if (failed) throw failed;
+        if (workerDone && next < i) throw new Error(`derive: chunk ${next} of ${chunks.chunks} was claimed and never folded`);
+        if (next < i) await new Promise<void>((resolve) => (wake = resolve));
+      }
       waiting.set(i, { folds: chunks.fold(i).folds, fromWorker: false });
       writeReady();
       if (failed) throw failed;

@@ -7,11 +7,15 @@ export interface DeriveWorkerData {
   path: string;
   /** The next chunk of dirty sessions to claim, shared by both threads (Atomics.add). */
   counter: Int32Array;
+  /** Sessions longer than this are left to the main thread (store/derive.ts, SOLO_FOLD_RECORDS). */
+  soloRecords: number;
 }
 
 export type FromDeriveWorker =
   /** One chunk of dirty sessions, folded. */
   | { type: 'folds'; chunk: number; folds: [string, SessionFold][] }
+  /** A chunk this worker claimed and left to the main thread to fold (a session too long to fold on both threads at once). */
+  | { type: 'solo'; chunk: number }
   /** No chunk left to claim: every chunk this worker claimed was sent. */
   | { type: 'end' };
 

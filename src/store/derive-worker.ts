@@ -9,7 +9,7 @@ import { MAX_CHUNKS_IN_FLIGHT, MAX_RECORDS_IN_FLIGHT, type DeriveWorkerData, typ
 // MAX_RECORDS_IN_FLIGHT records unless there is only one.
 
 const port = parentPort!;
-const { path, counter } = workerData as DeriveWorkerData;
+const { path, counter, soloRecords } = workerData as DeriveWorkerData;
 // The records of each chunk sent and not yet written, oldest first: the main thread writes (and acknowledges) them in order.
 const inFlight: number[] = [];
 let wake: (() => void) | null = null;
@@ -28,8 +28,12 @@ const db = openDb(path, { readonly: true });
 // them as fast as better-sqlite3's compiled 16 MB, which at 3M polling lines was 15 MB of derive's peak.
 db.pragma('cache_size = -2000');
 try {
-  const dirty = dirtySessionChunks(db);
+  const dirty = dirtySessionChunks(db, soloRecords);
   for (let i = Atomics.add(counter, 0, 1); i < dirty.chunks; i = Atomics.add(counter, 0, 1)) {
+    if (dirty.solo(i)) {
+      post({ type: 'solo', chunk: i });
+      continue;
+    }
     const { folds, records } = dirty.fold(i);
     while (!mayPost(records)) await new Promise<void>((resolve) => (wake = resolve));
     inFlight.push(records);

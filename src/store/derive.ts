@@ -104,13 +104,26 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
  * and folds chunk i to its end before it returns (better-sqlite3 cannot write while a read is open), so the caller may
  * write between chunks. Two connections over the same committed records see the same chunks (store/derive-threads.ts).
  */
-export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): { folds: [string, SessionFold][]; records: number } } {
+export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
+  chunks: number;
+  /** Chunk i is one session longer than `soloRecords`: folded by one thread at a time (derive-threads.ts). */
+  solo(i: number): boolean;
+  fold(i: number): { folds: [string, SessionFold][]; records: number };
+} {
+  const longest = new Set<string>();
+  function* sizes(rows: IterableIterator<[string, number]>): Generator<[string, number]> {
+    for (const row of rows) {
+      if (row[1] > soloRecords) longest.add(row[0]);
+      yield row;
+    }
+  }
   // Row by row: as one array, the 162k sessions of a folder of small logs cost both threads about 30 MB each.
-  const chunks = chunkSessions(db.prepare(SESSION_SIZES).raw().iterate() as IterableIterator<[string, number]>);
+  const chunks = chunkSessions(sizes(db.prepare(SESSION_SIZES).raw().iterate() as IterableIterator<[string, number]>));
   const reads = new Map<number, Statement>();
   const read = (n: number) => reads.get(n) ?? reads.set(n, db.prepare(foldReadSql(n)).raw()).get(n)!;
   return {
     chunks: chunks.length,
+    solo: (i) => chunks[i]!.length === 1 && longest.has(chunks[i]![0]!),
     fold(i) {
       const part = chunks[i]!;
       const folds: [string, SessionFold][] = [];
@@ -133,6 +146,14 @@ export function dirtySessionChunks(db: Db): { chunks: number; fold(i: number): {
     },
   };
 }
+
+/**
+ * A session longer than this is folded by one thread at a time. Its fold holds the session's emissions and rows
+ * (about 300 bytes a record at its peak): two folded at once, one on each thread, and the worker's copied to this
+ * one, took derive of a log of 520k-line sessions (a soak test of one client) to 674 MB. Well above the longest
+ * session of every other bench shape (polling: 85k records).
+ */
+export const SOLO_FOLD_RECORDS = 100_000;
 
 /** Each dirty session and its records, in session order (counted on records_session, not read). */
 const SESSION_SIZES = 'SELECT d.session, (SELECT count(*) FROM records r WHERE r.session = d.session) FROM dirty_sessions d ORDER BY d.session';

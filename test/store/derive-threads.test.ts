@@ -92,6 +92,27 @@ describe('derive on two threads', () => {
     }
   }, 60_000);
 
+  it('writes the rows one thread writes where the longest sessions are folded on this thread alone', async () => {
+    for (const [file, soloRecords] of [[log, 20], [soak, 3000]] as const) {
+      const two = await ingested(file);
+      const one = await ingested(file);
+      try {
+        const sizes = two.prepare('SELECT count(*) FROM records WHERE session IS NOT NULL GROUP BY session').pluck().all() as number[];
+        // some sessions go to this thread alone, others cross between the threads
+        expect(sizes.filter((n) => n > soloRecords).length).toBeGreaterThan(1);
+        expect(sizes.filter((n) => n <= soloRecords).length).toBeGreaterThan(0);
+        await threads.deriveOnTwoThreads(two, { threads: 'worker', soloRecords });
+        await threads.deriveOnTwoThreads(one, { threads: 'inline' });
+        const rows = derivedRows(two);
+        expect(rows.dirty).toEqual([]);
+        expect(rows).toEqual(derivedRows(one));
+      } finally {
+        two.close();
+        one.close();
+      }
+    }
+  }, 90_000);
+
   it('loses nothing when the worker dies mid-way: its rows roll back and this thread derives', async () => {
     const dying = join(dir, 'dying-derive-worker.mjs');
     // Claims the first two chunks, sends the second one empty, and dies before sending the first:
