@@ -17,6 +17,7 @@ export const SHAPES = {
   'long-sessions': 'about a hundred sessions live at once, each hundreds of reconnects long; 2% faulty rounds; a quarter restart event ids on each stream',
   soak: "a soak test's log: a few clients, each one session thousands of reconnects long, on one node, clean",
   'soak-attach': 'the soak, its clients reattaching without Last-Event-ID (session resumption every time), clean',
+  'soak-one': 'a soak test of one client: one session the whole log long (up to 40,000 rounds, about 520k lines, then the next), resumed every round and reattached every tenth, clean',
   polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption (half the servers log it as an event.replayed line); 2% never fetched",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
@@ -27,7 +28,7 @@ export const SHAPES = {
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -48,10 +49,10 @@ function mulberry32(seed) {
 }
 
 /** Shape parameters: how sessions arrive, where they run, what goes wrong. */
-function profile(shape) {
+function profile(shape, lines) {
   const p = {
     gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0,
-    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, idPool: 0, polling: false, pollStranded: 0,
+    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, attachEvery: 0, idPool: 0, polling: false, pollStranded: 0,
   };
   switch (shape) {
     case 'uniform': return { ...p, sequential: true };
@@ -67,6 +68,8 @@ function profile(shape) {
     case 'soak': return { ...p, gapMs: 600_000, rounds: 5000 };
     case 'polling': return { ...p, gapMs: 600_000, rounds: 5000, polling: true, pollStranded: 0.02 };
     case 'soak-attach': return { ...p, gapMs: 600_000, rounds: 5000, attachAlways: true };
+    // About 13 lines a round; a session is scripted whole before it is written, hence the cap.
+    case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
@@ -158,7 +161,8 @@ function scriptSession(s, p, rnd, start) {
       add({ kind: 'upgrade', session, last_event_id: eid, stream, new_stream: next, decision: 'resume', status: 200, replayed: 0, reemitted: 0, principal });
       return recs; // nothing follows an end
     }
-    if (pending || (faulty && fault === 'replay-on-attach') || p.attachAlways) {
+    const attach = p.attachAlways || (p.attachEvery > 0 && k % p.attachEvery === p.attachEvery - 1);
+    if (pending || (faulty && fault === 'replay-on-attach') || attach) {
       add({ kind: 'upgrade', session, last_event_id: null, new_stream: next, decision: 'attach', status: 200, replayed: faulty && fault === 'replay-on-attach' && !pending ? 3 : 0, reemitted: 0, cancelled: 0, principal });
     } else {
       const truncated = faulty && fault === 'truncation';
@@ -393,7 +397,7 @@ const before = (a, b) => a.recs[a.i].t < b.recs[b.i].t || (a.recs[a.i].t === b.r
 /** Writes `lines` lines of `shape` to `path`; returns the number written. Same seed, same bytes. */
 /** `firstSession` and `startMs` let the files of one folder hold distinct sessions, one after another in time. */
 export async function generate(path, lines, { shape = 'uniform', seed = 1, firstSession = 0, startMs = BASE } = {}) {
-  const p = profile(shape);
+  const p = profile(shape, lines);
   const rnd = mulberry32(seed);
   const out = createWriteStream(path);
   const seqByNode = new Map();

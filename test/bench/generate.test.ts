@@ -33,8 +33,8 @@ describe('bench generator', () => {
     expect(written).toBe(LINES);
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
-    // a soak test's log holds a few sessions, each thousands of records long
-    expect(report.summary.sessions).toBeGreaterThan(shape.startsWith('soak') || shape === 'polling' || shape === 'hostile' ? 1 : 10);
+    // a soak test's log holds a few sessions, each thousands of records long (soak-one: one)
+    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak-one' ? 0 : shape.startsWith('soak') || shape === 'polling' || shape === 'hostile' ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -49,6 +49,17 @@ describe('bench generator', () => {
     expect(Object.keys(all.summary.by_rule).filter((r) => r !== 'duplicate-tool-call')).toEqual([]);
     expect(all.summary.sessions).toBeGreaterThan(2 * one.summary.sessions);
     expect(new Set(readFileSync(files[1]!, 'utf8').match(/tok:[\w]+/g))).toEqual(new Set(['tok:shared']));
+  });
+
+  it('soak-one: the whole log is one session, resumed and reattached, and clean', async () => {
+    const { file, report } = await run('soak-one', 1, 6000);
+    expect(report.summary.sessions).toBe(1);
+    const text = readFileSync(file, 'utf8');
+    const resumes = text.match(/"decision":"resume"/g)?.length ?? 0;
+    const attaches = text.match(/"decision":"attach"/g)?.length ?? 0;
+    expect(attaches).toBeGreaterThan(20);
+    expect(resumes).toBeGreaterThan(8 * attaches);
+    expect(report.findings).toEqual([]);
   });
 
   it('faults: each injected rule family fires', async () => {
