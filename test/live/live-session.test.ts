@@ -171,6 +171,30 @@ describe('LiveSession', () => {
     expect(sorted(live.book.all())).toEqual(sorted(expected));
   });
 
+  it('judges a touched session that holds most of the log in place, not copied, and a small one alone', () => {
+    const live = new LiveSession(memoryDb());
+    // A soak test of one client beside a few short sessions: L is four fifths of the log.
+    let text = healthyLines('L', 0);
+    for (let e = 2; e < 400; e++) text += rec(10 + e, { kind: 'event.sent', session: 'L', stream: 'g1', event_id: e });
+    for (let s = 0; s < 30; s++) text += healthyLines(`S${s}`, 5000 + s * 10);
+    const lines = inputLines(text);
+    live.addLines('app.ndjson', lines);
+    live.detect();
+    // L resumes from an event id it never sent: a phantom, judged with the whole log read in place.
+    const resume = rec(9000, { kind: 'upgrade', session: 'L', last_event_id: 4000, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 });
+    live.addLines('app.ndjson', inputLines(resume, lines.length + 1));
+    const round = live.detect();
+    expect(round.sessions).toEqual(['L']);
+    expect(round.records).toBe(lines.length + 1);
+    expect(round.fresh.map((f) => [f.rule, f.session])).toContainEqual(['phantom-event-id', 'L']);
+    expect(sorted(live.book.all())).toEqual(sorted(wholeLogFindings([{ name: 'app.ndjson', text: text + resume }])));
+    // A short session touched alone is still judged in a scratch database of its own.
+    live.addLines('app.ndjson', inputLines(rec(9100, { kind: 'event.sent', session: 'S7', stream: 'g1', event_id: 2 }), lines.length + 2));
+    const next = live.detect();
+    expect(next.sessions).toEqual(['S7']);
+    expect(next.records).toBeLessThanOrEqual(5);
+  });
+
   it('holds back an end-of-log finding until it has stood for the settle period, and drops it when a later line answers it', () => {
     let now = 0;
     const live = new LiveSession(memoryDb(), { now: () => now, settleMs: 1000 });
