@@ -88,6 +88,19 @@ WITH RECURSIVE probe(up_id, own_pos, session, lane, up_ts, lo, step, hi) AS (
 SELECT up_id, own_pos, lo AS head_pos FROM probe WHERE hi IS NOT NULL AND lo >= hi;
 CREATE INDEX temp.heads_up ON heads (up_id);
 
+-- A Last-Event-ID sent by no one is compared with the highest numeric id its session did send: found once per
+-- session. Asked per reference, it sorted the session's events each time (one session of 54k events resumed
+-- from 692 such ids: 17.7 s).
+CREATE TEMP TABLE highest_numeric AS
+SELECT s.session, (
+    SELECT e.id FROM events e
+    WHERE e.session = s.session AND e.event_id <> '' AND e.event_id NOT GLOB '*[^0-9]*'
+    ORDER BY length(ltrim(e.event_id, '0')) DESC, ltrim(e.event_id, '0') DESC LIMIT 1) AS id
+FROM (
+  SELECT DISTINCT session FROM located
+  WHERE role = 'last_event_id' AND own_id IS NULL AND earlier_incarnation_id IS NULL AND other_session_id IS NULL) s;
+CREATE INDEX temp.highest_numeric_session ON highest_numeric (session);
+
 WITH windows AS (
   SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM heads w
 )
@@ -116,9 +129,8 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
     ORDER BY e.lane_pos LIMIT 1) END AS answered_in_window_id,
   -- a Last-Event-ID sent by no one: the highest numeric id the session did send, to compare with
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NULL AND l.earlier_incarnation_id IS NULL AND l.other_session_id IS NULL THEN (
-    SELECT e.id FROM events e
-    WHERE e.session = v.session AND e.event_id <> '' AND e.event_id NOT GLOB '*[^0-9]*'
-    ORDER BY length(ltrim(e.event_id, '0')) DESC, ltrim(e.event_id, '0') DESC LIMIT 1) END AS highest_numeric_id
+    -- INDEXED BY: with a row or two, the planner would scan the table per reference
+    SELECT h.id FROM highest_numeric h INDEXED BY highest_numeric_session WHERE h.session = v.session) END AS highest_numeric_id
 FROM located l
 JOIN served v ON v.up_id = l.up_id
 LEFT JOIN events os ON os.id = COALESCE(l.earlier_incarnation_id, l.other_session_id)
