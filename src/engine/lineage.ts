@@ -24,7 +24,7 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
     inc.streams.set(id, stream);
     inc.lineages.set(id, [stream]);
     inc.unsuperseded.set(id, new Set([stream]));
-    inc.live.add(stream);
+    markLive(inc, stream);
   }
   stream.node ??= record.node;
   stream.conn ??= record.conn;
@@ -48,7 +48,7 @@ export function openStream(inc: Incarnation, id: string, record: StreamFacts, po
   stream.fenced = false;
   stream.superseded = false;
   unsupersededOf(inc, id).add(stream);
-  inc.live.add(stream);
+  markLive(inc, stream);
   stream.end = undefined;
   return stream;
 }
@@ -84,6 +84,23 @@ function linkLineage(inc: Incarnation, newer: string, older: string): void {
   inc.standaloneRoots.delete(newerRoot);
   inc.unsuperseded.set(olderRoot, union(inc.unsuperseded.get(olderRoot), inc.unsuperseded.get(newerRoot)));
   inc.unsuperseded.delete(newerRoot);
+  inc.liveByRoot.set(olderRoot, union(inc.liveByRoot.get(olderRoot), inc.liveByRoot.get(newerRoot)));
+  inc.liveByRoot.delete(newerRoot);
+}
+
+/** The stream may write (it opened, or reopened): live until it is closed or fenced. */
+function markLive(inc: Incarnation, stream: StreamInfo): void {
+  inc.live.add(stream);
+  const root = lineageRoot(inc, stream.id);
+  let streams = inc.liveByRoot.get(root);
+  if (streams === undefined) inc.liveByRoot.set(root, (streams = new Set()));
+  streams.add(stream);
+}
+
+/** The stream was closed or fenced: it writes no more. */
+export function markDead(inc: Incarnation, stream: StreamInfo): void {
+  inc.live.delete(stream);
+  inc.liveByRoot.get(lineageRoot(inc, stream.id))?.delete(stream);
 }
 
 /** The two sets as one, the smaller added to the larger. */
@@ -118,11 +135,11 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
 
 /**
  * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them: read from
- * the live streams, not the lineage, which a session thousands of resumptions long makes thousands of streams long.
+ * its lineage's live set, neither from the lineage, which a session thousands of resumptions long makes thousands
+ * of streams long, nor from every live stream, which a server leaving streams open makes as many.
  */
 export function liveLineageMembers(inc: Incarnation, id: string): StreamInfo[] {
-  const root = lineageRoot(inc, id);
-  return liveStreams(inc, (s) => lineageRoot(inc, s.id) === root);
+  return [...(inc.liveByRoot.get(lineageRoot(inc, id)) ?? [])].sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
 }
 
 /** The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's prior writers. */

@@ -3,7 +3,7 @@
 // can clone or persist it; `observe` mutates it in place.
 
 import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
-import { isAcceptedUpgrade, observeUpgrade, openStream, touchStream } from './lineage.js';
+import { isAcceptedUpgrade, markDead, observeUpgrade, openStream, touchStream } from './lineage.js';
 import { noteCall, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
 
@@ -41,7 +41,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       if (record.stream !== undefined) {
         const stream = touchStream(inc, record.stream, record, pos);
         stream.closed = true;
-        inc.live.delete(stream);
+        markDead(inc, stream);
         stream.end ??= { how: 'closed', pos, ...(record.reason !== undefined && { reason: record.reason }) };
       }
       break;
@@ -49,7 +49,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       if (record.stream !== undefined) {
         const stream = touchStream(inc, record.stream, record, pos);
         stream.fenced = true;
-        inc.live.delete(stream);
+        markDead(inc, stream);
         stream.end ??= { how: 'fenced', pos };
       }
       break;
@@ -141,6 +141,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     unsuperseded: new Map(),
     standaloneRoots: new Set(),
     live: new Set(),
+    liveByRoot: new Map(),
     events: new Map(),
     lanes: new Map(),
     stateChanges: [],

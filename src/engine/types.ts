@@ -241,6 +241,11 @@ export interface Incarnation {
   standaloneRoots: Set<string>;
   /** Streams neither closed nor fenced since they (re)opened (lineage.ts and state.ts keep it): the writers a resume or attach may meet. */
   live: Set<StreamInfo>;
+  /**
+   * The same streams by lineage root (lineage.ts keeps it): a resumption's prior writers are its lineage's live
+   * streams, read here, not filtered from every live stream, which a server that leaves streams open makes many.
+   */
+  liveByRoot: Map<string, Set<StreamInfo>>;
   events: Map<string, EmittedEvent>;
   /** lane -> event ids in emission order. */
   lanes: Map<string, string[]>;
