@@ -66,28 +66,27 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     worker.on('error', (e) => ((failed ??= new WorkerFailed(e.message)), wake()));
     worker.on('exit', (code) => (workerDone || (failed ??= new WorkerFailed(`the derive worker thread exited with code ${code}`)), wake()));
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    /** Writes what is folded, waiting for the worker's chunks, until every chunk before `end` is written. */
+    const writeUpTo = async (end: number) => {
+      while (next < end) {
+        writeReady();
+        if (failed) throw failed;
+        // Every chunk the worker claimed came before its end: one still missing then is a bug, not a wait.
+        if (workerDone && next < end) throw new Error(`derive: chunk ${next} of ${chunks.chunks} was claimed and never folded`);
+        if (next < end) await new Promise<void>((resolve) => (wake = resolve));
+      }
+    };
     // Forced onto the worker (tests): it folds the first chunk, however fast this thread would have been.
     if (opts.threads === 'worker') while (waiting.size === 0 && !workerDone && !failed) await new Promise<void>((resolve) => (wake = resolve));
     for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
       // A solo chunk is folded once every chunk before it is written, so that no other fold waits beside it.
-      while (chunks.solo(i) && next < i) {
-        writeReady();
-        if (failed) throw failed;
-        if (workerDone && next < i) throw new Error(`derive: chunk ${next} of ${chunks.chunks} was claimed and never folded`);
-        if (next < i) await new Promise<void>((resolve) => (wake = resolve));
-      }
+      if (chunks.solo(i)) await writeUpTo(i);
       waiting.set(i, { folds: chunks.fold(i).folds, fromWorker: false });
       writeReady();
       if (failed) throw failed;
       await turn(); // the worker's chunks come in between
     }
-    while (next < chunks.chunks) {
-      writeReady();
-      if (failed) throw failed;
-      // Every chunk the worker claimed came before its end: one still missing then is a bug, not a wait.
-      if (workerDone && next < chunks.chunks) throw new Error(`derive: chunk ${next} of ${chunks.chunks} was claimed and never folded`);
-      if (next < chunks.chunks) await new Promise<void>((resolve) => (wake = resolve));
-    }
+    await writeUpTo(chunks.chunks);
     load.finish();
     db.exec('COMMIT');
   } catch (err) {
