@@ -55,6 +55,9 @@ const emission = (r: FoldRecord): Emission => ({
   rpc_kind: r.rpc_kind, rpc_id: r.rpc_id, method: r.method,
 });
 
+/** Which event.sent a request.sent names: its stream and event id. */
+const carrierKey = (r: Pick<Emission, 'stream' | 'event_id'>) => `${r.stream}\0${r.event_id}`;
+
 /** An emission finish() has made its row of. */
 const RELEASED: Emission = Object.freeze({
   id: 0, kind: '', stream: null, event_id: null, ts_ms: 0, attached: null, request_id: null, rpc_kind: null, rpc_id: null, method: null,
@@ -178,7 +181,7 @@ export function sessionFolder(session?: string): SessionFolder {
         if (r.event_id !== null) {
           const e = emission(r);
           emitted.push(e);
-          requestSentKeys.add(`${r.stream}\0${r.event_id}`);
+          requestSentKeys.add(carrierKey(r));
           if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, e);
         }
         if (r.request_id === null) break;
@@ -245,7 +248,7 @@ export function sessionFolder(session?: string): SessionFolder {
     if (requestSentKeys.size > 0) {
       for (const r of emitted) {
         if (r.kind !== 'event.sent') continue;
-        const key = `${r.stream}\0${r.event_id}`;
+        const key = carrierKey(r);
         if (requestSentKeys.has(key)) carried.add(key);
       }
     }
@@ -255,7 +258,7 @@ export function sessionFolder(session?: string): SessionFolder {
       const r = emitted[i]!;
       // Let go as its row is made: a long session's emissions and rows are not both held whole.
       emitted[i] = RELEASED;
-      if (r.kind === 'request.sent' && carried.has(`${r.stream}\0${r.event_id}`)) continue;
+      if (r.kind === 'request.sent' && carried.has(carrierKey(r))) continue;
       const s = streams.get(r.stream!);
       if (!s) continue;
       const pos = (lanePos.get(s.lane) ?? 0) + 1;
