@@ -90,7 +90,6 @@ function linkLineage(inc: Incarnation, newer: string, older: string): void {
 
 /** The stream may write (it opened, or reopened): live until it is closed or fenced. */
 function markLive(inc: Incarnation, stream: StreamInfo): void {
-  inc.live.add(stream);
   const root = lineageRoot(inc, stream.id);
   let streams = inc.liveByRoot.get(root);
   if (streams === undefined) inc.liveByRoot.set(root, (streams = new Set()));
@@ -99,7 +98,6 @@ function markLive(inc: Incarnation, stream: StreamInfo): void {
 
 /** The stream was closed or fenced: it writes no more. */
 export function markDead(inc: Incarnation, stream: StreamInfo): void {
-  inc.live.delete(stream);
   inc.liveByRoot.get(lineageRoot(inc, stream.id))?.delete(stream);
 }
 
@@ -139,25 +137,24 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
  * of streams long, nor from every live stream, which a server leaving streams open makes as many.
  */
 export function liveLineageMembers(inc: Incarnation, id: string): StreamInfo[] {
-  return [...(inc.liveByRoot.get(lineageRoot(inc, id)) ?? [])].sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
-}
-
-/** The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's prior writers. */
-export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
-  return liveStreams(inc, (s) => isStandalone(inc, s));
-}
-
-/** The writers nobody has proven dead (neither closed nor fenced) that `keep` keeps, in the order the incarnation first saw them. */
-function liveStreams(inc: Incarnation, keep: (s: StreamInfo) => boolean): StreamInfo[] {
-  return [...inc.live].filter(keep).sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
+  return inOrderFirstSeen(inc.liveByRoot.get(lineageRoot(inc, id)) ?? []);
 }
 
 /**
- * Part of the session's standalone (GET) stream: its lineage began with a GET. A
- * resumed POST response stays a POST lineage even though the resumption was a GET.
+ * The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's
+ * prior writers. The live sets of the lineages a GET began (a set's streams share its root): a resumed POST
+ * response stays a POST lineage even though the resumption was a GET.
  */
-export function isStandalone(inc: Incarnation, stream: StreamInfo): boolean {
-  return isStandaloneLineage(inc.streams.get(lineageRoot(inc, stream.id))?.via);
+export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
+  const streams: StreamInfo[] = [];
+  for (const [root, live] of inc.liveByRoot) {
+    if (isStandaloneLineage(inc.streams.get(root)?.via)) for (const s of live) streams.push(s);
+  }
+  return inOrderFirstSeen(streams);
+}
+
+function inOrderFirstSeen(streams: Iterable<StreamInfo>): StreamInfo[] {
+  return [...streams].sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
 }
 
 /**

@@ -140,7 +140,6 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     lineages: new Map(),
     unsuperseded: new Map(),
     standaloneRoots: new Set(),
-    live: new Set(),
     liveByRoot: new Map(),
     events: new Map(),
     lanes: new Map(),

@@ -239,11 +239,10 @@ export interface Incarnation {
   unsuperseded: Map<string, Set<StreamInfo>>;
   /** The lineage roots opened by a GET: the standalone lineages (lineage.ts keeps it). */
   standaloneRoots: Set<string>;
-  /** Streams neither closed nor fenced since they (re)opened (lineage.ts and state.ts keep it): the writers a resume or attach may meet. */
-  live: Set<StreamInfo>;
   /**
-   * The same streams by lineage root (lineage.ts keeps it): a resumption's prior writers are its lineage's live
-   * streams, read here, not filtered from every live stream, which a server that leaves streams open makes many.
+   * Streams neither closed nor fenced since they (re)opened, by lineage root (lineage.ts keeps it): the writers a
+   * resume or attach may meet. A resumption's are its lineage's set, read here, not filtered from every live
+   * stream, which a server that leaves streams open makes many.
    */
   liveByRoot: Map<string, Set<StreamInfo>>;
   events: Map<string, EmittedEvent>;
