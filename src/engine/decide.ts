@@ -93,7 +93,8 @@ function resume(state: EngineState, inc: Incarnation, lastEventId: string, reque
   if (!event) return unresumable(checks, policy);
 
   if (!isEventRetained(inc, event, request.tsMs, policy)) checks.push('position_evicted');
-  if (inc.stateChanges.some((change) => change.pos > event.pos)) checks.push('state_changed_in_window');
+  // Changes are kept in log order: the latest tells whether any came after the position.
+  if ((inc.stateChanges.at(-1)?.pos ?? -1) > event.pos) checks.push('state_changed_in_window');
   const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
   if (replay.some((id) => isAnsweredRequest(inc, id))) checks.push('answered_request_in_window');
   const writers = splitByNode(event.stream === undefined ? [] : liveLineageMembers(inc, event.stream), request.node);

@@ -4,6 +4,7 @@
 // continues. Links always join two roots, so the chains never cycle.
 
 import { isStandaloneLineage } from './standalone.js';
+import { noteSequence } from './trim-index.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
 
 /** What a record can tell about the stream it names. */
@@ -31,6 +32,7 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
   stream.principal ??= record.principal;
   if (record.sequence !== undefined && stream.sequence === undefined) {
     stream.sequence = record.sequence;
+    noteSequence(inc, id, record.sequence);
     const root = inc.sequences.get(record.sequence);
     if (root === undefined) inc.sequences.set(record.sequence, id);
     else linkLineage(inc, id, root);

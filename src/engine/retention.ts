@@ -3,7 +3,8 @@
 // applies its own limits and ignores the logged trims.
 
 import type { Policy } from './policy.js';
-import type { EmittedEvent, EngineState, Incarnation } from './types.js';
+import { isTrimmed } from './trim-index.js';
+import type { EmittedEvent, EngineState, Incarnation, LoggedTrim } from './types.js';
 
 /**
  * Whether `eventId`, emitted on `lane` (its `sequence`, else its `stream`), can still be
@@ -20,13 +21,21 @@ export function isRetained(state: EngineState, lane: string, eventId: string | n
 export function isEventRetained(inc: Incarnation, event: EmittedEvent, atMs: number, policy: Policy): boolean {
   if (inc.logEvicted) return false;
   const retention = policy.retention;
-  if (retention === 'as-logged') return !inc.trims.some((t) => trimAppliesTo(inc, t.stream, event) && emittedBefore(inc, event, t.oldestRetained));
+  if (retention === 'as-logged') return !isTrimmed(inc, event);
   if (retention.maxAgeMs !== undefined && atMs - event.tsMs > retention.maxAgeMs) return false;
   if (retention.maxEvents !== undefined) {
     const laterOnLane = (inc.lanes.get(event.lane)?.length ?? 0) - event.laneIndex - 1;
     if (laterOnLane > retention.maxEvents) return false;
   }
   return true;
+}
+
+/**
+ * Whether this one trim takes `event`: the definition that trim-index.ts answers for all of an
+ * incarnation's trims at once (and the evidence of a position_evicted cites the first that does).
+ */
+export function trimTakes(inc: Incarnation, trim: LoggedTrim, event: EmittedEvent): boolean {
+  return trimAppliesTo(inc, trim.stream, event) && emittedBefore(inc, event, trim.oldestRetained);
 }
 
 /** A trim without `stream` covers the whole session; with one, that stream's lane. */

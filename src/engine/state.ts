@@ -6,6 +6,7 @@ import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './typ
 import { isAcceptedUpgrade, markDead, observeUpgrade, openStream, touchStream } from './lineage.js';
 import { noteCall, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
+import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
@@ -92,6 +93,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
     case 'buffer.trimmed':
       if (record.oldestRetained != null) {
         inc.trims.push({ stream: record.stream, oldestRetained: String(record.oldestRetained), pos, tsMs: record.tsMs });
+        noteTrim(inc, record.stream, String(record.oldestRetained));
       }
       break;
     case 'upgrade':
@@ -124,6 +126,7 @@ function emit(inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent
   };
   laneIds.push(id);
   inc.events.set(id, event);
+  notePlaced(inc, event);
   return event;
 }
 
@@ -145,6 +148,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     lanes: new Map(),
     stateChanges: [],
     trims: [],
+    trimIndex: emptyTrimIndex(),
     requests: new Map(),
     sentUnresolved: new Set(),
     calls: [],

@@ -249,7 +249,9 @@ export interface Incarnation {
   /** lane -> event ids in emission order. */
   lanes: Map<string, string[]>;
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];
-  trims: { stream?: string; oldestRetained: string; pos: number; tsMs: number }[];
+  trims: LoggedTrim[];
+  /** The trims, indexed by what they take (trim-index.ts keeps it): a resume reads a bound or two, not every trim. */
+  trimIndex: TrimIndex;
   requests: Map<string, ServerRequest>;
   /**
    * The requests sent and not resolved since, in the order sent (pending-requests.ts keeps it): an attach reads
@@ -266,6 +268,46 @@ export interface Incarnation {
    * waiting responses, not every call of the session (which made a long polling session quadratic).
    */
   awaitingRescue: Map<string, AwaitingResponse[]>;
+}
+
+/** A `buffer.trimmed`: of one stream, or (no stream) of the whole session. */
+export interface LoggedTrim {
+  stream?: string;
+  oldestRetained: string;
+  pos: number;
+  tsMs: number;
+}
+
+// The trim index (trim-index.ts keeps it).
+
+/** What a set of trims takes. */
+export interface TrimBound {
+  /** Every event emitted before this position (-1: none). */
+  beforePos: number;
+  /** oldest_retained ids made of digits, not emitted yet -> how many of the trims name each. */
+  unplacedDigits: Map<string, number>;
+  /** The highest of unplacedDigits. */
+  highestUnplaced: bigint | undefined;
+}
+
+/** One stream's trims, and the lane they cover now (its sequence, once known, else its id). */
+export interface StreamTrimBound extends TrimBound {
+  lane: string;
+}
+
+/** The trimmed streams of one lane, and their bounds merged. */
+export interface LaneTrimBounds {
+  members: Set<StreamTrimBound>;
+  merged: TrimBound;
+}
+
+export interface TrimIndex {
+  /** Trims without a stream. */
+  session: TrimBound;
+  byStream: Map<string, StreamTrimBound>;
+  byLane: Map<string, LaneTrimBounds>;
+  /** Bounds waiting for an oldest_retained id to be emitted, by that id. */
+  unplaced: Map<string, TrimBound[]>;
 }
 
 export interface AwaitingResponse {

@@ -1,6 +1,6 @@
 import { servingIncarnation, type EmittedEvent, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
 import { liveLineageMembers } from '../engine/lineage.js';
-import { isEventRetained } from '../engine/retention.js';
+import { trimTakes } from '../engine/retention.js';
 import type { UpgradePoint } from './engine-replay.js';
 
 // The log lines behind an engine decision, where the engine can name them: the
@@ -29,7 +29,7 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
       if (inc.logEvicted && inc.ended) return [inc.ended.pos];
       if (policy.retention !== 'as-logged') return [];
       // The first logged trim that, on its own, takes the position.
-      const trim = inc.trims.find((t) => !isEventRetained({ ...inc, logEvicted: false, trims: [t] }, event, request.tsMs, policy));
+      const trim = inc.trims.find((t) => trimTakes(inc, t, event));
       return trim ? [trim.pos] : [];
     }
     case 'state_changed_in_window': {
