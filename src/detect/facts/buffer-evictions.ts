@@ -43,11 +43,95 @@ interface Row {
   reason: string | null;
 }
 
+/**
+ * One session's trims and log evictions, each in log order. The trims are kept by what they cover (the
+ * whole session, or one lane), so that a reconnect reads the few between its Last-Event-ID and itself on
+ * its own lane: a server with a bounded buffer logs a trim every few events, and a long session's
+ * thousands of reconnects each reading every trim made the session's length squared.
+ */
+export class SessionEvictions {
+  readonly sessionWide: TrimList = new TrimList();
+  readonly byLane = new Map<string, TrimList>();
+  /** Per trimmed stream: the numeric compare a never-placed Last-Event-ID falls back to reads the stream's trims. */
+  readonly byStream = new Map<string, TrimList>();
+  readonly logDrops: BufferEviction[] = [];
+
+  add(e: BufferEviction): void {
+    if (e.kind === 'session.evicted') {
+      this.logDrops.push(e);
+      return;
+    }
+    if (e.stream === null) {
+      this.sessionWide.push(e);
+      return;
+    }
+    listOf(this.byStream, e.stream).push(e);
+    if (e.streamLane !== null) listOf(this.byLane, e.streamLane).push(e);
+  }
+}
+
+/** Trims in log order, with the highest digit oldest_retained so far at each. */
+class TrimList {
+  readonly trims: BufferEviction[] = [];
+  /** highestDigits[i]: the highest digit oldest_retained of trims[0..i] (null: none yet). */
+  private readonly highestDigits: (string | null)[] = [];
+
+  push(e: BufferEviction): void {
+    const prior = this.highestDigits.length > 0 ? this.highestDigits[this.highestDigits.length - 1]! : null;
+    const own = e.oldestRetained !== null && isDigits(e.oldestRetained) ? e.oldestRetained : null;
+    this.highestDigits.push(own !== null && (prior === null || compareNumeric(own, prior) > 0) ? own : prior);
+    this.trims.push(e);
+  }
+
+  /** The first trim, logged after (afterMs, afterId) and before (beforeMs, beforeId), for which `test` holds. */
+  firstBetween(afterMs: number, afterId: number, beforeMs: number, beforeId: number, test: (e: BufferEviction) => boolean): BufferEviction | undefined {
+    const end = this.countBefore(beforeMs, beforeId);
+    for (let i = this.countBefore(afterMs, afterId + 0.5); i < end; i++) if (test(this.trims[i]!)) return this.trims[i];
+    return undefined;
+  }
+
+  /** The first trim before (beforeMs, beforeId) whose digit oldest_retained is numerically above `id`. */
+  firstAbove(id: string, beforeMs: number, beforeId: number): BufferEviction | undefined {
+    const end = this.countBefore(beforeMs, beforeId);
+    // highestDigits only grows: the first index where it exceeds `id` is that trim.
+    let lo = 0;
+    let hi = end;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const h = this.highestDigits[mid]!;
+      if (h !== null && compareNumeric(h, id) > 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < end ? this.trims[lo] : undefined;
+  }
+
+  /** How many trims come before (ms, id) in log order. */
+  private countBefore(ms: number, id: number): number {
+    let lo = 0;
+    let hi = this.trims.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const t = this.trims[mid]!;
+      if (before(t.atMs, t.id, ms, id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function listOf(map: Map<string, TrimList>, key: string): TrimList {
+  let list = map.get(key);
+  if (list === undefined) map.set(key, (list = new TrimList()));
+  return list;
+}
+
 /** Every trim and log eviction, per session, in log order. */
-export function loadBufferEvictions(db: Db, opts: DetectOptions): Map<string, BufferEviction[]> {
-  const bySession = new Map<string, BufferEviction[]>();
+export function loadBufferEvictions(db: Db, opts: DetectOptions): Map<string, SessionEvictions> {
+  const bySession = new Map<string, SessionEvictions>();
   for (const r of eachQueryRow<Row>(db, 'facts/buffer-evictions', opts)) {
-    const e: BufferEviction = {
+    let session = bySession.get(r.session);
+    if (session === undefined) bySession.set(r.session, (session = new SessionEvictions()));
+    session.add({
       id: r.id,
       kind: r.kind,
       session: r.session,
@@ -58,10 +142,7 @@ export function loadBufferEvictions(db: Db, opts: DetectOptions): Map<string, Bu
       oldest:
         r.oldest_id === null ? null : { recordId: r.oldest_id, stream: '', lane: r.oldest_lane!, pos: r.oldest_pos!, tsMs: r.oldest_ts! },
       reason: r.reason,
-    };
-    const list = bySession.get(r.session) ?? [];
-    list.push(e);
-    bySession.set(r.session, list);
+    });
   }
   return bySession;
 }
@@ -72,14 +153,16 @@ const before = (aMs: number, aId: number, bMs: number, bId: number) => aMs < bMs
  * Why the reconnect's Last-Event-ID was no longer retained, first cause first;
  * empty when it was (or when the id was never placed, which other rules judge).
  */
-export function retentionLosses(r: Reconnect, evictions: Map<string, BufferEviction[]>, retention: DetectOptions['retention']): RetentionLoss[] {
+export function retentionLosses(r: Reconnect, evictions: Map<string, SessionEvictions>, retention: DetectOptions['retention']): RetentionLoss[] {
   const last = r.last.own;
   if (last === null || r.window === null) return [];
-  const between = (e: BufferEviction) => before(last.tsMs, last.recordId, e.atMs, e.id) && before(e.atMs, e.id, r.atMs, r.upgradeId);
-  const candidates = (evictions.get(r.session) ?? []).filter(between);
   const losses: RetentionLoss[] = [];
-  if (retention === 'as-logged') {
-    const trim = candidates.find((e) => e.kind === 'buffer.trimmed' && trimsPast(e, last, r.last.eventId));
+  const session = evictions.get(r.session);
+  if (retention === 'as-logged' && session !== undefined) {
+    // Only a session-wide trim or one of the Last-Event-ID's lane can take it (trimsPast): the first of either.
+    const first = (list: TrimList | undefined) =>
+      list?.firstBetween(last.tsMs, last.recordId, r.atMs, r.upgradeId, (e) => trimsPast(e, last, r.last.eventId));
+    const trim = earlier(first(session.sessionWide), first(session.byLane.get(last.lane)));
     if (trim) losses.push({ cause: 'trimmed', by: trim });
   }
   const logEviction = logDroppedBetween(r, last.tsMs, last.recordId, evictions);
@@ -100,25 +183,28 @@ export function retentionLosses(r: Reconnect, evictions: Map<string, BufferEvict
  * after the session was created): log-format.md falls back to comparing digit ids numerically,
  * on the resumed stream's trims or session-wide ones.
  */
-export function unplacedTrim(r: Reconnect, evictions: Map<string, BufferEviction[]>): BufferEviction | undefined {
+export function unplacedTrim(r: Reconnect, evictions: Map<string, SessionEvictions>): BufferEviction | undefined {
   const id = r.last.eventId;
   if (r.last.own !== null || !isDigits(id)) return undefined;
-  return (evictions.get(r.session) ?? []).find(
-    (e) =>
-      e.kind === 'buffer.trimmed' && before(e.atMs, e.id, r.atMs, r.upgradeId) && (e.stream === null || e.stream === r.stream) &&
-      e.oldestRetained !== null && isDigits(e.oldestRetained) && compareNumeric(e.oldestRetained, id) > 0,
-  );
+  const session = evictions.get(r.session);
+  if (session === undefined) return undefined;
+  const above = (list: TrimList | undefined) => list?.firstAbove(id, r.atMs, r.upgradeId);
+  return earlier(above(session.sessionWide), r.stream === null ? undefined : above(session.byStream.get(r.stream)));
+}
+
+/** Of two evictions, the one logged first. */
+function earlier(a: BufferEviction | undefined, b: BufferEviction | undefined): BufferEviction | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return before(b.atMs, b.id, a.atMs, a.id) ? b : a;
 }
 
 /** The first eviction that dropped the session's event log after an event was sent (record `sentId` at `sentMs`) and before the reconnect. */
-export function logDroppedBetween(r: Reconnect, sentMs: number, sentId: number, evictions: Map<string, BufferEviction[]>): BufferEviction | undefined {
-  return (evictions.get(r.session) ?? []).find(
-    (e) => e.kind === 'session.evicted' && before(sentMs, sentId, e.atMs, e.id) && before(e.atMs, e.id, r.atMs, r.upgradeId),
-  );
+export function logDroppedBetween(r: Reconnect, sentMs: number, sentId: number, evictions: Map<string, SessionEvictions>): BufferEviction | undefined {
+  return evictions.get(r.session)?.logDrops.find((e) => before(sentMs, sentId, e.atMs, e.id) && before(e.atMs, e.id, r.atMs, r.upgradeId));
 }
 
 /** Does this trim's oldest_retained lie later than the event, on the event's lane (or session-wide)? */
-function trimsPast(trim: BufferEviction, last: Emission, lastEventId: string): boolean {
+export function trimsPast(trim: BufferEviction, last: Emission, lastEventId: string): boolean {
   if (trim.oldestRetained === null) return false;
   if (trim.stream !== null && trim.streamLane !== last.lane) return false;
   const oldest = trim.oldest;

@@ -3,7 +3,7 @@ import { FactTable } from '../fact-table.js';
 import type { DetectOptions } from '../types.js';
 import { loadProxyView, type ProxyView } from './proxy-view.js';
 import { groupReconnects, type Reconnect, type ReconnectRow } from './reconnects.js';
-import { loadBufferEvictions, type BufferEviction } from './buffer-evictions.js';
+import { loadBufferEvictions, type SessionEvictions } from './buffer-evictions.js';
 
 /** The facts several rules judge from. */
 export class ReconnectFacts {
@@ -14,7 +14,7 @@ export class ReconnectFacts {
 
   // Made at once (see FactTable: a rule may look a reconnect up while it reads another fact).
   private readonly references: FactTable<ReconnectRow>;
-  private evictionMap?: Map<string, BufferEviction[]>;
+  private evictionMap?: Map<string, SessionEvictions>;
   private proxyView?: ProxyView;
 
   constructor(
@@ -40,7 +40,7 @@ export class ReconnectFacts {
     return undefined;
   }
 
-  get evictions(): Map<string, BufferEviction[]> {
+  get evictions(): Map<string, SessionEvictions> {
     return (this.evictionMap ??= loadBufferEvictions(this.db, this.opts));
   }
 
