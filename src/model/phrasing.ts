@@ -27,11 +27,15 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it (no "and" before the last, unlike idList). */
-export function listIds(ids: readonly (string | number | null | undefined)[], max = 5): string {
+/**
+ * "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it (no "and" before the last, unlike idList).
+ * `total`: how many there are, where `ids` holds only the first.
+ */
+export function listIds(ids: readonly (string | number | null | undefined)[], max = 5, total?: number): string {
   const shown = ids.filter((x) => x !== null && x !== undefined).map(String);
-  if (shown.length <= max) return shown.join(', ');
-  return `${shown.slice(0, max).join(', ')} and ${shown.length - max} more`;
+  const all = total ?? shown.length;
+  if (all <= max) return shown.join(', ');
+  return `${shown.slice(0, max).join(', ')} and ${all - max} more`;
 }
 
 /** A threshold as people say it: "10 s", "1500 ms". */

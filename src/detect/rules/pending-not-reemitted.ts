@@ -4,52 +4,69 @@ import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions, uncreatedSessions } from '../facts/sessions.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { walkPendingAtReconnects, type AcceptedReconnect, type PendingRequest } from '../facts/pending-at-reconnects.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
-interface PendingRow {
-  upgrade_id: number;
-  session: string;
-  at_ms: number;
-  new_stream: string | null;
-  reemitted: number | null;
-  cancelled: number | null;
-  counters_logged: number;
+// Which accepted attaches found server requests pending and re-emitted or cancelled fewer of them? The
+// requests pending at each come from one walk of queries/facts/requests-and-reconnects.sql
+// (facts/pending-at-reconnects.ts), not from SQL of its own: listing the pending requests of every
+// attach made a session that never answers its requests cost its length squared.
+
+/** An accepted attach that found more requests pending than it re-emitted and cancelled. */
+interface Shortfall {
+  attach: AcceptedReconnect;
   pending: number;
-  pending_ids: string;
-  pending_methods: string;
-  evidence: string;
+  /** The first pending requests, in the order sent: as many as a message names and the evidence needs. */
+  first: PendingRequest[];
+}
+
+/** Requests a message names (listIds shows five and counts the rest). */
+const NAMED = 5;
+
+function shortfalls(db: Db, opts: DetectOptions): Shortfall[] {
+  const out: Shortfall[] = [];
+  walkPendingAtReconnects(db, opts, (attach, pending) => {
+    const handled = (attach.reemitted ?? 0) + (attach.cancelled ?? 0);
+    if (attach.decision !== 'attach' || pending.size <= handled) return;
+    // Evidence: as many pending requests as it takes to exceed the counters.
+    const first: PendingRequest[] = [];
+    for (const q of pending.values()) {
+      if (first.length >= Math.max(NAMED, handled + 1)) break;
+      first.push(q);
+    }
+    out.push({ attach, pending: pending.size, first });
+  });
+  return out.sort((a, b) => a.attach.atMs - b.attach.atMs || a.attach.id - b.attach.id);
 }
 
 function pendingNotReemitted(db: Db, opts: DetectOptions): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
-  const rows = queryRows<PendingRow>(db, 'rules/pending-not-reemitted', opts);
+  const rows = shortfalls(db, opts);
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const r of rows) {
-    const ids = JSON.parse(r.pending_ids) as string[];
-    const methods = JSON.parse(r.pending_methods) as (string | null)[];
-    const named = listIds(ids.map((id, i) => (methods[i] ? `${id} ${methods[i]}` : id)));
-    if (!r.counters_logged) {
+  for (const { attach: a, pending, first } of rows) {
+    const ids = first.map((q) => q.requestId);
+    if (a.reemitted === null || a.cancelled === null) {
       notKnowable.push({
         rule: 'pending-not-reemitted',
-        session: r.session,
-        reason: `the attach at ${at(r.at_ms)} found ${plural(r.pending, 'pending server request')} (${listIds(ids)}) but logged no reemitted/cancelled counter`,
+        session: a.session,
+        reason: `the attach at ${at(a.atMs)} found ${plural(pending, 'pending server request')} (${listIds(ids, NAMED, pending)}) but logged no reemitted/cancelled counter`,
       });
       continue;
     }
-    const handled = (r.reemitted ?? 0) + (r.cancelled ?? 0);
+    const handled = a.reemitted + a.cancelled;
+    const named = listIds(first.map((q) => (q.method ? `${q.requestId} ${q.method}` : q.requestId)), NAMED, pending);
     findings.push({
       rule: 'pending-not-reemitted',
-      session: r.session,
-      atMs: r.at_ms,
+      session: a.session,
+      atMs: a.atMs,
       message:
-        `attach to ${r.session}${r.new_stream ? ` (new stream ${r.new_stream})` : ''} found ${plural(r.pending, 'pending server request')} ` +
-        `[${named}] but re-emitted ${r.reemitted} and cancelled ${r.cancelled}: ${r.pending - handled} left waiting on a stream the client no longer reads`,
-      evidenceIds: evidenceIds(r.evidence),
+        `attach to ${a.session}${a.newStream ? ` (new stream ${a.newStream})` : ''} found ${plural(pending, 'pending server request')} ` +
+        `[${named}] but re-emitted ${a.reemitted} and cancelled ${a.cancelled}: ${pending - handled} left waiting on a stream the client no longer reads`,
+      evidenceIds: [...first.slice(0, handled + 1).map((q) => q.sentId), a.id],
     });
   }
   // Sessions whose pending requests cannot be seen: a proxy log, or a log that starts after the session was created.
-  const judged = new Set(rows.map((r) => r.upgrade_id));
+  const judged = new Set(rows.map((r) => r.attach.id));
   const attaches = (
     db
       .prepare(`SELECT id, session, ts_ms FROM upgrades WHERE decision = 'attach' AND status BETWEEN 200 AND 299 AND session IS NOT NULL ORDER BY ts_ms, id`)
