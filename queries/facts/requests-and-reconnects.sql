@@ -2,15 +2,28 @@
 -- (A life can end before it begins: a 2xx answer logged before the send, clock skew. It holds no reconnect.)
 -- src/detect/facts/pending-at-reconnects.ts walks it once, holding the requests pending at each reconnect
 -- (the pending_at_upgrade view, src/store/views.ts, without listing every pair).
+-- A request's lane is its stream's; `attached` is its carrier's (the emission that carried it: its
+-- event.sent, else the request.sent itself). A resume's lane is the resumed stream's, else where its
+-- Last-Event-ID was last sent before it; history_logged: a creation of the session comes before it.
 WITH lives AS MATERIALIZED (SELECT * FROM request_lives)
-SELECT session, sent_ts AS ts_ms, sent_id AS id, 'sent' AS step, sent_id, request_id, method, stream, event_id, end_ts, end_id,
-  NULL AS decision, NULL AS reemitted, NULL AS cancelled, NULL AS new_stream, NULL AS last_event_id
-FROM lives
+SELECT q.session, q.sent_ts AS ts_ms, q.sent_id AS id, 'sent' AS step, q.sent_id, q.request_id, q.method, q.stream, q.event_id,
+  q.end_ts, q.end_id, s.lane, COALESCE(d.attached, 1) AS attached,
+  NULL AS decision, NULL AS reemitted, NULL AS cancelled, NULL AS new_stream, NULL AS last_event_id, NULL AS history_logged
+FROM lives q
+LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
+LEFT JOIN events d ON d.id = COALESCE(
+  (SELECT e.id FROM events e WHERE e.session = q.session AND e.event_id = q.event_id AND e.stream IS q.stream LIMIT 1), q.sent_id)
 UNION ALL
-SELECT session, end_ts, end_id, 'ended', sent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT session, end_ts, end_id, 'ended', sent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM lives WHERE end_id IS NOT NULL
 UNION ALL
-SELECT session, ts_ms, id, 'reconnect', NULL, NULL, NULL, stream, NULL, NULL, NULL, decision, reemitted, cancelled, new_stream, last_event_id
-FROM upgrades
-WHERE decision IN ('resume', 'attach') AND status BETWEEN 200 AND 299 AND session IS NOT NULL
-ORDER BY session, ts_ms, id;
+SELECT u.session, u.ts_ms, u.id, 'reconnect', NULL, NULL, NULL, u.stream, NULL, NULL, NULL,
+  CASE WHEN u.decision = 'resume' THEN COALESCE(
+    (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream),
+    (SELECT e.lane FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id
+       AND (e.ts_ms, e.id) < (u.ts_ms, u.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1)) END,
+  NULL, u.decision, u.reemitted, u.cancelled, u.new_stream, u.last_event_id,
+  EXISTS (SELECT 1 FROM incarnations i WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id))
+FROM upgrades u
+WHERE u.decision IN ('resume', 'attach') AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL
+ORDER BY 1, 2, 3;

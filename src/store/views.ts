@@ -5,8 +5,9 @@ export const DERIVED_VIEWS_SQL = `
 -- Pending at an upgrade: for every accepted resume or attach presenting a session, each server-to-client
 -- request sent in the session's current incarnation before it (since its creation, or from the log's start)
 -- and not answered (2xx), cancelled, re-issued or timed out before it: a request whose life (request_lives)
--- holds the upgrade. The one definition behind pending-not-reemitted and duplicate-reemit; the engine's
--- isPending (src/engine/pending-requests.ts) is the same test, applied to its state at the upgrade.
+-- holds the upgrade. The one definition behind pending-not-reemitted and duplicate-reemit (which walk the
+-- lives, below); the engine's isPending (src/engine/pending-requests.ts) is the same test, applied to its
+-- state at the upgrade.
 
 -- A server request's life: from its send to the first of its 2xx answer, cancel, re-issue or time-out, or
 -- to the session's next creation (end_ts, end_id: the record that ends it; NULL while it never ends).

@@ -7,6 +7,8 @@ import { loadWorkspace } from '../../src/api.js';
 import { expandPaths } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
+import { walkPendingAtReconnects } from '../../src/detect/facts/pending-at-reconnects.js';
+import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
 import { at } from '../helpers/logs.js';
 
 // pending_at_upgrade (store/views.ts) is read request by request: each request's life holds the upgrades
@@ -54,7 +56,9 @@ describe('pending_at_upgrade', () => {
     const files = ['bad-server', 'long-sessions', 'production'].map((shape) => join(dir, `${shape}.ndjson`));
     await Promise.all(files.map((f, i) => generate(f, 15_000, { shape: ['bad-server', 'long-sessions', 'production'][i]!, seed: 4 })));
     writeFileSync(join(dir, 'edges.ndjson'), EDGES + '\n');
-    db = (await loadWorkspace(expandPaths([...files, join(dir, 'edges.ndjson')]))).db;
+    // The same session as a file written out of time order: record ids do not follow the times.
+    writeFileSync(join(dir, 'edges-backwards.ndjson'), EDGES.replaceAll('"session":"E"', '"session":"F"').split('\n').reverse().join('\n') + '\n');
+    db = (await loadWorkspace(expandPaths([...files, join(dir, 'edges.ndjson'), join(dir, 'edges-backwards.ndjson')]))).db;
     deriveTimeline(db);
   }, 60_000);
   afterAll(() => {
@@ -77,5 +81,19 @@ describe('pending_at_upgrade', () => {
       { at: 50, pending: 'r5 r3b' }, // a 404 answer leaves r5 pending; r3 re-issued as r3b
       { at: 80, pending: 'r6' }, // the first incarnation's requests are not the second's
     ]);
+  });
+
+  it('is what the rules walk holds at each reconnect, in the order sent', () => {
+    const view = db.prepare(`SELECT upgrade_id, sent_id FROM pending_at_upgrade ORDER BY upgrade_id, sent_ts, sent_id`).all() as { upgrade_id: number; sent_id: number }[];
+    const walked: { upgrade_id: number; sent_id: number }[] = [];
+    let reconnects = 0;
+    walkPendingAtReconnects(db, DEFAULT_DETECT_OPTIONS, (r, pending) => {
+      reconnects++;
+      for (const q of pending.values()) walked.push({ upgrade_id: r.id, sent_id: q.sentId });
+    });
+    walked.sort((a, b) => a.upgrade_id - b.upgrade_id);
+    expect(reconnects).toBeGreaterThan(100);
+    expect(walked).toEqual(view);
+    expect(view.some((p) => p.upgrade_id === (db.prepare(`SELECT max(id) AS id FROM records WHERE session = 'F' AND kind = 'upgrade'`).get() as { id: number }).id)).toBe(true);
   });
 });

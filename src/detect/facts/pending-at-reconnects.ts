@@ -15,6 +15,10 @@ export interface PendingRequest {
   method: string | null;
   stream: string | null;
   eventId: string | null;
+  /** Its stream's lane (null: the stream is not in the timeline). */
+  lane: string | null;
+  /** False where the emission that carried it was not written to the stream the client reads. */
+  attached: boolean;
 }
 
 export interface AcceptedReconnect {
@@ -27,6 +31,79 @@ export interface AcceptedReconnect {
   lastEventId: string | null;
   reemitted: number | null;
   cancelled: number | null;
+  /** A resume's lane: the resumed stream's, else where its Last-Event-ID was last sent (null for an attach). */
+  lane: string | null;
+  /** A creation of the session comes before it in the log. */
+  historyLogged: boolean;
+}
+
+/**
+ * The requests pending at a moment of the walk, in the order sent, and by lane. Read it during `visit` only:
+ * the walk changes it afterwards.
+ */
+export class PendingRequests {
+  private readonly all = new Map<number, PendingRequest>();
+  private readonly lanes = new Map<string | null, Map<number, PendingRequest>>();
+  private unattached = 0;
+  private readonly unattachedByLane = new Map<string | null, number>();
+  /** Whether this session's requests came in record id order (logs read out of time order may not). */
+  private idOrdered = true;
+  private lastSentId = -Infinity;
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  /** Every pending request, in the order sent (sent time, then record id). */
+  values(): IterableIterator<PendingRequest> {
+    return this.all.values();
+  }
+
+  /** How many pending requests are on `lane`. */
+  countOnLane(lane: string | null): number {
+    return this.lanes.get(lane)?.size ?? 0;
+  }
+
+  /** How many pending requests off `lane` were carried by an emission not written to the client's stream. */
+  unattachedOffLane(lane: string | null): number {
+    return this.unattached - (this.unattachedByLane.get(lane) ?? 0);
+  }
+
+  /** The pending requests for which `keep` holds, by record id, as many as `limit`. */
+  firstById(keep: (q: PendingRequest) => boolean, limit: number, lane?: string | null): PendingRequest[] {
+    const from = lane === undefined ? this.all : (this.lanes.get(lane) ?? new Map<number, PendingRequest>());
+    if (!this.idOrdered) return [...from.values()].filter(keep).sort((a, b) => a.sentId - b.sentId).slice(0, limit);
+    const out: PendingRequest[] = [];
+    for (const q of from.values()) {
+      if (out.length >= limit) break;
+      if (keep(q)) out.push(q);
+    }
+    return out;
+  }
+
+  add(q: PendingRequest): void {
+    this.all.set(q.sentId, q);
+    let lane = this.lanes.get(q.lane);
+    if (lane === undefined) this.lanes.set(q.lane, (lane = new Map()));
+    lane.set(q.sentId, q);
+    if (!q.attached) {
+      this.unattached++;
+      this.unattachedByLane.set(q.lane, (this.unattachedByLane.get(q.lane) ?? 0) + 1);
+    }
+    if (q.sentId < this.lastSentId) this.idOrdered = false;
+    this.lastSentId = q.sentId;
+  }
+
+  delete(sentId: number): void {
+    const q = this.all.get(sentId);
+    if (q === undefined) return;
+    this.all.delete(sentId);
+    this.lanes.get(q.lane)!.delete(sentId);
+    if (!q.attached) {
+      this.unattached--;
+      this.unattachedByLane.set(q.lane, this.unattachedByLane.get(q.lane)! - 1);
+    }
+  }
 }
 
 interface Row {
@@ -41,35 +118,36 @@ interface Row {
   event_id: string | null;
   end_ts: number | null;
   end_id: number | null;
+  lane: string | null;
+  attached: number | null;
   decision: 'resume' | 'attach' | null;
   reemitted: number | null;
   cancelled: number | null;
   new_stream: string | null;
   last_event_id: string | null;
+  history_logged: number | null;
 }
 
-/**
- * Calls `visit` for every accepted resume or attach with a session, session by session in log order, with the
- * requests pending at it in the order sent. The map is the walk's own, changed after `visit` returns: copy what
- * you keep.
- */
-export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: AcceptedReconnect, pending: ReadonlyMap<number, PendingRequest>) => void): void {
+/** Calls `visit` for every accepted resume or attach with a session, session by session in log order, with the requests pending at it. */
+export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: AcceptedReconnect, pending: PendingRequests) => void): void {
   let session: string | undefined;
-  const pending = new Map<number, PendingRequest>();
+  let pending = new PendingRequests();
   for (const row of eachQueryRow<Row>(db, 'facts/requests-and-reconnects', opts)) {
     if (row.session !== session) {
       session = row.session;
-      pending.clear();
+      pending = new PendingRequests();
     }
     if (row.step === 'sent') {
       if (row.end_id !== null && (row.end_ts! < row.ts_ms || (row.end_ts === row.ts_ms && row.end_id < row.id))) continue;
-      pending.set(row.sent_id!, {
+      pending.add({
         sentId: row.sent_id!,
         sentTs: row.ts_ms,
         requestId: String(row.request_id),
         method: row.method,
         stream: row.stream,
         eventId: row.event_id === null ? null : String(row.event_id),
+        lane: row.lane,
+        attached: row.attached !== 0,
       });
     } else if (row.step === 'ended') pending.delete(row.sent_id!);
     else {
@@ -84,6 +162,8 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
           lastEventId: row.last_event_id,
           reemitted: row.reemitted,
           cancelled: row.cancelled,
+          lane: row.lane,
+          historyLogged: row.history_logged === 1,
         },
         pending,
       );

@@ -4,55 +4,81 @@ import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { evidenceIds, queryRows } from '../query-rows.js';
+import { walkPendingAtReconnects, type AcceptedReconnect, type PendingRequest } from '../facts/pending-at-reconnects.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
+// Which accepted stream resumptions re-emitted pending requests that the replay or the client already had?
+// A pending request emitted on the resumed lineage was either received before Last-Event-ID or is in the
+// replay; one written to another live stream (attached) was delivered there: re-emitting either duplicates
+// it. Only requests the client never had (pending on another lane, attached: false) may be re-emitted:
+// duplicates = reemitted - never delivered. A NULL reemitted was not logged: such resumptions are not
+// knowable. The requests pending at each come from one walk of queries/facts/requests-and-reconnects.sql
+// (facts/pending-at-reconnects.ts): listing them per resumption in SQL made a session whose requests are
+// never answered cost its length squared.
+
+/** What a message names of a list (listIds shows five and counts the rest). */
+const NAMED = 5;
+
 interface DuplicateReemitRow {
-  upgrade_id: number;
-  session: string;
-  at_ms: number;
-  last_event_id: string | null;
-  stream: string | null;
-  new_stream: string | null;
-  reemitted: number | null;
-  pending_on_lane: number;
-  never_delivered: number;
-  duplicates: number | null;
-  history_logged: number;
-  on_lane_ids: string;
-  delivered_elsewhere_ids: string;
-  evidence: string;
+  resume: AcceptedReconnect;
+  neverDelivered: number;
+  onLane: { first: string[]; count: number };
+  deliveredElsewhere: { first: string[]; count: number };
+  evidence: number[];
+}
+
+/** The resumptions that logged re-emitting more than never-delivered requests (or logged no counter), in log order. */
+function reemittingResumes(db: Db, opts: DetectOptions): DuplicateReemitRow[] {
+  const rows: DuplicateReemitRow[] = [];
+  walkPendingAtReconnects(db, opts, (r, pending) => {
+    if (r.decision !== 'resume' || (r.reemitted !== null && r.reemitted <= 0)) return;
+    const neverDelivered = pending.unattachedOffLane(r.lane);
+    if (r.reemitted !== null && r.reemitted <= neverDelivered) return;
+    const onLaneCount = pending.countOnLane(r.lane);
+    const delivered = (q: PendingRequest) => q.lane !== r.lane && q.attached;
+    // Evidence: the requests the client had, on the resumed lane first, as many as were re-emitted twice.
+    const duplicates = Math.max((r.reemitted ?? 0) - neverDelivered, 0);
+    const onLane = pending.firstById(() => true, Math.max(NAMED, duplicates), r.lane);
+    const elsewhere = pending.firstById(delivered, Math.max(NAMED, duplicates - onLane.length));
+    rows.push({
+      resume: r,
+      neverDelivered,
+      onLane: { first: onLane.slice(0, NAMED).map((q) => q.requestId), count: onLaneCount },
+      deliveredElsewhere: { first: elsewhere.slice(0, NAMED).map((q) => q.requestId), count: pending.size - onLaneCount - neverDelivered },
+      evidence: [...[...onLane, ...elsewhere].slice(0, duplicates).map((q) => q.sentId), r.id],
+    });
+  });
+  return rows.sort((a, b) => a.resume.atMs - b.resume.atMs || a.resume.id - b.resume.id);
 }
 
 function duplicateReemit(db: Db, opts: DetectOptions): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
-  const rows = queryRows<DuplicateReemitRow>(db, 'rules/duplicate-reemit', opts);
-  const proxyOnly = proxyOnlySessions(db, rows.map((r) => r.session));
+  const rows = reemittingResumes(db, opts);
+  const proxyOnly = proxyOnlySessions(db, rows.map((r) => r.resume.session));
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const r of rows) {
+  for (const { resume: r, neverDelivered: n, onLane, deliveredElsewhere, evidence } of rows) {
     const nk = (reason: string) => notKnowable.push({ rule: 'duplicate-reemit', session: r.session, reason });
     if (proxyOnly.has(r.session)) nk(SERVER_STATE_HIDDEN);
-    else if (r.reemitted === null) nk(`the resume at ${at(r.at_ms)} logged no reemitted counter`);
+    else if (r.reemitted === null) nk(`the resume at ${at(r.atMs)} logged no reemitted counter`);
     // Requests pending elsewhere before the log started may explain the re-emission.
-    else if (!r.history_logged) nk(`the log starts after ${r.session} was created: requests pending from before it are not visible`);
+    else if (!r.historyLogged) nk(`the log starts after ${r.session} was created: requests pending from before it are not visible`);
     else {
-      const onLane = JSON.parse(r.on_lane_ids) as string[];
-      const deliveredElsewhere = JSON.parse(r.delivered_elsewhere_ids) as string[];
       const resumed = r.stream ?? 'the resumed stream';
-      const n = r.never_delivered;
       const undelivered = n === 0 ? 'the client already had every pending one' : `only ${n} pending ${n === 1 ? 'request was' : 'requests were'} never delivered`;
       const had = [
-        onLane.length > 0 ? `${listIds(onLane)} ${onLane.length === 1 ? 'was' : 'were'} sent on ${resumed} (received or in the replay)` : '',
-        deliveredElsewhere.length > 0 ? `${listIds(deliveredElsewhere)} ${deliveredElsewhere.length === 1 ? 'was' : 'were'} delivered on another live stream` : '',
+        onLane.count > 0 ? `${listIds(onLane.first, NAMED, onLane.count)} ${onLane.count === 1 ? 'was' : 'were'} sent on ${resumed} (received or in the replay)` : '',
+        deliveredElsewhere.count > 0
+          ? `${listIds(deliveredElsewhere.first, NAMED, deliveredElsewhere.count)} ${deliveredElsewhere.count === 1 ? 'was' : 'were'} delivered on another live stream`
+          : '',
       ].filter((x) => x !== '');
       findings.push({
         rule: 'duplicate-reemit',
         session: r.session,
-        atMs: r.at_ms,
+        atMs: r.atMs,
         message:
-          `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` (new stream ${r.new_stream})` : ''} re-emitted ` +
-          `${plural(r.reemitted, 'pending request')} although ${undelivered}${had.length > 0 ? `; ${had.join('; ')}` : ''}: the client receives ${plural(r.duplicates ?? 0, 'request')} twice`,
-        evidenceIds: evidenceIds(r.evidence),
+          `resume of ${r.session} from event ${r.lastEventId ?? '(none)'}${r.newStream ? ` (new stream ${r.newStream})` : ''} re-emitted ` +
+          `${plural(r.reemitted, 'pending request')} although ${undelivered}${had.length > 0 ? `; ${had.join('; ')}` : ''}: the client receives ${plural(r.reemitted - n, 'request')} twice`,
+        evidenceIds: evidence,
       });
     }
   }
