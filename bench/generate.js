@@ -21,6 +21,9 @@ export const SHAPES = {
   polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption (half the servers log it as an event.replayed line); 2% never fetched",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
+  lifecycle:
+    "soak-one's one long session on a server that logs what no other shape does, every round: a bounded buffer's trim (the session's and the stream's in turn), " +
+    'sampling requests answered, cancelled, timed out or reissued (and the reissue answered) in turn, the old stream fenced instead of closed every fifth round, a tools change every tenth; clean',
   hostile:
     'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
     'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait, ' +
@@ -28,7 +31,7 @@ export const SHAPES = {
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one', 'lifecycle'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -52,7 +55,7 @@ function mulberry32(seed) {
 function profile(shape, lines) {
   const p = {
     gapMs: 40, stepMs: 1500, nodes: ['node-a'], dialects: false, proxyShare: 0, proxyOnlyShare: 0, stormShare: 0, faultShare: 0, sharedPrincipal: 0, appLines: 0,
-    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, attachEvery: 0, idPool: 0, polling: false, pollStranded: 0,
+    rounds: 4, roundFault: 0, restartIds: 0, attachAlways: false, attachEvery: 0, idPool: 0, polling: false, pollStranded: 0, lifecycle: false,
   };
   switch (shape) {
     case 'uniform': return { ...p, sequential: true };
@@ -68,6 +71,8 @@ function profile(shape, lines) {
     case 'soak': return { ...p, gapMs: 600_000, rounds: 5000 };
     case 'polling': return { ...p, gapMs: 600_000, rounds: 5000, polling: true, pollStranded: 0.02 };
     case 'soak-attach': return { ...p, gapMs: 600_000, rounds: 5000, attachAlways: true };
+    // Each kind once a round: a lookup that walks every trim, change or request of the session shows as its length squared.
+    case 'lifecycle': return { ...profile('soak-one', lines), rounds: Math.min(Math.ceil(lines / 14) + 1, 40_000), lifecycle: true };
     // About 13 lines a round; a session is scripted whole before it is written, hence the cap.
     case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
@@ -128,7 +133,18 @@ function scriptSession(s, p, rnd, start) {
     const rid = `r-${s}-${k}`;
     add({ kind: 'event.sent', session, stream, event_id: eid, rpc_kind: 'request', rpc_id: rid, method: 'sampling/createMessage' });
     add({ kind: 'request.sent', session, stream, request_id: rid, method: 'sampling/createMessage', event_id: eid });
-    if (!pending) {
+    // A buffer of the last few events: the trim keeps the round's last five, which the resumption below asks after.
+    if (p.lifecycle) add({ kind: 'buffer.trimmed', session, ...(k % 2 === 1 && { stream }), oldest_retained: eid - 4 });
+    if (p.lifecycle && !pending && k % 4 > 0) {
+      step();
+      if (k % 4 === 1) add({ kind: 'request.cancelled', session, request_id: rid });
+      else if (k % 4 === 2) add({ kind: 'request.timed_out', session, request_id: rid });
+      else {
+        add({ kind: 'request.reissued', session, stream, request_id: rid, new_request_id: `${rid}b` });
+        step();
+        add({ kind: 'request.answered', session, request_id: `${rid}b`, status: 202 });
+      }
+    } else if (!pending) {
       step();
       const q = proxied ? http('POST', 202, { 'mcp-session-id': session }, { rpc_kind: 'response', rpc_id: rid }) : {};
       add({ kind: 'request.answered', session, request_id: rid, status: 202, ...q });
@@ -152,7 +168,8 @@ function scriptSession(s, p, rnd, start) {
         add({ kind: 'call', session, rpc_id: `s-${k}-${i}`, method: 'tools/call', tool: 'lookup', args_hash: `x${i}`, status: 404 });
       }
     }
-    if (!(faulty && fault === 'dual-writer')) add({ kind: 'stream.closed', session, stream, reason: 'error' });
+    if (p.lifecycle && k % 5 === 4) add({ kind: 'stream.fenced', session, stream });
+    else if (!(faulty && fault === 'dual-writer')) add({ kind: 'stream.closed', session, stream, reason: 'error' });
     const next = `g${k + 2}`;
     step();
     if (faulty && fault === 'after-end') {
@@ -177,6 +194,7 @@ function scriptSession(s, p, rnd, start) {
       });
     }
     add({ kind: 'stream.opened', session, stream: next, via: 'get', conn: `c${s}-${k}` });
+    if (p.lifecycle && k % 10 === 9) add({ kind: 'session.state_changed', session, aspect: 'tools' });
     stream = next;
     if (restartIds) eid = 0;
     if (p.polling) eid = pollCall(k, eid);

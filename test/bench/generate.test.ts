@@ -34,7 +34,8 @@ describe('bench generator', () => {
     expect(report.summary.rejected_lines).toBe(0);
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long (soak-one: one)
-    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak-one' ? 0 : shape.startsWith('soak') || shape === 'polling' || shape === 'hostile' ? 1 : 10);
+    const few = shape.startsWith('soak') || shape === 'polling' || shape === 'hostile';
+    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak-one' || shape === 'lifecycle' ? 0 : few ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -59,6 +60,23 @@ describe('bench generator', () => {
     const attaches = text.match(/"decision":"attach"/g)?.length ?? 0;
     expect(attaches).toBeGreaterThan(20);
     expect(resumes).toBeGreaterThan(8 * attaches);
+    expect(report.findings).toEqual([]);
+  });
+
+  it('lifecycle: the record kinds no other shape logs, each round of one long session, and clean', async () => {
+    const { file, report } = await run('lifecycle', 1, 6000);
+    const text = readFileSync(file, 'utf8');
+    const count = (kind: string) => text.split(`"kind":"${kind}"`).length - 1;
+    const rounds = count('upgrade');
+    // one a round (the log may end between a round's trim and its reconnect)
+    expect(count('buffer.trimmed') - rounds).toBeGreaterThanOrEqual(0);
+    expect(count('buffer.trimmed') - rounds).toBeLessThanOrEqual(report.summary.sessions);
+    expect(text).toMatch(/"kind":"buffer.trimmed","node":"[^"]+","session":"[^"]+","stream"/);
+    expect(text).toMatch(/"kind":"buffer.trimmed","node":"[^"]+","session":"[^"]+","oldest_retained"/);
+    for (const kind of ['request.cancelled', 'request.timed_out', 'request.reissued', 'stream.fenced', 'session.state_changed']) {
+      expect(count(kind), kind).toBeGreaterThan(rounds / 12);
+    }
+    expect(report.summary.sessions).toBe(1);
     expect(report.findings).toEqual([]);
   });
 
