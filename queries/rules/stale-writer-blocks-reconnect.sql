@@ -6,37 +6,56 @@
 -- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
 -- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end
 -- (reject_ids: every rejection, which the message counts, so the finding cites them all).
--- The conflicts drive the join (MATERIALIZED, CROSS JOIN): driven by the streams, each stream read every later
--- record of its session for upgrades, quadratic in a session thousands of reconnects long.
--- The ends of sessions, set apart and indexed: looked up among a session's records, each (conflict, stream) read
--- its session from the stream's opening, or from the conflict to the session's end.
+-- Each stream drives: the conflicts it blocks lie in its registered life, from its opening to the first of its
+-- close, its fence and its session's end (a POST stream's, only those naming it), one range of an index. Driven
+-- by the conflicts, each read every stream of its session opened before it: quadratic where a session refused
+-- thousands of resumptions and opened a stream for each (the client attaching instead).
 CREATE TEMP TABLE session_ends AS
 SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0;
 CREATE INDEX temp.session_ends_at ON session_ends (session, ts_ms, id);
+CREATE TEMP TABLE conflicts AS
+SELECT u.id, u.ts_ms, u.session, u.stream, u.status, u.reason, u.last_event_id FROM upgrades u
+WHERE u.session IS NOT NULL AND (u.decision = 'reject' OR u.status NOT BETWEEN 200 AND 299)
+  AND (
+    (u.status = 409 AND COALESCE(lower(u.reason), '') NOT IN ('resumption_unavailable', 'session_not_found', 'unknown_session'))
+    OR lower(u.reason) LIKE '%conflict%' OR lower(u.reason) LIKE '%writer%' OR lower(u.reason) LIKE '%already%'
+  );
+CREATE INDEX temp.conflicts_at ON conflicts (session, ts_ms, id);
+CREATE INDEX temp.conflicts_of_stream ON conflicts (session, stream, ts_ms, id);
 
-WITH conflicts AS MATERIALIZED (
-  SELECT u.* FROM upgrades u
-  WHERE u.session IS NOT NULL AND (u.decision = 'reject' OR u.status NOT BETWEEN 200 AND 299)
-    AND (
-      (u.status = 409 AND COALESCE(lower(u.reason), '') NOT IN ('resumption_unavailable', 'session_not_found', 'unknown_session'))
-      OR lower(u.reason) LIKE '%conflict%' OR lower(u.reason) LIKE '%writer%' OR lower(u.reason) LIKE '%already%'
-    )
-), blocked AS (
-  SELECT c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id, s.session, s.stream, s.via, s.opened_id, s.opened_ts,
+WITH lives AS MATERIALIZED (
+  -- a stream's registered life ends at the first of its close, its fence and its session's end after it opened
+  SELECT s.session, s.stream, s.via, s.opened_id, s.opened_ts, s.closed_ts, s.closed_id, s.fenced_ts, s.fenced_id,
+    (SELECT x.ts_ms FROM session_ends x WHERE x.session = s.session AND (x.ts_ms, x.id) > (s.opened_ts, s.opened_id)
+     ORDER BY x.ts_ms, x.id LIMIT 1) AS end_ts,
+    (SELECT x.id FROM session_ends x WHERE x.session = s.session AND (x.ts_ms, x.id) > (s.opened_ts, s.opened_id)
+     ORDER BY x.ts_ms, x.id LIMIT 1) AS end_id
+  FROM streams s WHERE s.opened_id IS NOT NULL
+), retired AS (
+  SELECT *,
+    CASE WHEN fenced_id IS NULL OR (closed_id IS NOT NULL AND (closed_ts, closed_id) < (fenced_ts, fenced_id)) THEN closed_ts ELSE fenced_ts END AS r1_ts,
+    CASE WHEN fenced_id IS NULL OR (closed_id IS NOT NULL AND (closed_ts, closed_id) < (fenced_ts, fenced_id)) THEN closed_id ELSE fenced_id END AS r1_id
+  FROM lives
+), bounded AS (
+  SELECT *,
+    CASE WHEN end_id IS NULL OR (r1_id IS NOT NULL AND (r1_ts, r1_id) < (end_ts, end_id)) THEN r1_ts ELSE end_ts END AS until_ts,
+    CASE WHEN end_id IS NULL OR (r1_id IS NOT NULL AND (r1_ts, r1_id) < (end_ts, end_id)) THEN r1_id ELSE end_id END AS until_id,
     -- when the stale stream finally ended: closed, fenced, or its session ended
-    NULLIF(min(COALESCE(s.closed_ts, 9223372036854775807), COALESCE(s.fenced_ts, 9223372036854775807),
-      COALESCE((SELECT x.ts_ms FROM session_ends x WHERE x.session = s.session AND (x.ts_ms, x.id) > (c.ts_ms, c.id)
-         ORDER BY x.ts_ms, x.id LIMIT 1), 9223372036854775807)), 9223372036854775807) AS ended_ts,
-    row_number() OVER (PARTITION BY s.session, s.stream ORDER BY c.ts_ms, c.id) AS k
-  FROM conflicts c
-  CROSS JOIN streams s ON s.session = c.session AND s.opened_id IS NOT NULL
-    AND (s.opened_ts, s.opened_id) < (c.ts_ms, c.id)
-    AND (s.via IS NOT 'post' OR s.stream IS c.stream)
-    AND (s.closed_id IS NULL OR (s.closed_ts, s.closed_id) > (c.ts_ms, c.id))
-    AND (s.fenced_id IS NULL OR (s.fenced_ts, s.fenced_id) > (c.ts_ms, c.id))
-  WHERE NOT EXISTS (
-    SELECT 1 FROM session_ends x WHERE x.session = s.session
-      AND (x.ts_ms, x.id) > (s.opened_ts, s.opened_id) AND (x.ts_ms, x.id) < (c.ts_ms, c.id))
+    NULLIF(min(COALESCE(closed_ts, 9223372036854775807), COALESCE(fenced_ts, 9223372036854775807), COALESCE(end_ts, 9223372036854775807)),
+      9223372036854775807) AS ended_ts
+  FROM retired
+), pairs AS (
+  SELECT c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id, l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts
+  FROM bounded l
+  CROSS JOIN conflicts c ON c.session = l.session AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
+  WHERE l.via IS NOT 'post' AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
+  UNION ALL
+  SELECT c.id, c.ts_ms, c.status, c.reason, c.last_event_id, l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts
+  FROM bounded l
+  CROSS JOIN conflicts c ON c.session = l.session AND c.stream = l.stream AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
+  WHERE l.via = 'post' AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
+), blocked AS (
+  SELECT *, row_number() OVER (PARTITION BY session, stream ORDER BY reject_ts, reject_id) AS k FROM pairs
 ), per_stream AS (
   -- an aggregate per stream, not a window over it: a window's whole-partition list is copied into every row
   SELECT session, stream, count(*) AS rejections, json_group_array(reject_id ORDER BY reject_ts, reject_id) AS reject_ids
