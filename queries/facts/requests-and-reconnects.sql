@@ -3,8 +3,9 @@
 -- src/detect/facts/pending-at-reconnects.ts walks it once, holding the requests pending at each reconnect
 -- (the pending_at_upgrade view, src/store/views.ts, without listing every pair).
 -- A request's lane is its stream's; `attached` is its carrier's (the emission that carried it: its
--- event.sent, else the request.sent itself). A resume's lane is the resumed stream's, else where its
--- Last-Event-ID was last sent before it; history_logged: a creation of the session comes before it.
+-- event.sent, else the request.sent itself). A resume that logged re-emitting (or no count) has a lane, the
+-- resumed stream's, else where its Last-Event-ID was last sent before it, and history_logged: a creation of
+-- the session comes before it (duplicate-reemit reads them; other reconnects have neither).
 WITH lives AS MATERIALIZED (SELECT * FROM request_lives)
 SELECT q.session, q.sent_ts AS ts_ms, q.sent_id AS id, 'sent' AS step, q.sent_id, q.request_id, q.method, q.stream, q.event_id,
   q.end_ts, q.end_id, s.lane, COALESCE(d.attached, 1) AS attached,
@@ -18,12 +19,13 @@ SELECT session, end_ts, end_id, 'ended', sent_id, NULL, NULL, NULL, NULL, NULL, 
 FROM lives WHERE end_id IS NOT NULL
 UNION ALL
 SELECT u.session, u.ts_ms, u.id, 'reconnect', NULL, NULL, NULL, u.stream, NULL, NULL, NULL,
-  CASE WHEN u.decision = 'resume' THEN COALESCE(
+  CASE WHEN u.decision = 'resume' AND (u.reemitted IS NULL OR u.reemitted > 0) THEN COALESCE(
     (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream),
     (SELECT e.lane FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id
        AND (e.ts_ms, e.id) < (u.ts_ms, u.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1)) END,
   NULL, u.decision, u.reemitted, u.cancelled, u.new_stream, u.last_event_id,
-  EXISTS (SELECT 1 FROM incarnations i WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id))
+  u.decision = 'resume' AND (u.reemitted IS NULL OR u.reemitted > 0)
+    AND EXISTS (SELECT 1 FROM incarnations i WHERE i.session = u.session AND (i.created_ts, i.created_id) < (u.ts_ms, u.id))
 FROM upgrades u
 WHERE u.decision IN ('resume', 'attach') AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL
 ORDER BY 1, 2, 3;

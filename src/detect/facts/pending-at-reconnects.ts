@@ -170,3 +170,78 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
     }
   }
 }
+
+/** What a message names of a list (listIds shows five and counts the rest). */
+export const NAMED = 5;
+
+/** An accepted attach that found more requests pending than it re-emitted and cancelled. */
+export interface AttachShortfall {
+  attach: AcceptedReconnect;
+  pending: number;
+  /** The first pending requests, in the order sent: as many as a message names and the evidence needs. */
+  first: PendingRequest[];
+}
+
+/** A resume that logged re-emitting more requests than were never delivered (or logged no count). */
+export interface ReemittingResume {
+  resume: AcceptedReconnect;
+  neverDelivered: number;
+  onLane: { first: string[]; count: number };
+  deliveredElsewhere: { first: string[]; count: number };
+  /** The requests the client had, on the resumed lane first, as many as were re-emitted twice; then the resume. */
+  evidence: number[];
+}
+
+/** What pending-not-reemitted and duplicate-reemit judge, from one walk, each in log order (a fact the two share). */
+export interface PendingAtReconnects {
+  attachShortfalls: AttachShortfall[];
+  reemittingResumes: ReemittingResume[];
+}
+
+export function pendingAtReconnects(db: Db, opts: DetectOptions): PendingAtReconnects {
+  const attachShortfalls: AttachShortfall[] = [];
+  const reemittingResumes: ReemittingResume[] = [];
+  walkPendingAtReconnects(db, opts, (r, pending) => {
+    if (r.decision === 'attach') {
+      const shortfall = attachShortfall(r, pending);
+      if (shortfall) attachShortfalls.push(shortfall);
+    } else {
+      const resume = reemittingResume(r, pending);
+      if (resume) reemittingResumes.push(resume);
+    }
+  });
+  const byTime = (a: AcceptedReconnect, b: AcceptedReconnect) => a.atMs - b.atMs || a.id - b.id;
+  attachShortfalls.sort((a, b) => byTime(a.attach, b.attach));
+  reemittingResumes.sort((a, b) => byTime(a.resume, b.resume));
+  return { attachShortfalls, reemittingResumes };
+}
+
+function attachShortfall(attach: AcceptedReconnect, pending: PendingRequests): AttachShortfall | undefined {
+  const handled = (attach.reemitted ?? 0) + (attach.cancelled ?? 0);
+  if (pending.size <= handled) return undefined;
+  // Evidence: as many pending requests as it takes to exceed the counters.
+  const first: PendingRequest[] = [];
+  for (const q of pending.values()) {
+    if (first.length >= Math.max(NAMED, handled + 1)) break;
+    first.push(q);
+  }
+  return { attach, pending: pending.size, first };
+}
+
+function reemittingResume(r: AcceptedReconnect, pending: PendingRequests): ReemittingResume | undefined {
+  if (r.reemitted !== null && r.reemitted <= 0) return undefined;
+  const neverDelivered = pending.unattachedOffLane(r.lane);
+  if (r.reemitted !== null && r.reemitted <= neverDelivered) return undefined;
+  const onLaneCount = pending.countOnLane(r.lane);
+  const delivered = (q: PendingRequest) => q.lane !== r.lane && q.attached;
+  const duplicates = Math.max((r.reemitted ?? 0) - neverDelivered, 0);
+  const onLane = pending.firstById(() => true, Math.max(NAMED, duplicates), r.lane);
+  const elsewhere = pending.firstById(delivered, Math.max(NAMED, duplicates - onLane.length));
+  return {
+    resume: r,
+    neverDelivered,
+    onLane: { first: onLane.slice(0, NAMED).map((q) => q.requestId), count: onLaneCount },
+    deliveredElsewhere: { first: elsewhere.slice(0, NAMED).map((q) => q.requestId), count: pending.size - onLaneCount - neverDelivered },
+    evidence: [...[...onLane, ...elsewhere].slice(0, duplicates).map((q) => q.sentId), r.id],
+  };
+}

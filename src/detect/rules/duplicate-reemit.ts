@@ -4,8 +4,8 @@ import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { walkPendingAtReconnects, type AcceptedReconnect, type PendingRequest } from '../facts/pending-at-reconnects.js';
-import type { DetectOptions, RawFinding } from '../types.js';
+import { NAMED, pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
+import type { RawFinding } from '../types.js';
 
 // Which accepted stream resumptions re-emitted pending requests that the replay or the client already had?
 // A pending request emitted on the resumed lineage was either received before Last-Event-ID or is in the
@@ -16,43 +16,8 @@ import type { DetectOptions, RawFinding } from '../types.js';
 // (facts/pending-at-reconnects.ts): listing them per resumption in SQL made a session whose requests are
 // never answered cost its length squared.
 
-/** What a message names of a list (listIds shows five and counts the rest). */
-const NAMED = 5;
-
-interface DuplicateReemitRow {
-  resume: AcceptedReconnect;
-  neverDelivered: number;
-  onLane: { first: string[]; count: number };
-  deliveredElsewhere: { first: string[]; count: number };
-  evidence: number[];
-}
-
-/** The resumptions that logged re-emitting more than never-delivered requests (or logged no counter), in log order. */
-function reemittingResumes(db: Db, opts: DetectOptions): DuplicateReemitRow[] {
-  const rows: DuplicateReemitRow[] = [];
-  walkPendingAtReconnects(db, opts, (r, pending) => {
-    if (r.decision !== 'resume' || (r.reemitted !== null && r.reemitted <= 0)) return;
-    const neverDelivered = pending.unattachedOffLane(r.lane);
-    if (r.reemitted !== null && r.reemitted <= neverDelivered) return;
-    const onLaneCount = pending.countOnLane(r.lane);
-    const delivered = (q: PendingRequest) => q.lane !== r.lane && q.attached;
-    // Evidence: the requests the client had, on the resumed lane first, as many as were re-emitted twice.
-    const duplicates = Math.max((r.reemitted ?? 0) - neverDelivered, 0);
-    const onLane = pending.firstById(() => true, Math.max(NAMED, duplicates), r.lane);
-    const elsewhere = pending.firstById(delivered, Math.max(NAMED, duplicates - onLane.length));
-    rows.push({
-      resume: r,
-      neverDelivered,
-      onLane: { first: onLane.slice(0, NAMED).map((q) => q.requestId), count: onLaneCount },
-      deliveredElsewhere: { first: elsewhere.slice(0, NAMED).map((q) => q.requestId), count: pending.size - onLaneCount - neverDelivered },
-      evidence: [...[...onLane, ...elsewhere].slice(0, duplicates).map((q) => q.sentId), r.id],
-    });
-  });
-  return rows.sort((a, b) => a.resume.atMs - b.resume.atMs || a.resume.id - b.resume.id);
-}
-
-function duplicateReemit(db: Db, opts: DetectOptions): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
-  const rows = reemittingResumes(db, opts);
+function duplicateReemit(db: Db, facts: PendingAtReconnects): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
+  const rows = facts.reemittingResumes;
   const proxyOnly = proxyOnlySessions(db, rows.map((r) => r.resume.session));
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
@@ -100,5 +65,6 @@ export default defineRule({
       'On a resume, replay and nothing more; re-emitting pending requests belongs to an attach, which has no replay.',
   },
   live: { reads: [], settles: 'at-once' },
-  detect: (ctx) => duplicateReemit(ctx.db, ctx.opts),
+  facts: [pendingAtReconnects],
+  detect: (ctx) => duplicateReemit(ctx.db, ctx.shared(pendingAtReconnects)),
 });

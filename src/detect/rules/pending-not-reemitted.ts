@@ -4,43 +4,16 @@ import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions, uncreatedSessions } from '../facts/sessions.js';
-import { walkPendingAtReconnects, type AcceptedReconnect, type PendingRequest } from '../facts/pending-at-reconnects.js';
-import type { DetectOptions, RawFinding } from '../types.js';
+import { NAMED, pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
+import type { RawFinding } from '../types.js';
 
 // Which accepted attaches found server requests pending and re-emitted or cancelled fewer of them? The
 // requests pending at each come from one walk of queries/facts/requests-and-reconnects.sql
 // (facts/pending-at-reconnects.ts), not from SQL of its own: listing the pending requests of every
 // attach made a session that never answers its requests cost its length squared.
 
-/** An accepted attach that found more requests pending than it re-emitted and cancelled. */
-interface Shortfall {
-  attach: AcceptedReconnect;
-  pending: number;
-  /** The first pending requests, in the order sent: as many as a message names and the evidence needs. */
-  first: PendingRequest[];
-}
-
-/** Requests a message names (listIds shows five and counts the rest). */
-const NAMED = 5;
-
-function shortfalls(db: Db, opts: DetectOptions): Shortfall[] {
-  const out: Shortfall[] = [];
-  walkPendingAtReconnects(db, opts, (attach, pending) => {
-    const handled = (attach.reemitted ?? 0) + (attach.cancelled ?? 0);
-    if (attach.decision !== 'attach' || pending.size <= handled) return;
-    // Evidence: as many pending requests as it takes to exceed the counters.
-    const first: PendingRequest[] = [];
-    for (const q of pending.values()) {
-      if (first.length >= Math.max(NAMED, handled + 1)) break;
-      first.push(q);
-    }
-    out.push({ attach, pending: pending.size, first });
-  });
-  return out.sort((a, b) => a.attach.atMs - b.attach.atMs || a.attach.id - b.attach.id);
-}
-
-function pendingNotReemitted(db: Db, opts: DetectOptions): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
-  const rows = shortfalls(db, opts);
+function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
+  const rows = facts.attachShortfalls;
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const { attach: a, pending, first } of rows) {
@@ -103,5 +76,6 @@ export default defineRule({
       'On every attach, re-emit each pending request on the new stream (under a fresh id, the old one tombstoned) or fail it explicitly with a JSON-RPC error.',
   },
   live: { reads: [], settles: 'at-once' },
-  detect: (ctx) => pendingNotReemitted(ctx.db, ctx.opts),
+  facts: [pendingAtReconnects],
+  detect: (ctx) => pendingNotReemitted(ctx.db, ctx.shared(pendingAtReconnects)),
 });
