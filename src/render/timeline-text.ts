@@ -63,20 +63,72 @@ export function renderTimelineText(t: SessionTimeline): string {
     out.push(`  incarnation ${i.incarnation ?? '(no nonce)'}: created ${isoTime(i.created_ts)}${i.node ? ` on ${i.node}` : ''}${i.owner ? ` by ${i.owner}` : ''}${end}`);
   }
   if (t.incarnations.length === 0) out.push('  (its creation is not in the log)');
-  const lanes = [...new Set(t.lanes.map((l) => l.lane))];
-  out.push('  lanes (a lane is one stream lineage; resumptions continue it on a new stream):');
-  lanes.forEach((lane, i) => {
-    const members = t.lanes.filter((l) => l.lane === lane).map((l) => `${l.stream}${l.via ? `/${l.via}` : ''}${laneState(l)}`);
-    out.push(`    ${laneMark(i)} ${lane}: ${members.join(' → ')}`);
-  });
-  out.push('');
-  const width = Math.max(...t.records.map((r) => `${r.file}:${r.line}`.length));
-  for (const r of t.records) {
-    const col = r.lane === null ? -1 : lanes.indexOf(r.lane);
-    const gutter = lanes.map((_, i) => (i === col ? laneMark(i) : '│')).join('');
-    out.push(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`);
+  const streamsOf = new Map<string, SessionTimeline['lanes']>();
+  for (const l of t.lanes) {
+    const members = streamsOf.get(l.lane);
+    if (members === undefined) streamsOf.set(l.lane, [l]);
+    else members.push(l);
   }
+  const markOf = new Map([...streamsOf.keys()].map((lane, i) => [lane, laneMark(i)]));
+  out.push('  lanes (a lane is one stream lineage; resumptions continue it on a new stream):');
+  for (const [lane, members] of streamsOf) {
+    out.push(`    ${markOf.get(lane)!} ${lane}: ${members.map((l) => `${l.stream}${l.via ? `/${l.via}` : ''}${laneState(l)}`).join(' → ')}`);
+  }
+  out.push('');
+  let width = 0;
+  for (const r of t.records) width = Math.max(width, `${r.file}:${r.line}`.length);
+  const gutter = new Gutter(t.records, markOf);
+  t.records.forEach((r, k) => {
+    out.push(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k) || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`);
+  });
   return out.join('\n') + '\n';
+}
+
+/**
+ * The lane columns left of each row, git-graph style: a lane takes a column at its first row and gives it
+ * back after its last, so the gutter is as wide as the lanes live at once, not as every lane the session
+ * ever had (a soak test's session has thousands, one after another). A row's own lane shows its letter,
+ * the other live lanes a bar.
+ */
+class Gutter {
+  private readonly lastRow = new Map<string, number>();
+  private readonly columns: (string | null)[] = [];
+  private readonly columnOf = new Map<string, number>();
+
+  constructor(
+    records: readonly TimelineRecord[],
+    private readonly markOf: ReadonlyMap<string, string>,
+  ) {
+    records.forEach((r, k) => {
+      if (r.lane !== null) this.lastRow.set(r.lane, k);
+    });
+  }
+
+  /** The gutter of row `k` (call in row order). */
+  at(r: TimelineRecord, k: number): string {
+    const col = r.lane === null ? -1 : this.take(r.lane);
+    const mark = r.lane === null ? '' : (this.markOf.get(r.lane) ?? '?');
+    const gutter = this.columns.map((lane, i) => (i === col ? mark : lane === null ? ' ' : '│')).join('');
+    if (r.lane !== null && this.lastRow.get(r.lane) === k) this.giveBack(r.lane, col);
+    return gutter;
+  }
+
+  private take(lane: string): number {
+    let col = this.columnOf.get(lane);
+    if (col === undefined) {
+      col = this.columns.indexOf(null);
+      if (col < 0) col = this.columns.push(null) - 1;
+      this.columns[col] = lane;
+      this.columnOf.set(lane, col);
+    }
+    return col;
+  }
+
+  private giveBack(lane: string, col: number): void {
+    this.columns[col] = null;
+    this.columnOf.delete(lane);
+    while (this.columns.length > 0 && this.columns[this.columns.length - 1] === null) this.columns.pop();
+  }
 }
 
 function laneState(l: SessionTimeline['lanes'][number]): string {

@@ -48,7 +48,7 @@ export interface SessionTimeline {
 export function sessionTimeline(db: Db, session: string): SessionTimeline | undefined {
   deriveTimeline(db);
   // Two indexed lookups rather than one OR, which would scan every upgrade.
-  const records = db
+  const statement = db
     .prepare(
       `SELECT r.*, s.name AS file, st.lane AS lane FROM records r
        JOIN sources s ON s.id = r.source_id
@@ -60,7 +60,8 @@ export function sessionTimeline(db: Db, session: string): SessionTimeline | unde
        WHERE r.new_session = @session AND r.kind = 'upgrade' AND r.shadowed = 0 AND r.session IS NOT @session
        ORDER BY ts_ms, id`,
     )
-    .all({ session }) as TimelineRecord[];
+    .raw(true);
+  const records = compactRows(statement.columns().map((c) => c.name), statement.all({ session }) as unknown[][]);
   if (records.length === 0) return undefined;
   const incarnations = db
     .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
@@ -72,6 +73,23 @@ export function sessionTimeline(db: Db, session: string): SessionTimeline | unde
     )
     .all(session) as LaneInfo[];
   return { session, incarnations, lanes, records };
+}
+
+/** The columns every row keeps; the other fifty or so appear where the record set them. */
+const ALWAYS = new Set(['id', 'file', 'line', 'ts_ms', 'kind', 'origin', 'node', 'session', 'stream', 'lane']);
+
+/**
+ * Rows as objects of the columns a record set: a record sets a dozen of the records table's columns, and a
+ * soak test's session is hundreds of thousands of records (as full rows, 100k of them held 380 MB).
+ */
+function compactRows(columns: string[], rows: unknown[][]): TimelineRecord[] {
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    values.forEach((v, i) => {
+      if (v !== null || ALWAYS.has(columns[i]!)) row[columns[i]!] = v;
+    });
+    return row as TimelineRecord;
+  });
 }
 
 /** Session ids the log names, most recently active first (for listings and the TUI). */
