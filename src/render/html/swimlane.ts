@@ -69,8 +69,9 @@ export function swimlaneSvg(t: SessionTimeline, rows: Row[], label: string, key:
     for (const s of [str(r.stream), str(r.new_stream)]) if (s !== null && !firstRow.has(s)) firstRow.set(s, i);
     if ((r.kind === 'stream.closed' || r.kind === 'stream.fenced') && r.stream !== null && !endRow.has(r.stream)) endRow.set(r.stream, i);
   });
+  const drawn = new Set(columns);
   for (const lane of t.lanes) {
-    if (lane.superseded_ts === null) continue;
+    if (lane.superseded_ts === null || !drawn.has(lane.stream)) continue;
     const i = rows.findIndex((row) => row.type === 'record' && row.record.ts_ms >= lane.superseded_ts!);
     if (i >= 0) supersededRow.set(lane.stream, i);
   }
@@ -141,16 +142,26 @@ export function swimlaneSvg(t: SessionTimeline, rows: Row[], label: string, key:
 ${laneKey(t, columns)}`;
 }
 
-/** The lanes in order: the session's own, then each lineage's streams as they opened. */
+/**
+ * The lanes in order: the session's own, then each lineage's streams as they opened, of the streams the
+ * drawn rows name. A soak test's session opens tens of thousands of streams; a column for each (and a row
+ * of the key under it) made the drawing of 160 rows as wide as the whole session.
+ */
 function laneColumns(t: SessionTimeline, rows: Row[]): string[] {
-  const lineages = [...new Set(t.lanes.map((l) => l.lane))];
-  const streams = lineages.flatMap((lineage) => t.lanes.filter((l) => l.lane === lineage).map((l) => l.stream));
-  const columns = ['', ...new Set(streams)];
+  const named: string[] = [];
   for (const row of rows) {
     if (row.type !== 'record') continue;
-    for (const s of [str(row.record.stream), str(row.record.new_stream)]) if (s !== null && !columns.includes(s)) columns.push(s);
+    for (const s of [str(row.record.stream), str(row.record.new_stream)]) if (s !== null) named.push(s);
   }
-  return columns;
+  const drawn = new Set(named);
+  const byLineage = new Map<string, string[]>();
+  for (const l of t.lanes) {
+    let streams = byLineage.get(l.lane);
+    if (streams === undefined) byLineage.set(l.lane, (streams = []));
+    if (drawn.has(l.stream)) streams.push(l.stream);
+  }
+  const columns = new Set(['', ...[...byLineage.values()].flat(), ...named]);
+  return [...columns];
 }
 
 /** The mark of one record; its meaning is in the row's text, so marks carry no title of their own. */
