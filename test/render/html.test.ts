@@ -7,7 +7,8 @@ import { scale } from '../../src/render/html/charts.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { ruleAnchor } from '../../src/render/html/anchors.js';
 import { MAX_ROWS, pickRows } from '../../src/render/html/timelines.js';
-import type { TimelineRecord } from '../../src/store/session-timeline.js';
+import { swimlaneSvg } from '../../src/render/html/swimlane.js';
+import type { LaneInfo, TimelineRecord } from '../../src/store/session-timeline.js';
 import { cli } from '../cli/run-cli.js';
 import { lineText, makeReport } from './fixture.js';
 import { BREAKOUT_PAYLOAD, hostileLog, htmlOfLogs, IMG_PAYLOAD, manyFindings, REJECTED_PAYLOAD, SCRIPT_PAYLOAD } from './html-fixture.js';
@@ -177,6 +178,24 @@ describe('the HTML report', () => {
     expect(drawn.map((r) => r.line)).toEqual([...drawn.map((r) => r.line)].sort((a, b) => a - b));
     const skipped = rows.reduce((n, r) => n + (r.type === 'gap' ? r.skipped : 0), 0);
     expect(skipped + MAX_ROWS).toBe(1000);
+  });
+
+  it('draws a column only for the streams its drawn rows name, however many the session opened', () => {
+    // A soak session: 2,000 streams one after another, two records each; the drawing keeps 160 rows.
+    const records: TimelineRecord[] = [];
+    const lanes: LaneInfo[] = [];
+    for (let k = 0; k < 2000; k++) {
+      const stream = `g${k}`;
+      lanes.push({ stream, lane: stream, via: 'get', opened_ts: 4 * k, closed_ts: 4 * k + 1, close_reason: 'error', fenced_ts: null, superseded_ts: null });
+      for (const [j, kind] of (['stream.opened', 'stream.closed'] as const).entries()) {
+        records.push({ id: 2 * k + j + 1, file: 'soak.ndjson', line: 2 * k + j + 1, ts_ms: 4 * k + j, kind, origin: 'server', node: null, session: 'S', stream, lane: stream });
+      }
+    }
+    const rows = pickRows(records, new Map());
+    const named = new Set(rows.flatMap((r) => (r.type === 'record' ? [r.record.stream] : [])));
+    const svg = swimlaneSvg({ session: 'S', incarnations: [], lanes, records }, rows, 'soak', '0');
+    expect(count(svg, /<td class="lane-head">/g)).toBe(named.size + 1); // and the session's own
+    expect(named.size).toBeLessThan(200);
   });
 
   it('names each not-knowable session once per reason, and folds a long list', () => {
