@@ -3,7 +3,7 @@
 // applies its own limits and ignores the logged trims.
 
 import type { Policy } from './policy.js';
-import { isTrimmed } from './trim-index.js';
+import { isDigits, isTrimmed } from './trim-index.js';
 import type { EmittedEvent, EngineState, Incarnation, LoggedTrim } from './types.js';
 
 /**
@@ -55,8 +55,4 @@ function emittedBefore(inc: Incarnation, event: EmittedEvent, oldestRetained: st
   if (oldest) return event.pos < oldest.pos;
   if (isDigits(oldestRetained) && isDigits(event.id)) return BigInt(event.id) < BigInt(oldestRetained);
   return false;
-}
-
-function isDigits(id: string): boolean {
-  return /^\d+$/.test(id);
 }

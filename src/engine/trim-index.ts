@@ -142,6 +142,7 @@ function emptyBound(): TrimBound {
   return { beforePos: -1, unplacedDigits: new Map(), highestUnplaced: undefined };
 }
 
-function isDigits(id: string): boolean {
+/** An id made of digits: where an id was never emitted, such ids compare as numbers (retention.ts too). */
+export function isDigits(id: string): boolean {
   return /^\d+$/.test(id);
 }
