@@ -7,7 +7,7 @@
 -- resumed stream's, else where its Last-Event-ID was last sent before it, and history_logged: a creation of
 -- the session comes before it (duplicate-reemit reads them; other reconnects have neither).
 WITH lives AS MATERIALIZED (SELECT * FROM request_lives)
-SELECT q.session, q.sent_ts AS ts_ms, q.sent_id AS id, 'sent' AS step, q.sent_id, q.request_id, q.method, q.stream, q.event_id,
+SELECT q.session, q.sent_ts AS ts_ms, q.sent_id AS id, 'sent' AS step, q.sent_id, q.request_id, q.method, q.stream,
   q.end_ts, q.end_id, s.lane, COALESCE(d.attached, 1) AS attached,
   NULL AS decision, NULL AS reemitted, NULL AS cancelled, NULL AS new_stream, NULL AS last_event_id, NULL AS history_logged
 FROM lives q
@@ -15,10 +15,10 @@ LEFT JOIN streams s ON s.session = q.session AND s.stream = q.stream
 LEFT JOIN events d ON d.id = COALESCE(
   (SELECT e.id FROM events e WHERE e.session = q.session AND e.event_id = q.event_id AND e.stream IS q.stream LIMIT 1), q.sent_id)
 UNION ALL
-SELECT session, end_ts, end_id, 'ended', sent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+SELECT session, end_ts, end_id, 'ended', sent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
 FROM lives WHERE end_id IS NOT NULL
 UNION ALL
-SELECT u.session, u.ts_ms, u.id, 'reconnect', NULL, NULL, NULL, u.stream, NULL, NULL, NULL,
+SELECT u.session, u.ts_ms, u.id, 'reconnect', NULL, NULL, NULL, u.stream, NULL, NULL,
   CASE WHEN u.decision = 'resume' AND (u.reemitted IS NULL OR u.reemitted > 0) THEN COALESCE(
     (SELECT s.lane FROM streams s WHERE s.session = u.session AND s.stream = u.stream),
     (SELECT e.lane FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id

@@ -10,11 +10,8 @@ import type { DetectOptions } from '../types.js';
 
 export interface PendingRequest {
   sentId: number;
-  sentTs: number;
   requestId: string;
   method: string | null;
-  stream: string | null;
-  eventId: string | null;
   /** Its stream's lane (null: the stream is not in the timeline). */
   lane: string | null;
   /** False where the emission that carried it was not written to the stream the client reads. */
@@ -115,7 +112,6 @@ interface Row {
   request_id: string | null;
   method: string | null;
   stream: string | null;
-  event_id: string | null;
   end_ts: number | null;
   end_id: number | null;
   lane: string | null;
@@ -141,11 +137,8 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
       if (row.end_id !== null && (row.end_ts! < row.ts_ms || (row.end_ts === row.ts_ms && row.end_id < row.id))) continue;
       pending.add({
         sentId: row.sent_id!,
-        sentTs: row.ts_ms,
         requestId: String(row.request_id),
         method: row.method,
-        stream: row.stream,
-        eventId: row.event_id === null ? null : String(row.event_id),
         lane: row.lane,
         attached: row.attached !== 0,
       });
