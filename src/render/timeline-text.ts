@@ -1,5 +1,5 @@
 import { isoTime } from '../model/phrasing.js';
-import type { SessionTimeline, TimelineRecord } from '../store/session-timeline.js';
+import type { LaneInfo, SessionTimeline, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
 // on one row with its lane marked and file:line, so a reader can go to the log.
@@ -56,6 +56,17 @@ export function describeRecord(r: TimelineRecord): string {
   }
 }
 
+/** A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in theirs. */
+export function streamsByLineage(lanes: readonly LaneInfo[]): Map<string, LaneInfo[]> {
+  const byLineage = new Map<string, LaneInfo[]>();
+  for (const l of lanes) {
+    const members = byLineage.get(l.lane);
+    if (members === undefined) byLineage.set(l.lane, [l]);
+    else members.push(l);
+  }
+  return byLineage;
+}
+
 export function renderTimelineText(t: SessionTimeline): string {
   const out: string[] = [`session ${t.session}`];
   for (const i of t.incarnations) {
@@ -63,12 +74,7 @@ export function renderTimelineText(t: SessionTimeline): string {
     out.push(`  incarnation ${i.incarnation ?? '(no nonce)'}: created ${isoTime(i.created_ts)}${i.node ? ` on ${i.node}` : ''}${i.owner ? ` by ${i.owner}` : ''}${end}`);
   }
   if (t.incarnations.length === 0) out.push('  (its creation is not in the log)');
-  const streamsOf = new Map<string, SessionTimeline['lanes']>();
-  for (const l of t.lanes) {
-    const members = streamsOf.get(l.lane);
-    if (members === undefined) streamsOf.set(l.lane, [l]);
-    else members.push(l);
-  }
+  const streamsOf = streamsByLineage(t.lanes);
   const markOf = new Map([...streamsOf.keys()].map((lane, i) => [lane, laneMark(i)]));
   out.push('  lanes (a lane is one stream lineage; resumptions continue it on a new stream):');
   for (const [lane, members] of streamsOf) {

@@ -1,7 +1,7 @@
 import type { Severity } from '../../model/severity.js';
 import type { SessionTimeline, TimelineRecord } from '../../store/session-timeline.js';
 import { truncate } from '../common.js';
-import { describeRecord } from '../timeline-text.js';
+import { describeRecord, streamsByLineage } from '../timeline-text.js';
 import { attr, text } from './escape.js';
 
 // One session's timeline as SVG swimlanes. Time runs down, one row per
@@ -154,14 +154,8 @@ function laneColumns(t: SessionTimeline, rows: Row[]): string[] {
     for (const s of [str(row.record.stream), str(row.record.new_stream)]) if (s !== null) named.push(s);
   }
   const drawn = new Set(named);
-  const byLineage = new Map<string, string[]>();
-  for (const l of t.lanes) {
-    let streams = byLineage.get(l.lane);
-    if (streams === undefined) byLineage.set(l.lane, (streams = []));
-    if (drawn.has(l.stream)) streams.push(l.stream);
-  }
-  const columns = new Set(['', ...[...byLineage.values()].flat(), ...named]);
-  return [...columns];
+  const lineages = [...streamsByLineage(t.lanes).values()].flatMap((members) => members.map((l) => l.stream).filter((s) => drawn.has(s)));
+  return [...new Set(['', ...lineages, ...named])];
 }
 
 /** The mark of one record; its meaning is in the row's text, so marks carry no title of their own. */
