@@ -27,11 +27,14 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** How many ids listIds names before it counts the rest. */
+export const IDS_SHOWN = 5;
+
 /**
  * "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it (no "and" before the last, unlike idList).
  * `total`: how many there are, where `ids` holds only the first.
  */
-export function listIds(ids: readonly (string | number | null | undefined)[], max = 5, total?: number): string {
+export function listIds(ids: readonly (string | number | null | undefined)[], max = IDS_SHOWN, total?: number): string {
   const shown = ids.filter((x) => x !== null && x !== undefined).map(String);
   const all = total ?? shown.length;
   if (all <= max) return shown.join(', ');

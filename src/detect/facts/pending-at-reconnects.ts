@@ -1,4 +1,5 @@
 import type { Db } from '../../store/db.js';
+import { IDS_SHOWN } from '../../model/phrasing.js';
 import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 
@@ -164,9 +165,6 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
   }
 }
 
-/** What a message names of a list (listIds shows five and counts the rest). */
-export const NAMED = 5;
-
 /** An accepted attach that found more requests pending than it re-emitted and cancelled. */
 export interface AttachShortfall {
   attach: AcceptedReconnect;
@@ -215,7 +213,7 @@ function attachShortfall(attach: AcceptedReconnect, pending: PendingRequests): A
   // Evidence: as many pending requests as it takes to exceed the counters.
   const first: PendingRequest[] = [];
   for (const q of pending.values()) {
-    if (first.length >= Math.max(NAMED, handled + 1)) break;
+    if (first.length >= Math.max(IDS_SHOWN, handled + 1)) break;
     first.push(q);
   }
   return { attach, pending: pending.size, first };
@@ -228,13 +226,13 @@ function reemittingResume(r: AcceptedReconnect, pending: PendingRequests): Reemi
   const onLaneCount = pending.countOnLane(r.lane);
   const delivered = (q: PendingRequest) => q.lane !== r.lane && q.attached;
   const duplicates = Math.max((r.reemitted ?? 0) - neverDelivered, 0);
-  const onLane = pending.firstById(() => true, Math.max(NAMED, duplicates), r.lane);
-  const elsewhere = pending.firstById(delivered, Math.max(NAMED, duplicates - onLane.length));
+  const onLane = pending.firstById(() => true, Math.max(IDS_SHOWN, duplicates), r.lane);
+  const elsewhere = pending.firstById(delivered, Math.max(IDS_SHOWN, duplicates - onLane.length));
   return {
     resume: r,
     neverDelivered,
-    onLane: { first: onLane.slice(0, NAMED).map((q) => q.requestId), count: onLaneCount },
-    deliveredElsewhere: { first: elsewhere.slice(0, NAMED).map((q) => q.requestId), count: pending.size - onLaneCount - neverDelivered },
+    onLane: { first: onLane.slice(0, IDS_SHOWN).map((q) => q.requestId), count: onLaneCount },
+    deliveredElsewhere: { first: elsewhere.slice(0, IDS_SHOWN).map((q) => q.requestId), count: pending.size - onLaneCount - neverDelivered },
     evidence: [...[...onLane, ...elsewhere].slice(0, duplicates).map((q) => q.sentId), r.id],
   };
 }

@@ -1,10 +1,10 @@
 import { defineRule } from '../rule.js';
 import type { NotKnowable } from '../../model/finding.js';
-import { at, listIds, plural } from '../../model/phrasing.js';
+import { at, IDS_SHOWN, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { NAMED, pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
+import { pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
 import type { RawFinding } from '../types.js';
 
 // Which accepted stream resumptions re-emitted pending requests that the replay or the client already had?
@@ -31,9 +31,9 @@ function duplicateReemit(db: Db, facts: PendingAtReconnects): { findings: RawFin
       const resumed = r.stream ?? 'the resumed stream';
       const undelivered = n === 0 ? 'the client already had every pending one' : `only ${n} pending ${n === 1 ? 'request was' : 'requests were'} never delivered`;
       const had = [
-        onLane.count > 0 ? `${listIds(onLane.first, NAMED, onLane.count)} ${onLane.count === 1 ? 'was' : 'were'} sent on ${resumed} (received or in the replay)` : '',
+        onLane.count > 0 ? `${listIds(onLane.first, IDS_SHOWN, onLane.count)} ${onLane.count === 1 ? 'was' : 'were'} sent on ${resumed} (received or in the replay)` : '',
         deliveredElsewhere.count > 0
-          ? `${listIds(deliveredElsewhere.first, NAMED, deliveredElsewhere.count)} ${deliveredElsewhere.count === 1 ? 'was' : 'were'} delivered on another live stream`
+          ? `${listIds(deliveredElsewhere.first, IDS_SHOWN, deliveredElsewhere.count)} ${deliveredElsewhere.count === 1 ? 'was' : 'were'} delivered on another live stream`
           : '',
       ].filter((x) => x !== '');
       findings.push({

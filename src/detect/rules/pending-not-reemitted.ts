@@ -1,10 +1,10 @@
 import { defineRule } from '../rule.js';
 import type { NotKnowable } from '../../model/finding.js';
-import { at, listIds, plural } from '../../model/phrasing.js';
+import { at, IDS_SHOWN, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions, uncreatedSessions } from '../facts/sessions.js';
-import { NAMED, pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
+import { pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
 import type { RawFinding } from '../types.js';
 
 // Which accepted attaches found server requests pending and re-emitted or cancelled fewer of them? The
@@ -22,12 +22,12 @@ function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: Ra
       notKnowable.push({
         rule: 'pending-not-reemitted',
         session: a.session,
-        reason: `the attach at ${at(a.atMs)} found ${plural(pending, 'pending server request')} (${listIds(ids, NAMED, pending)}) but logged no reemitted/cancelled counter`,
+        reason: `the attach at ${at(a.atMs)} found ${plural(pending, 'pending server request')} (${listIds(ids, IDS_SHOWN, pending)}) but logged no reemitted/cancelled counter`,
       });
       continue;
     }
     const handled = a.reemitted + a.cancelled;
-    const named = listIds(first.map((q) => (q.method ? `${q.requestId} ${q.method}` : q.requestId)), NAMED, pending);
+    const named = listIds(first.map((q) => (q.method ? `${q.requestId} ${q.method}` : q.requestId)), IDS_SHOWN, pending);
     findings.push({
       rule: 'pending-not-reemitted',
       session: a.session,
