@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { StoreError } from '../store/db.js';
+import { printable } from '../model/printable.js';
 import { registerAnalyze } from './commands/analyze.js';
 import { registerExplain } from './commands/explain.js';
 import { registerIngest } from './commands/ingest.js';
@@ -38,7 +39,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof UsageError || err instanceof StoreError) {
-      io.err(`resumescope: ${err.message}\n`);
+      // A message may quote a session id or a line of the log: each of its lines made printable.
+      io.err(`resumescope: ${err.message.split('\n').map(printable).join('\n')}\n`);
       return 2;
     }
     throw err;

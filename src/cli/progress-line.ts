@@ -1,4 +1,5 @@
 import type { ProgressEvent, ProgressListener, Stage } from '../model/progress.js';
+import { printable } from '../model/printable.js';
 
 // The progress line of a long run: on stderr, only when stderr is a terminal
 // (whatever stdout is: a report piped to a file still shows progress), never
@@ -100,9 +101,8 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
 
 const fmt = (n: number) => n.toLocaleString('en');
 
-/** A file name is shown as given, but control characters in it could move the cursor: replaced, and long names cut. */
+/** A file name is shown as given, but control characters in it could move the cursor: escaped, and long names cut. */
 function cut(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  const safe = s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  const safe = printable(s);
   return safe.length > 48 ? `${safe.slice(0, 20)}…${safe.slice(-27)}` : safe;
 }

@@ -7,6 +7,7 @@ import { isUnusable, loadInputs, type IngestOptions, type SourceStats } from '..
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
+import { printable } from '../model/printable.js';
 
 export interface InputOptions {
   db?: string;
@@ -57,19 +58,23 @@ export async function openWorkspace(
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
 export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
-  if (s.readError !== undefined) {
-    io.err(`resumescope: ${s.name}: unusable: ${s.readError}\n`);
-  } else if (s.duplicateOf !== undefined) {
-    io.err(`resumescope: ${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added\n`);
-  } else if (s.recordLines === 0) {
+  const said = sourceProblem(s, dbPath);
+  // A file name, a reason quoting a line: log text, made printable.
+  if (said !== undefined) io.err(`resumescope: ${printable(said)}\n`);
+}
+
+function sourceProblem(s: SourceStats, dbPath: string | undefined): string | undefined {
+  if (s.readError !== undefined) return `${s.name}: unusable: ${s.readError}`;
+  if (s.duplicateOf !== undefined) return `${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added`;
+  if (s.recordLines === 0) {
     const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
-    io.err(`resumescope: ${s.name}: unusable: no record lines (${why})\n`);
-  } else if (s.rejected > 0) {
-    const first = s.firstProblem!;
-    io.err(
-      `resumescope: ${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(dbPath)}\n`,
-    );
+    return `${s.name}: unusable: no record lines (${why})`;
   }
+  if (s.rejected > 0) {
+    const first = s.firstProblem!;
+    return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(dbPath)}`;
+  }
+  return undefined;
 }
 
 /** Where rejected lines can be read back: a temporary database is gone at exit. */

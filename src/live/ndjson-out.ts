@@ -1,12 +1,16 @@
 import { stringify } from 'ndjson';
-import type { Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import type { Finding } from '../model/finding.js';
+import { terminalSafeJson } from '../model/printable.js';
 
 // Headless watch output: one JSON line per new finding, in the report's
 // finding shape, written as soon as it is found. A reader that goes away
 // (`watch … | head -1`) is an ordinary end, not an error.
 
 export class FindingLines {
+  /** Findings in, JSON lines out. */
+  private readonly objects: Transform;
+  /** The JSON lines, terminal-safe. */
   private readonly lines: Transform;
   private gone = false;
 
@@ -15,7 +19,9 @@ export class FindingLines {
     /** The reader went away: nothing more can be written. */
     private readonly onGone: () => void,
   ) {
-    this.lines = stringify();
+    // Each line as JSON that reads back the same, with no bidi override or C1 control as itself: the lines may go to a terminal.
+    this.objects = stringify();
+    this.lines = this.objects.pipe(new Transform({ decodeStrings: false, transform: (line: string | Buffer, _enc, done) => done(null, terminalSafeJson(String(line))) }));
     this.lines.pipe(out, { end: false });
     out.on('error', this.onError);
   }
@@ -26,7 +32,7 @@ export class FindingLines {
 
   print(f: Finding): void {
     if (this.gone) return;
-    this.lines.write(f);
+    this.objects.write(f);
   }
 
   /** Lets what was printed reach the output, then lets go of it. */
@@ -34,7 +40,7 @@ export class FindingLines {
     await new Promise<void>((resolve) => {
       if (this.gone) return resolve();
       this.lines.once('end', resolve);
-      this.lines.end();
+      this.objects.end();
     });
     this.lines.unpipe(this.out);
   }

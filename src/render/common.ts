@@ -3,7 +3,8 @@ import type { Finding, FindingList, NotKnowable, NotKnowableList, OrderedFinding
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
-import { printable, SUMMARY_MAX, summarizeLine, type LineRecords, type SummaryContext } from './evidence-summary.js';
+import { printable } from '../model/printable.js';
+import { SUMMARY_MAX, summarizeLine, type LineRecords, type SummaryContext } from './evidence-summary.js';
 
 /** Resolves an evidence reference to the text of that log line (undefined when it cannot be read). */
 export type LineText = (ref: LineRef) => string | undefined;
@@ -149,7 +150,7 @@ export function shortSessionIds(sessions: readonly (string | null)[]): Map<strin
   for (const id of ids) {
     let n = Math.min(8, id.length);
     while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n += 1;
-    out.set(id, n >= id.length - 1 ? id : `${id.slice(0, n)}…`);
+    out.set(id, printable(n >= id.length - 1 ? id : `${id.slice(0, n)}…`));
   }
   return out;
 }
@@ -166,8 +167,9 @@ export function sessionList(sessions: readonly (string | null)[], max: number, n
   return sessions.length > max ? `${shown} and ${sessions.length - max} more` : shown;
 }
 
+/** A session id as shown to a person: it comes from a log, so it is printable() (store and JSON keep it exact). */
 export function sessionLabel(session: string | null): string {
-  return session ?? '(no session)';
+  return session === null ? '(no session)' : printable(session);
 }
 
 /**
@@ -192,7 +194,7 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 export function quoteLine(ref: LineRef, lineText: LineText, max = 320, cwd?: string): string {
   const text = lineText(ref);
   const where = `${displayPath(ref.file, cwd)}:${ref.line}`;
-  return text === undefined ? where : `${where}  ${truncate(text.replace(/\r?\n$/, ''), max)}`;
+  return text === undefined ? where : `${where}  ${printable(truncate(text.replace(/\r?\n$/, ''), max))}`;
 }
 
 /** How a report a person reads quotes evidence (text, markdown). */
@@ -218,9 +220,9 @@ export function quoteEvidence(ref: LineRef, q: EvidenceQuoting, ctx: SummaryCont
 
 /** A log file's name relative to `cwd` when it lies under it; as stored otherwise. */
 export function displayPath(file: string, cwd: string | undefined): string {
-  if (cwd === undefined || !isAbsolute(file)) return file;
+  if (cwd === undefined || !isAbsolute(file)) return printable(file);
   const rel = relative(cwd, file);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
+  return printable(rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file);
 }
 
 export function truncate(s: string, max: number): string {

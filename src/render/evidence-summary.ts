@@ -1,3 +1,4 @@
+import { printable } from '../model/printable.js';
 import { isoTime } from '../model/phrasing.js';
 import type { LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
@@ -186,11 +187,6 @@ function shown(v: unknown): string {
   return cut(printable(String(v)), VALUE_MAX);
 }
 
-/** A log value is hostile input: no escape sequence, line break or bidi override reaches the terminal. */
-export function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 /** Whole fields only: a summary too long loses its last fields, not half of one. */
 function cutAtWord(s: string, max: number): string {

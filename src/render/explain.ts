@@ -1,5 +1,6 @@
 import type { Finding } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
+import { printable } from '../model/printable.js';
 import { quoteLine, sessionLabel, type LineText } from './common.js';
 
 const WIDTH = 78;
@@ -22,7 +23,7 @@ export function explainFinding(finding: Finding, lineText: LineText, cwd?: strin
     `Session ${sessionLabel(finding.session)}, at ${finding.at}.`,
     '',
     'What happened',
-    ...wrap(finding.message, '  '),
+    ...wrap(printable(finding.message), '  '),
     '  The lines that show it, in order:',
     ...witness,
     '',

@@ -1,5 +1,6 @@
 import type { Finding, FindingList, NodeSummary, NotKnowable, Report, Summary } from '../model/finding.js';
 import { countsInCatalogueOrder } from '../detect/rules/index.js';
+import { terminalSafeJson } from '../model/printable.js';
 import { sortFindings, sortNotKnowable } from './common.js';
 
 /**
@@ -28,7 +29,8 @@ export function renderJson(report: Report): string {
  * one stringify, its re-indented copy and the flattened result took 60 MB at
  * the run's peak). Same bytes as `JSON.stringify(toJsonReport(report), null, 2)`:
  * a JSON text holds no raw newline but its own, so nesting a value two spaces
- * deeper is a replace.
+ * deeper is a replace. A log value's bidi overrides and C1 controls are written as \\u escapes
+ * (JSON.stringify escapes only C0): the report read on a terminal cannot be steered by them.
  */
 export function* renderJsonChunks(report: Report<FindingList>): Generator<string> {
   yield '{\n  "version": 1,\n  "findings": ';
@@ -56,9 +58,9 @@ export function* jsonArrayChunks<T>(items: Iterable<T>, shape: (item: T) => unkn
 
 const CHUNK_CHARS = 1 << 16;
 
-/** JSON.stringify(value, null, 2) as it reads `depth` spaces in. */
+/** JSON.stringify(value, null, 2) as it reads `depth` spaces in, terminal-safe (the same value, read back). */
 function nested(value: unknown, depth: number): string {
-  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${' '.repeat(depth)}`);
+  return terminalSafeJson(JSON.stringify(value, null, 2).replace(/\n/g, `\n${' '.repeat(depth)}`));
 }
 
 function finding(f: Finding): Finding {

@@ -1,6 +1,7 @@
 import type { Finding, FindingList, OrderedFindings, Report } from '../model/finding.js';
 import { meetsThreshold, type FailOn } from '../model/severity.js';
 import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
+import { printable } from '../model/printable.js';
 import { noLineText, quoteLine, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
@@ -48,15 +49,15 @@ function suite(id: RuleId, index: number, own: Finding[], report: Report<Finding
           const body = [`session: ${sessionLabel(f.session)}`, `at: ${f.at}`, 'evidence:', ...f.evidence.map((ref) => `  ${quoteLine(ref, lineText)}`)];
           return [
             `    <testcase classname="${classname}" name="${escapeXmlAttr(`${id} in ${sessionLabel(f.session)} at ${f.at}`)}" time="0">`,
-            `      <failure message="${escapeXmlAttr(f.message)}" type="${f.severity}">${escapeXmlText(body.join('\n'))}</failure>`,
+            `      <failure message="${escapeXmlAttr(printable(f.message))}" type="${f.severity}">${escapeXmlText(body.join('\n'))}</failure>`,
             '    </testcase>',
           ].join('\n');
         });
   const below = own
     .filter((f) => !meetsThreshold(f.severity, failOn))
-    .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${f.message}`);
+    .map((f) => `${f.severity} (below the --fail-on ${failOn} gate): session ${sessionLabel(f.session)} at ${f.at}: ${printable(f.message)}`);
   const unknown: string[] = [];
-  for (const n of notKnowableOfRule(report.not_knowable, id)) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${n.reason}`);
+  for (const n of notKnowableOfRule(report.not_knowable, id)) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${printable(n.reason)}`);
   const notes = [...below, ...unknown];
   const tests = Math.max(1, failing.length);
   return [

@@ -1,6 +1,7 @@
 import { exitCodeFor } from '../findings/gate.js';
 import type { Finding, FindingList, Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
+import { printable } from '../model/printable.js';
 import {
   countBySeverity,
   groupNotKnowable,
@@ -104,8 +105,9 @@ function details(f: Finding, quoting: EvidenceQuoting): string[] {
 }
 
 /** Text placed in Markdown/HTML: tags and entities in a log-derived message must not render. */
+/** Log text inline in markdown: printable, and nothing markdown or HTML would read as markup. */
 function inline(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+  return printable(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
 }
 
 function longestBacktickRun(s: string): number {

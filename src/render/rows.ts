@@ -1,14 +1,17 @@
-// Query results as a table, JSON or CSV.
+import { printable, terminalSafeJson } from '../model/printable.js';
+
+// Query results as a table, JSON or CSV. The table is for a terminal: its cells (log values, raw
+// lines) are made printable. JSON reads back to the same values; CSV is data, written as stored.
 
 export type RowsFormat = 'table' | 'json' | 'csv';
 
 export function renderRows(rows: Record<string, unknown>[], format: RowsFormat): string {
-  if (format === 'json') return JSON.stringify(rows, null, 2) + '\n';
+  if (format === 'json') return terminalSafeJson(JSON.stringify(rows, null, 2)) + '\n';
   const cols = rows.length ? Object.keys(rows[0]!) : [];
   if (format === 'csv') return [cols.map(csvCell).join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
   if (rows.length === 0) return '(no rows)\n';
   const cell = (v: unknown) => {
-    const s = v === null || v === undefined ? '' : String(v);
+    const s = v === null || v === undefined ? '' : printable(String(v));
     return s.length > 80 ? s.slice(0, 79) + '…' : s;
   };
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));

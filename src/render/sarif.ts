@@ -5,6 +5,7 @@ import type { Finding, FindingList, NotKnowable, Report } from '../model/finding
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
+import { printable, terminalSafeJson } from '../model/printable.js';
 import { noLineText, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
 import { jsonArrayChunks } from './json.js';
 
@@ -50,7 +51,7 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   const files = new Set<string>();
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);
-  const frame = `${JSON.stringify(writer.frame([], []), null, 2)}\n`;
+  const frame = `${terminalSafeJson(JSON.stringify(writer.frame([], []), null, 2))}\n`;
   // The not-knowables, like the results, one at a time (326k of them at 3M fuzzed lines): the frame is cut where each list goes.
   const notes = frame.lastIndexOf(NOTIFICATIONS_KEY);
   const at = frame.lastIndexOf(RESULTS_KEY);
@@ -92,7 +93,7 @@ function sarifWriter(opts: SarifOptions) {
       ruleId: f.rule,
       ruleIndex: ruleIndex(f.rule),
       level: SARIF_LEVEL[f.severity],
-      message: { text: `${f.message} (session ${sessionLabel(f.session)}, ${f.at})` },
+      message: { text: `${printable(f.message)} (session ${sessionLabel(f.session)}, ${f.at})` },
       ...(primary ? { locations: [location(primary)] } : {}),
       ...(related.length > 0
         ? { relatedLocations: related.map((ref, i) => ({ id: i + 1, ...location(ref), message: { text: 'further evidence' } })) }
@@ -104,7 +105,7 @@ function sarifWriter(opts: SarifOptions) {
 
   const notification = (n: NotKnowable) => ({
     level: 'note' as const,
-    message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${n.reason}` },
+    message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${printable(n.reason)}` },
     associatedRule: { id: n.rule, index: ruleIndex(n.rule) },
   });
 

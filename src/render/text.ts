@@ -1,6 +1,7 @@
 import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { tallyBySession } from '../model/session-tally.js';
+import { printable } from '../model/printable.js';
 import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
@@ -64,7 +65,7 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
           rest.set(f.session ?? '', (rest.get(f.session ?? '') ?? 0) + 1);
           continue;
         }
-        out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${f.message}`);
+        out.push(`    #${++number}  ${f.at}  session ${sessionLabel(f.session)}`, `      ${printable(f.message)}`);
         for (const ref of f.evidence) out.push(paint('faint', `        ${quoteEvidence(ref, quoting, { session: f.session, at: f.at })}`));
       }
       if (count > max) {
@@ -114,14 +115,14 @@ function notKnowableLines(items: NotKnowableList, shown: boolean, paint: Paint):
   const causes = new Map<string, number>();
   for (const g of groups) if (g.cause !== undefined) causes.set(g.cause, (causes.get(g.cause) ?? 0) + 1);
   const line = (indent: string, g: (typeof groups)[number], text: string) =>
-    `${indent}${paint('strong', g.rule)}: ${text}${g.variants > 0 ? ` (+${g.variants} similar)` : ''} ${paint('faint', `(${whose(g.sessions)})`)}`;
+    `${indent}${paint('strong', g.rule)}: ${printable(text)}${g.variants > 0 ? ` (+${g.variants} similar)` : ''} ${paint('faint', `(${whose(g.sessions)})`)}`;
   const done = new Set<string>();
   for (const g of groups) {
     if (g.cause === undefined || causes.get(g.cause)! < 2) {
       out.push(line('  ', g, g.reason));
     } else if (!done.has(g.cause)) {
       done.add(g.cause);
-      out.push(`  ${g.cause}:`);
+      out.push(`  ${printable(g.cause)}:`);
       for (const h of groups.filter((x) => x.cause === g.cause)) out.push(line('    ', h, h.rest));
     }
   }

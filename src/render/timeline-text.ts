@@ -1,4 +1,5 @@
 import { isoTime } from '../model/phrasing.js';
+import { printable } from '../model/printable.js';
 import type { LaneInfo, SessionTimeline, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
@@ -87,7 +88,8 @@ export function renderTimelineText(t: SessionTimeline): string {
   t.records.forEach((r, k) => {
     out.push(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k) || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`);
   });
-  return out.join('\n') + '\n';
+  // Every row quotes the log (ids, reasons, file names): each is made printable, none steers the terminal.
+  return out.map(printable).join('\n') + '\n';
 }
 
 /**

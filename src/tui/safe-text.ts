@@ -1,12 +1,13 @@
+import { HOSTILE_CHARS } from '../model/printable.js';
+
 // Width-safe text helpers. Everything the dashboard prints goes through these,
 // so no line can outgrow its pane and no log content can steer the terminal.
 
-// Log lines are untrusted input: a control character (ESC above all) in a
-// message or evidence line must never reach the terminal as a sequence.
-const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
-
+// Log lines are untrusted input: a control character (ESC above all) or a bidi
+// override in a message or evidence line must never reach the terminal as
+// itself. A pane counts cells, so each becomes one blank cell, not an escape.
 export function sanitize(s: string): string {
-  return s.replace(CONTROL_CHARS, ' ');
+  return s.replace(HOSTILE_CHARS, ' ');
 }
 
 // Wide (double-cell) code points: CJK, Hangul, full-width forms, most emoji.

@@ -1,6 +1,7 @@
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { RULE_IDS } from '../detect/rules/index.js';
+import { printable } from '../model/printable.js';
 import { tallyBySession } from '../model/session-tally.js';
 import type { CallChange, CallsWhatIf, Flip, SessionCalls, WhatIfReport } from './types.js';
 
@@ -15,7 +16,8 @@ export function renderWhatIfText(r: WhatIfReport): string {
   out.push(...section('findings that appear', r.appeared, (f) => `${f.rule} findings`, findingLines));
   out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips, flipKind, flipLines));
   if (r.calls !== undefined) out.push(...callsSection(r.calls));
-  return out.join('\n').replace(/\n+$/, '') + '\n';
+  // Session ids, tools, streams, reasons and file names come from the logs: every line is made printable.
+  return out.map(printable).join('\n').replace(/\n+$/, '') + '\n';
 }
 
 function ruleTable(r: WhatIfReport): string[] {
@@ -56,7 +58,7 @@ function section<T extends { session: string | null }>(title: string, items: T[]
   }
   for (const [kind, perSession] of rest) out.push(restLine(kind, perSession));
   if (rest.size > 0) out.push('  --format json lists every one');
-  return [...out.map(printable), ''];
+  return [...out, ''];
 }
 
 function restLine(kind: string, perSession: ReadonlyMap<string, number>): string {
@@ -88,14 +90,9 @@ function callsSection(c: CallsWhatIf): string[] {
   const title = `client requests whose response stream broke (as logged → with protocol ${c.protocol_version})`;
   const count = c.sessions.reduce((n, s) => n + s.calls.length, 0);
   if (count === 0) return [`${title}: none`, ''];
-  return [`${title} (${count}):`, ...c.sessions.flatMap(sessionLines).map(printable), ''];
+  return [`${title} (${count}):`, ...c.sessions.flatMap(sessionLines), ''];
 }
 
-/** Session ids, tools, streams and reasons come from log lines: no control character may steer the terminal. */
-function printable(line: string): string {
-  // eslint-disable-next-line no-control-regex
-  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-}
 
 function sessionLines(s: SessionCalls): string[] {
   const version = s.protocol_version === null ? 'no version logged' : `logged ${s.protocol_version}`;

@@ -42,11 +42,11 @@ describe('progress line', () => {
     expect(stream.writes.at(-1)).toMatch(/1,200 lines/);
   });
 
-  it('a file name cannot move the cursor: control characters are replaced', () => {
+  it('a file name cannot move the cursor: control characters are escaped', () => {
     const stream = fakeStream(true);
     const p = progressOn(stream, { intervalMs: 0 });
     p.listener!({ type: 'lines', source: 'evil\x1b[2J\rname', lines: 1 });
-    expect(stream.writes.at(-1)).toContain('evil?[2J?name');
+    expect(stream.writes.at(-1)).toContain('evil\\u001b[2J\\u000dname');
   });
 
   it('not a terminal: nothing at all, and no listener to call', () => {

@@ -1,6 +1,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
+import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
 import { healthyLines, sleep, tempDir, violatingLine, waitFor } from './support.js';
 
 // `resumescope watch` headless, through the built binary: stdout is a pipe here.
@@ -148,4 +149,16 @@ describe('resumescope tui', () => {
     expect(t.stderr()).toMatch(/needs a terminal/);
     expect(t.stderr()).toMatch(/resumescope analyze/);
   });
+
+  it('writes a hostile session id as JSON that reads back exact, with no control or bidi override as itself', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const [file] = writeHostileLogs(d.path);
+    const w = resumescope(['watch', '--format', 'ndjson', '--exit-after', '1500ms', file!]);
+    await waitFor('a finding', () => findingsOf(w).length > 0, 5000);
+    expect(await exitWithin(w, 5000)).toBe(0);
+    expect(findingsOf(w).some((f) => f.session?.includes('\u202e'))).toBe(true);
+    expect(RAW_HOSTILE.test(w.stdout())).toBe(false);
+  });
 });
+

@@ -64,7 +64,7 @@ describe('renderJunit', () => {
     expect(text).toContain('server-b.ndjson:2  ');
   });
 
-  it('escapes < & " in messages and evidence so the text survives unchanged', () => {
+  it('escapes < & " in messages and evidence so the text survives, a line break in it shown escaped', () => {
     const nasty: Finding = {
       ...FINDINGS[0]!,
       message: 'replayed < sent & reason "resumption_unavailable" ignored\nsecond line',
@@ -74,7 +74,7 @@ describe('renderJunit', () => {
     assertWellFormed(out);
     const message = /<failure message="([^"]*)"/.exec(out)?.[1] ?? '';
     expect(message).toContain('&lt; sent &amp; reason &quot;resumption_unavailable&quot;');
-    expect(unescape(message)).toBe(nasty.message);
+    expect(unescape(message)).toBe('replayed < sent & reason "resumption_unavailable" ignored\\u000asecond line');
     expect(out).toContain('odd.ndjson:1  {"note":"&lt;script&gt;&amp;amp;&lt;/script&gt;"}');
   });
 

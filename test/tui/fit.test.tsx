@@ -65,7 +65,7 @@ describe('fits the terminal', () => {
         severity: 'critical',
         session: `S-${hostile}`,
         at: '2026-11-09T10:00:00Z',
-        message: `clear\u001b[2Jscreen\nsecond line\t${hostile}`,
+        message: `clear\u001b[2Jscreen\nsecond line\t\u202e${hostile}\u2066`,
         evidence: [{ file: `/${hostile}/server.ndjson`, line: 123456, text: `{"kind":"upgrade","x":"${hostile}"}` }],
       },
     ],
@@ -83,12 +83,13 @@ describe('fits the terminal', () => {
   };
   const loadHostile = () => hostileDetail;
 
-  it('keeps hostile content inside 80x24 and never passes its escape sequences through', () => {
+  it('keeps hostile content inside 80x24 and never passes its escape sequences or bidi overrides through', () => {
     for (const state of Object.values(VIEWS)) {
       const frame = frameOf(hostileModel, 80, 24, { ...state, ...(state.detail ? { detail: { session: `S-${hostile}`, cursor: 0, findingKey: null } } : {}) }, loadHostile);
       expectFits(frame, 80, 24);
       expect(frame).not.toContain('\u001b[2J');
       expect(frame).not.toContain('\u001b[31mxxx');
+      expect(frame).not.toMatch(/[\u202e\u2066]/);
     }
   });
 

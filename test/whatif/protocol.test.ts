@@ -149,7 +149,7 @@ describe('whatIf --protocol 2026-07-28', () => {
     const r = await stateless(rescued.map((l) => (typeof l === 'object' && 'tool' in l ? { ...l, tool: 'ch\u001b[2Jarge' } : l)));
     const text = renderWhatIfText(r);
     expect(text).not.toContain('\u001b');
-    expect(text).toContain('tools/call 7 (ch?[2Jarge)');
+    expect(text).toContain('tools/call 7 (ch\\u001b[2Jarge)');
   });
 
   it('other questions leave the report as it was: no calls, no protocol in the policy', async () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
+import { terminalSafeJson } from '../../model/printable.js';
 import { renderTimelineText } from '../../render/timeline-text.js';
 import { sessionTimeline } from '../../store/session-timeline.js';
 import type { Io } from '../io.js';
@@ -20,7 +21,7 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
       try {
         const t = sessionTimeline(ws.db, session);
         if (!t) throw unknownSessionError(ws.db, session);
-        io.out(flags.format === 'json' ? JSON.stringify(t, null, 2) + '\n' : renderTimelineText(t));
+        io.out(flags.format === 'json' ? terminalSafeJson(JSON.stringify(t, null, 2)) + '\n' : renderTimelineText(t));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();

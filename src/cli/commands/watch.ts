@@ -9,7 +9,7 @@ import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js
 import { follow, STDIN_NAME } from '../../read/follow.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
-import { sanitize } from '../../tui/safe-text.js';
+import { printable } from '../../model/printable.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
@@ -96,7 +96,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       if (controller.signal.aborted && code !== 0) return;
       lines?.print(f);
       if (meetsThreshold(f.severity, flags.failOn)) {
-        io.err(`resumescope: stopped: ${f.rule} (${f.severity}) in session ${sanitize(f.session ?? '-')} is at or above --fail-on ${flags.failOn}\n`);
+        io.err(`resumescope: stopped: ${f.rule} (${f.severity}) in session ${printable(f.session ?? '-')} is at or above --fail-on ${flags.failOn}\n`);
         return stop(1);
       }
     }

@@ -1,3 +1,4 @@
+import { terminalSafeJson } from '../../model/printable.js';
 import { Option, type Command } from 'commander';
 import { PROTOCOL_REVISIONS, isProtocolRevision, type ProtocolRevision } from '../../engine/index.js';
 import { renderWhatIfText, whatIf, type PolicyChange } from '../../whatif/index.js';
@@ -34,7 +35,7 @@ async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<numb
   const ws = await openWorkspace(paths, flags, io);
   try {
     const report = await whatIf(ws.db, { baseline, disabled, change });
-    io.out(flags.format === 'json' ? JSON.stringify(report, null, 2) + '\n' : renderWhatIfText(report));
+    io.out(flags.format === 'json' ? terminalSafeJson(JSON.stringify(report, null, 2)) + '\n' : renderWhatIfText(report));
     return ws.unusable ? 2 : 0;
   } finally {
     ws.db.close();
