@@ -145,14 +145,22 @@ function reasonKind(reason: string): string {
  * 8 characters that no other of `sessions` shares. Short ids are kept whole.
  */
 export function shortSessionIds(sessions: readonly (string | null)[]): Map<string | null, string> {
-  const ids = sessions.filter((s): s is string => s !== null);
+  // In sorted order, the id sharing the longest prefix with an id is one of its neighbours: one sort,
+  // not a comparison of every pair (a proxy log's not-knowable list may name tens of thousands).
+  const ids = [...new Set(sessions.filter((s): s is string => s !== null))].sort();
   const out = new Map<string | null, string>([[null, sessionLabel(null)]]);
-  for (const id of ids) {
-    let n = Math.min(8, id.length);
-    while (n < id.length && ids.some((o) => o !== id && o.startsWith(id.slice(0, n)))) n += 1;
+  ids.forEach((id, i) => {
+    const shared = Math.max(i > 0 ? commonPrefix(id, ids[i - 1]!) : 0, i + 1 < ids.length ? commonPrefix(id, ids[i + 1]!) : 0);
+    const n = Math.min(id.length, Math.max(8, shared + 1));
     out.set(id, printable(n >= id.length - 1 ? id : `${id.slice(0, n)}…`));
-  }
+  });
   return out;
+}
+
+function commonPrefix(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+  return n;
 }
 
 /** A not-knowable reason as its cause ("proxy log only") and the rest; no cause when it has none. */
