@@ -14,7 +14,8 @@ export function renderRows(rows: Record<string, unknown>[], format: RowsFormat):
     const s = v === null || v === undefined ? '' : printable(String(v));
     return s.length > 80 ? s.slice(0, 79) + '…' : s;
   };
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  // A loop, not Math.max(...rows): --max-rows may allow more rows than a call takes arguments.
+  const widths = cols.map((c) => rows.reduce((w, r) => Math.max(w, cell(r[c]).length), c.length));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
