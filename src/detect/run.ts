@@ -9,6 +9,7 @@ import { explainEngineDivergences } from './rules/engine-divergence.js';
 import { countsInCatalogueOrder, RULE_IDS, RULES } from './rules/index.js';
 import { summarize, type InputSummary } from './summary.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type DetectorOutput, type RawFinding } from './types.js';
+import { appendAll } from '../model/arrays.js';
 
 export interface RunOptions extends Partial<DetectOptions> {
   /** Rules switched off by configuration. */
@@ -76,7 +77,7 @@ export function runRules(
       const handOver = (findings: RawFinding[]) => {
         checkOwn(rule, findings);
         if (takeEarly) takeEarly(rule.id, findings);
-        else early.push(...findings);
+        else appendAll(early, findings);
       };
       const out = rule.detect(contextOf(db, options, rule, facts, handOver));
       checkOwn(rule, [...out.findings, ...out.notKnowable]);

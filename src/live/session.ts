@@ -10,6 +10,7 @@ import { SourceIngest } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped, SCOPE_CHUNK, type ScopedRun } from './scope.js';
+import { appendAll } from '../model/arrays.js';
 
 // The incremental pipeline behind `watch`: batches of lines go into the store
 // as they arrive (one transaction each), and a detection round re-derives and
@@ -144,7 +145,7 @@ export class LiveSession {
     const now = this.now();
     const options = { ...DEFAULT_DETECT_OPTIONS, ...definedOptions(this.opts.detect) };
     for (const run of this.judge(sessions, from)) {
-      fresh.push(...this.book.apply(run.sessions, run.findings, now));
+      appendAll(fresh, this.book.apply(run.sessions, run.findings, now));
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
       for (const n of run.notKnowable) {
@@ -156,7 +157,7 @@ export class LiveSession {
     }
     // Past the grace period after a session's last record, more log cannot change its verdict.
     for (const [s, until] of this.recheck) if (this.logEnd !== undefined && this.logEnd.ts_ms > until) this.recheck.delete(s);
-    fresh.push(...this.book.settle(now));
+    appendAll(fresh, this.book.settle(now));
     return { fresh, sessions, records, deriveMs: t1 - t0, detectMs: performance.now() - t1 };
   }
 

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatch
 import { basename, dirname } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LineAssembler, type InputLine } from './lines.js';
+import { appendAll } from '../model/arrays.js';
 
 // Follows log files the way `tail -F` does: appended lines as they arrive; a
 // file renamed away (rotation) is read to its end and the new file at the path
@@ -55,7 +56,7 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
       const events: FollowEvent[] = [];
       let more = false;
       for (const f of files) more = f.check(events, maxBatch) || more;
-      if (stdin) events.push(...stdin.drain());
+      if (stdin) appendAll(events, stdin.drain());
       for (const e of events) {
         if (signal.aborted) return;
         yield e;
@@ -227,11 +228,11 @@ class FollowedStdin {
   private ended = false;
   private reported = false;
   private readonly onData = (chunk: Buffer | string) => {
-    this.pending.push(...this.lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    appendAll(this.pending, this.lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     this.onChange();
   };
   private readonly onEnd = () => {
-    this.pending.push(...this.lines.end());
+    appendAll(this.pending, this.lines.end());
     this.ended = true;
     this.onChange();
   };

@@ -6,6 +6,7 @@ import { at, idList } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
+import { appendAll } from '../../model/arrays.js';
 
 // event-id-regression: one event id emitted twice under one session id (SQL:
 // queries/rules/event-id-regression.sql), or a resumption that replayed events at or
@@ -68,7 +69,7 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
       back.namedBy,
     ]);
   }
-  findings.push(...sentAgainSeenByProxy(facts));
+  appendAll(findings, sentAgainSeenByProxy(facts));
   return { findings, notKnowable };
 }
 

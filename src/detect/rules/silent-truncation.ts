@@ -9,6 +9,7 @@ import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, 
 import { at, idList, plural, seconds } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
+import { appendAll } from '../../model/arrays.js';
 
 // silent-truncation: an accepted resumption whose replay cannot have been
 // complete. Three ways: the position was no longer retained, fewer events were
@@ -85,7 +86,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
       notKnowable.push(nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`));
     }
   }
-  truncations.push(...droppedWithEarlierIncarnation(db, fromEarlierIncarnation, facts.evictions));
+  appendAll(truncations, droppedWithEarlierIncarnation(db, fromEarlierIncarnation, facts.evictions));
   // The events of a window are fetched only for resumptions that replayed short or started late: their ids and
   // lines are the witness. A trimmed position needs none, and a client whose cursor never moves makes every
   // window the lane so far (25k such resumptions in one session fetched 6.8 GB of them).
