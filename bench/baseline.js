@@ -1,6 +1,7 @@
 // The reference passes, run as their own process so that time and peak RSS are
 // theirs alone: node bench/baseline.js bare|floor FILE [DB]; prints the line count.
-//   bare:  line split + JSON.parse, nothing kept (what any NDJSON reader must do);
+//   bare:  line split + JSON.parse, nothing kept (what any NDJSON reader must do;
+//          a line that is not JSON is counted and passed over, as a reader that keeps bad lines must);
 //   floor: + insert eight fields of each line into an unindexed SQLite table, the
 //          least any SQLite-backed analyzer does (no normalization, no raw line,
 //          no derive, no rules).
@@ -10,10 +11,18 @@ import Database from 'better-sqlite3';
 
 const [mode, file, dbPath] = process.argv.slice(2);
 
+function parsed(line) {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
 async function bare() {
   let n = 0;
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-    if (line) JSON.parse(line);
+    if (line) parsed(line);
     n++;
   }
   return n;
@@ -30,7 +39,7 @@ async function floor() {
   db.exec('BEGIN');
   for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
     if (!line) continue;
-    const o = JSON.parse(line);
+    const o = parsed(line) ?? {};
     insert.run(v(o.ts), v(o.kind), v(o.session), v(o.stream), v(o.event_id), v(o.node), v(o.method), v(o.rpc_kind));
     n++;
   }

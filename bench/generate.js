@@ -4,6 +4,7 @@
 // Sessions are scripted one at a time and merged by time through a heap, so
 // memory stays bounded by the sessions live at once, not by N.
 import { createWriteStream } from 'node:fs';
+import { fuzzer } from './fuzz.js';
 
 export const SHAPES = {
   uniform: 'sessions one after another, one node, clean (the original bench shape)',
@@ -24,6 +25,7 @@ export const SHAPES = {
   lifecycle:
     "soak-one's one long session on a server that logs what no other shape does, every round: a bounded buffer's trim (the session's and the stream's in turn), " +
     'sampling requests answered, cancelled, timed out or reissued (and the reissue answered) in turn, the old stream fenced instead of closed every fifth round, a tools change every tenth; clean',
+  fuzz: 'the production mix with 5% of its records mutated as a fuzzer would: ids from other sessions, streams and requests, fields dropped or of the wrong type, kinds swapped, times out of order, lines duplicated, cut short or junk',
   hostile:
     'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
     'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait, ' +
@@ -76,6 +78,7 @@ function profile(shape, lines) {
     // About 13 lines a round; a session is scripted whole before it is written, hence the cap.
     case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
+    case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
     case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
@@ -421,9 +424,16 @@ export async function generate(path, lines, { shape = 'uniform', seed = 1, first
   const seqByNode = new Map();
   let n = 0;
   let buf = '';
+  const fuzz = p.fuzz ? fuzzer(rnd, p.fuzz) : undefined;
   const emit = async (obj) => {
+    const line = JSON.stringify(obj);
+    const junk = fuzz?.junk(line);
+    if (junk !== undefined) await emitText(junk);
+    await emitText(line);
+  };
+  const emitText = async (line) => {
     n++;
-    buf += JSON.stringify(obj) + '\n';
+    buf += line + '\n';
     if (buf.length > 1 << 16) {
       const ok = out.write(buf);
       buf = '';
@@ -453,7 +463,8 @@ export async function generate(path, lines, { shape = 'uniform', seed = 1, first
       seq = (seqByNode.get(rec.node) ?? 0) + 1;
       seqByNode.set(rec.node, seq);
     }
-    await emit(render(rec, t, dialect, seq));
+    if (fuzz === undefined) await emit(render(rec, t, dialect, seq));
+    else for (const m of fuzz.mutate(rec, t)) await emit(render(m.rec, m.t, dialect, seq));
     if (p.appLines > 0 && n < lines && rnd() < p.appLines) await emit({ ts: new Date(t).toISOString(), level: 'info', message: 'GET /healthz 200', node: rec.node });
   }
   out.write(buf);
