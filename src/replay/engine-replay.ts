@@ -11,7 +11,7 @@ import { isAccepted, STORED_RECORD_JSON, storedRow, toEngineRecord, toLoggedUpgr
 // reconnects from here. One scan of the records table, grouped per session in
 // SQLite: walking the records_session index instead visits the rows in index
 // order, one random page read each, which at millions of rows costs twice the
-// scan and sort (see README, Performance). The visitors only compute, so the
+// scan and sort (docs/performance.md). The visitors only compute, so the
 // cursor stays open.
 
 const PAGE = 2000;
