@@ -77,7 +77,8 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
     out.push('', '**Not knowable** (the logs do not hold the facts these rules need):', '');
     for (const g of notKnowable) {
       const similar = g.variants > 0 ? ` (+${g.variants} similar)` : '';
-      const sessions = sessionList(g.sessions, NOT_KNOWABLE_SESSIONS, (x) => `\`${inline(sessionLabel(x))}\``);
+      // <code>, not backticks: an id holding a backtick would end a code span.
+      const sessions = sessionList(g.sessions, NOT_KNOWABLE_SESSIONS, (x) => `<code>${inline(sessionLabel(x))}</code>`);
       out.push(`- \`${g.rule}\`: ${inline(g.reason)}${similar} (${plural(g.sessions.length, 'session')}: ${sessions})`);
     }
   }
@@ -92,7 +93,7 @@ function details(f: Finding, quoting: EvidenceQuoting): string[] {
   const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
   return [
     '<details>',
-    `<summary><b>${f.severity}</b> <code>${inline(f.rule)}</code> · session <code>${inline(sessionLabel(f.session))}</code> · ${inline(f.at)}</summary>`,
+    `<summary><b>${f.severity}</b> <code>${htmlText(f.rule)}</code> · session <code>${htmlText(sessionLabel(f.session))}</code> · ${htmlText(f.at)}</summary>`,
     '',
     inline(f.message),
     '',
@@ -104,10 +105,20 @@ function details(f: Finding, quoting: EvidenceQuoting): string[] {
   ];
 }
 
-/** Text placed in Markdown/HTML: tags and entities in a log-derived message must not render. */
-/** Log text inline in markdown: printable, and nothing markdown or HTML would read as markup. */
+/**
+ * Log text in markdown prose: printable, and nothing markdown or HTML would read as markup. A
+ * Last-Event-ID is whatever a client sent, and a finding's message quotes it: `![x](https://…)` in it
+ * would be an image fetched by everyone who opens the pull request the report is posted to.
+ * Backslash escapes for what starts a link, an image, code, emphasis or a table cell; entities for HTML.
+ */
 function inline(s: string): string {
-  return printable(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|');
+  // An underscore between two letters or digits (resumption_unavailable) cannot start emphasis: left as it reads.
+  return htmlText(s.replace(/[\\`*[\]~|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, (c) => `\\${c}`));
+}
+
+/** Log text inside an HTML block (the `<summary>` line), where markdown is not read: printable, entities only. */
+function htmlText(s: string): string {
+  return printable(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function longestBacktickRun(s: string): number {

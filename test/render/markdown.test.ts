@@ -44,8 +44,16 @@ describe('renderMarkdown', () => {
     expect(out).toMatch(/````text\n.*``` inside\n.*\n````/);
   });
 
+  it('renders a Last-Event-ID a client chose as text: no image, link, code span or emphasis from it', () => {
+    const beacon = { ...FINDINGS[4]!, session: 'S`x|y', message: 'resumed S2 from event ![x](https://evil.example/p.png) and [here](https://evil.example) *now* `now` _now_ resumption_unavailable' };
+    const out = renderMarkdown(makeReport([beacon]));
+    expect(out).toContain('resumed S2 from event !\\[x\\](https://evil.example/p.png) and \\[here\\](https://evil.example) \\*now\\* \\`now\\` \\_now\\_ resumption_unavailable');
+    // The <summary> line is HTML, where markdown is not read: the id as it is, entity-safe.
+    expect(out).toContain('session <code>S`x|y</code>');
+  });
+
   it('summarizes not knowable per rule and reason, and counts findings beyond the cap', () => {
-    expect(md).toContain('- `orphaned-request`: proxy log: pending server requests are not visible (2 sessions: `S4`, `S5`)');
+    expect(md).toContain('- `orphaned-request`: proxy log: pending server requests are not visible (2 sessions: <code>S4</code>, <code>S5</code>)');
     const capped = renderMarkdown(makeReport(), { maxDetails: 2 });
     expect(capped.match(/<details>/g)).toHaveLength(2);
     expect(capped).toContain('…and 4 more findings');
