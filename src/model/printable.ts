@@ -5,13 +5,14 @@
 // (Trojan Source). These are the characters no log value may bring to a
 // terminal, an HTML page or a JSON report as themselves.
 
-/**
- * C0 and C1 controls (ESC, BEL, CSI as one byte, NEL, line breaks), bidi
- * embeddings, overrides and isolates, the directional marks, and the line and
- * paragraph separators.
- */
-// eslint-disable-next-line no-control-regex
-export const HOSTILE_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** Beyond C0: DEL and the C1 controls (CSI, NEL as one byte), bidi embeddings, overrides and isolates, directional marks, line and paragraph separators. */
+const STEERING_CLASS = '\\u007f-\\u009f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+
+/** The characters JSON.stringify and an HTML page leave as they are (both deal with C0 themselves). */
+export const STEERING_CHARS = new RegExp(`[${STEERING_CLASS}]`, 'g');
+
+/** Every hostile character: the C0 controls (ESC, BEL, line breaks, tab) and STEERING_CHARS. */
+export const HOSTILE_CHARS = new RegExp(`[\\u0000-\\u001f${STEERING_CLASS}]`, 'g');
 
 /** `\u001b` for ESC: the escape visible as text, so that the value still reads as itself. */
 export function unicodeEscape(c: string): string {
@@ -23,16 +24,12 @@ export function printable(s: string): string {
   return s.replace(HOSTILE_CHARS, unicodeEscape);
 }
 
-/** Hostile characters JSON.stringify leaves as they are (it escapes C0 only). */
-// eslint-disable-next-line no-control-regex
-const RAW_IN_JSON = /[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 /**
  * JSON text that reads back to the same value, with no hostile character as
  * itself: a report printed to a terminal (`jq`, `less`, `cat`) cannot be
- * steered by the logs it quotes. Only string contents can hold these, and
- * there a \u escape means the same character.
+ * steered by the logs it quotes. JSON.stringify escapes C0 only; the rest can
+ * stand only inside strings, where a \u escape means the same character.
  */
 export function terminalSafeJson(json: string): string {
-  return json.replace(RAW_IN_JSON, unicodeEscape);
+  return json.replace(STEERING_CHARS, unicodeEscape);
 }

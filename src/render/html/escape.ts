@@ -1,4 +1,4 @@
-import { printable, unicodeEscape } from '../../model/printable.js';
+import { printable, STEERING_CHARS, unicodeEscape } from '../../model/printable.js';
 
 // Everything the report quotes from a log is hostile input: a field may hold
 // `<script>` or `"><img onerror=…>`. Text goes through `text()`, attribute
@@ -16,17 +16,13 @@ const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 const UNREPRESENTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
- * Characters a browser would obey rather than show: bidi embeddings, overrides and isolates, which
- * reorder what a reader sees (Trojan Source), the directional marks and C1 controls. Shown escaped
- * (`\u202e`), as the text report shows them.
+ * Text content for HTML and SVG: safe in element content and in quoted attribute values. A bidi
+ * override, isolate or C1 control would be obeyed rather than shown (reordering what a reader
+ * sees): shown escaped (`\u202e`), as the text report shows it.
  */
-// eslint-disable-next-line no-control-regex
-const STEERING = /[\u0080-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text content for HTML and SVG: safe in element content and in quoted attribute values. */
 export function text(s: string | number | null | undefined): string {
   if (s === null || s === undefined) return '';
-  return String(s).replace(UNREPRESENTABLE, '\ufffd').replace(STEERING, unicodeEscape).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
+  return String(s).replace(UNREPRESENTABLE, '\ufffd').replace(STEERING_CHARS, unicodeEscape).replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 /** A quoted attribute value. */
