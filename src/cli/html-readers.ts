@@ -1,6 +1,6 @@
 import type { RenderOptions } from '../render/index.js';
 import type { Db } from '../store/db.js';
-import { sessionTimeline } from '../store/session-timeline.js';
+import { sessionTimelineStream } from '../store/session-timeline.js';
 import { rejectedLoader } from '../tui/wire/rejected.js';
 import { storeSeries } from '../tui/wire/store-series.js';
 
@@ -10,5 +10,5 @@ import { storeSeries } from '../tui/wire/store-series.js';
  * dashboard's chart series, and its rejected-lines reader.
  */
 export function htmlReaders(db: Db): Pick<RenderOptions, 'timeline' | 'series' | 'rejected'> {
-  return { timeline: (session) => sessionTimeline(db, session), series: storeSeries(db), rejected: rejectedLoader(db) };
+  return { timeline: (session) => sessionTimelineStream(db, session), series: storeSeries(db), rejected: rejectedLoader(db) };
 }

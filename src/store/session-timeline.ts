@@ -44,9 +44,46 @@ export interface SessionTimeline {
   records: TimelineRecord[];
 }
 
+/** A session's timeline whose records are read as they are iterated (each iteration reads them again). */
+export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> {
+  records: Iterable<TimelineRecord>;
+}
+
 /** Everything logged about one session id, in log order, with file:line; undefined when the log never names it. */
 export function sessionTimeline(db: Db, session: string): SessionTimeline | undefined {
+  const t = sessionTimelineStream(db, session);
+  return t === undefined ? undefined : { ...t, records: Array.from(t.records) };
+}
+
+/**
+ * sessionTimeline with its records read row by row when iterated: the HTML report draws 160 rows of a
+ * session that may be hundreds of thousands long (a soak test's), and holding them all took 800 MB.
+ * The store is written (derived) before, never while, the records are read.
+ */
+export function sessionTimelineStream(db: Db, session: string): SessionTimelineStream | undefined {
   deriveTimeline(db);
+  if (!namesSession(db, session)) return undefined;
+  const incarnations = db
+    .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
+    .all(session) as IncarnationInfo[];
+  const lanes = db
+    .prepare(
+      `SELECT stream, lane, via, opened_ts, closed_ts, close_reason, fenced_ts, superseded_ts FROM streams
+       WHERE session = ? ORDER BY COALESCE(opened_ts, 0), stream`,
+    )
+    .all(session) as LaneInfo[];
+  return { session, incarnations, lanes, records: { [Symbol.iterator]: () => timelineRecords(db, session) } };
+}
+
+/** The session's records, and the upgrades that minted it from another id: the rows of its timeline. */
+function namesSession(db: Db, session: string): boolean {
+  return (
+    db.prepare('SELECT 1 FROM records WHERE session = ? AND shadowed = 0 LIMIT 1').get(session) !== undefined ||
+    db.prepare("SELECT 1 FROM records WHERE new_session = ? AND kind = 'upgrade' AND shadowed = 0 AND session IS NOT ? LIMIT 1").get(session, session) !== undefined
+  );
+}
+
+function* timelineRecords(db: Db, session: string): Generator<TimelineRecord> {
   // Two indexed lookups rather than one OR, which would scan every upgrade.
   const statement = db
     .prepare(
@@ -61,35 +98,23 @@ export function sessionTimeline(db: Db, session: string): SessionTimeline | unde
        ORDER BY ts_ms, id`,
     )
     .raw(true);
-  const records = compactRows(statement.columns().map((c) => c.name), statement.all({ session }) as unknown[][]);
-  if (records.length === 0) return undefined;
-  const incarnations = db
-    .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
-    .all(session) as IncarnationInfo[];
-  const lanes = db
-    .prepare(
-      `SELECT stream, lane, via, opened_ts, closed_ts, close_reason, fenced_ts, superseded_ts FROM streams
-       WHERE session = ? ORDER BY COALESCE(opened_ts, 0), stream`,
-    )
-    .all(session) as LaneInfo[];
-  return { session, incarnations, lanes, records };
+  const columns = statement.columns().map((c) => c.name);
+  for (const values of statement.iterate({ session }) as IterableIterator<unknown[]>) yield compactRow(columns, values);
 }
 
 /** The columns every row keeps; the other fifty or so appear where the record set them. */
 const ALWAYS = new Set(['id', 'file', 'line', 'ts_ms', 'kind', 'origin', 'node', 'session', 'stream', 'lane']);
 
 /**
- * Rows as objects of the columns a record set: a record sets a dozen of the records table's columns, and a
+ * A row as an object of the columns the record set: a record sets a dozen of the records table's columns, and a
  * soak test's session is hundreds of thousands of records (as full rows, 100k of them held 380 MB).
  */
-function compactRows(columns: string[], rows: unknown[][]): TimelineRecord[] {
-  return rows.map((values) => {
-    const row: Record<string, unknown> = {};
-    values.forEach((v, i) => {
-      if (v !== null || ALWAYS.has(columns[i]!)) row[columns[i]!] = v;
-    });
-    return row as TimelineRecord;
+function compactRow(columns: string[], values: unknown[]): TimelineRecord {
+  const row: Record<string, unknown> = {};
+  values.forEach((v, i) => {
+    if (v !== null || ALWAYS.has(columns[i]!)) row[columns[i]!] = v;
   });
+  return row as TimelineRecord;
 }
 
 /** Session ids the log names, most recently active first (for listings and the TUI). */

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RULE_IDS, ruleOf } from '../../src/detect/rules/index.js';
@@ -178,6 +179,27 @@ describe('the HTML report', () => {
     expect(drawn.map((r) => r.line)).toEqual([...drawn.map((r) => r.line)].sort((a, b) => a - b));
     const skipped = rows.reduce((n, r) => n + (r.type === 'gap' ? r.skipped : 0), 0);
     expect(skipped + MAX_ROWS).toBe(1000);
+  });
+
+  it('picks in one pass of the records what sorting them all by (evidence, structure, events) and position would', () => {
+    // The definition: rank every record, sort by rank then position, keep the first `max`, draw them in log order.
+    const bySorting = (records: TimelineRecord[], marks: Map<string, unknown>, max: number) => {
+      const rank = (r: TimelineRecord) => (marks.has(`${r.file}:${r.line}`) ? 0 : /^(upgrade|stream\.|session\.|request\.|buffer\.)/.test(r.kind) ? 1 : 2);
+      const keep = new Set(records.map((r, i) => ({ i, k: rank(r) })).sort((a, b) => a.k - b.k || a.i - b.i).slice(0, max).map((o) => o.i));
+      return records.flatMap((r, i) => (keep.has(i) ? [r.line] : []));
+    };
+    const kinds = ['event.sent', 'upgrade', 'stream.opened', 'request.sent', 'call'];
+    fc.assert(
+      fc.property(fc.array(fc.nat(kinds.length - 1), { maxLength: 60 }), fc.uniqueArray(fc.nat(59), { maxLength: 10 }), fc.integer({ min: 1, max: 20 }), (kindAt, marked, max) => {
+        const records = kindAt.map((k, i): TimelineRecord => ({ id: i, file: 'a.ndjson', line: i, ts_ms: i, kind: kinds[k]!, origin: 'server', node: null, session: 'S', stream: 'g', lane: 'g' }));
+        const marks = new Map(marked.map((line) => [`a.ndjson:${line}`, { severity: 'error' as const, numbers: [1] }]));
+        // Read as the store hands them over: once, as they come.
+        const rows = pickRows((function* () { yield* records; })(), marks, max);
+        expect(rows.flatMap((r) => (r.type === 'record' ? [r.record.line] : []))).toEqual(bySorting(records, marks, max));
+        expect(rows.reduce((n, r) => n + (r.type === 'gap' ? r.skipped : 1), 0)).toBe(records.length);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('draws a column only for the streams its drawn rows name, however many the session opened', () => {

@@ -1,5 +1,5 @@
 import type { FailOn } from '../../model/severity.js';
-import type { SessionTimeline } from '../../store/session-timeline.js';
+import type { SessionTimelineStream } from '../../store/session-timeline.js';
 import type { LineText } from '../common.js';
 
 // What the HTML report is drawn from besides the report itself. The CLI hands
@@ -28,7 +28,7 @@ export interface HtmlOptions {
   /** Evidence line text, as stored (redacted at ingest). */
   lineText?: LineText;
   /** A session's timeline from the store, for the swimlanes. */
-  timeline?: (session: string) => SessionTimeline | undefined;
+  timeline?: (session: string) => SessionTimelineStream | undefined;
   /** The dashboard's series over the whole log. */
   series?: ChartSeries;
   /** Rejected lines in file and line order, a page at a time. */

@@ -1,5 +1,5 @@
 import type { Severity } from '../../model/severity.js';
-import type { SessionTimeline, TimelineRecord } from '../../store/session-timeline.js';
+import type { SessionTimelineStream, TimelineRecord } from '../../store/session-timeline.js';
 import { truncate } from '../common.js';
 import { describeRecord, streamsByLineage } from '../timeline-text.js';
 import { attr, text } from './escape.js';
@@ -37,7 +37,7 @@ const REQUEST_END: Record<string, string> = {
 const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** `key` makes the SVG's own ids unique in the page. */
-export function swimlaneSvg(t: SessionTimeline, rows: Row[], label: string, key: string): string {
+export function swimlaneSvg(t: SessionTimelineStream, rows: Row[], label: string, key: string): string {
   const columns = laneColumns(t, rows);
   const laneX = (col: number) => LANES_X + col * LANE + LANE / 2;
   const y = (i: number) => TOP + i * ROW + ROW / 2;
@@ -147,7 +147,7 @@ ${laneKey(t, columns)}`;
  * drawn rows name. A soak test's session opens tens of thousands of streams; a column for each (and a row
  * of the key under it) made the drawing of 160 rows as wide as the whole session.
  */
-function laneColumns(t: SessionTimeline, rows: Row[]): string[] {
+function laneColumns(t: SessionTimelineStream, rows: Row[]): string[] {
   const named: string[] = [];
   for (const row of rows) {
     if (row.type !== 'record') continue;
@@ -196,7 +196,7 @@ function glyph(r: TimelineRecord, x: number, cy: number, fromX: number | undefin
 }
 
 /** Which stream each lane letter is, with how it opened and how it ended. */
-function laneKey(t: SessionTimeline, columns: string[]): string {
+function laneKey(t: SessionTimelineStream, columns: string[]): string {
   const info = new Map(t.lanes.map((l) => [l.stream, l]));
   const rows = columns.slice(1).map((stream, i) => {
     const l = info.get(stream);

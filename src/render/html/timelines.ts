@@ -1,7 +1,7 @@
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
-import type { SessionTimeline, TimelineRecord } from '../../store/session-timeline.js';
+import type { SessionTimelineStream, TimelineRecord } from '../../store/session-timeline.js';
 import { sessionLabel } from '../common.js';
 import { timelineAnchor } from './anchors.js';
 import { counted } from './words.js';
@@ -27,7 +27,8 @@ export interface NumberedFinding {
 
 export interface DrawnTimeline {
   index: number;
-  timeline: SessionTimeline;
+  /** Its records are read as the drawing is made: a long session is never held whole. */
+  timeline: SessionTimelineStream;
   findings: NumberedFinding[];
 }
 
@@ -44,7 +45,7 @@ export interface TimelineChoice {
  * the findings (a report may hold hundreds of thousands): one keeps three numbers per session, the
  * other the findings of the sessions drawn.
  */
-export function chooseTimelines(numbered: () => Iterable<NumberedFinding>, read: ((session: string) => SessionTimeline | undefined) | undefined): TimelineChoice {
+export function chooseTimelines(numbered: () => Iterable<NumberedFinding>, read: ((session: string) => SessionTimelineStream | undefined) | undefined): TimelineChoice {
   const bySession = new Map<string, { gravest: number; count: number; first: number }>();
   for (const { number, finding } of numbered()) {
     if (finding.session === null) continue;
@@ -58,7 +59,7 @@ export function chooseTimelines(numbered: () => Iterable<NumberedFinding>, read:
   }
   const ordered = [...bySession.entries()].sort((a, b) => b[1].gravest - a[1].gravest || b[1].count - a[1].count || a[1].first - b[1].first).map(([s]) => s);
   if (read === undefined) return { drawn: [], notDrawn: ordered, available: false };
-  const chosen: { session: string; timeline: SessionTimeline }[] = [];
+  const chosen: { session: string; timeline: SessionTimelineStream }[] = [];
   const notDrawn: string[] = [];
   for (const session of ordered) {
     const timeline = chosen.length < MAX_TIMELINES ? read(session) : undefined;
@@ -103,6 +104,7 @@ function sessionBlock(d: DrawnTimeline): string {
   const marks = evidenceMarks(d.findings);
   const rows = pickRows(t.records, marks);
   const drawnRecords = rows.filter((r) => r.type === 'record').length;
+  const total = rows.reduce((n, r) => n + (r.type === 'gap' ? r.skipped : 1), 0);
   const incarnations = t.incarnations.length
     ? t.incarnations
         .map(
@@ -113,7 +115,7 @@ function sessionBlock(d: DrawnTimeline): string {
         )
         .join('')
     : '<li>its creation is not in the log</li>';
-  const cut = drawnRecords < t.records.length ? ` <span class="note">${drawnRecords} of ${t.records.length.toLocaleString('en-US')} records drawn (evidence and structure first); all of them: <code>resumescope timeline ${text(t.session)} …</code></span>` : '';
+  const cut = drawnRecords < total ? ` <span class="note">${drawnRecords} of ${total.toLocaleString('en-US')} records drawn (evidence and structure first); all of them: <code>resumescope timeline ${text(t.session)} …</code></span>` : '';
   const numbers = d.findings.map((n) => `<a href="#finding-${n.number}">#${n.number}</a>`);
   const shownNumbers = numbers.length > 30 ? [...numbers.slice(0, 30), `and ${numbers.length - 30} more`] : numbers;
   return `<article class="timeline" id="${timelineAnchor(d.index)}"><h3>session <code>${text(sessionLabel(t.session))}</code></h3>
@@ -139,27 +141,30 @@ function evidenceMarks(findings: NumberedFinding[]): Map<string, Mark> {
   return marks;
 }
 
-/** At most MAX_ROWS rows: evidence first, then structure, then events, shown in log order with the gaps counted. */
-export function pickRows(records: TimelineRecord[], marks: Map<string, Mark>, max = MAX_ROWS): Row[] {
+/**
+ * At most MAX_ROWS rows: evidence first, then structure, then events, shown in log order with the gaps
+ * counted. One pass keeps the first `max` records of each rank, in log order: what sorting every record
+ * by (rank, position) and keeping `max` would keep, holding three times `max` records, not the session
+ * (a soak test's session is hundreds of thousands).
+ */
+export function pickRows(records: Iterable<TimelineRecord>, marks: Map<string, Mark>, max = MAX_ROWS): Row[] {
   const rank = (r: TimelineRecord) => (marks.has(`${r.file}:${r.line}`) ? 0 : STRUCTURAL.test(r.kind) ? 1 : 2);
-  let keep: Set<number>;
-  if (records.length <= max) keep = new Set(records.map((_, i) => i));
-  else {
-    const order = records.map((r, i) => ({ i, rank: rank(r) })).sort((a, b) => a.rank - b.rank || a.i - b.i);
-    keep = new Set(order.slice(0, max).map((o) => o.i));
+  const firsts: { at: number; record: TimelineRecord }[][] = [[], [], []];
+  let total = 0;
+  for (const record of records) {
+    const ofRank = firsts[rank(record)]!;
+    if (ofRank.length < max) ofRank.push({ at: total, record });
+    total++;
   }
+  const kept = firsts.flat().slice(0, max).sort((a, b) => a.at - b.at);
   const rows: Row[] = [];
-  let skipped = 0;
-  records.forEach((r, i) => {
-    if (!keep.has(i)) {
-      skipped++;
-      return;
-    }
-    if (skipped > 0) rows.push({ type: 'gap', skipped });
-    skipped = 0;
-    rows.push({ type: 'record', record: r, mark: marks.get(`${r.file}:${r.line}`) });
-  });
-  if (skipped > 0) rows.push({ type: 'gap', skipped });
+  let next = 0;
+  for (const { at, record } of kept) {
+    if (at > next) rows.push({ type: 'gap', skipped: at - next });
+    rows.push({ type: 'record', record, mark: marks.get(`${record.file}:${record.line}`) });
+    next = at + 1;
+  }
+  if (total > next) rows.push({ type: 'gap', skipped: total - next });
   return rows;
 }
 
