@@ -8,7 +8,7 @@ import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, lineRecordsResolver, renderChunks, type LineText } from '../../render/index.js';
 import type { Finding, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
-import { UsageError, useColor, VERSION, type Io } from '../io.js';
+import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
   type SettingFlags,
@@ -89,7 +89,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     // The HTML report explains every rule it shows; text appended after </html> would be lost.
     const explained = flags.explain && format !== 'html' && report.findings.length > 0 ? explanations(report.findings, lineText, cwd) : [];
     progress.finish(`${report.findings.length} finding(s)`);
-    writeChunks([chunks, explained], flags.output, io);
+    await writeChunks([chunks, explained], flags.output, io);
     if (ws.unusable) return 2;
     return exitCodeFor(report, failOn);
   } finally {
@@ -116,11 +116,15 @@ function readBaseline(path: string) {
 }
 
 /** The report to -o's file (created or emptied first, as before) or to stdout, one piece at a time. */
-function writeChunks(parts: Iterable<string>[], output: string | undefined, io: Io): void {
-  const fd = output === undefined ? undefined : openSync(output, 'w');
+async function writeChunks(parts: Iterable<string>[], output: string | undefined, io: Io): Promise<void> {
+  if (output === undefined) {
+    for (const part of parts) await writeOut(io, part);
+    return;
+  }
+  const fd = openSync(output, 'w');
   try {
-    for (const part of parts) for (const chunk of part) fd === undefined ? io.out(chunk) : writeSync(fd, chunk);
+    for (const part of parts) for (const chunk of part) writeSync(fd, chunk);
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
   }
 }

@@ -6,8 +6,8 @@ import { filterReport } from '../../findings/filter.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import type { Report } from '../../model/finding.js';
 import { reportOrder } from '../../render/common.js';
-import { explainFinding } from '../../render/index.js';
-import { UsageError, type Io } from '../io.js';
+import { explainFinding, type LineText } from '../../render/index.js';
+import { UsageError, writeOut, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -43,18 +43,23 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         if (only !== undefined && only > total) throw new UsageError(`-n ${only}: only ${total} matching finding(s)`);
         if (total === 0) io.out('No finding matches: nothing to explain.\n');
         const lineText = lineTextResolver(ws.db);
-        // Read a finding at a time from the report's table, each written as it is explained.
-        let n = 0;
-        for (const f of reportOrder(report.findings)) {
-          n += 1;
-          if (only !== undefined && n !== only) continue;
-          io.out(`${n > 1 && only === undefined ? '\n\n' : ''}#${n}  ${explainFinding(f, lineText, process.cwd())}`);
-          if (only !== undefined) break;
-        }
-        if (total > 0) io.out('\n');
+        // Read a finding at a time from the report's table, each written as it is explained and as the reader takes it.
+        await writeOut(io, explained(report, lineText, only));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();
       }
     });
+}
+
+/** Each finding (or the one numbered `only`) explained, in the text report's order and numbering. */
+function* explained(report: Report<FindingTable>, lineText: LineText, only: number | undefined): Generator<string> {
+  let n = 0;
+  for (const f of reportOrder(report.findings)) {
+    n += 1;
+    if (only !== undefined && n !== only) continue;
+    yield `${n > 1 && only === undefined ? '\n\n' : ''}#${n}  ${explainFinding(f, lineText, process.cwd())}`;
+    if (only !== undefined) break;
+  }
+  if (report.findings.length > 0) yield '\n';
 }
