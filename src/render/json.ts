@@ -59,7 +59,7 @@ export function* jsonArrayChunks<T>(items: Iterable<T>, shape: (item: T) => unkn
 const CHUNK_CHARS = 1 << 16;
 
 /** JSON.stringify(value, null, 2) as it reads `depth` spaces in, terminal-safe (the same value, read back). */
-function nested(value: unknown, depth: number): string {
+export function nested(value: unknown, depth: number): string {
   return terminalSafeJson(JSON.stringify(value, null, 2).replace(/\n/g, `\n${' '.repeat(depth)}`));
 }
 

@@ -1,6 +1,6 @@
 import { isoTime } from '../model/phrasing.js';
 import { printable } from '../model/printable.js';
-import type { LaneInfo, SessionTimeline, TimelineRecord } from '../store/session-timeline.js';
+import type { LaneInfo, SessionTimelineStream, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
 // on one row with its lane marked and file:line, so a reader can go to the log.
@@ -68,7 +68,16 @@ export function streamsByLineage(lanes: readonly LaneInfo[]): Map<string, LaneIn
   return byLineage;
 }
 
-export function renderTimelineText(t: SessionTimeline): string {
+export function renderTimelineText(t: SessionTimelineStream): string {
+  return Array.from(timelineTextChunks(t)).join('');
+}
+
+/**
+ * renderTimelineText in pieces of about 64 KB, written one after another: a soak test's session is
+ * hundreds of thousands of rows, which as one string (and its lines) took a GB. Two reads of the
+ * records: the first measures (the file:line column, each lane's last row), the second draws.
+ */
+export function* timelineTextChunks(t: SessionTimelineStream): Generator<string> {
   const out: string[] = [`session ${t.session}`];
   for (const i of t.incarnations) {
     const end = i.ended_ts !== null ? `, ${i.ended_how} ${isoTime(i.ended_ts)}` : ', live at end of log';
@@ -82,15 +91,29 @@ export function renderTimelineText(t: SessionTimeline): string {
     out.push(`    ${markOf.get(lane)!} ${lane}: ${members.map((l) => `${l.stream}${l.via ? `/${l.via}` : ''}${laneState(l)}`).join(' → ')}`);
   }
   out.push('');
-  let width = 0;
-  for (const r of t.records) width = Math.max(width, `${r.file}:${r.line}`.length);
-  const gutter = new Gutter(t.records, markOf);
-  t.records.forEach((r, k) => {
-    out.push(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k) || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`);
-  });
   // Every row quotes the log (ids, reasons, file names): each is made printable, none steers the terminal.
-  return out.map(printable).join('\n') + '\n';
+  let chunk = out.map(printable).join('\n');
+  let width = 0;
+  const lastRow = new Map<string, number>();
+  let k = 0;
+  for (const r of t.records) {
+    width = Math.max(width, `${r.file}:${r.line}`.length);
+    if (r.lane !== null) lastRow.set(r.lane, k);
+    k++;
+  }
+  const gutter = new Gutter(lastRow, markOf);
+  k = 0;
+  for (const r of t.records) {
+    chunk += `\n${printable(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    if (chunk.length >= CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}\n`;
 }
+
+const CHUNK_CHARS = 1 << 16;
 
 /**
  * The lane columns left of each row, git-graph style: a lane takes a column at its first row and gives it
@@ -99,18 +122,14 @@ export function renderTimelineText(t: SessionTimeline): string {
  * the other live lanes a bar.
  */
 class Gutter {
-  private readonly lastRow = new Map<string, number>();
   private readonly columns: (string | null)[] = [];
   private readonly columnOf = new Map<string, number>();
 
   constructor(
-    records: readonly TimelineRecord[],
+    /** Each lane's last row. */
+    private readonly lastRow: ReadonlyMap<string, number>,
     private readonly markOf: ReadonlyMap<string, string>,
-  ) {
-    records.forEach((r, k) => {
-      if (r.lane !== null) this.lastRow.set(r.lane, k);
-    });
-  }
+  ) {}
 
   /** The gutter of row `k` (call in row order). */
   at(r: TimelineRecord, k: number): string {
@@ -139,7 +158,7 @@ class Gutter {
   }
 }
 
-function laneState(l: SessionTimeline['lanes'][number]): string {
+function laneState(l: LaneInfo): string {
   if (l.fenced_ts !== null) return ' (fenced)';
   if (l.closed_ts !== null) return ` (closed${l.close_reason ? `: ${l.close_reason}` : ''})`;
   if (l.superseded_ts !== null) return ' (superseded, never closed)';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { terminalSafeJson } from '../../model/printable.js';
-import { renderTimelineText } from '../../render/timeline-text.js';
-import { sessionTimeline } from '../../store/session-timeline.js';
-import type { Io } from '../io.js';
+import { timelineJsonChunks } from '../../render/timeline-json.js';
+import { timelineTextChunks } from '../../render/timeline-text.js';
+import { sessionTimelineStream } from '../../store/session-timeline.js';
+import { writeOut, type Io } from '../io.js';
 import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -19,9 +19,9 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
     .action(async (session: string, paths: string[], flags: InputOptions & { format: string }) => {
       const ws = await openWorkspace(paths, flags, io);
       try {
-        const t = sessionTimeline(ws.db, session);
+        const t = sessionTimelineStream(ws.db, session);
         if (!t) throw unknownSessionError(ws.db, session);
-        io.out(flags.format === 'json' ? terminalSafeJson(JSON.stringify(t, null, 2)) + '\n' : renderTimelineText(t));
+        await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : timelineTextChunks(t));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();

@@ -1,0 +1,12 @@
+import type { SessionTimelineStream } from '../store/session-timeline.js';
+import { jsonArrayChunks, nested } from './json.js';
+
+/**
+ * `timeline --format json`: the bytes of `JSON.stringify(timeline, null, 2)` (terminal-safe), in pieces
+ * of about 64 KB, the records read as they are written: a soak test's session is hundreds of thousands.
+ */
+export function* timelineJsonChunks(t: SessionTimelineStream): Generator<string> {
+  yield `{\n  "session": ${nested(t.session, 2)},\n  "incarnations": ${nested(t.incarnations, 2)},\n  "lanes": ${nested(t.lanes, 2)},\n  "records": `;
+  yield* jsonArrayChunks(t.records, (r) => r, 2);
+  yield '\n}\n';
+}
