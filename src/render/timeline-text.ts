@@ -104,7 +104,7 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
   const gutter = new Gutter(lastRow, markOf);
   k = 0;
   for (const r of t.records) {
-    chunk += `\n${printable(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}  ${' '.repeat(Math.max(0, 2))}${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    chunk += `\n${printable(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';
