@@ -75,7 +75,7 @@ export function sessionTimelineStream(db: Db, session: string): SessionTimelineS
   return { session, incarnations, lanes, records: { [Symbol.iterator]: () => timelineRecords(db, session) } };
 }
 
-/** The session's records, and the upgrades that minted it from another id: the rows of its timeline. */
+/** Whether the log names the session: a record of it, or an upgrade that minted it from another id (what its timeline reads). */
 function namesSession(db: Db, session: string): boolean {
   return (
     db.prepare('SELECT 1 FROM records WHERE session = ? AND shadowed = 0 LIMIT 1').get(session) !== undefined ||
