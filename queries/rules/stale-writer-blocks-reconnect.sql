@@ -5,11 +5,12 @@
 -- reason naming a conflict. Registered: opened before the rejection (GET, or the stream the reconnect names),
 -- not closed, fenced or ended with its session before it. still_open_at_log_end = 1 with the log ending inside
 -- the grace period cannot be judged yet. Evidence: the stale stream's opening, the first rejection, its late end
--- (reject_ids: every rejection, which the message counts, so the finding cites them all).
+-- (reject_ids: the rejections in order, the first :cited_rejections of them; rejections counts them all).
 -- Each stream drives: the conflicts it blocks lie in its registered life, from its opening to the first of its
 -- close, its fence and its session's end (a POST stream's, only those naming it), one range of an index. Driven
 -- by the conflicts, each read every stream of its session opened before it: quadratic where a session refused
--- thousands of resumptions and opened a stream for each (the client attaching instead).
+-- thousands of resumptions and opened a stream for each (the client attaching instead). A stream's first
+-- conflict, its count and the ones cited are each one range of the conflicts' indexes.
 CREATE TEMP TABLE session_ends AS
 SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0;
 CREATE INDEX temp.session_ends_at ON session_ends (session, ts_ms, id);
@@ -44,31 +45,53 @@ WITH lives AS MATERIALIZED (
     NULLIF(min(COALESCE(closed_ts, 9223372036854775807), COALESCE(fenced_ts, 9223372036854775807), COALESCE(end_ts, 9223372036854775807)),
       9223372036854775807) AS ended_ts
   FROM retired
-), pairs AS (
-  SELECT c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id, l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts
+), blocks AS (
+  -- the conflicts a stream blocked: in its registered life, any of its session's (a POST stream's: those naming it)
+  SELECT l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts, l.until_ts, l.until_id,
+    (SELECT c.id FROM conflicts c
+     WHERE c.session = l.session AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
+     ORDER BY c.ts_ms, c.id LIMIT 1) AS get_first,
+    (SELECT c.id FROM conflicts c
+     WHERE c.session = l.session AND c.stream = l.stream AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
+     ORDER BY c.ts_ms, c.id LIMIT 1) AS post_first
   FROM bounded l
-  CROSS JOIN conflicts c ON c.session = l.session AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
-  WHERE l.via IS NOT 'post' AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
-  UNION ALL
-  SELECT c.id, c.ts_ms, c.status, c.reason, c.last_event_id, l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts
-  FROM bounded l
-  CROSS JOIN conflicts c ON c.session = l.session AND c.stream = l.stream AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
-  WHERE l.via = 'post' AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
-), blocked AS (
-  SELECT *, row_number() OVER (PARTITION BY session, stream ORDER BY reject_ts, reject_id) AS k FROM pairs
-), per_stream AS (
-  -- an aggregate per stream, not a window over it: a window's whole-partition list is copied into every row
-  SELECT session, stream, count(*) AS rejections, json_group_array(reject_id ORDER BY reject_ts, reject_id) AS reject_ids
-  FROM blocked GROUP BY session, stream
+), firsts AS (
+  SELECT b.*, c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id
+  FROM blocks b
+  JOIN conflicts c ON c.id = CASE WHEN b.via IS NOT 'post' THEN b.get_first ELSE b.post_first END
 ), log_end AS (SELECT max(ts_ms) AS ts_ms FROM records)
-SELECT b.session, b.reject_ts AS at_ms, b.stream, b.via, b.opened_ts, b.status, b.reason, b.last_event_id, p.rejections,
-  b.ended_ts, :fence_grace_ms AS grace_ms,
-  (b.ended_ts IS NULL AND (SELECT ts_ms FROM log_end) < b.reject_ts + :fence_grace_ms) AS still_open_at_log_end,
-  json_array(b.opened_id, b.reject_id,
-    (SELECT s.closed_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.closed_ts = b.ended_ts),
-    (SELECT s.fenced_id FROM streams s WHERE s.session = b.session AND s.stream = b.stream AND s.fenced_ts = b.ended_ts),
-    (SELECT min(x.id) FROM session_ends x WHERE x.session = b.session AND x.ts_ms = b.ended_ts)) AS evidence, p.reject_ids
-FROM blocked b
-JOIN per_stream p ON p.session = b.session AND p.stream = b.stream
-WHERE b.k = 1 AND (b.ended_ts IS NULL OR b.ended_ts > b.reject_ts + :fence_grace_ms)
-ORDER BY b.reject_ts, b.reject_id;
+-- Counted in full, cited up to :cited_rejections (the message says how many): a server that never retires
+-- a stream and refuses every reconnect makes each stream block every later one, and citing them all made
+-- the report grow with the square of the log (30k lines: 2.4M citations, 227 MB of JSON).
+SELECT f.session, f.reject_ts AS at_ms, f.stream, f.via, f.opened_ts, f.status, f.reason, f.last_event_id,
+  CASE WHEN f.via IS NOT 'post' THEN
+    (SELECT count(*) FROM conflicts c
+     WHERE c.session = f.session AND c.ts_ms BETWEEN f.opened_ts AND COALESCE(f.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (f.opened_ts, f.opened_id) AND (f.until_id IS NULL OR (c.ts_ms, c.id) < (f.until_ts, f.until_id)))
+  ELSE
+    (SELECT count(*) FROM conflicts c
+     WHERE c.session = f.session AND c.stream = f.stream AND c.ts_ms BETWEEN f.opened_ts AND COALESCE(f.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (f.opened_ts, f.opened_id) AND (f.until_id IS NULL OR (c.ts_ms, c.id) < (f.until_ts, f.until_id)))
+  END AS rejections,
+  f.ended_ts, :fence_grace_ms AS grace_ms,
+  (f.ended_ts IS NULL AND (SELECT ts_ms FROM log_end) < f.reject_ts + :fence_grace_ms) AS still_open_at_log_end,
+  json_array(f.opened_id, f.reject_id,
+    (SELECT s.closed_id FROM streams s WHERE s.session = f.session AND s.stream = f.stream AND s.closed_ts = f.ended_ts),
+    (SELECT s.fenced_id FROM streams s WHERE s.session = f.session AND s.stream = f.stream AND s.fenced_ts = f.ended_ts),
+    (SELECT min(x.id) FROM session_ends x WHERE x.session = f.session AND x.ts_ms = f.ended_ts)) AS evidence,
+  CASE WHEN f.via IS NOT 'post' THEN
+    (SELECT json_group_array(id) FROM (SELECT c.id FROM conflicts c
+     WHERE c.session = f.session AND c.ts_ms BETWEEN f.opened_ts AND COALESCE(f.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (f.opened_ts, f.opened_id) AND (f.until_id IS NULL OR (c.ts_ms, c.id) < (f.until_ts, f.until_id))
+     ORDER BY c.ts_ms, c.id LIMIT :cited_rejections))
+  ELSE
+    (SELECT json_group_array(id) FROM (SELECT c.id FROM conflicts c
+     WHERE c.session = f.session AND c.stream = f.stream AND c.ts_ms BETWEEN f.opened_ts AND COALESCE(f.until_ts, 9223372036854775807)
+       AND (c.ts_ms, c.id) > (f.opened_ts, f.opened_id) AND (f.until_id IS NULL OR (c.ts_ms, c.id) < (f.until_ts, f.until_id))
+     ORDER BY c.ts_ms, c.id LIMIT :cited_rejections))
+  END AS reject_ids
+FROM firsts f
+WHERE f.ended_ts IS NULL OR f.ended_ts > f.reject_ts + :fence_grace_ms
+ORDER BY f.reject_ts, f.reject_id;

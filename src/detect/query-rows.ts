@@ -1,5 +1,6 @@
 import type { Db } from '../store/db.js';
 import { PAIRING_SLACK_MS } from '../store/derive.js';
+import { REJECTIONS_CITED } from '../model/phrasing.js';
 import { loadQuery, queryParts, type QueryParts } from '../store/queries.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
@@ -17,6 +18,7 @@ export function queryParams(sql: string, opts: DetectOptions, extra: Record<stri
     fence_grace_ms: opts.fenceGraceMs,
     stranding_window_ms: opts.strandingWindowMs,
     pairing_slack_ms: PAIRING_SLACK_MS,
+    cited_rejections: REJECTIONS_CITED,
     ...extra,
   };
   const used = new Set(namedParams(sql));

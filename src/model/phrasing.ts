@@ -31,6 +31,13 @@ export function isoTime(ms: number): string {
 export const IDS_SHOWN = 5;
 
 /**
+ * Rejections a stale-writer finding cites beyond its stream's opening and end: it counts them all, but a
+ * server that never retires a stream makes each stream block every later reconnect, and citing each in
+ * each finding grew with the square of the log.
+ */
+export const REJECTIONS_CITED = 20;
+
+/**
  * "a, b, c" or "a, b, c and 4 more": ids named in a message without flooding it (no "and" before the last, unlike idList).
  * `total`: how many there are, where `ids` holds only the first.
  */

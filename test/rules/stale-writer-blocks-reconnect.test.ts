@@ -27,6 +27,19 @@ describe('stale-writer-blocks-reconnect', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 4, 5]);
   });
 
+  it('counts every rejection, and cites the first 20 of a stream that blocked more', async () => {
+    const refusals = Array.from({ length: 30 }, (_, i) => rejected(1000 + 1000 * i));
+    const end = { ts: at(60_000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'half_open' };
+    const [f] = findingsOf(await analyzeLines([created, opened, ...refusals, end]), 'stale-writer-blocks-reconnect');
+    expect(f?.message).toContain('30 reconnects of S1 were rejected (409 stream_active; the first 20 cited)');
+    // the stream's opening, the first 20 rejections in order, and the late close (line 33)
+    expect(evidenceLines(f!)).toEqual([2, ...Array.from({ length: 20 }, (_, i) => 3 + i), 33]);
+    // at 20 or fewer, each is cited and the message says nothing more
+    const [g] = findingsOf(await analyzeLines([created, opened, ...refusals.slice(0, 20), end]), 'stale-writer-blocks-reconnect');
+    expect(g?.message).toContain('20 reconnects of S1 were rejected (409 stream_active) from');
+    expect(evidenceLines(g!)).toHaveLength(22);
+  });
+
   it('judges with the configured fence grace period', async () => {
     const lines = [created, opened, rejected(1000), { ts: at(9000), kind: 'stream.closed', session: 'S1', stream: 'g1' }];
     expect(findingsOf(await analyzeLines(lines, { fenceGraceMs: 10_000 }), 'stale-writer-blocks-reconnect')).toEqual([]);

@@ -35,7 +35,10 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
       });
       continue;
     }
-    const rejected = `${plural(r.rejections, 'reconnect')} of ${r.session} ${r.rejections === 1 ? 'was' : 'were'} rejected (${r.status ?? 'reject'}${r.reason ? ` ${r.reason}` : ''})`;
+    const cited = evidenceIds(r.reject_ids);
+    const rejected =
+      `${plural(r.rejections, 'reconnect')} of ${r.session} ${r.rejections === 1 ? 'was' : 'were'} rejected (${r.status ?? 'reject'}${r.reason ? ` ${r.reason}` : ''}` +
+      `${r.rejections > cited.length ? `; the first ${cited.length} cited` : ''})`;
     const end = r.ended_ts !== null ? `it was retired only at ${at(r.ended_ts)}` : 'it was never closed or fenced';
     findings.push({
       rule: 'stale-writer-blocks-reconnect',
@@ -44,8 +47,8 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
       message:
         `${rejected} from ${at(r.at_ms)} because ${r.stream} was still registered, and ${r.stream} was not closed or fenced ` +
         `within ${duration(r.grace_ms)} (${end}): the session cannot receive server messages`,
-      // the message counts every rejection: cite each after the stream, first rejection and late end
-      evidenceIds: [...new Set([...evidenceIds(r.evidence), ...evidenceIds(r.reject_ids)])],
+      // the message counts every rejection: cite them after the stream, first rejection and late end (the first REJECTIONS_CITED)
+      evidenceIds: [...new Set([...evidenceIds(r.evidence), ...cited])],
     });
   }
   // A proxy sees the 409s but not which stream the server still holds.
