@@ -6,7 +6,7 @@ import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
 import { describeRecord } from '../../render/timeline-text.js';
 import type { Db } from '../../store/db.js';
-import { sessionTimeline, type IncarnationInfo, type LaneInfo } from '../../store/session-timeline.js';
+import { sessionTimelineStream, type IncarnationInfo, type LaneInfo } from '../../store/session-timeline.js';
 import { toFeedItem, type FeedItem, type SessionDetail } from '../view-model.js';
 
 // A session's drill-down: its streams as lanes, every record with file:line,
@@ -35,7 +35,8 @@ export function buildDetail(
   findings: Finding[],
   lineText: (ref: { file: string; line: number }) => string | undefined,
 ): SessionDetail | undefined {
-  const t = sessionTimeline(db, session);
+  // Rows made as the records are read: a soak test's session is hundreds of thousands, held once, as rows.
+  const t = sessionTimelineStream(db, session);
   if (t === undefined) return undefined;
   // A row that is evidence of a finding takes the colour of the gravest one.
   const severityAt = new Map<string, Severity>();
@@ -61,7 +62,7 @@ export function buildDetail(
     session,
     incarnations: t.incarnations.map(describeIncarnation),
     lanes: t.lanes.map((l) => ({ stream: l.stream, ...(l.via !== null && { via: l.via }), state: laneState(l) })),
-    rows: t.records.map((r) => {
+    rows: Array.from(t.records, (r) => {
       const severity = severityAt.get(`${r.file}:${r.line}`);
       const lane = (r.new_stream as string | null) ?? r.stream;
       return {
