@@ -49,16 +49,11 @@ export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> 
   records: Iterable<TimelineRecord>;
 }
 
-/** Everything logged about one session id, in log order, with file:line; undefined when the log never names it. */
-export function sessionTimeline(db: Db, session: string): SessionTimeline | undefined {
-  const t = sessionTimelineStream(db, session);
-  return t === undefined ? undefined : { ...t, records: Array.from(t.records) };
-}
-
 /**
- * sessionTimeline with its records read row by row when iterated: the HTML report draws 160 rows of a
- * session that may be hundreds of thousands long (a soak test's), and holding them all took 800 MB.
- * The store is written (derived) before, never while, the records are read.
+ * Everything logged about one session id, in log order, with file:line; undefined when the log never names
+ * it. The records are read row by row as they are iterated, never held here: a soak test's session is
+ * hundreds of thousands (the HTML report draws 160 of them; held whole they took 800 MB). The store is
+ * written (derived) before, never while, they are read.
  */
 export function sessionTimelineStream(db: Db, session: string): SessionTimelineStream | undefined {
   deriveTimeline(db);
