@@ -45,22 +45,22 @@ WITH lives AS MATERIALIZED (
     NULLIF(min(COALESCE(closed_ts, 9223372036854775807), COALESCE(fenced_ts, 9223372036854775807), COALESCE(end_ts, 9223372036854775807)),
       9223372036854775807) AS ended_ts
   FROM retired
-), blocks AS (
-  -- the conflicts a stream blocked: in its registered life, any of its session's (a POST stream's: those naming it)
+), firsts AS (
+  -- a stream's first blocked conflict: in its registered life, any of its session's (a POST stream's: one naming it)
   SELECT l.session, l.stream, l.via, l.opened_id, l.opened_ts, l.ended_ts, l.until_ts, l.until_id,
+    c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id
+  FROM bounded l
+  JOIN conflicts c ON c.id = CASE WHEN l.via IS NOT 'post' THEN
     (SELECT c.id FROM conflicts c
      WHERE c.session = l.session AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
        AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
-     ORDER BY c.ts_ms, c.id LIMIT 1) AS get_first,
+     ORDER BY c.ts_ms, c.id LIMIT 1)
+  ELSE
     (SELECT c.id FROM conflicts c
      WHERE c.session = l.session AND c.stream = l.stream AND c.ts_ms BETWEEN l.opened_ts AND COALESCE(l.until_ts, 9223372036854775807)
        AND (c.ts_ms, c.id) > (l.opened_ts, l.opened_id) AND (l.until_id IS NULL OR (c.ts_ms, c.id) < (l.until_ts, l.until_id))
-     ORDER BY c.ts_ms, c.id LIMIT 1) AS post_first
-  FROM bounded l
-), firsts AS (
-  SELECT b.*, c.id AS reject_id, c.ts_ms AS reject_ts, c.status, c.reason, c.last_event_id
-  FROM blocks b
-  JOIN conflicts c ON c.id = CASE WHEN b.via IS NOT 'post' THEN b.get_first ELSE b.post_first END
+     ORDER BY c.ts_ms, c.id LIMIT 1)
+  END
 ), log_end AS (SELECT max(ts_ms) AS ts_ms FROM records)
 -- Counted in full, cited up to :cited_rejections (the message says how many): a server that never retires
 -- a stream and refuses every reconnect makes each stream block every later one, and citing them all made
