@@ -14,10 +14,12 @@ export function renderRows(rows: Record<string, unknown>[], format: RowsFormat):
     const s = v === null || v === undefined ? '' : printable(String(v));
     return s.length > 80 ? s.slice(0, 79) + '…' : s;
   };
+  // Each cell made once, for its width and its line.
+  const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   // A loop, not Math.max(...rows): --max-rows may allow more rows than a call takes arguments.
-  const widths = cols.map((c) => rows.reduce((w, r) => Math.max(w, cell(r[c]).length), c.length));
+  const widths = cols.map((c, i) => cells.reduce((w, row) => Math.max(w, row[i]!.length), c.length));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
 
 function csvCell(v: unknown): string {
