@@ -56,7 +56,8 @@ export function* jsonArrayChunks<T>(items: Iterable<T>, shape: (item: T) => unkn
   yield first ? '[]' : `${chunk}\n${' '.repeat(depth)}]`;
 }
 
-const CHUNK_CHARS = 1 << 16;
+/** The size of a piece of a report written one after another (JSON, SARIF, timelines). */
+export const CHUNK_CHARS = 1 << 16;
 
 /** JSON.stringify(value, null, 2) as it reads `depth` spaces in, terminal-safe (the same value, read back). */
 export function nested(value: unknown, depth: number): string {

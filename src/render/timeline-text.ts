@@ -1,5 +1,6 @@
 import { isoTime } from '../model/phrasing.js';
 import { printable } from '../model/printable.js';
+import { CHUNK_CHARS } from './json.js';
 import type { LaneInfo, SessionTimelineStream, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
@@ -113,7 +114,6 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
   yield `${chunk}\n`;
 }
 
-const CHUNK_CHARS = 1 << 16;
 
 /**
  * The lane columns left of each row, git-graph style: a lane takes a column at its first row and gives it
