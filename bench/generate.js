@@ -5,6 +5,7 @@
 // memory stays bounded by the sessions live at once, not by N.
 import { createWriteStream } from 'node:fs';
 import { fuzzer } from './fuzz.js';
+import { sdkIds } from './sdk-ids.js';
 
 export const SHAPES = {
   uniform: 'sessions one after another, one node, clean (the original bench shape)',
@@ -25,6 +26,7 @@ export const SHAPES = {
   lifecycle:
     "soak-one's one long session on a server that logs what no other shape does, every round: a bounded buffer's trim (the session's and the stream's in turn), " +
     'sampling requests answered, cancelled, timed out or reissued (and the reissue answered) in turn, the old stream fenced instead of closed every fifth round, a tools change every tenth; clean',
+  'sdk-ids': 'the production mix with ids as the TypeScript SDK mints them: UUID sessions and streams, event ids `${streamId}_${ms}_${random}`',
   fuzz: 'the production mix with 5% of its records mutated as a fuzzer would: ids from other sessions, streams and requests, fields dropped or of the wrong type, kinds swapped, times out of order, lines duplicated, cut short or junk',
   hostile:
     'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
@@ -79,6 +81,7 @@ function profile(shape, lines) {
     case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
+    case 'sdk-ids': return { ...profile('production'), sdkIds: true };
     case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
@@ -425,6 +428,7 @@ export async function generate(path, lines, { shape = 'uniform', seed = 1, first
   let n = 0;
   let buf = '';
   const fuzz = p.fuzz ? fuzzer(rnd, p.fuzz) : undefined;
+  const ids = p.sdkIds ? sdkIds() : (rec) => rec;
   const emit = async (obj) => {
     const line = JSON.stringify(obj);
     const junk = fuzz?.junk(line);
@@ -455,7 +459,8 @@ export async function generate(path, lines, { shape = 'uniform', seed = 1, first
       if (p.sequential) break;
     }
     const cur = heap.pop();
-    const { t, rec } = cur.recs[cur.i++];
+    const { t, rec: scripted } = cur.recs[cur.i++];
+    const rec = ids(scripted);
     if (cur.i < cur.recs.length) heap.push(cur);
     const dialect = p.dialects ? (DIALECT_OF[rec.node] ?? 'spec') : 'spec';
     let seq;

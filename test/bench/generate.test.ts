@@ -154,6 +154,16 @@ describe('bench generator', () => {
     expect(summary.by_rule['session-id-reuse']).toBeGreaterThan(0);
   }, 60_000);
 
+  it('sdk-ids: the production mix with SDK-minted ids, judged exactly as the production mix is', async () => {
+    const [sdk, production] = [await run('sdk-ids', 1, 20_000), await run('production', 1, 20_000)];
+    const text = readFileSync(sdk.file, 'utf8');
+    expect(text).not.toMatch(/"sess-\d+"|"g\d+"|"event_id":\d/);
+    expect(text).toMatch(/"event_id":"[0-9a-f-]{36}_\d{13}_[0-9a-f]{8}"/);
+    expect(sdk.report.summary.sessions).toBe(production.report.summary.sessions);
+    expect(sdk.report.summary.by_rule).toEqual(production.report.summary.by_rule);
+    expect(Object.keys(sdk.report.summary.by_rule).length).toBeGreaterThan(5);
+  }, 60_000);
+
   it('fuzz: the production mix mutated; every line accounted for, the junk rejected with its reason, nothing thrown', async () => {
     const { file, written, report } = await run('fuzz', 1, 20_000);
     expect(written).toBe(20_000);
