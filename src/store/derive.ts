@@ -1,4 +1,4 @@
-import { deferIndexes } from './bulk-load.js';
+import { deferIndexes, stagedLoad, type StagedTable } from './bulk-load.js';
 import { sparseColumnsJson } from './sparse-columns.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
@@ -90,9 +90,11 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
   const tables = ['incarnations', 'streams', 'events', 'requests'] as const;
   for (const t of tables) db.exec(`DELETE FROM ${t} WHERE session IN (${DIRTY})`);
   const rebuildIndexes = tables.map((t) => deferIndexes(db, t));
+  const staged = { events: stagedLoad(db, 'events'), requests: stagedLoad(db, 'requests') };
   return {
-    write: writers(db),
+    write: writers(db, staged),
     finish() {
+      for (const table of Object.values(staged)) table.finish();
       for (const rebuild of rebuildIndexes) rebuild();
       db.exec('DELETE FROM dirty_sessions');
     },
@@ -193,7 +195,7 @@ export function foldReadSql(n: number): string {
 }
 
 // Positional parameters: binding by name looks every name up for every row.
-function writers(db: Db): (session: string, f: SessionFold) => void {
+function writers(db: Db, staged: Record<'events' | 'requests', StagedTable>): (session: string, f: SessionFold) => void {
   const inc = db.prepare(
     `INSERT INTO incarnations (session, created_id, created_ts, incarnation, node, owner, ended_id, ended_ts, ended_how, log_evicted)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -204,11 +206,11 @@ function writers(db: Db): (session: string, f: SessionFold) => void {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const event = db.prepare(
-    `INSERT INTO events (id, session, stream, lane, event_id, ts_ms, lane_pos, attached, request_id, method)
+    `INSERT INTO ${staged.events.into} (id, session, stream, lane, event_id, ts_ms, lane_pos, attached, request_id, method)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const request = db.prepare(
-    `INSERT INTO requests (session, request_id, sent_id, sent_ts, stream, method, event_id, answered_id, answered_ts, cancelled_id,
+    `INSERT INTO ${staged.requests.into} (session, request_id, sent_id, sent_ts, stream, method, event_id, answered_id, answered_ts, cancelled_id,
        reissued_id, timed_out_id, resolved_ts)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
