@@ -25,6 +25,13 @@ const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
 const CREDENTIAL_PAIRS: ReadonlySet<string> = new Set([
   'api key', 'private key', 'secret key', 'access key', 'signing key', 'subscription key', 'auth key', 'client secret',
 ]);
+/**
+ * MCP's own names that end in a credential word and name no credential. A progress token is the id a
+ * client picks to match progress notifications to its request (`params.progressToken`,
+ * `_meta.progressToken`): redacting it hid nothing, and made every progress line of a server that logs
+ * its messages a redacted copy stored in full, where an untouched line is stored as its place in the file.
+ */
+const PROTOCOL_PAIRS: ReadonlySet<string> = new Set(['progress token']);
 
 const nameCache = new Map<string, boolean>();
 
@@ -32,7 +39,7 @@ const nameCache = new Map<string, boolean>();
  * Whether a header or field name says its value is a credential, in any case
  * and separator: `Authorization`, `set-cookie`, `x-api-key`, `http_cookie`,
  * `accessToken`, `client_secret`, `http.request.header.authorization`. Ids are
- * not credentials: `mcp-session-id`, `last-event-id`, `token_fp` stay.
+ * not credentials: `mcp-session-id`, `last-event-id`, `token_fp`, `progressToken` stay.
  */
 export function isCredentialName(name: string): boolean {
   const hit = nameCache.get(name);
@@ -40,7 +47,7 @@ export function isCredentialName(name: string): boolean {
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
   const last = words[words.length - 1];
   const pair = words.length >= 2 ? `${words[words.length - 2]} ${last}` : '';
-  const yes = last !== undefined && (CREDENTIAL_WORDS.has(last) || CREDENTIAL_PAIRS.has(pair));
+  const yes = last !== undefined && (CREDENTIAL_WORDS.has(last) || CREDENTIAL_PAIRS.has(pair)) && !PROTOCOL_PAIRS.has(pair);
   if (nameCache.size > 10_000) nameCache.clear();
   nameCache.set(name, yes);
   return yes;

@@ -17,6 +17,7 @@ describe('credential names', () => {
   it.each([
     'mcp-session-id', 'last-event-id', 'Last-Event-ID', 'session', 'session_id', 'event_id', 'token_fp', 'token_fingerprint', 'token_hash',
     'jwt_sub', 'input_tokens', 'max_tokens', 'token_count', 'principal', 'key', 'idempotency-key', 'mcp-protocol-version', 'author', 'oauth_provider',
+    'progressToken', 'progress_token', 'maxTokens',
   ])('%s is not', (name) => {
     expect(isCredentialName(name)).toBe(false);
   });
@@ -88,6 +89,20 @@ describe('the normalizer reads the redacted line', () => {
     const out = new LineNormalizer().normalize('{"password": x9secret}');
     expect(out).toEqual({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON: /), redacted: '{"password": [redacted]}' });
     if (out.type === 'rejected') expect(out.reason).not.toContain('x9secret');
+  });
+
+  it("a logged progress notification keeps its progressToken and no redacted copy; a token beside it is still redacted", () => {
+    const progress = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'tok-7', progress: 3, total: 10 } };
+    const line = { ts: '2026-11-09T10:00:00.000Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: '4', message: progress };
+    const kept = new LineNormalizer().normalize(JSON.stringify(line));
+    expect(kept.type).toBe('records');
+    expect(kept).not.toHaveProperty('redacted');
+    const withToken = new LineNormalizer().normalize(JSON.stringify({ ...line, message: { ...progress, params: { ...progress.params, _meta: { accessToken: 'x9secret' } } } }));
+    expect(withToken.type).toBe('records');
+    if (withToken.type === 'records') {
+      expect(withToken.redacted).toContain('"progressToken":"tok-7"');
+      expect(withToken.redacted).not.toContain('x9secret');
+    }
   });
 
   it('a line with no credential keeps no redacted copy', () => {
