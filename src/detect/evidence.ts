@@ -110,7 +110,7 @@ export function evidenceInLogOrder(ids: readonly number[], refs: ResolvedEvidenc
 export function lineTextResolver(db: Db): (ref: LineRef) => string | undefined {
   const stmt = db.prepare(
     `SELECT ${STORED_LINE_COLUMNS}
-     FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? LIMIT 1`,
+     FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? ORDER BY r.id LIMIT 1`,
   );
   const text = lineTextReader(db);
   return (ref) => {

@@ -193,7 +193,7 @@ export interface RecordRow {
   protocol_version: string | null;
   retry_ms: number | null;
   priming: number | null;
-  /** The line's text; null where it is re-read from its file at line_offset (store/line-text.ts). */
+  /** The line's text; null where it is re-read from its file at line_offset (store/line-text.ts), and on a line's records after its first. */
   raw: string | null;
   line_offset: number | null;
   line_bytes: number | null;

@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS records (
   extra TEXT,
   protocol_version TEXT, retry_ms INTEGER, priming INTEGER, -- log format version 2
   -- raw: the (redacted) log line, so evidence can be quoted from the database alone; NULL where the line
-  -- is re-read from its file instead, at line_offset for line_bytes bytes, by store/line-text.ts
+  -- is re-read from its file instead, at line_offset for line_bytes bytes, by store/line-text.ts. A line
+  -- of several records (an OTLP export request, a proxy line) holds its text on the first one only.
   raw TEXT,
   line_offset INTEGER,
   line_bytes INTEGER

@@ -71,7 +71,9 @@ export class LineEncoder {
     else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
     else {
       c.push(RECORDS, l.format, l.records.length);
-      for (const rec of l.records) this.rows.encode(rec, l.line, l.raw ?? null, l.at, c);
+      // The line's text, or where it is, goes on its first record only: an OTLP export request is one
+      // line of a hundred records, and a copy on each took the store (and the port) to 100× the file.
+      l.records.forEach((rec, i) => this.rows.encode(rec, l.line, i === 0 ? (l.raw ?? null) : null, i === 0 ? l.at : undefined, c));
     }
   }
 

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
+import { storedContext } from '../../src/tui/wire/open-line.js';
 import { chunkSource } from './support.js';
 import type { Db } from '../../src/store/db.js';
 
@@ -97,6 +98,24 @@ describe('quoting lines of a one-off run', () => {
     rmSync(gz);
     expect(lineTextResolver(db)({ file: plain, line: 1 })).toBe(LINES[2]);
     expect(lineTextResolver(db)({ file: gz, line: 1 })).toBe(LINES[0]);
+    db.close();
+  });
+
+  it('copies a line of several records (an OTLP export request) once, on its first record, and quotes it for each', async () => {
+    const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
+    const record = (i: number) => ({
+      timeUnixNano: String((Date.parse('2026-11-09T10:00:00Z') + i) * 1e6),
+      attributes: [attr('kind', 'event.sent'), attr('session', 'S1'), attr('stream', 'g1'), attr('event_id', String(i))],
+    });
+    const request = (ids: number[]) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: ids.map(record) }] }] });
+    const [first, line] = [request([1]), request([2, 3, 4])];
+    const plain = write('otlp.ndjson', first + '\n' + line + '\n');
+    const { db } = await loadWorkspace([fileSource(plain)], { db: join(dir, 'otlp.db') });
+    const copies = db.prepare('SELECT line, count(*) AS records, count(raw) AS copies, sum(length(raw)) AS chars FROM records GROUP BY line ORDER BY line').all();
+    expect(copies).toEqual([{ line: 1, records: 1, copies: 1, chars: first.length }, { line: 2, records: 3, copies: 1, chars: line.length }]);
+    writeFileSync(plain, 'rotated\n');
+    expect(lineTextResolver(db)({ file: plain, line: 2 })).toBe(line);
+    expect(storedContext(db, { file: plain, line: 2 })).toEqual([{ line: 1, text: first }, { line: 2, text: line }]);
     db.close();
   });
 });

@@ -70,7 +70,8 @@ export function storedContext(db: Db, ref: LineRef, around = CONTEXT_LINES): { l
     .prepare(
       `SELECT line, raw, sourceId, offset, bytes FROM (
          SELECT r.line AS line, ${STORED_LINE_COLUMNS}
-         FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line BETWEEN ? AND ?
+         FROM records r JOIN sources s ON s.id = r.source_id
+         WHERE s.name = ? AND r.line BETWEEN ? AND ? AND (r.raw IS NOT NULL OR r.line_offset IS NOT NULL)
          UNION SELECT j.line, j.text, j.source_id, NULL, NULL FROM rejected j JOIN sources s ON s.id = j.source_id WHERE s.name = ? AND j.line BETWEEN ? AND ?
        ) GROUP BY line ORDER BY line`,
     )
