@@ -6,7 +6,7 @@ import { LineEncoder } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
 import type { InputLine } from '../read/lines.js';
 import { encodeRawLines } from './raw-lines.js';
-import { BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type HandOver, type ToWorker } from './worker-protocol.js';
+import { BATCH_CELLS, BATCH_CHARS, BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type HandOver, type ToWorker } from './worker-protocol.js';
 
 // The worker thread of the pipeline: read → split → normalize, one file at a
 // time, handing batches of normalized lines to the main thread, which writes
@@ -44,6 +44,7 @@ async function sendWhenAllowed(m: FromWorker): Promise<void> {
 class Batch {
   private readonly normalized = new LineEncoder();
   private raw: InputLine[] | undefined;
+  private rawChars = 0;
 
   constructor(
     private readonly stage: LineStage,
@@ -54,15 +55,23 @@ class Batch {
     return this.raw?.length ?? this.normalized.lines;
   }
 
+  /** Whether the batch should go now: BATCH_LINES lines, or their records or text past what that many usually come to. */
+  get full(): boolean {
+    return this.lines >= BATCH_LINES || (this.raw !== undefined ? this.rawChars >= BATCH_CHARS : this.normalized.cellCount >= BATCH_CELLS);
+  }
+
   add(l: InputLine): void {
     if (this.lines === 0) this.raw = this.handsOver() ? [] : undefined;
-    if (this.raw !== undefined) this.raw.push(l);
-    else this.normalized.add(this.stage.normalize(l));
+    if (this.raw !== undefined) {
+      this.raw.push(l);
+      this.rawChars += 'text' in l ? l.text.length : l.preview.length;
+    } else this.normalized.add(this.stage.normalize(l));
   }
 
   async send(): Promise<void> {
     const raw = this.raw;
     this.raw = undefined;
+    this.rawChars = 0;
     // The format is read when the batch goes: a raw batch is begun only once it is known.
     if (raw !== undefined) await sendWhenAllowed({ type: 'raw', format: this.stage.formatName!, lines: encodeRawLines(raw) });
     else await sendWhenAllowed({ type: 'lines', batch: this.normalized.take() });
@@ -88,7 +97,7 @@ async function normalizeFile(path: string, inputFormat: string | undefined, copy
     for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) {
       for (const l of lines) {
         batch.add(l);
-        if (batch.lines >= BATCH_LINES) await batch.send();
+        if (batch.full) await batch.send();
       }
     }
     if (batch.lines > 0) await batch.send();

@@ -64,6 +64,11 @@ export class LineEncoder {
   /** Lines encoded since the last take(). */
   lines = 0;
 
+  /** Cells encoded since the last take(): what a batch weighs. */
+  get cellCount(): number {
+    return this.cells.length;
+  }
+
   add(l: NormalizedLine): void {
     this.lines++;
     const c = this.cells;

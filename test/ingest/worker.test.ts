@@ -95,6 +95,29 @@ describe('normalizing in a worker thread', () => {
     }
   }, 60_000);
 
+  it('sends lines of a hundred records each (an OTLP export request per line) in messages of a few dozen lines, not 2,000', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
+    const file = join(dir, 'otlp.ndjson');
+    const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
+    const request = (line: number) => ({
+      resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: 100 }, (_, i) => ({
+        timeUnixNano: String((Date.parse('2026-11-09T10:00:00Z') + line * 100 + i) * 1e6),
+        attributes: [attr('kind', 'event.sent'), attr('session', `S${line % 7}`), attr('stream', 'g1'), attr('event_id', `${line}-${i}`)],
+      })) }] }],
+    });
+    writeFileSync(file, Array.from({ length: 1000 }, (_, l) => JSON.stringify(request(l))).join('\n') + '\n');
+    for (const handOver of ['never', 'always'] as const) {
+      const seen: number[] = [];
+      const db = store.openDb(':memory:');
+      const [stats] = await pipeline.ingestAll(db, sources.expandPaths([file]), { threads: 'worker', handOver, onLines: (_, lines) => seen.push(lines) });
+      db.close();
+      expect(stats!.records).toBe(100_000);
+      const sizes = seen.map((n, i) => n - (seen[i - 1] ?? 0)).filter((n) => n > 0);
+      // the first batch stays in the worker until the format is known; every one is bounded by what it holds, not its lines
+      expect(Math.max(...sizes), handOver).toBeLessThan(200);
+    }
+  }, 60_000);
+
   it('stops with a clear error when the worker dies, and leaves the database as it was before that file', async () => {
     const [log, odd] = (await fixture()) as [string, string];
     const crashing = join(dir, 'crashing-worker.mjs');
