@@ -1,4 +1,4 @@
-import type { LineRef } from '../model/record.js';
+import { CitedLine, type LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
 import { lineTextReader, STORED_LINE_COLUMNS, type StoredLine } from '../store/line-text.js';
 
@@ -46,7 +46,7 @@ export class ResolvedEvidence {
   }
 
   refAt(position: number): LineRef {
-    return (this.refs[position] ??= { file: this.files.get(this.sources[position]!)!, line: this.lines[position]! });
+    return (this.refs[position] ??= new CitedLine(this.files.get(this.sources[position]!)!, this.lines[position]!, this.ids[position]!));
   }
 }
 

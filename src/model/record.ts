@@ -114,6 +114,29 @@ export interface LineBytes {
 export interface LineRef {
   file: string;
   line: number;
+  /** The record cited, where it is known (a CitedLine): a line may hold thousands. */
+  readonly record?: number;
+}
+
+/**
+ * A line cited as evidence, and which of its records was cited: a line may hold thousands (an OTLP
+ * export request), and its summary shows the one cited. The record is not part of the line's identity:
+ * reports give file:line, and a CitedLine equals, field for field (and as JSON), the LineRef it is.
+ */
+export class CitedLine implements LineRef {
+  readonly #record: number;
+
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    record: number,
+  ) {
+    this.#record = record;
+  }
+
+  get record(): number {
+    return this.#record;
+  }
 }
 
 /** What one input line became; `redacted` is the line to store instead of the raw one, when it held a credential. */

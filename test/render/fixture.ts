@@ -36,7 +36,7 @@ export const lineRecords: LineRecords = (ref: LineRef) => {
   if (typeof fields.kind !== 'string') return undefined;
   const record = { ...fields, ts_ms: Date.parse(String(ts)) } as Record<string, unknown>;
   for (const k of ['event_id', 'first_replayed', 'oldest_retained']) if (typeof record[k] === 'number') record[k] = String(record[k]);
-  return [record as unknown as SummaryRecord];
+  return { records: [record as unknown as SummaryRecord] };
 };
 
 const a = (line: number): LineRef => ({ file: 'server-a.ndjson', line });

@@ -63,7 +63,7 @@ describe('renderText', () => {
   });
 
   it('escapes control and bidi characters a log value carries', () => {
-    const hostile = () => [{ kind: 'stream.opened', ts_ms: 0, session: 'S2', stream: 'g\u001b[2Jx\u202e', via: 'get' }];
+    const hostile = () => ({ records: [{ kind: 'stream.opened', ts_ms: 0, session: 'S2', stream: 'g\u001b[2Jx\u202e', via: 'get' }] });
     const text = renderText(makeReport([FINDINGS[4]!]), { lineText, lineRecords: hostile });
     expect(text).not.toMatch(/[\u001b\u202e]/);
     expect(text).toContain('g\\u001b[2Jx\\u202e');

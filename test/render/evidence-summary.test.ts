@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadWorkspace } from '../../src/api.js';
+import { resolveEvidence } from '../../src/detect/evidence.js';
+import { fileSource } from '../../src/read/sources.js';
+import { lineRecordsResolver, summarizeLine, type SummaryRecord } from '../../src/render/evidence-summary.js';
+
+// An OTLP export request is one line of thousands of records: a quote of it reads a few of them,
+// and shows the record the finding cites, not the line's first.
+
+const dir = mkdtempSync(join(tmpdir(), 'rs-summary-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const attr = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } });
+const otlp = (ms: number, fields: Record<string, string | number>) => ({
+  timeUnixNano: String((Date.parse('2026-11-09T10:00:00Z') + ms) * 1e6),
+  attributes: Object.entries(fields).map(([k, v]) => attr(k, v)),
+});
+const request = (records: object[]) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: records }] }] });
+
+const batch = [
+  otlp(0, { kind: 'session.created', session: 'S1' }),
+  otlp(1, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }),
+  ...Array.from({ length: 30 }, (_, i) => otlp(2 + i, { kind: 'event.sent', session: 'S1', stream: 'g1', event_id: i + 1 })),
+  otlp(40, { kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: 'g2', last_event_id: '7', decision: 'resume', status: 200, replayed: 23 }),
+  ...Array.from({ length: 5 }, (_, i) => otlp(41 + i, { kind: 'event.replayed', session: 'S1', stream: 'g2', event_id: i + 8 })),
+];
+const small = [otlp(50, { kind: 'stream.closed', session: 'S1', stream: 'g2', reason: 'client' }), otlp(51, { kind: 'session.terminated', session: 'S1' })];
+
+async function store() {
+  const file = join(dir, 'export.ndjson');
+  writeFileSync(file, request(batch) + '\n' + request(small) + '\n');
+  const { db } = await loadWorkspace([fileSource(file)]);
+  const id = (line: number, kind: string) => (db.prepare('SELECT min(id) AS id FROM records WHERE line = ? AND kind = ?').get(line, kind) as { id: number }).id;
+  const every = (line: number) => db.prepare('SELECT * FROM records WHERE line = ? ORDER BY id').all(line) as SummaryRecord[];
+  return { db, file, id, every };
+}
+
+describe('quoting a line of many records', () => {
+  it('summarizes the record the finding cites, and counts the rest of its line by kind', async () => {
+    const { db, id } = await store();
+    const refs = resolveEvidence(db, [id(1, 'upgrade')]);
+    const ref = refs.get(id(1, 'upgrade'))!.ref;
+    const text = summarizeLine(lineRecordsResolver(db)(ref)!, { session: 'S1', at: '2026-11-09T10:00:00.040Z' });
+    expect(text).toMatch(/^10:00:00\.040 upgrade resume 200 from 7 g1→g2 replayed=23/);
+    expect(lineRecordsResolver(db)(ref)!.more).toEqual(new Map([['session.created', 1], ['stream.opened', 1], ['event.sent', 30], ['event.replayed', 5]]));
+    db.close();
+  });
+
+  it('without a cited record, reads as the whole line did: its first record and every other counted', async () => {
+    const { db, file, every } = await store();
+    const read = lineRecordsResolver(db);
+    const quoted = read({ file, line: 1 })!;
+    expect(quoted.records.length).toBeLessThan(batch.length);
+    expect(summarizeLine(quoted)).toBe(summarizeLine({ records: every(1) }));
+    expect(read({ file, line: 1 })).toEqual(quoted);
+    db.close();
+  });
+
+  it('lists a line of a few records whole, whichever record is cited', async () => {
+    const { db, file, id, every } = await store();
+    const cited = resolveEvidence(db, [id(2, 'session.terminated')]).get(id(2, 'session.terminated'))!.ref;
+    expect(lineRecordsResolver(db)(cited)).toEqual({ records: every(2).map((r) => expect.objectContaining({ kind: r.kind, ts_ms: r.ts_ms })) });
+    expect(lineRecordsResolver(db)({ file, line: 2 })!.more).toBeUndefined();
+    db.close();
+  });
+
+  it('gives reports the cited line as file and line only', async () => {
+    const { db, file, id } = await store();
+    const ref = resolveEvidence(db, [id(1, 'upgrade')]).get(id(1, 'upgrade'))!.ref;
+    expect(ref.record).toBe(id(1, 'upgrade'));
+    expect(ref).toEqual({ file, line: 1 });
+    expect(JSON.parse(JSON.stringify(ref))).toEqual({ file, line: 1 });
+    db.close();
+  });
+});
