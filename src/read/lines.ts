@@ -8,7 +8,11 @@ export type InputLine =
   | { line: number; text: string; offset?: number; bytes?: number }
   | { line: number; error: string; preview: string };
 
-export const MAX_LINE_BYTES = 1024 * 1024;
+/**
+ * Lines past this are rejected, the reader holding only their head. An OTLP export request is one
+ * line, and the collector's file exporter writes a batch (8,192 records by default) as one: 3–6 MB.
+ */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 const PREVIEW_BYTES = 200;

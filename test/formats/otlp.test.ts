@@ -40,6 +40,18 @@ describe('OTLP JSON through the pipeline', () => {
     expect(rows.map((r) => iso(r.ts_ms))).toEqual([iso(T0), iso(T0 + 1000)]);
   });
 
+  it('reads a batch as the collector\'s file exporter writes it by default: 8,192 records, a line of megabytes', async () => {
+    const records = Array.from({ length: 8192 }, (_, i) =>
+      logRecord(T0 + i, { 'event.name': str('event.sent'), 'mcp.session.id': str(S), stream: str('g1'), event_id: int(i + 1), 'mcp.method.name': str('notifications/progress') }),
+    );
+    const line = exportLine(RESOURCE, records);
+    expect(JSON.stringify(line).length).toBeGreaterThan(2 * 1024 * 1024);
+    const { rows, stats, rejected } = await load([line]);
+    expect(rejected).toEqual([]);
+    expect(stats).toMatchObject({ lines: 1, recordLines: 1, records: 8192 });
+    expect(rows.at(-1)).toMatchObject({ kind: 'event.sent', event_id: '8192', line: 1 });
+  });
+
   it('takes the kind from resumescope.kind, eventName or a body naming a known kind, and skips records that name none', async () => {
     const { rows, stats } = await load([
       exportLine(RESOURCE, [

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { splitLines, type InputLine } from '../../src/read/lines.js';
+import { MAX_LINE_BYTES, splitLines, type InputLine } from '../../src/read/lines.js';
 import { analyzeFiles } from '../../src/api.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
 import { T0, chunkSource, ingestSources, rows, tempDir } from './support.js';
@@ -130,17 +130,17 @@ describe('chunk boundaries', () => {
       Buffer.from([0x7b, 0x00, 0x7d, 0x0a]),
       Buffer.from([0x22, 0xff, 0xfe, 0x22, 0x0a]),
       Buffer.from('"\uFFFD is a real character"\n'),
-      Buffer.from(`"${'x'.repeat(1024 * 1024)}"\n`),
+      Buffer.from(`"${'x'.repeat(MAX_LINE_BYTES)}"\n`),
       Buffer.from(`${rec('S2')}\n`),
     ]);
     const whole = await linesOf([bytes]);
     expect(whole.map((l) => ('text' in l ? 'text' : l.error))).toEqual([
       'text', 'text', 'binary content (NUL byte): not a text log line', 'invalid UTF-8', 'text',
-      'line longer than 1048576 bytes', 'text',
+      `line longer than ${MAX_LINE_BYTES} bytes`, 'text',
     ]);
     expect(whole[0]).toEqual({ line: 1, text: rec('S1'), offset: 3, bytes: rec('S1').length });
     // Byte by byte, every line takes the per-line path: the fast path must agree with it.
-    const small = bytes.subarray(0, bytes.length - rec('S2').length - 1 - 1024 * 1024 - 3);
+    const small = bytes.subarray(0, bytes.length - rec('S2').length - 1 - MAX_LINE_BYTES - 3);
     const bytewise = await linesOf([...small].map((b) => Buffer.from([b])));
     expect(bytewise).toEqual(whole.slice(0, bytewise.length));
     expect(await linesOf([bytes.subarray(0, 7), bytes.subarray(7)])).toEqual(whole);
