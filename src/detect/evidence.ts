@@ -1,5 +1,6 @@
 import { CitedLine, type LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
+import { citedRecordQuoter } from '../store/cited-record.js';
 import { lineTextReader, STORED_LINE_COLUMNS, type StoredLine } from '../store/line-text.js';
 
 export interface ResolvedRecord {
@@ -106,15 +107,17 @@ export function evidenceInLogOrder(ids: readonly number[], refs: ResolvedEvidenc
   return positions.sort((a, b) => refs.tsAt(a) - refs.tsAt(b) || a - b).map((p) => refs.refAt(p));
 }
 
-/** The quoted text of a log line, for text reports and explain. */
+/** The quoted text of a log line, for reports and explain; a batch line's cited record (store/cited-record.ts) where it is one. */
 export function lineTextResolver(db: Db): (ref: LineRef) => string | undefined {
   const stmt = db.prepare(
     `SELECT ${STORED_LINE_COLUMNS}
      FROM records r JOIN sources s ON s.id = r.source_id WHERE s.name = ? AND r.line = ? ORDER BY r.id LIMIT 1`,
   );
   const text = lineTextReader(db);
+  const citedRecord = citedRecordQuoter(db);
   return (ref) => {
     const row = stmt.get(ref.file, ref.line) as StoredLine | undefined;
-    return row === undefined ? undefined : text(row);
+    if (row === undefined) return undefined;
+    return (ref.record !== undefined ? citedRecord(row.sourceId, ref.line, ref.record) : undefined) ?? text(row);
   };
 }

@@ -118,6 +118,9 @@ export interface LineRef {
   readonly record?: number;
 }
 
+/** A line of more records than this is an export batch (an OTLP export request): it is quoted by the record cited. */
+export const BATCH_LINE_RECORDS = 16;
+
 /**
  * A line cited as evidence, and which of its records was cited: a line may hold thousands (an OTLP
  * export request), and its summary shows the one cited. The record is not part of the line's identity:

@@ -1,6 +1,6 @@
 import { printable } from '../model/printable.js';
 import { isoTime } from '../model/phrasing.js';
-import type { LineRef } from '../model/record.js';
+import { BATCH_LINE_RECORDS, type LineRef } from '../model/record.js';
 import type { Db } from '../store/db.js';
 
 // Evidence as a person scans it: one short line per log line, built from the
@@ -160,8 +160,8 @@ export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}): str
   return parts.join(' ');
 }
 
-/** A line of more records than this is an export batch: its summary is the record cited, the rest counted by kind. */
-const LISTED = 16;
+/** A batch line's summary is the record cited, the rest counted by kind. */
+const LISTED = BATCH_LINE_RECORDS;
 /** Lines whose records are kept for the next quote: findings of one session cite the same lines. */
 const REMEMBERED = 256;
 

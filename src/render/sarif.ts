@@ -6,7 +6,7 @@ import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
 import { printable, terminalSafeJson } from '../model/printable.js';
-import { noLineText, sessionLabel, sortFindings, sortNotKnowable, type LineText } from './common.js';
+import { noLineText, sessionLabel, sortFindings, sortNotKnowable, truncate, type LineText } from './common.js';
 import { jsonArrayChunks } from './json.js';
 
 export interface SarifOptions {
@@ -62,6 +62,9 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   yield frame.slice(at + RESULTS_KEY.length);
 }
 
+/** The snippet of an evidence line: its start, as much as a reader of the result looks at. */
+const MAX_SNIPPET_CHARS = 4096;
+
 const NOTIFICATIONS_KEY = '"toolExecutionNotifications": []';
 const RESULTS_KEY = '"results": []';
 
@@ -78,7 +81,9 @@ function sarifWriter(opts: SarifOptions) {
   };
 
   const location = (ref: LineRef) => {
-    const text = lineText(ref);
+    const line = lineText(ref);
+    // A line may be megabytes (message bodies, up to the reader's 16 MiB), and is quoted once per citation.
+    const text = line === undefined ? undefined : truncate(line, MAX_SNIPPET_CHARS);
     return {
       physicalLocation: {
         artifactLocation: artifactOf(ref.file),

@@ -29,6 +29,12 @@ const FIELDS: [keyof NormalizedRecord, string, Encode][] = [
 
 const BY_FIELD = new Map(FIELDS.map(([field, column, encode]) => [field as string, { column, encode }]));
 
+/** Each record column as the log gave it back: JSON columns parsed, flags as booleans (the inverse of FIELDS' encodings). */
+export const RECORD_COLUMNS: readonly { column: string; decode: (v: Param) => unknown }[] = FIELDS.map(([, column, encode]) => ({
+  column,
+  decode: encode === j ? (v: Param) => JSON.parse(String(v)) : encode === b ? (v: Param) => v === 1 : (v: Param) => v,
+}));
+
 /** Beyond this many record shapes in one source, the rest go through the statement that binds every column. */
 const MAX_SHAPES = 64;
 

@@ -47,6 +47,18 @@ describe('renderSarif', () => {
     expect(byRule('engine-divergence')).toMatchObject({ level: 'note', properties: { severity: 'info' } });
   });
 
+  it('quotes a line of megabytes (a message body, up to the reader\'s 16 MiB) by its first 4 KiB, once per citation', () => {
+    const long = `{"kind":"event.sent","body":"${'x'.repeat(200_000)}"}`;
+    const results = JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText: () => long })).runs[0].results;
+    const snippets = results.flatMap((r: { locations?: { physicalLocation: { region: { snippet?: { text: string } } } }[] }) =>
+      (r.locations ?? []).map((l) => l.physicalLocation.region.snippet!.text));
+    expect(snippets.length).toBeGreaterThan(0);
+    for (const text of snippets) {
+      expect(text).toHaveLength(4096);
+      expect(long.startsWith(text.slice(0, -1))).toBe(true);
+    }
+  });
+
   it('puts the first evidence line as the location and the rest as related locations, with line numbers', () => {
     const results = sarif().runs[0].results;
     const truncation = results.find((r: { ruleId: string }) => r.ruleId === 'silent-truncation');

@@ -41,7 +41,8 @@ export class LineTable {
         f = this.files.push(ref.file) - 1;
         this.fileIndex.set(ref.file, f);
       }
-      const raw = this.lineText(ref);
+      // Keyed by line, so the line itself, not one cited record of a batch line (as the text report quotes it).
+      const raw = this.lineText({ file: ref.file, line: ref.line });
       i = this.lines.push([f, ref.line, raw === undefined ? null : truncate(raw.replace(/\r?\n$/, ''), MAX_LINE_CHARS)]) - 1;
       this.lineIndex.set(key, i);
     }

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
-import { resolveEvidence } from '../../src/detect/evidence.js';
+import { lineTextResolver, resolveEvidence } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
 import { lineRecordsResolver, summarizeLine, type SummaryRecord } from '../../src/render/evidence-summary.js';
 
-// An OTLP export request is one line of thousands of records: a quote of it reads a few of them,
-// and shows the record the finding cites, not the line's first.
+// An OTLP export request is one line of thousands of records (the collector writes 8,192 to a line):
+// a quote of it reads a few of them, and shows the record the finding cites, not the line's first,
+// nor the whole line once per citation.
 
 const dir = mkdtempSync(join(tmpdir(), 'rs-summary-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,6 +74,22 @@ describe('quoting a line of many records', () => {
     expect(ref.record).toBe(id(1, 'upgrade'));
     expect(ref).toEqual({ file, line: 1 });
     expect(JSON.parse(JSON.stringify(ref))).toEqual({ file, line: 1 });
+    db.close();
+  });
+
+  it('quotes the cited record of a batch line, as stored and saying so, and any other line whole', async () => {
+    const { db, file, id } = await store();
+    const text = lineTextResolver(db);
+    const upgrade = resolveEvidence(db, [id(1, 'upgrade')]).get(id(1, 'upgrade'))!.ref;
+    const quoted = text(upgrade)!;
+    expect(quoted).toMatch(/^\(record 33 of 38 on this line, as read\) \{/);
+    expect(JSON.parse(quoted.slice(quoted.indexOf('{')))).toEqual({
+      ts: '2026-11-09T10:00:00.040Z', kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: 'g2',
+      last_event_id: '7', decision: 'resume', status: 200, replayed: 23,
+    });
+    expect(text({ file, line: 1 })).toBe(request(batch));
+    const closed = resolveEvidence(db, [id(2, 'stream.closed')]).get(id(2, 'stream.closed'))!.ref;
+    expect(text(closed)).toBe(request(small));
     db.close();
   });
 });
