@@ -2,7 +2,7 @@ import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { follow, STDIN_NAME } from '../../src/read/follow.js';
-import { LineAssembler } from '../../src/read/lines.js';
+import { LineAssembler, MAX_LINE_BYTES } from '../../src/read/lines.js';
 import { collect, sleep, tempDir, waitFor } from './support.js';
 
 // Every follower runs on a short poll in a temp folder and is aborted in afterEach.
@@ -144,7 +144,7 @@ describe('LineAssembler', () => {
 
   it('keeps only the head of a line over the cap, and reports it when its newline comes', () => {
     const a = new LineAssembler();
-    const big = Buffer.alloc(1024 * 1024 + 10, 0x61);
+    const big = Buffer.alloc(MAX_LINE_BYTES + 10, 0x61);
     expect(a.push(big)).toEqual([]);
     const [line] = a.push(Buffer.from('aaa\nok\n'));
     expect(line).toMatchObject({ line: 1, error: expect.stringMatching(/longer than/) });
