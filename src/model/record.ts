@@ -121,6 +121,18 @@ export interface LineRef {
 /** A line of more records than this is an export batch (an OTLP export request): it is quoted by the record cited. */
 export const BATCH_LINE_RECORDS = 16;
 
+/** The quote of a batch line's cited record, as stored: it says what it is, since the text is not in the file as such. */
+export function recordQuote(position: number, total: number, fields: Record<string, unknown>): string {
+  return `${RECORD_QUOTE} ${position} of ${total} on this line, as read) ${JSON.stringify(fields)}`;
+}
+
+/** Whether a quote is one record of a batch line, not a whole line (a record line is JSON: it never starts so). */
+export function isRecordQuote(text: string): boolean {
+  return text.startsWith(RECORD_QUOTE);
+}
+
+const RECORD_QUOTE = '(record';
+
 /**
  * A line cited as evidence, and which of its records was cited: a line may hold thousands (an OTLP
  * export request), and its summary shows the one cited. The record is not part of the line's identity:

@@ -1,5 +1,5 @@
 import { isoTime } from '../model/phrasing.js';
-import { BATCH_LINE_RECORDS } from '../model/record.js';
+import { BATCH_LINE_RECORDS, recordQuote } from '../model/record.js';
 import type { Db } from './db.js';
 import { RECORD_COLUMNS, type Param } from './insert.js';
 
@@ -40,6 +40,6 @@ export function citedRecordQuoter(db: Db): (sourceId: number, line: number, reco
       const v = row[i + 1];
       if (v !== null && v !== undefined && column !== 'ts_ms' && column !== 'origin') fields[column] = decode(v);
     });
-    return `(record ${upTo.get(sourceId, line, record) as number} of ${total} on this line, as read) ${JSON.stringify(fields)}`;
+    return recordQuote(upTo.get(sourceId, line, record) as number, total, fields);
   };
 }

@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { lineTextResolver, resolveEvidence } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
+import { CitedLine, recordQuote, type LineRef } from '../../src/model/record.js';
 import { lineRecordsResolver, summarizeLine, type SummaryRecord } from '../../src/render/evidence-summary.js';
+import { LineTable } from '../../src/render/html/findings.js';
 
 // An OTLP export request is one line of thousands of records (the collector writes 8,192 to a line):
 // a quote of it reads a few of them, and shows the record the finding cites, not the line's first,
@@ -91,5 +93,19 @@ describe('quoting a line of many records', () => {
     const closed = resolveEvidence(db, [id(2, 'stream.closed')]).get(id(2, 'stream.closed'))!.ref;
     expect(text(closed)).toBe(request(small));
     db.close();
+  });
+
+  it('gives the HTML report an entry per cited record of a batch line, and one per line otherwise', () => {
+    // line 1 is a batch (quoted by record), line 2 a proxy line of two records (quoted whole)
+    const lineText = (ref: LineRef) =>
+      ref.line === 1 && ref.record !== undefined ? recordQuote(ref.record, 8192, { kind: 'event.sent', event_id: String(ref.record) }) : `{"line":${ref.line}}`;
+    const table = new LineTable(lineText);
+    const at = [new CitedLine('f', 1, 7), new CitedLine('f', 1, 9), new CitedLine('f', 1, 7), new CitedLine('f', 2, 20), new CitedLine('f', 2, 21)].map((r) => table.indexOf(r));
+    expect(at).toEqual([0, 1, 0, 2, 2]);
+    expect(table.lines.map(([, line, text]) => [line, text])).toEqual([
+      [1, '(record 7 of 8192 on this line, as read) {"kind":"event.sent","event_id":"7"}'],
+      [1, '(record 9 of 8192 on this line, as read) {"kind":"event.sent","event_id":"9"}'],
+      [2, '{"line":2}'],
+    ]);
   });
 });

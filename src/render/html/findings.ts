@@ -1,5 +1,5 @@
 import type { FindingList } from '../../model/finding.js';
-import type { LineRef } from '../../model/record.js';
+import { isRecordQuote, type LineRef } from '../../model/record.js';
 import { ruleOf, type RuleId } from '../../detect/rules/index.js';
 import { tallyBySession } from '../../model/session-tally.js';
 import { compareText, ruleGroups, sessionLabel, truncate, type LineText, type RuleGroup } from '../common.js';
@@ -29,11 +29,14 @@ export class LineTable {
   readonly lines: [number, number, string | null][] = [];
   private readonly fileIndex = new Map<string, number>();
   private readonly lineIndex = new Map<string, number>();
+  /** Lines quoted by their cited record (export batches): each record cited is an entry of its own. */
+  private readonly batchLines = new Set<string>();
 
   constructor(private readonly lineText: LineText) {}
 
   indexOf(ref: LineRef): number {
-    const key = `${ref.line}\u0000${ref.file}`;
+    const lineKey = `${ref.line}\u0000${ref.file}`;
+    let key = this.batchLines.has(lineKey) ? `${lineKey}\u0000${ref.record}` : lineKey;
     let i = this.lineIndex.get(key);
     if (i === undefined) {
       let f = this.fileIndex.get(ref.file);
@@ -41,8 +44,11 @@ export class LineTable {
         f = this.files.push(ref.file) - 1;
         this.fileIndex.set(ref.file, f);
       }
-      // Keyed by line, so the line itself, not one cited record of a batch line (as the text report quotes it).
-      const raw = this.lineText({ file: ref.file, line: ref.line });
+      const raw = this.lineText(ref);
+      if (raw !== undefined && isRecordQuote(raw) && !this.batchLines.has(lineKey)) {
+        this.batchLines.add(lineKey);
+        key = `${lineKey}\u0000${ref.record}`;
+      }
       i = this.lines.push([f, ref.line, raw === undefined ? null : truncate(raw.replace(/\r?\n$/, ''), MAX_LINE_CHARS)]) - 1;
       this.lineIndex.set(key, i);
     }
