@@ -1,4 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+import { cli } from '../cli/run-cli.js';
 import { iso, load, ofKind } from './rows.js';
 
 // OTLP/JSON log exports: one ExportLogsServiceRequest per line (the collector's
@@ -166,3 +171,45 @@ describe('OTLP JSON through the pipeline', () => {
     expect(rejected[0]!.reason).toMatch(/^otlp: event\.sent: missing required field event_id/);
   });
 });
+
+/** A spec-dialect record as an OTLP log record: its fields as attributes, objects as kvlists. */
+function asOtlpRecord(line: string) {
+  const { ts, ...fields } = JSON.parse(line) as Record<string, unknown>;
+  const value = (v: unknown): AnyValue =>
+    typeof v === 'string' ? str(v)
+    : typeof v === 'boolean' ? { boolValue: v }
+    : typeof v === 'number' ? (Number.isInteger(v) ? int(v) : { doubleValue: v })
+    : Array.isArray(v) ? { arrayValue: { values: v.map(value) } }
+    : { kvlistValue: { values: attrs(Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, value(x)]))) } };
+  const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null).map(([k, v]) => [k, value(v)]));
+  return { timeUnixNano: nanos(Date.parse(String(ts))), attributes: attrs(set) };
+}
+
+describe('an export as the OpenTelemetry collector writes it', () => {
+  it('is judged as its NDJSON is, and its evidence summed up by the records cited', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-collector-'));
+    try {
+      const ndjson = join(dir, 'server.ndjson');
+      await generate(ndjson, 10_000, { shape: 'bad-server', seed: 5 });
+      const lines = readFileSync(ndjson, 'utf8').trim().split('\n');
+      const exported = join(dir, 'collector.ndjson');
+      // one batch of up to 8,192 records a line, the collector's default
+      const batches = Array.from({ length: Math.ceil(lines.length / 8192) }, (_, i) => lines.slice(i * 8192, (i + 1) * 8192).map(asOtlpRecord));
+      writeFileSync(exported, batches.map((b) => JSON.stringify(exportLine(RESOURCE, b))).join('\n') + '\n');
+      const judged = async (file: string) => JSON.parse((await cli('analyze', file, '--format', 'json')).out).findings.map(
+        (f: { rule: string; session: string; at: string; message: string }) => [f.rule, f.session, f.at, f.message]);
+      const findings = await judged(ndjson);
+      expect(findings.length).toBeGreaterThan(50);
+      expect(await judged(exported)).toEqual(findings);
+      // file:line and a batch line's count of the others aside, the text report reads the same
+      const evidence = async (file: string) => (await cli('analyze', file, '--max-findings', '3')).out.split('\n')
+        .filter((l) => /^ {8}\S+:\d+ {2}/.test(l)).map((l) => l.replace(/^ +\S+:\d+ {2}/, '').replace(/ \(\+ .*$| …$/, ''));
+      const quoted = await evidence(ndjson);
+      expect(quoted.length).toBeGreaterThan(20);
+      expect(await evidence(exported)).toEqual(quoted);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
