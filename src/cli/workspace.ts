@@ -66,7 +66,7 @@ export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
 function sourceProblem(s: SourceStats, dbPath: string | undefined): string | undefined {
   if (s.readError !== undefined) return `${s.name}: unusable: ${s.readError}`;
   if (s.duplicateOf !== undefined) return `${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added`;
-  if (s.recordLines === 0) {
+  if (s.records === 0) {
     const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
     return `${s.name}: unusable: no record lines (${why})`;
   }

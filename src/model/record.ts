@@ -154,9 +154,13 @@ export class CitedLine implements LineRef {
   }
 }
 
-/** What one input line became; `redacted` is the line to store instead of the raw one, when it held a credential. */
+/**
+ * What one input line became; `redacted` is the line to store instead of the raw one, when it held a credential.
+ * `rejected`: a line of several records (an OTLP export request) some of which could not be read, why; the
+ * line is a rejected line, and its other records are read.
+ */
 export type LineOutcome =
-  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string }
+  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string; redacted?: string };
 
@@ -168,7 +172,7 @@ export type LineOutcome =
  */
 export type NormalizedLine =
   /** The line to quote: `raw` (its text, redacted where it held a credential), or only where it is (`at`) when the store keeps no copy. */
-  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes }
+  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes; rejected?: { reason: string; text: string } }
   | { line: number; type: 'ignored' }
   | { line: number; type: 'rejected'; reason: string; text: string };
 

@@ -79,13 +79,26 @@ export class LineNormalizer {
       return { type: 'rejected', reason: `${format.name}: ${(err as Error).message}` };
     }
     if (specs.length === 0) return { type: 'ignored' };
+    // Each record of a batch is read on its own: one bad record of an OTLP export request (the collector
+    // writes 8,192 to a line) rejects the line, with its reason, but does not take the others with it.
     const records: NormalizedRecord[] = [];
-    for (const s of specs) {
+    let firstBad: { at: number; reason: string } | undefined;
+    let bad = 0;
+    specs.forEach((s, i) => {
       const out = normalizeSpecObject(s);
-      if (out.type === 'rejected') return { type: 'rejected', reason: `${format.name}: ${out.reason}` };
       if (out.type === 'records') records.push(...out.records);
-    }
-    return records.length ? { type: 'records', records, format: format.name } : { type: 'ignored' };
+      else if (out.type === 'rejected') {
+        bad++;
+        firstBad ??= { at: i + 1, reason: out.reason };
+      }
+    });
+    if (firstBad === undefined) return records.length ? { type: 'records', records, format: format.name } : { type: 'ignored' };
+    if (specs.length === 1 || records.length === 0) return { type: 'rejected', reason: `${format.name}: ${firstBad.reason}` };
+    const more = bad > 1 ? ` (and ${bad - 1} more)` : '';
+    return {
+      type: 'records', records, format: format.name,
+      rejected: `${format.name}: record ${firstBad.at} of ${specs.length}: ${firstBad.reason}${more}; its other ${records.length} records were read`,
+    };
   }
 }
 

@@ -34,9 +34,13 @@ export class LineStage {
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
-    if (at === undefined) return { line: l.line, type: 'records', records: out.records, format: out.format, raw };
-    // Not copying the text saves its structured clone across the worker's port, too.
-    if (!this.copyLines) return { line: l.line, type: 'records', records: out.records, format: out.format, at };
-    return { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
+    const kept: NormalizedLine =
+      at === undefined ? { line: l.line, type: 'records', records: out.records, format: out.format, raw }
+      // Not copying the text saves its structured clone across the worker's port, too.
+      : !this.copyLines ? { line: l.line, type: 'records', records: out.records, format: out.format, at }
+      : { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
+    // A batch line some of whose records could not be read: rejected, its other records kept.
+    if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, PREVIEW_BYTES) };
+    return kept;
   }
 }

@@ -34,7 +34,8 @@ export interface SourceFile {
 
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
 export function isUnusable(s: SourceStats): boolean {
-  return s.readError !== undefined || (s.duplicateOf === undefined && s.recordLines === 0);
+  // records, not record lines: a batch line rejected in part still gave records
+  return s.readError !== undefined || (s.duplicateOf === undefined && s.records === 0);
 }
 
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
@@ -44,12 +45,15 @@ const MAX_TIE_GROUP = 10_000;
 const IGNORED = 0;
 const REJECTED = 1;
 const RECORDS = 2;
+/** A batch line rejected in part: its reason and text as REJECTED's, then its records as RECORDS'. */
+const REJECTED_IN_PART = 3;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,
  * so that handing a batch across threads is a copy of primitives. A line's
  * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
- * number of records, then each record's cells (insert.ts). `shapes` are the
+ * number of records, then each record's cells (insert.ts); or REJECTED_IN_PART,
+ * line, reason, text, then as RECORDS. `shapes` are the
  * keys of the record shapes first used in this batch, numbered on from the
  * batches before (one LineEncoder per source).
  */
@@ -75,6 +79,7 @@ export class LineEncoder {
     if (l.type === 'ignored') c.push(IGNORED);
     else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
     else {
+      if (l.rejected !== undefined) c.push(REJECTED_IN_PART, l.line, l.rejected.reason, l.rejected.text);
       c.push(RECORDS, l.format, l.records.length);
       // The line's text, or where it is, goes on its first record only: an OTLP export request is one
       // line of a hundred records, and a copy on each took the store (and the port) to 100× the file.
@@ -153,20 +158,28 @@ export class SourceSink {
   private read({ shapes: learnt, cells: c }: LineBatch, shapes: RowShape[]): void {
     for (const keys of learnt) shapes.push(this.writer.shape(keys));
     const stats = this.stats;
+    let inPart = false;
     for (let i = 0; i < c.length; ) {
       const what = c[i++];
-      stats.lines++;
       if (what === IGNORED) {
+        stats.lines++;
         stats.ignored++;
-      } else if (what === REJECTED) {
+      } else if (what === REJECTED || what === REJECTED_IN_PART) {
         const line = c[i] as number;
         const reason = c[i + 1] as string;
         i += 3;
+        stats.lines++;
         stats.rejected++;
         stats.firstProblem ??= { line, reason };
         this.rejectStmt.run(this.sourceId, line, reason, c[i - 1]);
+        // a line rejected in part: the RECORDS entry that follows is its records, not a line of its own
+        inPart = what === REJECTED_IN_PART;
       } else {
-        stats.recordLines++;
+        if (inPart) inPart = false;
+        else {
+          stats.lines++;
+          stats.recordLines++;
+        }
         stats.format ??= c[i] as string;
         let n = c[i + 1] as number;
         for (i += 2; n > 0; n--) {

@@ -165,6 +165,40 @@ describe('OTLP JSON through the pipeline', () => {
     expect(ofKind(rows, 'http').map((r) => r.session)).toEqual([S, S]);
   });
 
+  it('reads the other records of a batch one of whose records is bad, and rejects the line with the reason', async () => {
+    const { rows, stats, rejected } = await load([
+      exportLine(RESOURCE, [
+        logRecord(T0, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1'), event_id: int(1) }),
+        logRecord(T0 + 1, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1') }),
+        logRecord(T0 + 2, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1'), event_id: int(3) }),
+        logRecord(T0 + 3, { kind: str('stream.opened'), stream: str('g2') }),
+      ]),
+    ]);
+    expect(rows.map((r) => [r.kind, r.event_id, r.line])).toEqual([['event.sent', '1', 1], ['event.sent', '3', 1]]);
+    expect(stats).toMatchObject({ lines: 1, recordLines: 0, records: 2, ignored: 0, rejected: 1 });
+    expect(rejected).toEqual([
+      { line: 1, reason: expect.stringMatching(/^otlp: record 2 of 4: event\.sent: missing required field event_id.* \(and 1 more\); its other 2 records were read$/) },
+    ]);
+  });
+
+  it('is usable when every line is a batch rejected in part: its records are read, and the run says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-partial-'));
+    try {
+      const file = join(dir, 'export.ndjson');
+      const batch = (t: number) => exportLine(RESOURCE, [
+        logRecord(t, { kind: str('session.created'), 'mcp.session.id': str(`S${t}`) }),
+        logRecord(t + 1, { kind: str('event.sent'), 'mcp.session.id': str(`S${t}`), stream: str('g1') }),
+      ]);
+      writeFileSync(file, [batch(T0), batch(T0 + 10)].map((b) => JSON.stringify(b)).join('\n') + '\n');
+      const run = await cli('analyze', file, '--format', 'json');
+      expect(run.code).toBe(0);
+      expect(run.err).toMatch(/2 of 2 lines rejected \(first: line 1: otlp: record 2 of 2: event\.sent: missing required field event_id/);
+      expect(JSON.parse(run.out).summary).toMatchObject({ records: 2, sessions: 2 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects the line, naming the format, when a record of a known kind lacks a required field', async () => {
     const { stats, rejected } = await load([exportLine(RESOURCE, [logRecord(T0, { kind: str('event.sent'), 'mcp.session.id': str(S), stream: str('g1') })])]);
     expect(stats.rejected).toBe(1);

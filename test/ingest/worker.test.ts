@@ -49,7 +49,15 @@ async function fixture(): Promise<string[]> {
   const cut = join(dir, 'cut.ndjson.gz');
   const whole = gzipSync(readFileSync(log).subarray(0, 200_000));
   writeFileSync(cut, whole.subarray(0, whole.length - 40));
-  return [log, odd, gz, cut];
+  // OTLP export requests of three records, every seventh with a record that lacks its event id: rejected in part
+  const otlp = join(dir, 'otlp.ndjson');
+  const attr = (key: string, v: string) => ({ key, value: { stringValue: v } });
+  const record = (line: number, i: number) => ({
+    timeUnixNano: String((Date.parse('2026-11-09T10:00:00Z') + line * 10 + i) * 1e6),
+    attributes: [attr('kind', 'event.sent'), attr('session', `S${line % 5}`), attr('stream', 'g1'), ...(line % 7 === 3 && i === 1 ? [] : [attr('event_id', `${line}-${i}`)])],
+  });
+  writeFileSync(otlp, Array.from({ length: 2500 }, (_, l) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [0, 1, 2].map((i) => record(l, i)) }] }] })).join('\n') + '\n');
+  return [log, odd, gz, cut, otlp];
 }
 
 async function ingestWith(threads: 'worker' | 'inline', files: string[], handOver?: 'always' | 'never', quotesFromFiles = false) {
@@ -76,6 +84,7 @@ describe('normalizing in a worker thread', () => {
     const worker = await ingestWith('worker', files);
     expect(inline.rows.records.length).toBeGreaterThan(2500);
     expect(inline.rows.rejected.length).toBeGreaterThan(1);
+    expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2500, rejected: 357, records: 7500 - 357 });
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
