@@ -61,7 +61,9 @@ class Batch {
   }
 
   add(l: InputLine): void {
-    if (this.lines === 0) this.raw = this.handsOver() ? [] : undefined;
+    // A line of a megabyte or more (an OTLP export request) starts a batch normalized here: parsed on the
+    // main thread too, beside the next one parsed here, lines of 16 MB took ingest from 383 to 456 MB.
+    if (this.lines === 0) this.raw = this.handsOver() && !('text' in l && l.text.length >= BATCH_CHARS) ? [] : undefined;
     if (this.raw !== undefined) {
       this.raw.push(l);
       this.rawChars += 'text' in l ? l.text.length : l.preview.length;

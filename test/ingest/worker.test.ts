@@ -56,7 +56,9 @@ async function fixture(): Promise<string[]> {
     timeUnixNano: String((Date.parse('2026-11-09T10:00:00Z') + line * 10 + i) * 1e6),
     attributes: [attr('kind', 'event.sent'), attr('session', `S${line % 5}`), attr('stream', 'g1'), ...(line % 7 === 3 && i === 1 ? [] : [attr('event_id', `${line}-${i}`)])],
   });
-  writeFileSync(otlp, Array.from({ length: 2500 }, (_, l) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [0, 1, 2].map((i) => record(l, i)) }] }] })).join('\n') + '\n');
+  const request = (l: number, n: number) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: n }, (_, i) => record(l, i)) }] }] });
+  // then three lines of 5,000 records (about 1.5 MB, past BATCH_CHARS: each is normalized where it is read)
+  writeFileSync(otlp, [...Array.from({ length: 2500 }, (_, l) => request(l, 3)), ...[2500, 2501, 2502].map((l) => request(l, 5000))].join('\n') + '\n');
   return [log, odd, gz, cut, otlp];
 }
 
@@ -84,7 +86,7 @@ describe('normalizing in a worker thread', () => {
     const worker = await ingestWith('worker', files);
     expect(inline.rows.records.length).toBeGreaterThan(2500);
     expect(inline.rows.rejected.length).toBeGreaterThan(1);
-    expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2500, rejected: 357, records: 7500 - 357 });
+    expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2503, rejected: 358, records: 7500 - 357 + 15_000 - 1 }); // line 2502 too has a bad record
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
