@@ -29,7 +29,7 @@ describe('ingest then analyse a kept database', () => {
     const db = join(dir, 't.db');
     const first = await cli('ingest', 'samples/writers.ndjson', '--db', db);
     expect(first.code).toBe(0);
-    expect(first.out).toContain('samples/writers.ndjson: 20 lines: 20 records, 0 ignored, 0 rejected');
+    expect(first.out).toContain('samples/writers.ndjson: 20 records from 20 lines (20 read, 0 ignored, 0 rejected)');
     expect(existsSync(db)).toBe(true);
     const again = await cli('ingest', 'samples/writers.ndjson', '--db', db);
     expect(again.err).toContain('already ingested');

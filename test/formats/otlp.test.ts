@@ -194,6 +194,7 @@ describe('OTLP JSON through the pipeline', () => {
       expect(run.code).toBe(0);
       expect(run.err).toMatch(/2 of 2 lines rejected \(first: line 1: otlp: record 2 of 2: event\.sent: missing required field event_id/);
       expect(JSON.parse(run.out).summary).toMatchObject({ records: 2, sessions: 2 });
+      expect((await cli('ingest', file)).out).toBe(`${file}: 2 records from 2 lines (0 read, 0 ignored, 2 rejected) (otlp)\n`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

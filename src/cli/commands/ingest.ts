@@ -23,7 +23,9 @@ export function registerIngest(program: Command, rawIo: Io, done: (code: number)
       progress.finish();
       for (const s of ws.sources) {
         if (s.duplicateOf !== undefined || s.readError !== undefined) continue;
-        io.out(`${s.name}: ${s.lines} lines: ${s.recordLines} records, ${s.ignored} ignored, ${s.rejected} rejected${s.format ? ` (${s.format})` : ''}\n`);
+        // Records, apart from the lines: a proxy or OTLP line holds several, and a batch line rejected in part some.
+        const lines = `${s.recordLines} read, ${s.ignored} ignored, ${s.rejected} rejected`;
+        io.out(`${s.name}: ${s.records} records from ${s.lines} lines (${lines})${s.format ? ` (${s.format})` : ''}\n`);
       }
       if (flags.db === undefined) io.err('resumescope: no --db given: the timeline was built in a temporary database and is gone; pass --db FILE to keep it\n');
       done(ws.unusable ? 2 : 0);
