@@ -1,4 +1,4 @@
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '../model/bounded-map.js';
 import type { Recorder } from './recorder.js';
 
 // What the middleware and the event-store wrapper learn about one server and

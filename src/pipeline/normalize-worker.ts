@@ -64,10 +64,11 @@ class Batch {
     // A line of a megabyte or more (an OTLP export request) starts a batch normalized here: handed over,
     // it was parsed on the main thread while the next was parsed here, and lines of 16 MB took analyze to
     // 431 MB (387 MB normalized here).
-    if (this.lines === 0) this.raw = this.handsOver() && !('text' in l && l.text.length >= BATCH_CHARS) ? [] : undefined;
+    const chars = 'text' in l ? l.text.length : l.preview.length;
+    if (this.lines === 0) this.raw = this.handsOver() && chars < BATCH_CHARS ? [] : undefined;
     if (this.raw !== undefined) {
       this.raw.push(l);
-      this.rawChars += 'text' in l ? l.text.length : l.preview.length;
+      this.rawChars += chars;
     } else this.normalized.add(this.stage.normalize(l));
   }
 

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../model/bounded-map.js';
 import { printable } from '../model/printable.js';
 import { isoTime } from '../model/phrasing.js';
 import { BATCH_LINE_RECORDS, type LineRef } from '../model/record.js';
@@ -194,7 +195,7 @@ export function lineRecordsResolver(db: Db): LineRecords {
      WHERE s.name = ? AND r.line = ? GROUP BY r.kind ORDER BY min(r.id)`,
   );
   const byId = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM records r WHERE r.id = ?`);
-  const remembered = new Map<string, LineSeen | undefined>();
+  const remembered = new BoundedMap<string, LineSeen | undefined>(REMEMBERED);
   const seen = (ref: LineRef): LineSeen | undefined => {
     const key = `${ref.line}\n${ref.file}`;
     if (remembered.has(key)) return remembered.get(key);
@@ -202,7 +203,6 @@ export function lineRecordsResolver(db: Db): LineRecords {
     const line = rows.length === 0 ? undefined
       : rows.length <= LISTED ? { first: rows }
       : { first: rows.slice(0, LISTED), counts: new Map(counts.raw().all(ref.file, ref.line) as [string, number][]) };
-    if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(key, line);
     return line;
   };

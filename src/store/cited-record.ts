@@ -1,3 +1,4 @@
+import { BoundedMap } from '../model/bounded-map.js';
 import { isoTime } from '../model/phrasing.js';
 import { BATCH_LINE_RECORDS, recordQuote } from '../model/record.js';
 import type { Db } from './db.js';
@@ -18,14 +19,13 @@ export function citedRecordQuoter(db: Db): (sourceId: number, line: number, reco
   const upTo = db.prepare('SELECT count(*) FROM records WHERE source_id = ? AND line = ? AND id <= ?').pluck();
   const columns = RECORD_COLUMNS.map((c) => c.column);
   const byId = db.prepare(`SELECT ts_ms, ${columns.join(', ')} FROM records WHERE id = ?`).raw();
-  const counts = new Map<string, number>();
+  const counts = new BoundedMap<string, number>(REMEMBERED);
   const recordsOf = (sourceId: number, line: number): number => {
     const key = `${sourceId}:${line}`;
     let n = counts.get(key);
     if (n === undefined) {
       n = firstOfLine.get(sourceId, line) as number;
       if (n > BATCH_LINE_RECORDS) n = ofLine.get(sourceId, line) as number;
-      if (counts.size >= REMEMBERED) counts.delete(counts.keys().next().value!);
       counts.set(key, n);
     }
     return n;
