@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
 import { secondThreadCan, type ThreadMode } from './second-connection.js';
 import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS } from './derive.js';
-import type { SessionFold } from './fold-session.js';
+import type { StreamedFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
 
 // derive on both cores: reading a log's records in session order (index probes scattered over the
@@ -45,11 +45,11 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     // Folded chunks waiting for the ones before them; the worker's are acknowledged once written. A solo chunk the
     // worker claimed is folded here when its turn comes: every session too long to fold twice at once is folded on
     // this thread, one after another, and never copied between threads.
-    const waiting = new Map<number, { folds: [string, SessionFold][] | 'fold-here'; fromWorker: boolean }>();
+    const waiting = new Map<number, { folds: [string, StreamedFold][] | 'fold-here'; fromWorker: boolean }>();
     let next = 0;
     const writeReady = () => {
       for (let c = waiting.get(next); c !== undefined; c = waiting.get(next)) {
-        for (const [session, fold] of c.folds === 'fold-here' ? chunks.fold(next).folds : c.folds) load.write(session, fold);
+        for (const [session, fold] of c.folds === 'fold-here' ? chunks.foldForWriting(next) : c.folds) load.write(session, fold);
         waiting.delete(next++);
         if (c.fromWorker) worker.postMessage('ack' satisfies ToDeriveWorker);
       }
@@ -81,7 +81,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
       // A solo chunk is folded once every chunk before it is written, so that no other fold waits beside it.
       if (chunks.solo(i)) await writeUpTo(i);
-      waiting.set(i, { folds: chunks.fold(i).folds, fromWorker: false });
+      waiting.set(i, { folds: chunks.foldForWriting(i), fromWorker: false });
       writeReady();
       if (failed) throw failed;
       await turn(); // the worker's chunks come in between

@@ -2,7 +2,7 @@ import { deferIndexes, stagedLoad, type StagedTable } from './bulk-load.js';
 import { sparseColumnsJson } from './sparse-columns.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
-import { sessionFolder, type FoldRecord, type SessionFold, type SessionFolder } from './fold-session.js';
+import { sessionFolder, type FoldRecord, type SessionFold, type SessionFolder, type StreamedFold } from './fold-session.js';
 
 // Rebuilds the derived timeline (incarnations, streams, events, requests) for
 // the sessions touched since the last derive, then clears the dirty set. Live
@@ -66,7 +66,7 @@ export function deriveTimeline(db: Db): number {
     shadowProxyDuplicates(db);
     const load = beginDerivedLoad(db);
     const dirtyChunks = dirtySessionChunks(db);
-    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.fold(i).folds) load.write(session, fold);
+    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.foldForWriting(i)) load.write(session, fold);
     load.finish();
   })();
   return dirty;
@@ -77,7 +77,7 @@ export function dirtySessions(db: Db): number {
 }
 
 export interface DerivedLoad {
-  write(session: string, fold: SessionFold): void;
+  write(session: string, fold: StreamedFold): void;
   /** Rebuilds the deferred indexes and clears the dirty set: the last step before COMMIT. */
   finish(): void;
 }
@@ -110,7 +110,14 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   chunks: number;
   /** Chunk i is one session longer than `soloRecords`: folded by one thread at a time (derive-threads.ts). */
   solo(i: number): boolean;
+  /** Chunk i folded whole, its event rows made (the worker's, which it sends). */
   fold(i: number): { folds: [string, SessionFold][]; records: number };
+  /**
+   * Chunk i folded for this connection to write: a solo chunk's event rows are made as they are written,
+   * from its emissions read again (a session of 1M records: 538k events, held at once, with their emissions
+   * before them), the others' as fold(i) makes them.
+   */
+  foldForWriting(i: number): [string, StreamedFold][];
 } {
   const longest = new Set<string>();
   function* sizes(rows: IterableIterator<[string, number]>): Generator<[string, number]> {
@@ -123,28 +130,59 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   const chunks = chunkSessions(sizes(db.prepare(SESSION_SIZES).raw().iterate() as IterableIterator<[string, number]>));
   const reads = new Map<number, Statement>();
   const read = (n: number) => reads.get(n) ?? reads.set(n, db.prepare(foldReadSql(n)).raw()).get(n)!;
+  const fold = (part: string[], keepEmissions: boolean) => {
+    const folders: [string, SessionFolder][] = [];
+    let session: string | undefined;
+    let folder: SessionFolder | undefined;
+    let n = 0;
+    // Row by row, each record folded as it comes: a session thousands of records long is never held whole.
+    for (const row of read(part.length).iterate(...part, ...part) as IterableIterator<Cell[]>) {
+      const s = row[FOLD_SESSION] as string;
+      if (s !== session) {
+        session = s;
+        folder = sessionFolder(s, { keepEmissions });
+        folders.push([s, folder]);
+      }
+      folder!.add(foldRecord(row));
+      n++;
+    }
+    return { folders, records: n };
+  };
+  const solo = (i: number) => chunks[i]!.length === 1 && longest.has(chunks[i]![0]!);
+  const foldWhole = (i: number) => {
+    const { folders, records } = fold(chunks[i]!, true);
+    return { folds: folders.map(([s, f]): [string, SessionFold] => [s, f.finish()]), records };
+  };
   return {
     chunks: chunks.length,
-    solo: (i) => chunks[i]!.length === 1 && longest.has(chunks[i]![0]!),
-    fold(i) {
-      const part = chunks[i]!;
-      const folds: [string, SessionFold][] = [];
-      let session: string | undefined;
-      let folder: SessionFolder | undefined;
-      let n = 0;
-      // Row by row, each record folded as it comes: a session thousands of records long is never held whole.
-      for (const row of read(part.length).iterate(...part, ...part) as IterableIterator<Cell[]>) {
-        const s = row[FOLD_SESSION] as string;
-        if (s !== session) {
-          if (folder !== undefined) folds.push([session!, folder.finish()]);
-          session = s;
-          folder = sessionFolder(s);
-        }
-        folder!.add(foldRecord(row));
-        n++;
+    solo,
+    fold: foldWhole,
+    foldForWriting(i) {
+      if (!solo(i)) return foldWhole(i).folds;
+      return fold(chunks[i]!, false).folders.map(([s, f]) => [s, f.finishStreamed(emissionsOf(db, s))]);
+    },
+  };
+}
+
+/** Emissions read again a page at a time: the writes in between need no read open on the connection. */
+const EMISSIONS_PAGE = 4096;
+
+/** A session's records that may make event rows (fold-session.ts, isEmission), in fold order, read as they are iterated. */
+function emissionsOf(db: Db, session: string): Iterable<FoldRecord> {
+  const where = `r.session = ? AND r.shadowed = 0 AND r.kind IN ('event.sent', 'request.sent') AND r.event_id IS NOT NULL`;
+  const first = db.prepare(`SELECT ${FOLD_COLUMNS} FROM records r WHERE ${where} ORDER BY r.ts_ms, r.id LIMIT ${EMISSIONS_PAGE}`).raw();
+  const after = db.prepare(
+    `SELECT ${FOLD_COLUMNS} FROM records r WHERE ${where} AND (r.ts_ms, r.id) > (?, ?) ORDER BY r.ts_ms, r.id LIMIT ${EMISSIONS_PAGE}`,
+  ).raw();
+  return {
+    *[Symbol.iterator]() {
+      let page = first.all(session) as Cell[][];
+      while (page.length > 0) {
+        for (const row of page) yield foldRecord(row);
+        if (page.length < EMISSIONS_PAGE) return;
+        const last = page[page.length - 1]!;
+        page = after.all(session, last[2], last[1]) as Cell[][];
       }
-      if (folder !== undefined) folds.push([session!, folder.finish()]);
-      return { folds, records: n };
     },
   };
 }
@@ -195,7 +233,7 @@ export function foldReadSql(n: number): string {
 }
 
 // Positional parameters: binding by name looks every name up for every row.
-function writers(db: Db, staged: Record<'events' | 'requests', StagedTable>): (session: string, f: SessionFold) => void {
+function writers(db: Db, staged: Record<'events' | 'requests', StagedTable>): (session: string, f: StreamedFold) => void {
   const inc = db.prepare(
     `INSERT INTO incarnations (session, created_id, created_ts, incarnation, node, owner, ended_id, ended_ts, ended_how, log_evicted)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

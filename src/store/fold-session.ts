@@ -45,6 +45,14 @@ export interface SessionFold {
   requests: RequestRow[];
 }
 
+/**
+ * A fold whose event rows are made as they are written: from the session's emissions read again
+ * (isEmission, in fold order), once the lanes are known. A session the whole log long is not held twice.
+ */
+export interface StreamedFold extends Omit<SessionFold, 'events'> {
+  events: Iterable<EventRow>;
+}
+
 const ok = (s: number | null) => s !== null && s >= 200 && s < 300;
 const before = (a: { ts: number; id: number }, b: { ts: number; id: number }) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id);
 
@@ -57,6 +65,10 @@ const emission = (r: FoldRecord): Emission => ({
 
 /** Which event.sent a request.sent names: its stream and event id. */
 const carrierKey = (r: Pick<Emission, 'stream' | 'event_id'>) => `${r.stream}\0${r.event_id}`;
+
+/** The records an event row may be made of: an event.sent on a stream, a request.sent naming an event. */
+export const isEmission = (r: Pick<FoldRecord, 'kind' | 'event_id' | 'stream'>): boolean =>
+  r.event_id !== null && (r.kind === 'request.sent' || (r.kind === 'event.sent' && r.stream !== null));
 
 /** An emission finish() has made its row of. */
 const RELEASED: Emission = Object.freeze({
@@ -73,27 +85,54 @@ export function foldSession(records: Iterable<FoldRecord>, session?: string): Se
 /**
  * A session's fold, fed its records in fold order one at a time: a record the fold does not keep
  * (most are not: calls, responses, closes) is garbage once added, so a session 85k records long is
- * not held whole. What a session keeps is its emissions (lanes are known only at its end), its
- * accepted upgrades, and its rows.
+ * not held whole. What a session keeps is its emissions (lanes are known only at its end; not with
+ * `keepEmissions: false`), its accepted upgrades, and its rows.
  */
 export interface SessionFolder {
   add(r: FoldRecord): void;
   finish(): SessionFold;
+  /**
+   * The fold, its event rows made from the emissions given again (every record isEmission took, in the
+   * order they were added) as they are iterated. The folder made with `keepEmissions: false` has only this.
+   */
+  finishStreamed(emissions: Iterable<FoldRecord>): StreamedFold;
 }
 
-export function sessionFolder(session?: string): SessionFolder {
+export function sessionFolder(session?: string, opts: { keepEmissions?: boolean } = {}): SessionFolder {
+  const keepEmissions = opts.keepEmissions ?? true;
   const incarnations: IncarnationRow[] = [];
   const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
-  const emitted: Emission[] = []; // event.sent and request.sent with event_id, in order
-  // stream \0 event_id of every request.sent naming an event: a set of every event.sent's was 40 MB of a session 538k events long
+  const emitted: Emission[] = []; // event.sent and request.sent with event_id, in order (keepEmissions)
+  // stream \0 event_id of every request.sent naming an event, and those an event.sent carried: a set of
+  // every event.sent's was 40 MB of a session 538k events long
   const requestSentKeys = new Set<string>();
+  const carried = new Set<string>();
   const requestEvents = new Map<string, Emission>(); // event_id → first request.sent naming it
   const requests: RequestRow[] = [];
   const latestSend = new Map<string, RequestRow>();
   /** Requests a request.reissued began, until a request.sent of the fresh id takes their place. */
   const reissuedRows = new Set<RequestRow>();
   const accepted: FoldRecord[] = [];
-  const lastEmitter = new Map<string, string>(); // event_id → stream of the latest event.sent so far
+  // event_id → the streams whose event.sent carried it so far, the latest last (one stream, the common case: a string)
+  const emitters = new Map<string, string | string[]>();
+  const lastEmitter = (eventId: string): string | undefined => {
+    const e = emitters.get(eventId);
+    return typeof e === 'string' ? e : e?.[e.length - 1];
+  };
+  const emittedOn = (eventId: string, stream: string): boolean => {
+    const e = emitters.get(eventId);
+    return typeof e === 'string' ? e === stream : e !== undefined && e.includes(stream);
+  };
+  const noteEmitter = (eventId: string, stream: string): void => {
+    const e = emitters.get(eventId);
+    if (e === undefined || e === stream) emitters.set(eventId, stream);
+    else if (typeof e === 'string') emitters.set(eventId, [e, stream]);
+    else if (e[e.length - 1] !== stream) {
+      const at = e.indexOf(stream);
+      if (at >= 0) e.splice(at, 1);
+      e.push(stream);
+    }
+  };
 
   const streamRow = (id: string) => {
     let s = streams.get(id);
@@ -133,7 +172,7 @@ export function sessionFolder(session?: string): SessionFolder {
         if (r.decision === 'resume') {
           const targets: string[] = [];
           if (r.stream !== null) targets.push(r.stream);
-          const emitter = r.last_event_id === null ? undefined : lastEmitter.get(r.last_event_id);
+          const emitter = r.last_event_id === null ? undefined : lastEmitter(r.last_event_id);
           if (emitter !== undefined) targets.push(emitter);
           resumeTargets.set(r.id, targets);
         }
@@ -173,15 +212,19 @@ export function sessionFolder(session?: string): SessionFolder {
       }
       case 'event.sent':
         if (r.event_id !== null && r.stream !== null) {
-          emitted.push(emission(r));
-          lastEmitter.set(r.event_id, r.stream);
+          if (keepEmissions) emitted.push(emission(r));
+          const key = carrierKey(r);
+          if (requestSentKeys.has(key)) carried.add(key);
+          noteEmitter(r.event_id, streams.get(r.stream)!.stream);
         }
         break;
       case 'request.sent': {
         if (r.event_id !== null) {
           const e = emission(r);
-          emitted.push(e);
-          requestSentKeys.add(carrierKey(r));
+          if (keepEmissions) emitted.push(e);
+          const key = carrierKey(r);
+          requestSentKeys.add(key);
+          if (emittedOn(r.event_id, `${r.stream}`)) carried.add(key);
           if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, e);
         }
         if (r.request_id === null) break;
@@ -230,7 +273,8 @@ export function sessionFolder(session?: string): SessionFolder {
     }
   };
 
-  const finish = (): SessionFold => {
+  /** The rows but the events', once every record is added: lanes linked, supersession marked. */
+  const finishStructure = (): Omit<SessionFold, 'events'> => {
     for (const s of streams.values()) {
       if (s.maxSequence !== null) s.lane = s.maxSequence;
       // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
@@ -241,26 +285,16 @@ export function sessionFolder(session?: string): SessionFolder {
     }
     linkLineages(streams, accepted, resumeTargets);
     markSuperseded(streams, accepted, resumeTargets);
+    return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), requests };
+  };
 
-    // A request.sent names the event.sent that carried it (one emission, not two);
-    // only when that event.sent is missing is the request itself the emission.
-    const carried = new Set<string>();
-    if (requestSentKeys.size > 0) {
-      for (const r of emitted) {
-        if (r.kind !== 'event.sent') continue;
-        const key = carrierKey(r);
-        if (requestSentKeys.has(key)) carried.add(key);
-      }
-    }
+  /** Makes the session's event rows, fed its emissions in order: a request.sent an event.sent carried is not a row of its own. */
+  const eventRows = () => {
     const lanePos = new Map<string, number>();
-    const events: EventRow[] = [];
-    for (let i = 0; i < emitted.length; i++) {
-      const r = emitted[i]!;
-      // Let go as its row is made: a long session's emissions and rows are not both held whole.
-      emitted[i] = RELEASED;
-      if (r.kind === 'request.sent' && carried.has(carrierKey(r))) continue;
+    return (r: Emission): EventRow | undefined => {
+      if (r.kind === 'request.sent' && carried.has(carrierKey(r))) return undefined;
       const s = streams.get(r.stream!);
-      if (!s) continue;
+      if (!s) return undefined;
       const pos = (lanePos.get(s.lane) ?? 0) + 1;
       lanePos.set(s.lane, pos);
       let requestId = r.kind === 'request.sent' ? r.request_id : r.rpc_kind === 'request' ? r.rpc_id : null;
@@ -272,12 +306,40 @@ export function sessionFolder(session?: string): SessionFolder {
           method ??= q.method;
         }
       }
-      events.push({ id: r.id, stream: r.stream!, lane: s.lane, event_id: r.event_id!, ts_ms: r.ts_ms, lane_pos: pos, attached: r.attached ?? 1, request_id: requestId, method });
-    }
-    return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), events, requests };
+      return { id: r.id, stream: s.stream, lane: s.lane, event_id: r.event_id!, ts_ms: r.ts_ms, lane_pos: pos, attached: r.attached ?? 1, request_id: requestId, method };
+    };
   };
 
-  return { add, finish };
+  const finish = (): SessionFold => {
+    if (!keepEmissions) throw new Error('this fold keeps no emissions: finishStreamed() it');
+    const structure = finishStructure();
+    const rowOf = eventRows();
+    const events: EventRow[] = [];
+    for (let i = 0; i < emitted.length; i++) {
+      const r = emitted[i]!;
+      // Let go as its row is made: a long session's emissions and rows are not both held whole.
+      emitted[i] = RELEASED;
+      const row = rowOf(r);
+      if (row) events.push(row);
+    }
+    return { ...structure, events };
+  };
+
+  const finishStreamed = (emissions: Iterable<FoldRecord>): StreamedFold => {
+    emitted.length = 0;
+    const structure = finishStructure();
+    function* events(): Generator<EventRow> {
+      const rowOf = eventRows();
+      for (const r of emissions) {
+        if (!isEmission(r)) continue;
+        const row = rowOf(r);
+        if (row) yield row;
+      }
+    }
+    return { ...structure, events: { [Symbol.iterator]: events } };
+  };
+
+  return { add, finish, finishStreamed };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { foldSession, type FoldRecord } from '../../src/store/fold-session.js';
+import { foldSession, isEmission, sessionFolder, type FoldRecord } from '../../src/store/fold-session.js';
 
 // The per-session fold behind derive: lanes (lineages), supersession and owners, checked on small
 // sessions by hand. Long sessions must cost their length: these are the paths that once walked every
@@ -65,5 +65,60 @@ describe('foldSession', () => {
       rec('session.created', { principal: 'bob' }), rec('session.created'), rec('event.sent', { stream: 'g', event_id: '1', principal: 'carol' }),
     ], 'S');
     expect(f.incarnations.map((i) => i.owner)).toEqual(['alice', 'alice', 'bob', 'carol']);
+  });
+});
+
+describe('a fold whose event rows are made from its emissions read again', () => {
+  beforeEach(() => {
+    nextId = 1;
+  });
+
+  const requestSent = (stream: string | null, event_id: string | null, request_id: string) =>
+    rec('request.sent', { stream, event_id, request_id, method: 'sampling/createMessage' });
+
+  /** Both ways of finishing one fold of `records`: rows made from kept emissions, and from those read again. */
+  function bothWays(records: FoldRecord[]) {
+    const whole = foldSession(records, 'S');
+    const folder = sessionFolder('S', { keepEmissions: false });
+    for (const r of records) folder.add(r);
+    const streamed = folder.finishStreamed(records.filter(isEmission));
+    return { whole, streamed: { ...streamed, events: [...streamed.events] } };
+  }
+
+  it('makes the rows a whole fold makes: lanes linked at the end, carried requests not rows of their own', () => {
+    const records = [
+      opened('a'), sent('a', '1'),
+      // a request.sent logged before, and one after, the event.sent that carried it: one row each, the event's
+      requestSent('a', '2', 'r1'), sent('a', '2'), sent('a', '3'), requestSent('a', '3', 'r2'),
+      // the same event id on two streams: the request names b's, which b sent before a sent it again
+      opened('b'), sent('b', '9'), sent('a', '9'), requestSent('b', '9', 'r3'),
+      // a request.sent whose carrier is missing, and one on no stream: rows of their own where a stream is known
+      requestSent('a', '7', 'r4'), requestSent(null, '8', 'r5'),
+      // resumptions link b and then c into a's lane: lane_pos counts along the linked lane
+      resume('b', '9', 'c'), opened('c'), sent('c', '10'), resume('a', '10', 'b'), sent('b', '11'),
+      rec('event.sent', { event_id: '12' }), // no stream: no row
+    ];
+    const { whole, streamed } = bothWays(records);
+    expect(whole.events.length).toBeGreaterThan(6);
+    // each request is on the row of its carrier (r3 on both events of id 9: a request names its event by id), r5 on none
+    expect(whole.events.map((e) => e.request_id).filter((r) => r !== null)).toEqual(['r1', 'r2', 'r3', 'r3', 'r4']);
+    expect(streamed).toEqual(whole);
+  });
+
+  it('makes a long session\'s rows without keeping its emissions', () => {
+    const records: FoldRecord[] = [opened('g0')];
+    for (let i = 1; i <= 2000; i++) {
+      records.push(sent(`g${i - 1}`, String(2 * i)), requestSent(`g${i - 1}`, String(2 * i), `q${i}`), resume(`g${i - 1}`, String(2 * i), `g${i}`));
+      records.push(sent(`g${i}`, String(2 * i + 1)));
+    }
+    const { whole, streamed } = bothWays(records);
+    expect(new Set(whole.events.map((e) => e.lane))).toEqual(new Set(['g0']));
+    expect(streamed).toEqual(whole);
+  });
+
+  it('has only the streamed finish when it keeps no emissions', () => {
+    const folder = sessionFolder('S', { keepEmissions: false });
+    folder.add(opened('a'));
+    expect(() => folder.finish()).toThrow(/finishStreamed/);
   });
 });
