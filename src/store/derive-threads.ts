@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
+import { collectGarbage } from './heap.js';
 import { secondThreadCan, type ThreadMode } from './second-connection.js';
 import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS } from './derive.js';
 import type { StreamedFold } from './fold-session.js';
@@ -89,6 +90,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     await writeUpTo(chunks.chunks);
     load.finish();
     db.exec('COMMIT');
+    if (chunks.soloChunks() > 0) collectGarbage();
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     // A worker that failed loses nothing: the derive runs again here, where a real error (the disk) throws.

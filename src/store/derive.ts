@@ -1,4 +1,5 @@
 import { deferIndexes, stagedLoad, type StagedTable } from './bulk-load.js';
+import { collectGarbage } from './heap.js';
 import { sparseColumnsJson } from './sparse-columns.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
@@ -62,13 +63,16 @@ export const DERIVE_CHUNK_RECORDS = 4096;
 export function deriveTimeline(db: Db): number {
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
+  let foldedLong = false;
   db.transaction(() => {
     shadowProxyDuplicates(db);
     const load = beginDerivedLoad(db);
     const dirtyChunks = dirtySessionChunks(db);
     for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.foldForWriting(i)) load.write(session, fold);
     load.finish();
+    foldedLong = dirtyChunks.soloChunks() > 0;
   })();
+  if (foldedLong) collectGarbage();
   return dirty;
 }
 
@@ -110,6 +114,8 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   chunks: number;
   /** Chunk i is one session longer than `soloRecords`: folded by one thread at a time (derive-threads.ts). */
   solo(i: number): boolean;
+  /** How many chunks are solo: their folds leave garbage worth collecting at once (store/heap.ts). */
+  soloChunks(): number;
   /** Chunk i folded whole, its event rows made (the worker's, which it sends). */
   fold(i: number): { folds: [string, SessionFold][]; records: number };
   /**
@@ -156,6 +162,7 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   return {
     chunks: chunks.length,
     solo,
+    soloChunks: () => chunks.filter((_, i) => solo(i)).length,
     fold: foldWhole,
     foldForWriting(i) {
       if (!solo(i)) return foldWhole(i).folds;
