@@ -1,8 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
-import { collectGarbage } from './heap.js';
 import { secondThreadCan, type ThreadMode } from './second-connection.js';
-import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS } from './derive.js';
+import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS, SoloFoldGarbage } from './derive.js';
 import type { StreamedFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
 
@@ -48,9 +47,12 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     // this thread, one after another, and never copied between threads.
     const waiting = new Map<number, { folds: [string, StreamedFold][] | 'fold-here'; fromWorker: boolean }>();
     let next = 0;
+    const garbage = new SoloFoldGarbage();
     const writeReady = () => {
       for (let c = waiting.get(next); c !== undefined; c = waiting.get(next)) {
+        if (c.folds === 'fold-here') garbage.beforeSoloFold();
         for (const [session, fold] of c.folds === 'fold-here' ? chunks.foldForWriting(next) : c.folds) load.write(session, fold);
+        garbage.written(chunks.solo(next));
         waiting.delete(next++);
         if (c.fromWorker) worker.postMessage('ack' satisfies ToDeriveWorker);
       }
@@ -81,7 +83,10 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     if (opts.threads === 'worker') while (waiting.size === 0 && !workerDone && !failed) await new Promise<void>((resolve) => (wake = resolve));
     for (let i = Atomics.add(counter, 0, 1); i < chunks.chunks; i = Atomics.add(counter, 0, 1)) {
       // A solo chunk is folded once every chunk before it is written, so that no other fold waits beside it.
-      if (chunks.solo(i)) await writeUpTo(i);
+      if (chunks.solo(i)) {
+        await writeUpTo(i);
+        garbage.beforeSoloFold();
+      }
       waiting.set(i, { folds: chunks.foldForWriting(i), fromWorker: false });
       writeReady();
       if (failed) throw failed;
@@ -90,7 +95,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     await writeUpTo(chunks.chunks);
     load.finish();
     db.exec('COMMIT');
-    if (chunks.soloChunks() > 0) collectGarbage();
+    garbage.settle();
   } catch (err) {
     if (db.inTransaction) db.exec('ROLLBACK');
     // A worker that failed loses nothing: the derive runs again here, where a real error (the disk) throws.

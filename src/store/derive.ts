@@ -63,17 +63,42 @@ export const DERIVE_CHUNK_RECORDS = 4096;
 export function deriveTimeline(db: Db): number {
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
-  let foldedLong = false;
+  const garbage = new SoloFoldGarbage();
   db.transaction(() => {
     shadowProxyDuplicates(db);
     const load = beginDerivedLoad(db);
     const dirtyChunks = dirtySessionChunks(db);
-    for (let i = 0; i < dirtyChunks.chunks; i++) for (const [session, fold] of dirtyChunks.foldForWriting(i)) load.write(session, fold);
+    for (let i = 0; i < dirtyChunks.chunks; i++) {
+      if (dirtyChunks.solo(i)) garbage.beforeSoloFold();
+      for (const [session, fold] of dirtyChunks.foldForWriting(i)) load.write(session, fold);
+      garbage.written(dirtyChunks.solo(i));
+    }
     load.finish();
-    foldedLong = dirtyChunks.soloChunks() > 0;
   })();
-  if (foldedLong) collectGarbage();
+  garbage.settle();
   return dirty;
+}
+
+/**
+ * A solo chunk's fold leaves its garbage (a session of 1M records: 170 MB) resident until V8 next collects its old
+ * generation, which detect, or the next solo fold, then builds on. It is collected (store/heap.ts) before the next
+ * solo fold and once derive is done, from where nothing on the stack still refers to it.
+ */
+export class SoloFoldGarbage {
+  private owed = false;
+
+  beforeSoloFold(): void {
+    this.settle();
+  }
+
+  written(solo: boolean): void {
+    this.owed ||= solo;
+  }
+
+  settle(): void {
+    if (this.owed) collectGarbage();
+    this.owed = false;
+  }
 }
 
 export function dirtySessions(db: Db): number {
@@ -114,8 +139,6 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   chunks: number;
   /** Chunk i is one session longer than `soloRecords`: folded by one thread at a time (derive-threads.ts). */
   solo(i: number): boolean;
-  /** How many chunks are solo: their folds leave garbage worth collecting at once (store/heap.ts). */
-  soloChunks(): number;
   /** Chunk i folded whole, its event rows made (the worker's, which it sends). */
   fold(i: number): { folds: [string, SessionFold][]; records: number };
   /**
@@ -162,7 +185,6 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   return {
     chunks: chunks.length,
     solo,
-    soloChunks: () => chunks.filter((_, i) => solo(i)).length,
     fold: foldWhole,
     foldForWriting(i) {
       if (!solo(i)) return foldWhole(i).folds;
