@@ -1,5 +1,7 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../store/db.js';
-import { eachQueryRow } from '../query-rows.js';
+import { loadQuery, queryParts } from '../../store/queries.js';
+import { buildStages, dropStages, queryParams } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
 import { compareIds, compareNumeric, isDigits, type Emission } from '../../model/event-order.js';
 import type { Reconnect } from './reconnects.js';
@@ -44,133 +46,146 @@ interface Row {
 }
 
 /**
- * One session's trims and log evictions, each in log order. The trims are kept by what they cover (the
- * whole session, or one lane), so that a reconnect reads the few between its Last-Event-ID and itself on
- * its own lane: a server with a bounded buffer logs a trim every few events, and a long session's
- * thousands of reconnects each reading every trim made the session's length squared.
+ * The log's trims and log evictions, looked up where a reconnect needs them. They are set apart in a TEMP table,
+ * indexed by what they cover (the whole session, one lane, one stream) and in log order, so that a reconnect reads the
+ * few between its Last-Event-ID and itself: a server with a bounded buffer logs a trim every few events, and a long
+ * session's thousands of reconnects each reading every trim made the session's length squared. Held in memory, a
+ * log's trims cost it 600 bytes each (209k trims: 125 MB); SQLite holds them on its page budget.
  */
-export class SessionEvictions {
-  readonly sessionWide: TrimList = new TrimList();
-  readonly byLane = new Map<string, TrimList>();
-  /** Per trimmed stream: the numeric compare a never-placed Last-Event-ID falls back to reads the stream's trims. */
-  readonly byStream = new Map<string, TrimList>();
-  readonly logDrops: BufferEviction[] = [];
+export class Evictions {
+  private static made = 0;
+  private readonly table: string;
+  private readonly withAny: ReadonlySet<string>;
+  private readonly sessionWideBetween: Statement;
+  private readonly laneBetween: Statement;
+  private readonly above: Statement;
+  private readonly logDrop: Statement;
+  private dropped = false;
 
-  add(e: BufferEviction): void {
-    if (e.kind === 'session.evicted') {
-      this.logDrops.push(e);
-      return;
+  /** The log's evictions (queries/facts/buffer-evictions.sql). Made at once: a TEMP table cannot be written while a rule reads. */
+  static of(db: Db, opts: DetectOptions): Evictions {
+    const parts = queryParts(loadQuery('facts/buffer-evictions'));
+    try {
+      buildStages(db, parts, opts);
+      return new Evictions(db, parts.select, queryParams(parts.select, opts));
+    } finally {
+      dropStages(db, parts);
     }
-    if (e.stream === null) {
-      this.sessionWide.push(e);
-      return;
-    }
-    pushTo(this.byStream, e.stream, e);
-    if (e.streamLane !== null) pushTo(this.byLane, e.streamLane, e);
   }
-}
-
-/** Trims in log order, with the highest digit oldest_retained so far at each. */
-class TrimList {
-  readonly trims: BufferEviction[];
-  /** highestDigits[i]: the highest digit oldest_retained of trims[0..i] (null: none yet). */
-  private readonly highestDigits: (string | null)[];
 
   /**
-   * Made with its first trim or none: an array's first push reserves 17 places, and a server that trims each stream
-   * once (a new stream every round) made as many lists of one trim (209k trims: 111 MB, 85 MB made so).
+   * `source` selects rows of the query's columns (Row) in log order. Each row also keeps the highest digit
+   * oldest_retained of its stream's trims so far (its session's, for a trim of the whole session), as a key that
+   * orders as compareNumeric does: the never-placed fallback's first trim above an id is one index probe.
    */
-  constructor(first?: BufferEviction) {
-    this.trims = first === undefined ? [] : [first];
-    this.highestDigits = first === undefined ? [] : [digitsOf(first)];
+  constructor(
+    private readonly db: Db,
+    source: string,
+    params: Record<string, unknown> = {},
+  ) {
+    this.table = `temp.evictions_${++Evictions.made}`;
+    // Untyped columns: an oldest_retained '007' stays '007'.
+    db.exec(`CREATE TABLE ${this.table} (${COLUMNS.join(', ')}, highest)`);
+    db.prepare(
+      `INSERT INTO ${this.table} SELECT ${COLUMNS.join(', ')},
+         max(${digitsKeySql('oldest_retained')}) OVER (PARTITION BY session, stream ORDER BY at_ms, id)
+       FROM (${source})`,
+    ).run(params);
+    const index = (name: string, columns: string) => db.exec(`CREATE INDEX ${this.table}_${name} ON ${this.table.slice('temp.'.length)} (${columns})`);
+    index('stream', 'session, stream, at_ms, id');
+    index('lane', 'session, stream_lane, at_ms, id');
+    index('highest', 'session, stream, highest, at_ms, id');
+    this.withAny = new Set(db.prepare(`SELECT DISTINCT session FROM ${this.table}`).pluck().all() as string[]);
+    const select = `SELECT ${COLUMNS.join(', ')} FROM ${this.table}`;
+    const between = '(at_ms, id) > (@afterMs, @afterId) AND (at_ms, id) < (@beforeMs, @beforeId) ORDER BY at_ms, id';
+    this.sessionWideBetween = db.prepare(`${select} WHERE session = @session AND stream IS NULL AND kind = 'buffer.trimmed' AND ${between}`);
+    this.laneBetween = db.prepare(`${select} WHERE session = @session AND stream_lane = @lane AND stream IS NOT NULL AND ${between}`);
+    this.above = db.prepare(
+      `${select} WHERE session = @session AND stream IS @stream AND kind = 'buffer.trimmed' AND highest > @key
+         AND (at_ms, id) < (@beforeMs, @beforeId) ORDER BY highest, at_ms, id LIMIT 1`,
+    );
+    this.logDrop = db.prepare(`${select} WHERE session = @session AND stream IS NULL AND kind = 'session.evicted' AND ${between} LIMIT 1`);
   }
 
-  push(e: BufferEviction): void {
-    const prior = this.highestDigits.length > 0 ? this.highestDigits[this.highestDigits.length - 1]! : null;
-    const own = digitsOf(e);
-    this.highestDigits.push(own !== null && (prior === null || compareNumeric(own, prior) > 0) ? own : prior);
-    this.trims.push(e);
-  }
-
-  /** The first trim, logged after (afterMs, afterId) and before (beforeMs, beforeId), for which `test` holds. */
-  firstBetween(afterMs: number, afterId: number, beforeMs: number, beforeId: number, test: (e: BufferEviction) => boolean): BufferEviction | undefined {
-    const end = this.countBefore(beforeMs, beforeId);
-    for (let i = this.countBefore(afterMs, afterId + 0.5); i < end; i++) if (test(this.trims[i]!)) return this.trims[i];
+  /** The first trim of the whole session (lane undefined) or of one lane, logged strictly between the two points, for which `test` holds. */
+  firstTrimBetween(session: string, lane: string | undefined, after: LogPoint, before: LogPoint, test: (e: BufferEviction) => boolean): BufferEviction | undefined {
+    if (!this.has(session)) return undefined;
+    const rows = lane === undefined
+      ? this.sessionWideBetween.iterate({ session, ...range(after, before) })
+      : this.laneBetween.iterate({ session, lane, ...range(after, before) });
+    for (const row of rows as IterableIterator<Row>) {
+      const e = toEviction(row);
+      if (test(e)) return e;
+    }
     return undefined;
   }
 
-  /** The first trim before (beforeMs, beforeId) whose digit oldest_retained is numerically above `id`. */
-  firstAbove(id: string, beforeMs: number, beforeId: number): BufferEviction | undefined {
-    const end = this.countBefore(beforeMs, beforeId);
-    // highestDigits only grows: the first index where it exceeds `id` is that trim.
-    let lo = 0;
-    let hi = end;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const h = this.highestDigits[mid]!;
-      if (h !== null && compareNumeric(h, id) > 0) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo < end ? this.trims[lo] : undefined;
+  /** The first trim of the whole session (stream null) or of one stream, logged before `before`, whose digit oldest_retained is numerically above `id` (digits). */
+  firstTrimAbove(session: string, stream: string | null, id: string, before: LogPoint): BufferEviction | undefined {
+    if (!this.has(session)) return undefined;
+    const row = this.above.get({ session, stream, key: digitsKey(id), beforeMs: before.ms, beforeId: before.id }) as Row | undefined;
+    return row === undefined ? undefined : toEviction(row);
   }
 
-  /** How many trims come before (ms, id) in log order. */
-  private countBefore(ms: number, id: number): number {
-    let lo = 0;
-    let hi = this.trims.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const t = this.trims[mid]!;
-      if (before(t.atMs, t.id, ms, id)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+  /** The first eviction that dropped the session's event log strictly between the two points. */
+  firstLogDropBetween(session: string, after: LogPoint, before: LogPoint): BufferEviction | undefined {
+    if (!this.has(session)) return undefined;
+    const row = this.logDrop.get({ session, ...range(after, before) }) as Row | undefined;
+    return row === undefined ? undefined : toEviction(row);
+  }
+
+  /** Lets the table go (ReconnectFacts.release). */
+  drop(): void {
+    if (this.dropped) return;
+    this.dropped = true;
+    this.db.exec(`DROP TABLE IF EXISTS ${this.table}`);
+  }
+
+  private has(session: string): boolean {
+    if (this.dropped) throw new Error(`${this.table} was read after it was dropped`);
+    return this.withAny.has(session);
   }
 }
 
-function pushTo(map: Map<string, TrimList>, key: string, e: BufferEviction): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, new TrimList(e));
-  else list.push(e);
+/** A point in log order: a record's time and id. */
+export interface LogPoint {
+  ms: number;
+  id: number;
 }
 
-function digitsOf(e: BufferEviction): string | null {
-  return e.oldestRetained !== null && isDigits(e.oldestRetained) ? e.oldestRetained : null;
+const COLUMNS = ['id', 'kind', 'session', 'at_ms', 'stream', 'stream_lane', 'oldest_retained', 'oldest_id', 'oldest_lane', 'oldest_pos', 'oldest_ts', 'reason'];
+
+function range(after: LogPoint, before: LogPoint) {
+  return { afterMs: after.ms, afterId: after.id, beforeMs: before.ms, beforeId: before.id };
+}
+
+function toEviction(r: Row): BufferEviction {
+  return {
+    id: r.id,
+    kind: r.kind,
+    session: r.session,
+    atMs: r.at_ms,
+    stream: r.stream,
+    streamLane: r.stream_lane,
+    oldestRetained: r.oldest_retained === null ? null : String(r.oldest_retained),
+    oldest: r.oldest_id === null ? null : { recordId: r.oldest_id, stream: '', lane: r.oldest_lane!, pos: r.oldest_pos!, tsMs: r.oldest_ts! },
+    reason: r.reason,
+  };
 }
 
 /**
- * Every trim and log eviction, per session, in log order. Each row's strings come from SQLite as new copies: the
- * session, stream and lane names are kept once each (a server trimming every round: 209k trims took 125 MB, 600
- * bytes each; 111 MB so).
+ * A digit id as a string that orders as compareNumeric orders the ids: its length without leading zeros, padded,
+ * then those digits.
  */
-export function loadBufferEvictions(db: Db, opts: DetectOptions): Map<string, SessionEvictions> {
-  const bySession = new Map<string, SessionEvictions>();
-  const names = new Map<string, string>();
-  const name = (s: string | null) => {
-    if (s === null) return null;
-    const known = names.get(s);
-    if (known !== undefined) return known;
-    names.set(s, s);
-    return s;
-  };
-  for (const r of eachQueryRow<Row>(db, 'facts/buffer-evictions', opts)) {
-    let session = bySession.get(r.session);
-    if (session === undefined) bySession.set(r.session, (session = new SessionEvictions()));
-    const stream = name(r.stream);
-    session.add({
-      id: r.id,
-      kind: r.kind,
-      session: name(r.session)!,
-      atMs: r.at_ms,
-      stream,
-      streamLane: r.stream_lane === r.stream ? stream : name(r.stream_lane),
-      oldestRetained: r.oldest_retained === null ? null : String(r.oldest_retained),
-      oldest:
-        r.oldest_id === null ? null : { recordId: r.oldest_id, stream: '', lane: name(r.oldest_lane)!, pos: r.oldest_pos!, tsMs: r.oldest_ts! },
-      reason: r.reason,
-    });
-  }
-  return bySession;
+export function digitsKey(id: string): string {
+  const digits = id.replace(/^0+(?=.)/, '');
+  return `${String(digits.length).padStart(10, '0')}${digits}`;
+}
+
+/** digitsKey in SQL, of a column (NULL where it is not digits, as isDigits says). */
+function digitsKeySql(column: string): string {
+  const digits = `coalesce(nullif(ltrim(${column}, '0'), ''), '0')`;
+  return `CASE WHEN ${column} <> '' AND ${column} NOT GLOB '*[^0-9]*' THEN printf('%010d', length(${digits})) || ${digits} END`;
 }
 
 const before = (aMs: number, aId: number, bMs: number, bId: number) => aMs < bMs || (aMs === bMs && aId < bId);
@@ -179,16 +194,15 @@ const before = (aMs: number, aId: number, bMs: number, bId: number) => aMs < bMs
  * Why the reconnect's Last-Event-ID was no longer retained, first cause first;
  * empty when it was (or when the id was never placed, which other rules judge).
  */
-export function retentionLosses(r: Reconnect, evictions: Map<string, SessionEvictions>, retention: DetectOptions['retention']): RetentionLoss[] {
+export function retentionLosses(r: Reconnect, evictions: Evictions, retention: DetectOptions['retention']): RetentionLoss[] {
   const last = r.last.own;
   if (last === null || r.window === null) return [];
   const losses: RetentionLoss[] = [];
-  const session = evictions.get(r.session);
-  if (retention === 'as-logged' && session !== undefined) {
+  if (retention === 'as-logged') {
     // Only a session-wide trim or one of the Last-Event-ID's lane can take it (trimsPast): the first of either.
-    const first = (list: TrimList | undefined) =>
-      list?.firstBetween(last.tsMs, last.recordId, r.atMs, r.upgradeId, (e) => trimsPast(e, last, r.last.eventId));
-    const trim = earlier(first(session.sessionWide), first(session.byLane.get(last.lane)));
+    const first = (lane: string | undefined) =>
+      evictions.firstTrimBetween(r.session, lane, { ms: last.tsMs, id: last.recordId }, { ms: r.atMs, id: r.upgradeId }, (e) => trimsPast(e, last, r.last.eventId));
+    const trim = earlier(first(undefined), first(last.lane));
     if (trim) losses.push({ cause: 'trimmed', by: trim });
   }
   const logEviction = logDroppedBetween(r, last.tsMs, last.recordId, evictions);
@@ -209,13 +223,11 @@ export function retentionLosses(r: Reconnect, evictions: Map<string, SessionEvic
  * after the session was created): log-format.md falls back to comparing digit ids numerically,
  * on the resumed stream's trims or session-wide ones.
  */
-export function unplacedTrim(r: Reconnect, evictions: Map<string, SessionEvictions>): BufferEviction | undefined {
+export function unplacedTrim(r: Reconnect, evictions: Evictions): BufferEviction | undefined {
   const id = r.last.eventId;
   if (r.last.own !== null || !isDigits(id)) return undefined;
-  const session = evictions.get(r.session);
-  if (session === undefined) return undefined;
-  const above = (list: TrimList | undefined) => list?.firstAbove(id, r.atMs, r.upgradeId);
-  return earlier(above(session.sessionWide), r.stream === null ? undefined : above(session.byStream.get(r.stream)));
+  const above = (stream: string | null) => evictions.firstTrimAbove(r.session, stream, id, { ms: r.atMs, id: r.upgradeId });
+  return earlier(above(null), r.stream === null ? undefined : above(r.stream));
 }
 
 /** Of two evictions, the one logged first. */
@@ -225,8 +237,8 @@ function earlier(a: BufferEviction | undefined, b: BufferEviction | undefined): 
 }
 
 /** The first eviction that dropped the session's event log after an event was sent (record `sentId` at `sentMs`) and before the reconnect. */
-export function logDroppedBetween(r: Reconnect, sentMs: number, sentId: number, evictions: Map<string, SessionEvictions>): BufferEviction | undefined {
-  return evictions.get(r.session)?.logDrops.find((e) => before(sentMs, sentId, e.atMs, e.id) && before(e.atMs, e.id, r.atMs, r.upgradeId));
+export function logDroppedBetween(r: Reconnect, sentMs: number, sentId: number, evictions: Evictions): BufferEviction | undefined {
+  return evictions.firstLogDropBetween(r.session, { ms: sentMs, id: sentId }, { ms: r.atMs, id: r.upgradeId });
 }
 
 /** Does this trim's oldest_retained lie later than the event, on the event's lane (or session-wide)? */

@@ -3,7 +3,7 @@ import { FactTable } from '../fact-table.js';
 import type { DetectOptions } from '../types.js';
 import { loadProxyView, type ProxyView } from './proxy-view.js';
 import { groupReconnects, type Reconnect, type ReconnectRow } from './reconnects.js';
-import { loadBufferEvictions, type SessionEvictions } from './buffer-evictions.js';
+import { Evictions } from './buffer-evictions.js';
 
 /** The facts several rules judge from. */
 export class ReconnectFacts {
@@ -14,7 +14,7 @@ export class ReconnectFacts {
 
   // Made at once (see FactTable: a rule may look a reconnect up while it reads another fact).
   private readonly references: FactTable<ReconnectRow>;
-  private evictionMap?: Map<string, SessionEvictions>;
+  readonly evictions: Evictions;
   private proxyView?: ProxyView;
 
   constructor(
@@ -22,6 +22,7 @@ export class ReconnectFacts {
     readonly opts: DetectOptions,
   ) {
     this.references = new FactTable<ReconnectRow>(db, 'facts/reconnect-references', opts).indexOn('up_id');
+    this.evictions = Evictions.of(db, opts);
   }
 
   /** The served reconnects (queries/facts/reconnect-references.sql), one at a time, in time order. */
@@ -40,10 +41,6 @@ export class ReconnectFacts {
     return undefined;
   }
 
-  get evictions(): Map<string, SessionEvictions> {
-    return (this.evictionMap ??= loadBufferEvictions(this.db, this.opts));
-  }
-
   get proxy(): ProxyView {
     return (this.proxyView ??= loadProxyView(this.db, this.opts));
   }
@@ -52,9 +49,10 @@ export class ReconnectFacts {
     return this.proxy.proxyOnly.has(session);
   }
 
-  /** Lets the reconnect table go (the run calls it after the last rule that declares this fact). */
+  /** Lets the reconnect and eviction tables go (the run calls it after the last rule that declares this fact). */
   release(): void {
     this.references.drop();
+    this.evictions.drop();
   }
 }
 

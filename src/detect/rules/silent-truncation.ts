@@ -5,7 +5,7 @@ import { ReconnectFacts } from '../facts/reconnect-facts.js';
 import { laneEvents, type LaneEvent, type LaneSegment } from '../facts/lane-events.js';
 import { proxyReplayStart } from '../facts/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../facts/reconnects.js';
-import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type RetentionLoss, type SessionEvictions } from '../facts/buffer-evictions.js';
+import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type Evictions, type RetentionLoss } from '../facts/buffer-evictions.js';
 import { at, idList, plural, seconds } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
@@ -211,7 +211,7 @@ function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
  * that dropped the log came between that send and the reconnect: the position was no longer
  * retained (rules.md), whatever else is wrong with resuming another incarnation's id.
  */
-function droppedWithEarlierIncarnation(db: Db, resumptions: Reconnect[], evictions: Map<string, SessionEvictions>): Truncation[] {
+function droppedWithEarlierIncarnation(db: Db, resumptions: Reconnect[], evictions: Evictions): Truncation[] {
   if (resumptions.length === 0) return [];
   const sentAt = new Map(
     (db.prepare('SELECT id, ts_ms FROM records WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(resumptions.map((r) => r.last.elsewhere!.recordId))) as { id: number; ts_ms: number }[]).map((x) => [x.id, x.ts_ms]),
