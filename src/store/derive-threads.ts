@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './db.js';
 import { secondThreadCan, type ThreadMode } from './second-connection.js';
-import { beginDerivedLoad, deriveTimeline, dirtySessionChunks, dirtySessions, shadowProxyDuplicates, SOLO_FOLD_RECORDS, SoloFoldGarbage } from './derive.js';
+import { beginDerivedLoad, deriveTimeline, dirtySessions, shadowProxyDuplicates } from './derive.js';
+import { dirtySessionChunks, SOLO_FOLD_RECORDS, SoloFoldGarbage } from './session-chunks.js';
 import type { StreamedFold } from './fold-session.js';
 import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './derive-worker-protocol.js';
 

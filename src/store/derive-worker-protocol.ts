@@ -7,7 +7,7 @@ export interface DeriveWorkerData {
   path: string;
   /** The next chunk of dirty sessions to claim, shared by both threads (Atomics.add). */
   counter: Int32Array;
-  /** Sessions longer than this are left to the main thread (store/derive.ts, SOLO_FOLD_RECORDS). */
+  /** Sessions longer than this are left to the main thread (store/session-chunks.ts, SOLO_FOLD_RECORDS). */
   soloRecords: number;
 }
 

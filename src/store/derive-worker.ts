@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb } from './db.js';
-import { dirtySessionChunks } from './derive.js';
+import { dirtySessionChunks } from './session-chunks.js';
 import { MAX_CHUNKS_IN_FLIGHT, MAX_RECORDS_IN_FLIGHT, type DeriveWorkerData, type FromDeriveWorker } from './derive-worker-protocol.js';
 
 // The worker thread of store/derive-threads.ts: claims chunks of dirty sessions from the shared

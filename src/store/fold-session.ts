@@ -1,7 +1,7 @@
 // One session's records, in log order, folded into its derived timeline:
 // incarnations, streams (lanes, open/close/fence/superseded), events in
 // emission order per lane, and server-to-client request lifecycles.
-// Pure and linear in the session's records; derive.ts does the I/O.
+// Pure and linear in the session's records; session-chunks.ts and derive.ts do the I/O.
 
 import { isStandaloneLineage } from '../engine/standalone.js';
 import type { RecordRow } from '../model/record.js';

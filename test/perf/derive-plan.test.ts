@@ -6,7 +6,7 @@ import { generate } from '../../bench/generate.js';
 import { loadWorkspace } from '../../src/api.js';
 import { expandPaths } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
-import { foldReadSql } from '../../src/store/derive.js';
+import { foldReadSql } from '../../src/store/session-chunks.js';
 
 // Derive reads the log a chunk of sessions at a time. A chunk read that walks a whole kind (every
 // upgrade of the log) instead of probing the chunk's sessions costs (chunks × that kind): it took

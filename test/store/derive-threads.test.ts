@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
 import { fromDist } from '../helpers/dist.js';
-import { chunkSessions, DERIVE_CHUNK_RECORDS, DERIVE_CHUNK_SESSIONS } from '../../src/store/derive.js';
+import { chunkSessions, DERIVE_CHUNK_RECORDS, DERIVE_CHUNK_SESSIONS } from '../../src/store/session-chunks.js';
 import { MAX_RECORDS_IN_FLIGHT } from '../../src/store/derive-worker-protocol.js';
 
 // derive with its reading and folding shared with a worker thread must write the rows one thread
