@@ -51,7 +51,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
     const garbage = new SoloFoldGarbage();
     const writeReady = () => {
       for (let c = waiting.get(next); c !== undefined; c = waiting.get(next)) {
-        if (c.folds === 'fold-here') garbage.beforeSoloFold();
+        if (c.folds === 'fold-here') garbage.settle();
         for (const [session, fold] of c.folds === 'fold-here' ? chunks.foldForWriting(next) : c.folds) load.write(session, fold);
         garbage.written(chunks.solo(next));
         waiting.delete(next++);
@@ -86,7 +86,7 @@ export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {})
       // A solo chunk is folded once every chunk before it is written, so that no other fold waits beside it.
       if (chunks.solo(i)) {
         await writeUpTo(i);
-        garbage.beforeSoloFold();
+        garbage.settle();
       }
       waiting.set(i, { folds: chunks.foldForWriting(i), fromWorker: false });
       writeReady();

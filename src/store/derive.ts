@@ -13,7 +13,6 @@ import { dirtySessionChunks, SoloFoldGarbage } from './session-chunks.js';
 
 const DIRTY = 'SELECT session FROM dirty_sessions';
 
-
 export function deriveTimeline(db: Db): number {
   const dirty = dirtySessions(db);
   if (dirty === 0) return 0;
@@ -23,7 +22,7 @@ export function deriveTimeline(db: Db): number {
     const load = beginDerivedLoad(db);
     const dirtyChunks = dirtySessionChunks(db);
     for (let i = 0; i < dirtyChunks.chunks; i++) {
-      if (dirtyChunks.solo(i)) garbage.beforeSoloFold();
+      if (dirtyChunks.solo(i)) garbage.settle();
       for (const [session, fold] of dirtyChunks.foldForWriting(i)) load.write(session, fold);
       garbage.written(dirtyChunks.solo(i));
     }
@@ -32,7 +31,6 @@ export function deriveTimeline(db: Db): number {
   garbage.settle();
   return dirty;
 }
-
 
 export function dirtySessions(db: Db): number {
   return db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
@@ -62,7 +60,6 @@ export function beginDerivedLoad(db: Db): DerivedLoad {
     },
   };
 }
-
 
 // Positional parameters: binding by name looks every name up for every row.
 function writers(db: Db, staged: Record<'events' | 'requests', StagedTable>): (session: string, f: StreamedFold) => void {

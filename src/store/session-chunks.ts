@@ -62,14 +62,11 @@ export const DERIVE_CHUNK_RECORDS = 4096;
 export class SoloFoldGarbage {
   private owed = false;
 
-  beforeSoloFold(): void {
-    this.settle();
-  }
-
   written(solo: boolean): void {
     this.owed ||= solo;
   }
 
+  /** Collects what a solo fold left, if one did since the last call: call it before the next solo fold, and once derive is done. */
   settle(): void {
     if (this.owed) collectGarbage();
     this.owed = false;
@@ -105,8 +102,10 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
   const chunks = chunkSessions(sizes(db.prepare(SESSION_SIZES).raw().iterate() as IterableIterator<[string, number]>));
   const reads = new Map<number, Statement>();
   const read = (n: number) => reads.get(n) ?? reads.set(n, db.prepare(foldReadSql(n)).raw()).get(n)!;
-  const fold = (part: string[], keepEmissions: boolean) => {
-    const folders: [string, SessionFolder][] = [];
+  /** Chunk i read and folded, each session finished by `finish` as soon as its last record is added. */
+  const fold = <T>(i: number, keepEmissions: boolean, finish: (folder: SessionFolder, session: string) => T) => {
+    const part = chunks[i]!;
+    const folds: [string, T][] = [];
     let session: string | undefined;
     let folder: SessionFolder | undefined;
     let n = 0;
@@ -114,27 +113,25 @@ export function dirtySessionChunks(db: Db, soloRecords = SOLO_FOLD_RECORDS): {
     for (const row of read(part.length).iterate(...part, ...part) as IterableIterator<Cell[]>) {
       const s = row[FOLD_SESSION] as string;
       if (s !== session) {
+        if (folder !== undefined) folds.push([session!, finish(folder, session!)]);
         session = s;
         folder = sessionFolder(s, { keepEmissions });
-        folders.push([s, folder]);
       }
       folder!.add(foldRecord(row));
       n++;
     }
-    return { folders, records: n };
+    if (folder !== undefined) folds.push([session!, finish(folder, session!)]);
+    return { folds, records: n };
   };
   const solo = (i: number) => chunks[i]!.length === 1 && longest.has(chunks[i]![0]!);
-  const foldWhole = (i: number) => {
-    const { folders, records } = fold(chunks[i]!, true);
-    return { folds: folders.map(([s, f]): [string, SessionFold] => [s, f.finish()]), records };
-  };
+  const foldWhole = (i: number) => fold(i, true, (f): SessionFold => f.finish());
   return {
     chunks: chunks.length,
     solo,
     fold: foldWhole,
     foldForWriting(i) {
       if (!solo(i)) return foldWhole(i).folds;
-      return fold(chunks[i]!, false).folders.map(([s, f]) => [s, f.finishStreamed(emissionsOf(db, s))]);
+      return fold(i, false, (f, s): StreamedFold => f.finishStreamed(emissionsOf(db, s))).folds;
     },
   };
 }
