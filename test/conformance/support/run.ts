@@ -21,7 +21,9 @@ export type Sdk = 'sdk-1.32.2' | 'server-2.4.0';
 const START: Record<Sdk, (opts: ServerOptions) => Promise<RunningServer>> = { 'sdk-1.32.2': startServerV1, 'server-2.4.0': startServerV2 };
 
 /** Bounds the suite's CLI; each full run takes ~10 s on an idle 2-core machine. */
-const SUITE_TIMEOUT_MS = 60_000;
+export const SUITE_TIMEOUT_MS = 60_000;
+/** Runs of a suite version that may meet the client's race with the GET stream (below) before its result stands. */
+export const SUITE_ATTEMPTS = 3;
 /** The revision both SDKs speak: the suites' stateless 2026-07-28 scenarios are for servers that speak it. */
 const SPEC_VERSION = '2025-11-25';
 
@@ -83,12 +85,16 @@ export async function runConformance(sdk: Sdk): Promise<ConformanceRun> {
   // first is still registered, a sampling request is stranded on it and the suite waits until it is killed
   // (seen once in five CI runs, on SDK 2.x; the analyzer flags it, rightly). The same race can also end the
   // run with an elicitation stranded on a GET stream the client closed, which the analyzer flags as
-  // orphaned-request, rightly too (seen once in four full runs, on SDK 2.x). A run showing either is run once
-  // more, on a fresh server with its own log; the second run's result stands, so twice fails the test.
-  const raced = (first: Analyzed & { run: SuiteRun }) => first.run.timedOut || first.report.findings.some(strandedOnGetStream);
+  // orphaned-request, rightly too (seen once in four full runs, on SDK 2.x). A run showing either is run
+  // again, on a fresh server with its own log, up to SUITE_ATTEMPTS runs; the last run's result stands. Two
+  // runs were once not enough (the race twice in a row, in one CI run of the 38th session).
+  const raced = (r: Analyzed & { run: SuiteRun }) => r.run.timedOut || r.report.findings.some(strandedOnGetStream);
   const whole = async (version: SuiteVersion) => {
-    const first = await withServer(sdk, dir, `suite-${version}`, perSession, suite(version));
-    return raced(first) ? withServer(sdk, dir, `suite-${version}-again`, perSession, suite(version, undefined, '-again')) : first;
+    let result = await withServer(sdk, dir, `suite-${version}`, perSession, suite(version));
+    for (let attempt = 2; attempt <= SUITE_ATTEMPTS && raced(result); attempt++) {
+      result = await withServer(sdk, dir, `suite-${version}-${attempt}`, perSession, suite(version, undefined, `-${attempt}`));
+    }
+    return result;
   };
   const suites = {
     '0.1.16': await whole('0.1.16'),

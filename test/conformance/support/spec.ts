@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeFindings, findingsOf } from '../../e2e/support/analysis.js';
-import { runConformance, type Analyzed, type ConformanceRun, type Sdk } from './run.js';
+import { runConformance, SUITE_ATTEMPTS, SUITE_TIMEOUT_MS, type Analyzed, type ConformanceRun, type Sdk } from './run.js';
 import { failures, node22Available, type SuiteVersion } from './suite.js';
 
 /**
@@ -62,7 +62,7 @@ export function describeConformance(sdk: Sdk): void {
     beforeAll(async () => {
       if (!node22Available()) throw new Error('Node 22 for the conformance suite is missing: run npm ci --prefix test/conformance/node22');
       run = await runConformance(sdk);
-    }, 240_000); // a timed-out suite run is run once more (run.ts)
+    }, 120_000 + 2 * SUITE_ATTEMPTS * SUITE_TIMEOUT_MS); // a raced suite run is run again (run.ts)
     afterAll(() => {
       if (run !== undefined) rmSync(run.dir, { recursive: true, force: true });
     });
