@@ -4,6 +4,7 @@
 // Pure and linear in the session's records; session-chunks.ts and derive.ts do the I/O.
 
 import { isStandaloneLineage } from '../engine/standalone.js';
+import { EventEmitters } from './event-emitters.js';
 import type { RecordRow } from '../model/record.js';
 
 /** The columns the fold reads; `session` and `new_session` only where an upgrade may have minted one (rules.md v2: its new stream is the minted one's). */
@@ -63,6 +64,20 @@ const emission = (r: FoldRecord): Emission => ({
   rpc_kind: r.rpc_kind, rpc_id: r.rpc_id, method: r.method,
 });
 
+/** What the lane and supersession passes read of an accepted resume or attach (a whole record is several times the size). */
+interface AcceptedUpgrade {
+  id: number;
+  ts_ms: number;
+  decision: string;
+  new_stream: string | null;
+  /** A resume's: the stream it names, then the stream that emitted its Last-Event-ID last before it. */
+  targets: readonly string[];
+}
+const NO_TARGETS: readonly string[] = Object.freeze([]);
+
+/** What a stream opened by an upgrade's response takes of the upgrade. */
+type OpeningUpgrade = Pick<FoldRecord, 'id' | 'ts_ms' | 'node' | 'conn' | 'principal'>;
+
 /** Which event.sent a request.sent names: its stream and event id. */
 const carrierKey = (r: Pick<Emission, 'stream' | 'event_id'>) => `${r.stream}\0${r.event_id}`;
 
@@ -74,6 +89,22 @@ export const isEmission = (r: Pick<FoldRecord, 'kind' | 'event_id' | 'stream'>):
 const RELEASED: Emission = Object.freeze({
   id: 0, kind: '', stream: null, event_id: null, ts_ms: 0, attached: null, request_id: null, rpc_kind: null, rpc_id: null, method: null,
 });
+
+/**
+ * One copy of each value of a field that takes few in a session (node, via, a close's reason, a method): as SQLite
+ * hands them over, each row of a long session held its own. Past FEW_VALUES values, a value is kept as it came.
+ */
+function fewValues(): (v: string | null) => string | null {
+  const values = new Map<string, string>();
+  return (v) => {
+    if (v === null) return null;
+    const known = values.get(v);
+    if (known !== undefined) return known;
+    if (values.size < FEW_VALUES) values.set(v, v);
+    return v;
+  };
+}
+const FEW_VALUES = 256;
 
 /** One session's records folded whole (tests, small sessions): sessionFolder() fed each in turn. */
 export function foldSession(records: Iterable<FoldRecord>, session?: string): SessionFold {
@@ -101,38 +132,30 @@ export interface SessionFolder {
 export function sessionFolder(session?: string, opts: { keepEmissions?: boolean } = {}): SessionFolder {
   const keepEmissions = opts.keepEmissions ?? true;
   const incarnations: IncarnationRow[] = [];
-  const streams = new Map<string, StreamRow & { maxSequence: string | null; fromUpgrade?: FoldRecord }>();
+  const streams = new Map<string, StreamRow>();
+  // Kept beside the rows, which are the fold's output as they are (a copy without them held a session's streams twice):
+  /** The highest `sequence` logged for a stream, its lane once the session is folded. */
+  const maxSequence = new Map<StreamRow, string>();
+  /** The first upgrade whose new stream a stream is, until the stream's own stream.opened (if none comes, the stream inherits it). */
+  const openedByUpgrade = new Map<StreamRow, OpeningUpgrade>();
+  const noteSequence = (s: StreamRow, sequence: string | null) => {
+    if (sequence === null) return;
+    const max = maxSequence.get(s);
+    if (max === undefined || sequence > max) maxSequence.set(s, sequence);
+  };
   const emitted: Emission[] = []; // event.sent and request.sent with event_id, in order (keepEmissions)
   // stream \0 event_id of every request.sent naming an event, and those an event.sent carried: a set of
   // every event.sent's was 40 MB of a session 538k events long
   const requestSentKeys = new Set<string>();
   const carried = new Set<string>();
-  const requestEvents = new Map<string, Emission>(); // event_id → first request.sent naming it
+  const requestEvents = new Map<string, Pick<Emission, 'request_id' | 'method'>>(); // event_id → first request.sent naming it
   const requests: RequestRow[] = [];
   const latestSend = new Map<string, RequestRow>();
   /** Requests a request.reissued began, until a request.sent of the fresh id takes their place. */
   const reissuedRows = new Set<RequestRow>();
-  const accepted: FoldRecord[] = [];
-  // event_id → the streams whose event.sent carried it so far, the latest last (one stream, the common case: a string)
-  const emitters = new Map<string, string | string[]>();
-  const lastEmitter = (eventId: string): string | undefined => {
-    const e = emitters.get(eventId);
-    return typeof e === 'string' ? e : e?.[e.length - 1];
-  };
-  const emittedOn = (eventId: string, stream: string): boolean => {
-    const e = emitters.get(eventId);
-    return typeof e === 'string' ? e === stream : e !== undefined && e.includes(stream);
-  };
-  const noteEmitter = (eventId: string, stream: string): void => {
-    const e = emitters.get(eventId);
-    if (e === undefined || e === stream) emitters.set(eventId, stream);
-    else if (typeof e === 'string') emitters.set(eventId, [e, stream]);
-    else if (e[e.length - 1] !== stream) {
-      const at = e.indexOf(stream);
-      if (at >= 0) e.splice(at, 1);
-      e.push(stream);
-    }
-  };
+  const accepted: AcceptedUpgrade[] = [];
+  const emitters = new EventEmitters();
+  const few = fewValues();
 
   const streamRow = (id: string) => {
     let s = streams.get(id);
@@ -140,14 +163,12 @@ export function sessionFolder(session?: string, opts: { keepEmissions?: boolean 
       s = {
         stream: id, lane: id, via: null, opened_id: null, opened_ts: null, node: null, conn: null, principal: null,
         closed_id: null, closed_ts: null, close_reason: null, fenced_id: null, fenced_ts: null,
-        superseded_id: null, superseded_ts: null, maxSequence: null,
+        superseded_id: null, superseded_ts: null,
       };
       streams.set(id, s);
     }
     return s;
   };
-
-  const resumeTargets = new Map<number, string[]>();
 
   // Incarnations whose owner no record has named yet: the next principal logged owns them all.
   let ownerless: IncarnationRow[] = [];
@@ -164,28 +185,30 @@ export function sessionFolder(session?: string, opts: { keepEmissions?: boolean 
       if (mintsOther && !mintedHere && session !== undefined) return;
       if (r.new_stream !== null) {
         const s = streamRow(r.new_stream);
-        if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
-        s.fromUpgrade ??= r;
+        noteSequence(s, r.sequence);
+        if (s.opened_id === null && !openedByUpgrade.has(s)) {
+          openedByUpgrade.set(s, { id: r.id, ts_ms: r.ts_ms, node: r.node, conn: r.conn, principal: r.principal });
+        }
       }
       if (!mintedHere && ok(r.status) && (r.decision === 'resume' || r.decision === 'attach')) {
-        accepted.push(r);
+        let targets = NO_TARGETS;
         if (r.decision === 'resume') {
-          const targets: string[] = [];
-          if (r.stream !== null) targets.push(r.stream);
-          const emitter = r.last_event_id === null ? undefined : lastEmitter(r.last_event_id);
-          if (emitter !== undefined) targets.push(emitter);
-          resumeTargets.set(r.id, targets);
+          const emitter = r.last_event_id === null ? undefined : emitters.last(r.last_event_id);
+          // literals: an array pushed to holds room for 16
+          targets = r.stream === null ? (emitter === undefined ? NO_TARGETS : [emitter]) : emitter === undefined ? [r.stream] : [r.stream, emitter];
         }
+        accepted.push({ id: r.id, ts_ms: r.ts_ms, decision: r.decision === 'resume' ? 'resume' : 'attach', new_stream: r.new_stream, targets });
       }
       return;
     }
     if (r.stream !== null) {
       const s = streamRow(r.stream);
-      if (r.sequence !== null && (s.maxSequence === null || r.sequence > s.maxSequence)) s.maxSequence = r.sequence;
+      noteSequence(s, r.sequence);
       if (r.kind === 'stream.opened' && s.opened_id === null) {
-        Object.assign(s, { via: r.via, opened_id: r.id, opened_ts: r.ts_ms, node: r.node, conn: r.conn, principal: r.principal });
+        Object.assign(s, { via: few(r.via), opened_id: r.id, opened_ts: r.ts_ms, node: few(r.node), conn: r.conn, principal: few(r.principal) });
+        openedByUpgrade.delete(s);
       } else if (r.kind === 'stream.closed' && s.closed_id === null) {
-        Object.assign(s, { closed_id: r.id, closed_ts: r.ts_ms, close_reason: r.reason });
+        Object.assign(s, { closed_id: r.id, closed_ts: r.ts_ms, close_reason: few(r.reason) });
       } else if (r.kind === 'stream.fenced' && s.fenced_id === null) {
         Object.assign(s, { fenced_id: r.id, fenced_ts: r.ts_ms });
       }
@@ -215,28 +238,27 @@ export function sessionFolder(session?: string, opts: { keepEmissions?: boolean 
           if (keepEmissions) emitted.push(emission(r));
           const key = carrierKey(r);
           if (requestSentKeys.has(key)) carried.add(key);
-          noteEmitter(r.event_id, streams.get(r.stream)!.stream);
+          emitters.note(r.event_id, streams.get(r.stream)!.stream);
         }
         break;
       case 'request.sent': {
         if (r.event_id !== null) {
-          const e = emission(r);
-          if (keepEmissions) emitted.push(e);
+          if (keepEmissions) emitted.push(emission(r));
           const key = carrierKey(r);
           requestSentKeys.add(key);
-          if (emittedOn(r.event_id, `${r.stream}`)) carried.add(key);
-          if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, e);
+          if (emitters.emittedOn(r.event_id, `${r.stream}`)) carried.add(key);
+          if (!requestEvents.has(r.event_id)) requestEvents.set(r.event_id, { request_id: r.request_id, method: few(r.method) });
         }
         if (r.request_id === null) break;
         // A server that logs the re-issue's own send: that send is the row the re-issue began.
         const reissued = latestSend.get(r.request_id);
         if (reissued !== undefined && reissuedRows.has(reissued) && reissued.resolved_ts === null && reissued.stream === r.stream) {
           reissuedRows.delete(reissued);
-          Object.assign(reissued, { sent_id: r.id, sent_ts: r.ts_ms, method: r.method ?? reissued.method, event_id: r.event_id });
+          Object.assign(reissued, { sent_id: r.id, sent_ts: r.ts_ms, method: few(r.method) ?? reissued.method, event_id: r.event_id });
           break;
         }
         const row: RequestRow = {
-          request_id: r.request_id, sent_id: r.id, sent_ts: r.ts_ms, stream: r.stream, method: r.method, event_id: r.event_id,
+          request_id: r.request_id, sent_id: r.id, sent_ts: r.ts_ms, stream: r.stream, method: few(r.method), event_id: r.event_id,
           answered_id: null, answered_ts: null, cancelled_id: null, reissued_id: null, timed_out_id: null, resolved_ts: null,
         };
         requests.push(row);
@@ -275,17 +297,16 @@ export function sessionFolder(session?: string, opts: { keepEmissions?: boolean 
 
   /** The rows but the events', once every record is added: lanes linked, supersession marked. */
   const finishStructure = (): Omit<SessionFold, 'events'> => {
-    for (const s of streams.values()) {
-      if (s.maxSequence !== null) s.lane = s.maxSequence;
-      // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
-      const u = s.fromUpgrade;
-      if (u && s.opened_id === null) {
-        Object.assign(s, { via: s.via ?? 'get', opened_id: u.id, opened_ts: u.ts_ms, node: s.node ?? u.node, conn: s.conn ?? u.conn, principal: s.principal ?? u.principal });
-      }
+    for (const [s, sequence] of maxSequence) s.lane = sequence;
+    // A stream whose response came from an upgrade inherits the upgrade's via (GET), node and connection.
+    for (const [s, u] of openedByUpgrade) {
+      Object.assign(s, { via: s.via ?? 'get', opened_id: u.id, opened_ts: u.ts_ms, node: s.node ?? u.node, conn: s.conn ?? u.conn, principal: s.principal ?? u.principal });
     }
-    linkLineages(streams, accepted, resumeTargets);
-    markSuperseded(streams, accepted, resumeTargets);
-    return { incarnations, streams: [...streams.values()].map(({ maxSequence: _m, fromUpgrade: _u, ...row }) => row), requests };
+    maxSequence.clear();
+    openedByUpgrade.clear();
+    linkLineages(streams, accepted);
+    markSuperseded(streams, accepted);
+    return { incarnations, streams: [...streams.values()], requests };
   };
 
   /** Makes the session's event rows, fed its emissions in order: a request.sent an event.sent carried is not a row of its own. */
@@ -346,7 +367,7 @@ export function sessionFolder(session?: string, opts: { keepEmissions?: boolean 
  * An accepted resumption continues the resumed stream on a new response: the
  * new stream joins the old one's lane (its lineage), chains included.
  */
-function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+function linkLineages(streams: Map<string, StreamRow>, accepted: AcceptedUpgrade[]): void {
   // Each lane a group that knows its members, merged smaller into larger and relabelled at the end: relabelling
   // every stream of the session per resumption was quadratic in a session thousands of reconnects long.
   interface Lane { label: string; members: StreamRow[] }
@@ -360,7 +381,7 @@ function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], t
   }
   for (const u of accepted) {
     if (u.decision !== 'resume' || u.new_stream === null) continue;
-    const resumed = targets.get(u.id)?.[0];
+    const resumed = u.targets[0];
     if (resumed === undefined || resumed === u.new_stream) continue;
     const fromStream = streams.get(resumed);
     const toStream = streams.get(u.new_stream);
@@ -386,7 +407,7 @@ function linkLineages(streams: Map<string, StreamRow>, accepted: FoldRecord[], t
  * supersedes every earlier GET stream of the session. An upgrade never
  * supersedes the stream it opens (a stream id reused across a resumption).
  */
-function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[], targets: Map<number, string[]>): void {
+function markSuperseded(streams: Map<string, StreamRow>, accepted: AcceptedUpgrade[]): void {
   // how each lineage (lane) began: the via of its first-opened stream
   const laneVia = new Map<string, string | null>();
   const firsts = new Map<string, StreamRow>();
@@ -410,7 +431,7 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: FoldRecord[],
       s.superseded_ts = u.ts_ms;
     };
     if (u.decision === 'resume') {
-      for (const t of targets.get(u.id) ?? []) mark(streams.get(t));
+      for (const t of u.targets) mark(streams.get(t));
     } else {
       const at = { ts: u.ts_ms, id: u.id };
       const due = spared;
