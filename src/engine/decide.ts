@@ -95,7 +95,7 @@ function resume(state: EngineState, inc: Incarnation, lastEventId: string, reque
   if (!isEventRetained(inc, event, request.tsMs, policy)) checks.push('position_evicted');
   // Changes are kept in log order: the latest tells whether any came after the position.
   if ((inc.stateChanges.at(-1)?.pos ?? -1) > event.pos) checks.push('state_changed_in_window');
-  const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
+  const replay = inc.events.after(event);
   if (replay.some((id) => isAnsweredRequest(inc, id))) checks.push('answered_request_in_window');
   const writers = splitByNode(event.stream === undefined ? [] : liveLineageMembers(inc, event.stream), request.node);
   if (writers.unfenceable.length > 0) checks.push('prior_writer_unfenceable');

@@ -31,8 +31,7 @@ export function noteRequestSent(
   request.method ??= record.method;
   if (eventId !== undefined) {
     request.eventId ??= eventId;
-    const event = inc.events.get(eventId);
-    if (event) event.requestId ??= id;
+    inc.events.noteRequest(eventId, id);
   }
 }
 

@@ -24,7 +24,7 @@ export function isEventRetained(inc: Incarnation, event: EmittedEvent, atMs: num
   if (retention === 'as-logged') return !isTrimmed(inc, event);
   if (retention.maxAgeMs !== undefined && atMs - event.tsMs > retention.maxAgeMs) return false;
   if (retention.maxEvents !== undefined) {
-    const laterOnLane = (inc.lanes.get(event.lane)?.length ?? 0) - event.laneIndex - 1;
+    const laterOnLane = inc.events.laneSize(event.lane) - event.laneIndex - 1;
     if (laterOnLane > retention.maxEvents) return false;
   }
   return true;

@@ -1,12 +1,14 @@
 // What the engine knows about one session id, rebuilt from its log records in
-// order. The state is plain data (Maps, arrays, no methods) so that a caller
-// can clone or persist it; `observe` mutates it in place.
+// order. The state is data (Maps, arrays; the events in typed-array columns,
+// event-log.ts, read through its methods) that a caller can clone or persist;
+// `observe` mutates it in place.
 
 import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
 import { isAcceptedUpgrade, markDead, observeUpgrade, openStream, touchStream } from './lineage.js';
 import { noteCall, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
 import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
+import { EventLog } from './event-log.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
@@ -55,7 +57,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       }
       break;
     case 'event.sent': {
-      const known = record.eventId == null ? undefined : inc.events.get(String(record.eventId));
+      const known = record.eventId != null && inc.events.has(String(record.eventId));
       const event = emit(inc, record, pos);
       if (event && record.rpcKind === 'request' && record.rpcId != null) {
         noteRequestSent(inc, String(record.rpcId), record, event.id, pos);
@@ -113,19 +115,7 @@ function emit(inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent
   if (known) return known;
   if (record.stream !== undefined) touchStream(inc, record.stream, record, pos);
   const lane = record.sequence ?? record.stream ?? '';
-  const laneIds = inc.lanes.get(lane) ?? [];
-  inc.lanes.set(lane, laneIds);
-  const event: EmittedEvent = {
-    id,
-    lane,
-    stream: record.stream,
-    pos,
-    tsMs: record.tsMs,
-    laneIndex: laneIds.length,
-    attached: record.attached !== false,
-  };
-  laneIds.push(id);
-  inc.events.set(id, event);
+  const event = inc.events.add(id, { lane, stream: record.stream, pos, tsMs: record.tsMs, attached: record.attached !== false });
   notePlaced(inc, event);
   return event;
 }
@@ -144,8 +134,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     unsuperseded: new Map(),
     standaloneRoots: new Set(),
     liveByRoot: new Map(),
-    events: new Map(),
-    lanes: new Map(),
+    events: new EventLog(),
     stateChanges: [],
     trims: [],
     trimIndex: emptyTrimIndex(),

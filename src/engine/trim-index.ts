@@ -9,7 +9,7 @@
 // (where the id was never emitted: digit ids compared as numbers). "Any trim
 // takes it" is therefore "the event lies below a bound": the latest position
 // any covering trim's oldest id was emitted at, or the highest digit id among
-// those not emitted yet. Plain data, as the rest of the state, and kept
+// those not emitted yet. Data, as the rest of the state, and kept
 // current as records come: asking reads it and never writes (decide is pure).
 
 import type { EmittedEvent, Incarnation, StreamTrimBound, TrimBound, TrimIndex } from './types.js';

@@ -1,3 +1,7 @@
+import type { EmittedEvent, EventLog } from './event-log.js';
+
+export type { EmittedEvent };
+
 // The engine's own vocabulary. It imports nothing outside src/engine/, so the
 // record type is declared here, loosely enough that the analyzer's
 // NormalizedRecord (src/model/record.ts) is assignable to it as is.
@@ -121,9 +125,10 @@ export interface EngineDecision {
   checks: string[];
 }
 
-// What the engine knows about one session id (state.ts builds it). Plain data,
-// so that the modules that read it (lineage, requests, retention, decide) need
-// only these types, not state.ts's functions.
+// What the engine knows about one session id (state.ts builds it). Data (the
+// events' log, event-log.ts, the one class), so that the modules that read it
+// (lineage, requests, retention, decide) need only these types, not state.ts's
+// functions.
 
 export interface StreamInfo {
   id: string;
@@ -181,18 +186,6 @@ export interface CallResponse {
   rescuedBy?: number;
 }
 
-export interface EmittedEvent {
-  id: string;
-  /** `sequence` when the record has one, else `stream`: the order replay follows. */
-  lane: string;
-  stream?: string;
-  pos: number;
-  tsMs: number;
-  laneIndex: number;
-  attached: boolean;
-  /** The server-to-client request this event carried, if any. */
-  requestId?: string;
-}
 
 export interface ServerRequest {
   id: string;
@@ -245,9 +238,8 @@ export interface Incarnation {
    * stream, which a server that leaves streams open makes many.
    */
   liveByRoot: Map<string, Set<StreamInfo>>;
-  events: Map<string, EmittedEvent>;
-  /** lane -> event ids in emission order. */
-  lanes: Map<string, string[]>;
+  /** The events emitted, each lane's in order (event-log.ts). */
+  events: EventLog;
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];
   trims: LoggedTrim[];
   /** The trims, indexed by what they take (trim-index.ts keeps it): a resume reads a bound or two, not every trim. */

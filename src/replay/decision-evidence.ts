@@ -37,7 +37,7 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
       return change ? [change.pos] : [];
     }
     case 'answered_request_in_window': {
-      const replay = (inc.lanes.get(event.lane) ?? []).slice(event.laneIndex + 1);
+      const replay = inc.events.after(event);
       const carrier = replay.map((id) => inc.events.get(id)).find((e) => e?.requestId !== undefined && inc.requests.get(e.requestId)?.answered);
       return carrier ? [carrier.pos] : [];
     }

@@ -9,13 +9,11 @@
 // counter writes it, not greater than every id before, or emitted again on
 // another stream) is kept in a Map, as before.
 
-/** Decimal integers as a counter writes them (no sign, no leading zero), exact as doubles: the same id as string and as number. */
-const COUNTER_ID = /^(?:0|[1-9][0-9]{0,14})$/;
+import { Column, counterValue } from '../engine/columns.js';
 
 export class EventEmitters {
-  private ids = new Float64Array(1024);
-  private streamNos = new Int32Array(1024);
-  private size = 0;
+  private readonly ids = new Column(Float64Array);
+  private readonly streamNos = new Column(Int32Array);
   private readonly streams: string[] = [];
   private readonly streamNo = new Map<string, number>();
   /** Ids kept apart: the streams that emitted each, the latest last (one stream, the common case: a string). */
@@ -28,17 +26,19 @@ export class EventEmitters {
       this.others.set(eventId, withLatest(other, stream));
       return;
     }
-    const id = COUNTER_ID.test(eventId) ? Number(eventId) : undefined;
+    const id = counterValue(eventId);
     if (id === undefined) {
       this.others.set(eventId, stream);
       return;
     }
-    if (this.size === 0 || id > this.ids[this.size - 1]!) {
-      this.append(id, stream);
+    if (this.ids.length === 0 || id > this.ids.last()) {
+      let no = this.streamNo.get(stream);
+      if (no === undefined) this.streamNo.set(stream, (no = this.streams.push(stream) - 1));
+      this.ids.push(id);
+      this.streamNos.push(no);
       return;
     }
-    const at = this.find(id);
-    const first = at < 0 ? undefined : this.streams[this.streamNos[at]!]!;
+    const first = this.counterEmitter(id);
     if (first === undefined) this.others.set(eventId, stream);
     else if (first !== stream) this.others.set(eventId, [first, stream]);
   }
@@ -47,45 +47,21 @@ export class EventEmitters {
   last(eventId: string): string | undefined {
     const other = this.others.get(eventId);
     if (other !== undefined) return typeof other === 'string' ? other : other[other.length - 1];
-    const at = this.counterAt(eventId);
-    return at < 0 ? undefined : this.streams[this.streamNos[at]!];
+    const id = counterValue(eventId);
+    return id === undefined ? undefined : this.counterEmitter(id);
   }
 
   /** Whether `stream` emitted `eventId`. */
   emittedOn(eventId: string, stream: string): boolean {
     const other = this.others.get(eventId);
     if (other !== undefined) return typeof other === 'string' ? other === stream : other.includes(stream);
-    const at = this.counterAt(eventId);
-    return at >= 0 && this.streams[this.streamNos[at]!] === stream;
+    const id = counterValue(eventId);
+    return id !== undefined && this.counterEmitter(id) === stream;
   }
 
-  private counterAt(eventId: string): number {
-    return this.size > 0 && COUNTER_ID.test(eventId) ? this.find(Number(eventId)) : -1;
-  }
-
-  private append(id: number, stream: string): void {
-    if (this.size === this.ids.length) {
-      this.ids = grown(this.ids, new Float64Array(this.size * 2));
-      this.streamNos = grown(this.streamNos, new Int32Array(this.size * 2));
-    }
-    let no = this.streamNo.get(stream);
-    if (no === undefined) this.streamNo.set(stream, (no = this.streams.push(stream) - 1));
-    this.ids[this.size] = id;
-    this.streamNos[this.size++] = no;
-  }
-
-  /** Where `id` sits among the counter's ids (-1: it is not one). */
-  private find(id: number): number {
-    let lo = 0;
-    let hi = this.size - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = this.ids[mid]!;
-      if (at === id) return mid;
-      if (at < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+  private counterEmitter(id: number): string | undefined {
+    const at = this.ids.search(id);
+    return at < 0 ? undefined : this.streams[this.streamNos.at(at)];
   }
 }
 
@@ -99,9 +75,4 @@ function withLatest(emitters: string | string[], stream: string): string | strin
     emitters.push(stream);
   }
   return emitters;
-}
-
-function grown<T extends Float64Array | Int32Array>(from: T, into: T): T {
-  into.set(from);
-  return into;
 }

@@ -22,7 +22,7 @@ export function isRetentionShortfall(p: UpgradePoint, asLogged: Policy, after: P
   const inc = servingIncarnation(p.state, p.request.node);
   const position = inc?.events.get(String(p.request.lastEventId));
   if (!inc || !position || !isEventRetained(inc, position, u.tsMs, after)) return false;
-  const window = (inc.lanes.get(position.lane) ?? []).slice(position.laneIndex + 1);
+  const window = inc.events.after(position);
   const dropped = new Set(window.filter((id) => !isEventRetained(inc, inc.events.get(id)!, u.tsMs, asLogged)));
   if (dropped.size === 0) return false;
   const replayed = replayedOf(u, window);
