@@ -21,6 +21,9 @@ export const SHAPES = {
   'soak-attach': 'the soak, its clients reattaching without Last-Event-ID (session resumption every time), clean',
   'soak-one': 'a soak test of one client: one session the whole log long (up to 40,000 rounds, about 520k lines, then the next), resumed every round and reattached every tenth, clean',
   polling: "a 2025-11-25 soak: a few clients, each one session thousands of rounds long, every tool call's response stored for replay behind a priming event and a poll close, then fetched by a resumption (half the servers log it as an event.replayed line); 2% never fetched",
+  rotated:
+    "soak-one's log rotated: it begins after the session was created, so the engine cannot replay what the server knew and, at every " +
+    'reconnect, asks whether any history gives the same answer',
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
   lifecycle:
@@ -35,7 +38,7 @@ export const SHAPES = {
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one', 'lifecycle'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one', 'lifecycle', 'rotated'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -79,6 +82,7 @@ function profile(shape, lines) {
     case 'lifecycle': return { ...profile('soak-one', lines), rounds: Math.min(Math.ceil(lines / 14) + 1, 40_000), lifecycle: true };
     // About 13 lines a round; a session is scripted whole before it is written, hence the cap.
     case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
+    case 'rotated': return { ...profile('soak-one', lines), rotated: true };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
     case 'sdk-ids': return { ...profile('production'), sdkIds: true };
@@ -120,7 +124,7 @@ function scriptSession(s, p, rnd, start) {
   // A server bug of long sessions: event ids counted per stream, so each id is sent again on every stream.
   const restartIds = p.restartIds > 0 && rnd() < p.restartIds;
   const version = stateless ? '2026-07-28' : p.polling ? '2025-11-25' : undefined;
-  add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(version && { protocol_version: version }) });
+  if (!p.rotated) add({ kind: 'session.created', session, incarnation: `i-${s}`, principal, ...(version && { protocol_version: version }) });
   step();
   add({ kind: 'stream.opened', session, stream: 'g1', via: 'get', conn: `c${s}`, principal });
   let eid = 0;

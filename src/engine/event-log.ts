@@ -26,6 +26,14 @@ export interface EmittedEvent {
 }
 
 const NONE = -1;
+const DIGITS = /^[0-9]+$/;
+
+/** Whether digit string `a` is a smaller number than `b`, of any size. */
+function digitsBelow(a: string, b: string): boolean {
+  const x = a.replace(/^0+(?=.)/, '');
+  const y = b.replace(/^0+(?=.)/, '');
+  return x.length !== y.length ? x.length < y.length : x < y;
+}
 
 export class EventLog {
   // One value per event, by its number (emission order).
@@ -50,6 +58,7 @@ export class EventLog {
   private readonly nameNo = new Map<string, number>();
   private readonly laneLast: number[] = [];
   private readonly laneLength: number[] = [];
+  private highestDigits: string | undefined;
 
   get size(): number {
     return this.pos.length;
@@ -76,6 +85,7 @@ export class EventLog {
       this.otherIds.set(n, id);
       this.byOtherId.set(id, n);
     }
+    if (DIGITS.test(id) && (this.highestDigits === undefined || digitsBelow(this.highestDigits, id))) this.highestDigits = id;
     const lane = this.numberOf(e.lane);
     while (this.laneLast.length <= lane) {
       this.laneLast.push(NONE);
@@ -91,6 +101,11 @@ export class EventLog {
     this.attached.push(e.attached ? 1 : 0);
     this.nextInLane.push(NONE);
     return this.event(n);
+  }
+
+  /** The highest id made of digits emitted so far, the ids compared as numbers (undefined: none). */
+  highestDigitId(): string | undefined {
+    return this.highestDigits;
   }
 
   /** Notes the server-to-client request an event carried; the first one noted stays. */

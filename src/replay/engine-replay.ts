@@ -309,6 +309,11 @@ function rejectedWhateverCameBefore(state: EngineState, u: LoggedUpgrade): boole
   if (last?.ended !== undefined) return true;
   const id = u.lastEventId === undefined || u.lastEventId === null ? undefined : String(u.lastEventId);
   if (id === undefined || !isDigits(id)) return false;
-  const sent = state.incarnations.flatMap((i) => [...i.events.keys()]).filter(isDigits);
-  return sent.length > 0 && sent.every((e) => compareNumeric(e, id) < 0);
+  // Every digit id the session sent is below it: the highest is (a list of them per reconnect made a long session's
+  // reconnects cost its events each).
+  const highest = state.incarnations.reduce<string | undefined>((h, i) => {
+    const own = i.events.highestDigitId();
+    return own === undefined || (h !== undefined && compareNumeric(own, h) <= 0) ? h : own;
+  }, undefined);
+  return highest !== undefined && compareNumeric(highest, id) < 0;
 }

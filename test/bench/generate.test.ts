@@ -35,7 +35,7 @@ describe('bench generator', () => {
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long (soak-one: one)
     const few = shape.startsWith('soak') || shape === 'polling' || shape === 'hostile';
-    expect(report.summary.sessions).toBeGreaterThan(shape === 'soak-one' || shape === 'lifecycle' ? 0 : few ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(['soak-one', 'lifecycle', 'rotated'].includes(shape) ? 0 : few ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -50,6 +50,15 @@ describe('bench generator', () => {
     expect(Object.keys(all.summary.by_rule).filter((r) => r !== 'duplicate-tool-call')).toEqual([]);
     expect(all.summary.sessions).toBeGreaterThan(2 * one.summary.sessions);
     expect(new Set(readFileSync(files[1]!, 'utf8').match(/tok:[\w]+/g))).toEqual(new Set(['tok:shared']));
+  });
+
+  it('rotated: soak-one without its creation, clean, and the engine cross-check said to be out of reach', async () => {
+    const { file, report } = await run('rotated', 1, 6000);
+    expect(report.summary.sessions).toBe(1);
+    expect(readFileSync(file, 'utf8')).not.toContain('session.created');
+    expect((readFileSync(file, 'utf8').match(/"decision":"resume"/g) ?? []).length).toBeGreaterThan(300);
+    expect(report.findings).toEqual([]);
+    expect(report.not_knowable.find((n) => n.rule === 'engine-divergence')?.reason).toContain('the log starts after sess-0 was created');
   });
 
   it('soak-one: the whole log is one session, resumed and reattached, and clean', async () => {

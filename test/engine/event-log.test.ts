@@ -1,13 +1,14 @@
 // The engine keeps an incarnation's events in columns (event-log.ts). Over random
 // emissions, it answers as the objects, Map and per-lane id lists it replaced
 // did: each event's fields, a lane's replay after an event, a lane's size, every
-// id in emission order; counter ids rising, falling and repeated, and ids that
+// id in emission order, the highest digit id as numbers compare; counter ids rising, falling and repeated, and ids that
 // only look like numbers ('007', '1e3', 2^53 + 1).
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/engine/event-log.js';
 import type { EmittedEvent } from '../../src/engine/types.js';
+import { compareNumeric, isDigits } from '../../src/model/event-order.js';
 
 /** The representation EventLog replaced: an object per event, a Map by id, an id list per lane. */
 class EventObjects {
@@ -65,6 +66,13 @@ describe('EventLog', () => {
             if (event) expect(log.after(event), q).toEqual(objects.lanes.get(event.lane)!.slice(event.laneIndex + 1));
           }
           for (const lane of [...lanes, ...streams, 'none']) expect(log.laneSize(lane), lane).toBe(objects.lanes.get(lane)?.length ?? 0);
+          const digitIds = [...objects.events.keys()].filter(isDigits);
+          const highest = log.highestDigitId();
+          if (digitIds.length === 0) expect(highest).toBeUndefined();
+          else {
+            expect(digitIds).toContain(highest);
+            for (const id of digitIds) expect(compareNumeric(id, highest!), `${id} above ${highest}`).toBeLessThanOrEqual(0);
+          }
         }
       }),
       { numRuns: 300 },

@@ -155,6 +155,13 @@ describe('engine-divergence', () => {
     // An event id above every one the session sent: a correct server rejects it, whatever came before.
     const above = await analyzeLines([...midSession, upgrade(3000, { last_event_id: 99, decision: 'resume', status: 200, replayed: 0 })]);
     expect(findingsOf(above, RULE).map((f) => f.message)).toEqual([expect.stringContaining('(explained by: phantom-event-id')]);
+    // Compared as numbers, not as text: 100 is above 9 and 42; 0042 is 42, not above it.
+    const nine = [...midSession, { ts: at(2100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 9 }];
+    const hundred = await analyzeLines([...nine, upgrade(3000, { last_event_id: 100, decision: 'resume', status: 200, replayed: 0 })]);
+    expect(findingsOf(hundred, RULE)).toHaveLength(1);
+    const same = await analyzeLines([...nine, upgrade(3000, { last_event_id: '0042', decision: 'resume', status: 200, replayed: 0 })]);
+    expect(findingsOf(same, RULE)).toEqual([]);
+    expect(same.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([expect.stringContaining('the log starts after S1 was created')]);
     // The log shows the session ended: a correct server rejects any reconnect of it.
     const ended = await analyzeLines([
       ...midSession,
