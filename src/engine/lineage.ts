@@ -113,8 +113,8 @@ function union<T>(a: Set<T> | undefined, b: Set<T> | undefined): Set<T> {
 
 /**
  * Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after).
- * The older lineage's list is extended in place: a copy per link cost a session resumed thousands of times
- * on one lineage its length squared (`a` is the list the incarnation keeps for that root; `b` is let go).
+ * The longer list is extended in place and kept: a copy per link cost a session resumed thousands of times
+ * on one lineage its length squared.
  */
 function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
   const at = (s: StreamInfo) => firstSeen.get(s)!;
@@ -122,7 +122,21 @@ function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
     for (const s of b) a.push(s);
     return a;
   }
-  return [...a, ...b].sort((x, y) => at(x) - at(y));
+  // The shorter list's members put into the longer one where they belong: an attach links the new stream to every
+  // standalone lineage, and sorting both lists whole per link made a session attaching every few rounds quadratic.
+  const [long, short] = a.length >= b.length ? [a, b] : [b, a];
+  for (const s of short) {
+    const seen = at(s);
+    let lo = 0;
+    let hi = long.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (at(long[mid]!) < seen) lo = mid + 1;
+      else hi = mid;
+    }
+    long.splice(lo, 0, s);
+  }
+  return long;
 }
 
 /**

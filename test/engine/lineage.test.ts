@@ -63,6 +63,22 @@ describe('lineageMembers', () => {
     expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
   });
 
+  it('an attach every few streams joins every standalone lineage into one, its members in the order first seen', () => {
+    // Resumptions refused (nothing links), a new GET stream every round, an attach every third: each attach links its
+    // new stream to every standalone lineage, the long one among them, in whichever order the roots fall.
+    const records: Omit<EngineRecord, 'tsMs'>[] = [{ kind: 'session.created' }];
+    const opened: string[] = [];
+    for (let i = 1; i <= 300; i++) {
+      const id = i % 3 === 0 ? `a${i}` : `g${i}`;
+      if (i % 3 === 0) records.push({ kind: 'upgrade', newStream: id, decision: 'attach', status: 200 });
+      else records.push({ kind: 'upgrade', stream: `g${i - 1}`, lastEventId: '1', decision: 'reject', status: 409 }, { kind: 'stream.opened', stream: id, via: 'get' });
+      opened.push(id);
+    }
+    const inc = stateOf(records);
+    expect(ids(lineageMembers(inc, 'a300'))).toEqual(opened);
+    expect(ids(lineageMembers(inc, 'g1'))).toEqual(opened);
+  });
+
   it('an attach supersedes every earlier standalone stream, one reopened since included, and continues all their lineages', () => {
     const inc = stateOf([
       { kind: 'session.created' },
