@@ -20,8 +20,7 @@ export function isAcceptedUpgrade(record: EngineRecord): boolean {
 export function touchStream(inc: Incarnation, id: string, record: StreamFacts, pos: number): StreamInfo {
   let stream = inc.streams.get(id);
   if (!stream) {
-    stream = { id, openedPos: pos, closed: false, fenced: false, superseded: false };
-    firstSeen.set(stream, inc.streams.size);
+    stream = { id, openedPos: pos, seen: inc.streams.size, closed: false, fenced: false, superseded: false };
     inc.streams.set(id, stream);
     inc.lineages.set(id, [stream]);
     inc.unsuperseded.set(id, new Set([stream]));
@@ -71,9 +70,6 @@ export function lineageRoot(inc: Incarnation, id: string): string {
   return current;
 }
 
-/** Where each stream came in its incarnation's streams: lineage members are kept in that order. */
-const firstSeen = new WeakMap<StreamInfo, number>();
-
 function linkLineage(inc: Incarnation, newer: string, older: string): void {
   const newerRoot = lineageRoot(inc, newer);
   const olderRoot = lineageRoot(inc, older);
@@ -117,7 +113,7 @@ function union<T>(a: Set<T> | undefined, b: Set<T> | undefined): Set<T> {
  * on one lineage its length squared.
  */
 function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
-  const at = (s: StreamInfo) => firstSeen.get(s)!;
+  const at = (s: StreamInfo) => s.seen;
   if (a.length === 0 || b.length === 0 || at(a[a.length - 1]!) < at(b[0]!)) {
     for (const s of b) a.push(s);
     return a;
@@ -170,7 +166,7 @@ export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
 }
 
 function inOrderFirstSeen(streams: Iterable<StreamInfo>): StreamInfo[] {
-  return [...streams].sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!);
+  return [...streams].sort((a, b) => a.seen - b.seen);
 }
 
 /**
@@ -218,6 +214,6 @@ function standaloneLineageHeads(inc: Incarnation, except: string | undefined): s
     const head = inc.lineages.get(root)!.find((s) => s.id !== except);
     if (head !== undefined) heads.push(head);
   }
-  return heads.sort((a, b) => firstSeen.get(a)! - firstSeen.get(b)!).map((s) => s.id);
+  return heads.sort((a, b) => a.seen - b.seen).map((s) => s.id);
 }
 

@@ -138,6 +138,8 @@ export interface StreamInfo {
   principal?: string;
   sequence?: string;
   openedPos: number;
+  /** Where the stream came among its incarnation's streams when first seen: a lineage keeps its members in that order. */
+  seen: number;
   closed: boolean;
   fenced: boolean;
   superseded: boolean;

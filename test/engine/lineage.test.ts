@@ -63,6 +63,21 @@ describe('lineageMembers', () => {
     expect(ids(lineageMembers(inc, 'p'))).toEqual(['p']);
   });
 
+  it('keeps the order first seen in the state itself: a clone of it gives the same live writers in the same order', () => {
+    // x is seen first; the chain y0..y4 is longer, so joining x to it puts x after y4 in the live set: only the
+    // order first seen, kept on each stream, brings x first again, in the state and in any clone of it
+    const records: Omit<EngineRecord, 'tsMs'>[] = [{ kind: 'session.created' }, { kind: 'stream.opened', stream: 'x', via: 'get' }, { kind: 'event.sent', stream: 'x', eventId: 'x1' }];
+    records.push({ kind: 'stream.opened', stream: 'y0', via: 'get' });
+    for (let i = 1; i <= 4; i++) {
+      records.push({ kind: 'event.sent', stream: `y${i - 1}`, eventId: `y${i}` });
+      records.push({ kind: 'upgrade', stream: `y${i - 1}`, lastEventId: `y${i}`, newStream: `y${i}`, decision: 'resume', status: 200 });
+    }
+    records.push({ kind: 'upgrade', stream: 'y4', lastEventId: 'x1', newStream: 'z', decision: 'resume', status: 200 });
+    const inc = stateOf(records);
+    expect(ids(liveLineageMembers(inc, 'z'))).toEqual(['x', 'y0', 'y1', 'y2', 'y3', 'y4', 'z']);
+    expect(ids(liveLineageMembers(structuredClone(inc), 'z'))).toEqual(ids(liveLineageMembers(inc, 'z')));
+  });
+
   it('an attach every few streams joins every standalone lineage into one, its members in the order first seen', () => {
     // Resumptions refused (nothing links), a new GET stream every round, an attach every third: each attach links its
     // new stream to every standalone lineage, the long one among them, in whichever order the roots fall.
