@@ -1,9 +1,14 @@
-// Typed-array columns that grow as values are pushed, and the ids a counter
-// writes: what keeps a long session's events (event-log.ts) and their emitters
+// Typed-array columns that grow as values are pushed, ids made of digits and
+// the ids a counter writes: what keeps a long session's events (event-log.ts) and their emitters
 // (store/event-emitters.ts) in about a fifth of the memory objects took.
 
 /** Decimal integers as a counter writes them (no sign, no leading zero), exact as doubles: the same id as string and as number. */
 const COUNTER_ID = /^(?:0|[1-9][0-9]{0,14})$/;
+
+/** An id made of digits: where an id was never emitted, such ids compare as numbers (retention.ts, trim-index.ts, event-log.ts). */
+export function isDigits(id: string): boolean {
+  return /^\d+$/.test(id);
+}
 
 /** The id as a number, where it is one a counter writes (undefined: keep it as a string). */
 export function counterValue(id: string): number | undefined {

@@ -9,7 +9,7 @@
 // Ids a counter writes (decimal, each greater than the counter's last) are
 // their number and are found by halves; any other id is found in a Map.
 
-import { Column, counterValue } from './columns.js';
+import { Column, counterValue, isDigits } from './columns.js';
 
 /** One event as the engine reads it. */
 export interface EmittedEvent {
@@ -26,14 +26,6 @@ export interface EmittedEvent {
 }
 
 const NONE = -1;
-const DIGITS = /^[0-9]+$/;
-
-/** Whether digit string `a` is a smaller number than `b`, of any size. */
-function digitsBelow(a: string, b: string): boolean {
-  const x = a.replace(/^0+(?=.)/, '');
-  const y = b.replace(/^0+(?=.)/, '');
-  return x.length !== y.length ? x.length < y.length : x < y;
-}
 
 export class EventLog {
   // One value per event, by its number (emission order).
@@ -58,7 +50,8 @@ export class EventLog {
   private readonly nameNo = new Map<string, number>();
   private readonly laneLast: number[] = [];
   private readonly laneLength: number[] = [];
-  private highestDigits: string | undefined;
+  /** The highest digit id among those kept as strings (the counter's highest is its last). */
+  private highestOtherDigits: string | undefined;
 
   get size(): number {
     return this.pos.length;
@@ -84,8 +77,8 @@ export class EventLog {
     } else {
       this.otherIds.set(n, id);
       this.byOtherId.set(id, n);
+      if (isDigits(id) && (this.highestOtherDigits === undefined || BigInt(id) > BigInt(this.highestOtherDigits))) this.highestOtherDigits = id;
     }
-    if (DIGITS.test(id) && (this.highestDigits === undefined || digitsBelow(this.highestDigits, id))) this.highestDigits = id;
     const lane = this.numberOf(e.lane);
     while (this.laneLast.length <= lane) {
       this.laneLast.push(NONE);
@@ -105,7 +98,10 @@ export class EventLog {
 
   /** The highest id made of digits emitted so far, the ids compared as numbers (undefined: none). */
   highestDigitId(): string | undefined {
-    return this.highestDigits;
+    const counter = this.counterIds.length === 0 ? undefined : String(this.counterIds.last());
+    const other = this.highestOtherDigits;
+    if (counter === undefined || other === undefined) return counter ?? other;
+    return BigInt(other) > BigInt(counter) ? other : counter;
   }
 
   /** Notes the server-to-client request an event carried; the first one noted stays. */

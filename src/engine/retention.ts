@@ -3,7 +3,8 @@
 // applies its own limits and ignores the logged trims.
 
 import type { Policy } from './policy.js';
-import { isDigits, isTrimmed } from './trim-index.js';
+import { isDigits } from './columns.js';
+import { isTrimmed } from './trim-index.js';
 import type { EmittedEvent, EngineState, Incarnation, LoggedTrim } from './types.js';
 
 /**

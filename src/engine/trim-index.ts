@@ -12,6 +12,7 @@
 // those not emitted yet. Data, as the rest of the state, and kept
 // current as records come: asking reads it and never writes (decide is pure).
 
+import { isDigits } from './columns.js';
 import type { EmittedEvent, Incarnation, StreamTrimBound, TrimBound, TrimIndex } from './types.js';
 
 export function emptyTrimIndex(): TrimIndex {
@@ -140,9 +141,4 @@ function mergeInto(merged: TrimBound, m: TrimBound): void {
 
 function emptyBound(): TrimBound {
   return { beforePos: -1, unplacedDigits: new Map(), highestUnplaced: undefined };
-}
-
-/** An id made of digits: where an id was never emitted, such ids compare as numbers (retention.ts too). */
-export function isDigits(id: string): boolean {
-  return /^\d+$/.test(id);
 }

@@ -311,9 +311,10 @@ function rejectedWhateverCameBefore(state: EngineState, u: LoggedUpgrade): boole
   if (id === undefined || !isDigits(id)) return false;
   // Every digit id the session sent is below it: the highest is (a list of them per reconnect made a long session's
   // reconnects cost its events each).
-  const highest = state.incarnations.reduce<string | undefined>((h, i) => {
-    const own = i.events.highestDigitId();
-    return own === undefined || (h !== undefined && compareNumeric(own, h) <= 0) ? h : own;
-  }, undefined);
+  let highest: string | undefined;
+  for (const inc of state.incarnations) {
+    const own = inc.events.highestDigitId();
+    if (own !== undefined && (highest === undefined || compareNumeric(own, highest) > 0)) highest = own;
+  }
   return highest !== undefined && compareNumeric(highest, id) < 0;
 }
