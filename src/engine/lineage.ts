@@ -165,8 +165,18 @@ export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
   return inOrderFirstSeen(streams);
 }
 
+/**
+ * A live set mostly holds its streams in the order they were seen (a stream is added when it opens, and only a
+ * join of two lineages interleaves them): checked in one pass, sorted only where it is not. A server that logs no
+ * stream.closed leaves every stream of a lineage live, and sorting them whole on every resumption cost most of
+ * that session's replay.
+ */
 function inOrderFirstSeen(streams: Iterable<StreamInfo>): StreamInfo[] {
-  return [...streams].sort((a, b) => a.seen - b.seen);
+  const out = [...streams];
+  for (let i = 1; i < out.length; i++) {
+    if (out[i - 1]!.seen > out[i]!.seen) return out.sort((a, b) => a.seen - b.seen);
+  }
+  return out;
 }
 
 /**
