@@ -110,7 +110,7 @@ function isAnsweredRequest(inc: Incarnation, eventId: string): boolean {
 }
 
 /** A node can fence only its own writers; one on another known node stays a second writer. */
-function splitByNode(streams: { id: string; node?: string }[], node: string | undefined) {
+function splitByNode(streams: readonly { id: string; node?: string }[], node: string | undefined) {
   const fenceable: string[] = [];
   const unfenceable: string[] = [];
   // One pass: every live writer of a lineage is visited on every resumption, thousands where no stream is closed.

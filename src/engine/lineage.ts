@@ -84,6 +84,9 @@ function linkLineage(inc: Incarnation, newer: string, older: string): void {
   inc.unsuperseded.delete(newerRoot);
   inc.liveByRoot.set(olderRoot, union(inc.liveByRoot.get(olderRoot), inc.liveByRoot.get(newerRoot)));
   inc.liveByRoot.delete(newerRoot);
+  const movedOrder = inc.liveInOrder.get(newerRoot);
+  inc.liveInOrder.delete(newerRoot);
+  if (movedOrder !== undefined) inc.liveInOrder.set(olderRoot, inOrderSeen(inc.liveInOrder.get(olderRoot) ?? [], movedOrder));
 }
 
 /** The stream may write (it opened, or reopened): live until it is closed or fenced. */
@@ -91,12 +94,22 @@ function markLive(inc: Incarnation, stream: StreamInfo): void {
   const root = lineageRoot(inc, stream.id);
   let streams = inc.liveByRoot.get(root);
   if (streams === undefined) inc.liveByRoot.set(root, (streams = new Set()));
+  if (streams.has(stream)) return;
   streams.add(stream);
+  putInOrder(inc, root, stream);
 }
 
 /** The stream was closed or fenced: it writes no more. */
 export function markDead(inc: Incarnation, stream: StreamInfo): void {
-  inc.liveByRoot.get(lineageRoot(inc, stream.id))?.delete(stream);
+  const root = lineageRoot(inc, stream.id);
+  if (!inc.liveByRoot.get(root)?.delete(stream)) return;
+  const ordered = inc.liveInOrder.get(root)!;
+  ordered.splice(ordered.indexOf(stream), 1);
+}
+
+/** The stream joined `root`'s live set: put into its ordered list, at the end unless it was seen before the last. */
+function putInOrder(inc: Incarnation, root: string, stream: StreamInfo): void {
+  inc.liveInOrder.set(root, inOrderSeen(inc.liveInOrder.get(root) ?? [], [stream]));
 }
 
 /** The two sets as one, the smaller added to the larger. */
@@ -144,12 +157,12 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
 }
 
 /**
- * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them: read from
- * its lineage's live set, neither from the lineage, which a session thousands of resumptions long makes thousands
+ * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them: its lineage's
+ * live set, kept in that order as streams open, close and lineages join, neither filtered from the lineage, which a session thousands of resumptions long makes thousands
  * of streams long, nor from every live stream, which a server leaving streams open makes as many.
  */
-export function liveLineageMembers(inc: Incarnation, id: string): StreamInfo[] {
-  return inOrderFirstSeen(inc.liveByRoot.get(lineageRoot(inc, id)) ?? []);
+export function liveLineageMembers(inc: Incarnation, id: string): readonly StreamInfo[] {
+  return inc.liveInOrder.get(lineageRoot(inc, id)) ?? [];
 }
 
 /**

@@ -134,6 +134,7 @@ function newIncarnation(record?: EngineRecord): Incarnation {
     unsuperseded: new Map(),
     standaloneRoots: new Set(),
     liveByRoot: new Map(),
+    liveInOrder: new Map(),
     events: new EventLog(),
     stateChanges: [],
     trims: [],

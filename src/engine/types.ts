@@ -240,6 +240,12 @@ export interface Incarnation {
    * stream, which a server that leaves streams open makes many.
    */
   liveByRoot: Map<string, Set<StreamInfo>>;
+  /**
+   * Lineage root -> its live set in the order first seen, kept while it only grows at the end (lineage.ts keeps it):
+   * a server that logs no stream.closed leaves every stream of a lineage live, and each resumption then lists
+   * them all. Sorting the set again per resumption made such a session's replay quadratic.
+   */
+  liveInOrder: Map<string, StreamInfo[]>;
   /** The events emitted, each lane's in order (event-log.ts). */
   events: EventLog;
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];

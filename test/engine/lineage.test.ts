@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { createState, observe } from '../../src/engine/state.js';
 import { lineageMembers, liveLineageMembers } from '../../src/engine/lineage.js';
 import type { EngineRecord } from '../../src/engine/types.js';
@@ -12,7 +13,7 @@ function stateOf(records: Omit<EngineRecord, 'tsMs'>[]) {
   records.forEach((r, i) => observe(state, { tsMs: i, session: 'S', ...r }));
   return state.incarnations.at(-1)!;
 }
-const ids = (members: { id: string }[]) => members.map((m) => m.id);
+const ids = (members: readonly { id: string }[]) => members.map((m) => m.id);
 
 /** A session whose streams a and c share a sequence, and so do b and d: two lineages, (a, c) and (b, d). */
 const TWO_SEQUENCES: Omit<EngineRecord, 'tsMs'>[] = [
@@ -131,5 +132,31 @@ describe('lineageMembers', () => {
     expect(inc.streams.get('p7r')!.superseded).toBe(false);
     expect(ids(lineageMembers(inc, 'g2'))).toEqual(['g1', 'x', 'g2']);
   });
-});
 
+  it("keeps each lineage's live writers in the order first seen, whatever opens, closes, fences, resumes and attaches", () => {
+    // The ordered live lists are kept as the state changes (a resumption reads them, never sorts them): after every
+    // record, each stream's live writers are its lineage's members that are neither closed nor fenced.
+    const streamId = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('stream.opened' as const), stream: streamId, via: fc.constantFrom('get', 'post'), sequence: fc.option(fc.constantFrom('s', 't'), { nil: undefined }) }),
+      fc.record({ kind: fc.constantFrom('stream.closed' as const, 'stream.fenced' as const), stream: streamId }),
+      fc.record({ kind: fc.constant('event.sent' as const), stream: streamId, eventId: fc.constantFrom('1', '2', '3') }),
+      fc.record({ kind: fc.constant('upgrade' as const), stream: streamId, lastEventId: fc.constantFrom('1', '2', '3'), newStream: streamId, decision: fc.constant('resume'), status: fc.constant(200) }),
+      fc.record({ kind: fc.constant('upgrade' as const), newStream: streamId, decision: fc.constant('attach'), status: fc.constant(200) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
+        const state = createState();
+        observe(state, { tsMs: 0, session: 'S', kind: 'session.created' });
+        steps.forEach((r, i) => {
+          observe(state, { tsMs: i + 1, session: 'S', ...r } as EngineRecord);
+          const inc = state.incarnations.at(-1)!;
+          for (const id of inc.streams.keys()) {
+            expect(ids(liveLineageMembers(inc, id))).toEqual(ids(lineageMembers(inc, id).filter((s) => !s.closed && !s.fenced)));
+          }
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
