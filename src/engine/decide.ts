@@ -6,7 +6,8 @@
 import { DEFAULT_POLICY, type Policy } from './policy.js';
 import type { EngineState, Incarnation } from './types.js';
 import type { CheckCode, DecisionClass, EngineDecision, EngineRequest, ReasonCode } from './types.js';
-import { liveLineageMembers, liveStandaloneStreams } from './lineage.js';
+import { lineageRoot, liveStandaloneRoots } from './lineage.js';
+import { writerElsewhere, writerIdsNow } from './live-writers.js';
 import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
 import { DEFAULT_REVISION, REVISION_RULES, revisionOf, type ProtocolRevision, type RevisionRules } from './revisions.js';
@@ -72,15 +73,12 @@ export function servingIncarnation(state: EngineState, node?: string): Incarnati
 
 /** Session resumption on a new stream: no replay; every pending request re-emitted or cancelled. */
 function attach(inc: Incarnation, request: EngineRequest, policy: Policy): EngineDecision {
-  const writers = splitByNode(liveStandaloneStreams(inc), request.node);
-  if (writers.unfenceable.length > 0) return unresumable(['prior_writer_unfenceable'], policy);
+  const roots = liveStandaloneRoots(inc);
+  if (writerElsewhere(inc, roots, request.node)) return unresumable(['prior_writer_unfenceable'], policy);
   const pending = pendingRequests(inc).map((r) => r.id);
   const reemit = policy.pendingOnAttach === 'reemit';
-  return outcome('attach', 200, 'session_resumption', {
-    reemit: reemit ? pending : [],
-    cancel: reemit ? [] : pending,
-    fence: writers.fenceable,
-  });
+  const d = outcome('attach', 200, 'session_resumption', { reemit: reemit ? pending : [], cancel: reemit ? [] : pending });
+  return withFence(d, writerIdsNow(inc, roots));
 }
 
 /** Stream resumption: replay after Last-Event-ID on its lane, if every check passes. */
@@ -97,11 +95,11 @@ function resume(state: EngineState, inc: Incarnation, lastEventId: string, reque
   if ((inc.stateChanges.at(-1)?.pos ?? -1) > event.pos) checks.push('state_changed_in_window');
   const replay = inc.events.after(event);
   if (replay.some((id) => isAnsweredRequest(inc, id))) checks.push('answered_request_in_window');
-  const writers = splitByNode(event.stream === undefined ? [] : liveLineageMembers(inc, event.stream), request.node);
-  if (writers.unfenceable.length > 0) checks.push('prior_writer_unfenceable');
+  const roots = event.stream === undefined ? [] : [lineageRoot(inc, event.stream)];
+  if (writerElsewhere(inc, roots, request.node)) checks.push('prior_writer_unfenceable');
   if (checks.length > 0) return unresumable(checks, policy);
 
-  return outcome('resume', 200, 'stream_resumption', { replay, fence: writers.fenceable });
+  return withFence(outcome('resume', 200, 'stream_resumption', { replay }), writerIdsNow(inc, roots));
 }
 
 function isAnsweredRequest(inc: Incarnation, eventId: string): boolean {
@@ -109,13 +107,22 @@ function isAnsweredRequest(inc: Incarnation, eventId: string): boolean {
   return requestId !== undefined && inc.requests.get(requestId)?.answered === true;
 }
 
-/** A node can fence only its own writers; one on another known node stays a second writer. */
-function splitByNode(streams: readonly { id: string; node?: string }[], node: string | undefined) {
-  const fenceable: string[] = [];
-  const unfenceable: string[] = [];
-  // One pass: every live writer of a lineage is visited on every resumption, thousands where no stream is closed.
-  for (const s of streams) (node !== undefined && s.node !== undefined && s.node !== node ? unfenceable : fenceable).push(s.id);
-  return { fenceable, unfenceable };
+/**
+ * The decision fences every live prior writer (none is on another node, or it would not stand): listed when
+ * `fence` is first read, as they were when it was decided. Every prior writer of a session whose server logs no
+ * stream.closed is every earlier stream, and listing them per decision made its replay quadratic.
+ */
+function withFence(d: EngineDecision, ids: () => string[]): EngineDecision {
+  let fence: string[] | undefined;
+  Object.defineProperty(d, 'fence', {
+    enumerable: true,
+    configurable: true,
+    get: () => (fence ??= ids()),
+    set: (v: string[]) => {
+      fence = v;
+    },
+  });
+  return d;
 }
 
 /**

@@ -3,6 +3,7 @@
 // resume or attach, or a shared `sequence`, links a stream to the one it
 // continues. Links always join two roots, so the chains never cycle.
 
+import { joinInOrder, joinLive, liveRoots, liveWritersOf, markDead as markDeadIn, markLive as markLiveIn, noteNode } from './live-writers.js';
 import { isStandaloneLineage } from './standalone.js';
 import { noteSequence } from './trim-index.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
@@ -26,7 +27,10 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
     inc.unsuperseded.set(id, new Set([stream]));
     markLive(inc, stream);
   }
-  stream.node ??= record.node;
+  if (stream.node === undefined && record.node !== undefined) {
+    stream.node = record.node;
+    noteNode(inc, lineageRoot(inc, id), stream);
+  }
   stream.conn ??= record.conn;
   stream.principal ??= record.principal;
   if (record.sequence !== undefined && stream.sequence === undefined) {
@@ -78,38 +82,21 @@ function linkLineage(inc: Incarnation, newer: string, older: string): void {
   root.continues = olderRoot;
   const moved = inc.lineages.get(newerRoot) ?? [];
   inc.lineages.delete(newerRoot);
-  inc.lineages.set(olderRoot, inOrderSeen(inc.lineages.get(olderRoot) ?? [], moved));
+  inc.lineages.set(olderRoot, joinInOrder(inc.lineages.get(olderRoot) ?? [], moved));
   inc.standaloneRoots.delete(newerRoot);
   inc.unsuperseded.set(olderRoot, union(inc.unsuperseded.get(olderRoot), inc.unsuperseded.get(newerRoot)));
   inc.unsuperseded.delete(newerRoot);
-  inc.liveByRoot.set(olderRoot, union(inc.liveByRoot.get(olderRoot), inc.liveByRoot.get(newerRoot)));
-  inc.liveByRoot.delete(newerRoot);
-  const movedOrder = inc.liveInOrder.get(newerRoot);
-  inc.liveInOrder.delete(newerRoot);
-  if (movedOrder !== undefined) inc.liveInOrder.set(olderRoot, inOrderSeen(inc.liveInOrder.get(olderRoot) ?? [], movedOrder));
+  joinLive(inc, olderRoot, newerRoot);
 }
 
 /** The stream may write (it opened, or reopened): live until it is closed or fenced. */
 function markLive(inc: Incarnation, stream: StreamInfo): void {
-  const root = lineageRoot(inc, stream.id);
-  let streams = inc.liveByRoot.get(root);
-  if (streams === undefined) inc.liveByRoot.set(root, (streams = new Set()));
-  if (streams.has(stream)) return;
-  streams.add(stream);
-  putInOrder(inc, root, stream);
+  markLiveIn(inc, lineageRoot(inc, stream.id), stream);
 }
 
 /** The stream was closed or fenced: it writes no more. */
 export function markDead(inc: Incarnation, stream: StreamInfo): void {
-  const root = lineageRoot(inc, stream.id);
-  if (!inc.liveByRoot.get(root)?.delete(stream)) return;
-  const ordered = inc.liveInOrder.get(root)!;
-  ordered.splice(ordered.indexOf(stream), 1);
-}
-
-/** The stream joined `root`'s live set: put into its ordered list, at the end unless it was seen before the last. */
-function putInOrder(inc: Incarnation, root: string, stream: StreamInfo): void {
-  inc.liveInOrder.set(root, inOrderSeen(inc.liveInOrder.get(root) ?? [], [stream]));
+  markDeadIn(inc, lineageRoot(inc, stream.id), stream);
 }
 
 /** The two sets as one, the smaller added to the larger. */
@@ -121,34 +108,6 @@ function union<T>(a: Set<T> | undefined, b: Set<T> | undefined): Set<T> {
 }
 
 /**
- * Two lineages' members as one, in the order the incarnation first saw them (mostly: the newer ones after).
- * The longer list is extended in place and kept: a copy per link cost a session resumed thousands of times
- * on one lineage its length squared.
- */
-function inOrderSeen(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
-  const at = (s: StreamInfo) => s.seen;
-  if (a.length === 0 || b.length === 0 || at(a[a.length - 1]!) < at(b[0]!)) {
-    for (const s of b) a.push(s);
-    return a;
-  }
-  // The shorter list's members put into the longer one where they belong: an attach links the new stream to every
-  // standalone lineage, and sorting both lists whole per link made a session attaching every few rounds quadratic.
-  const [long, short] = a.length >= b.length ? [a, b] : [b, a];
-  for (const s of short) {
-    const seen = at(s);
-    let lo = 0;
-    let hi = long.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (at(long[mid]!) < seen) lo = mid + 1;
-      else hi = mid;
-    }
-    long.splice(lo, 0, s);
-  }
-  return long;
-}
-
-/**
  * The streams of `id`'s lineage, in the order the incarnation first saw them. Kept per root as lineages are
  * linked: filtering every stream of the incarnation per resumption was quadratic in a session's length.
  */
@@ -157,39 +116,22 @@ export function lineageMembers(inc: Incarnation, id: string): StreamInfo[] {
 }
 
 /**
- * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them: its lineage's
- * live set, kept in that order as streams open, close and lineages join, neither filtered from the lineage, which a session thousands of resumptions long makes thousands
- * of streams long, nor from every live stream, which a server leaving streams open makes as many.
+ * The live streams of `id`'s lineage (its prior writers), in the order the incarnation first saw them, as
+ * live-writers.ts keeps them per lineage: neither filtered from the lineage, which a session thousands of
+ * resumptions long makes thousands of streams long, nor from every live stream. Read at once: not a copy.
  */
 export function liveLineageMembers(inc: Incarnation, id: string): readonly StreamInfo[] {
-  return inc.liveInOrder.get(lineageRoot(inc, id)) ?? [];
+  return liveWritersOf(inc, lineageRoot(inc, id));
 }
 
 /**
- * The live standalone streams, in the order the incarnation first saw them (as its `streams` hold them): an attach's
- * prior writers. The live sets of the lineages a GET began (a set's streams share its root): a resumed POST
+ * The roots of the lineages a GET began, with live writers: an attach's prior writers are theirs. A resumed POST
  * response stays a POST lineage even though the resumption was a GET.
  */
-export function liveStandaloneStreams(inc: Incarnation): StreamInfo[] {
-  const streams: StreamInfo[] = [];
-  for (const [root, live] of inc.liveByRoot) {
-    if (isStandaloneLineage(inc.streams.get(root)?.via)) for (const s of live) streams.push(s);
-  }
-  return inOrderFirstSeen(streams);
-}
-
-/**
- * A live set mostly holds its streams in the order they were seen (a stream is added when it opens, and only a
- * join of two lineages interleaves them): checked in one pass, sorted only where it is not. A server that logs no
- * stream.closed leaves every stream of a lineage live, and sorting them whole on every resumption cost most of
- * that session's replay.
- */
-function inOrderFirstSeen(streams: Iterable<StreamInfo>): StreamInfo[] {
-  const out = [...streams];
-  for (let i = 1; i < out.length; i++) {
-    if (out[i - 1]!.seen > out[i]!.seen) return out.sort((a, b) => a.seen - b.seen);
-  }
-  return out;
+export function liveStandaloneRoots(inc: Incarnation): string[] {
+  const roots: string[] = [];
+  for (const [root, live] of liveRoots(inc)) if (live.length > 0 && isStandaloneLineage(inc.streams.get(root)?.via)) roots.push(root);
+  return roots;
 }
 
 /**

@@ -115,7 +115,10 @@ export interface EngineDecision {
   reemit: string[];
   /** Pending server-to-client request ids to fail explicitly instead. */
   cancel: string[];
-  /** Stream ids whose writers must be fenced before the new stream is attached. */
+  /**
+   * Stream ids whose writers must be fenced before the new stream is attached. Listed when first read: a session
+   * whose streams are never closed meets every earlier stream at each resumption (engine/live-writers.ts).
+   */
   fence: string[];
   /** A new session id must be minted (initialize, or a reset). */
   newSession: boolean;
@@ -129,6 +132,15 @@ export interface EngineDecision {
 // events' log, event-log.ts, the one class), so that the modules that read it
 // (lineage, requests, retention, decide) need only these types, not state.ts's
 // functions.
+
+/** A lineage's live writers (live-writers.ts). */
+export interface LiveWriters {
+  members: Set<StreamInfo>;
+  /** The members in the order the incarnation first saw them. */
+  inOrder: StreamInfo[];
+  /** Members on each known node: how many. */
+  nodes: Map<string, number>;
+}
 
 export interface StreamInfo {
   id: string;
@@ -235,17 +247,11 @@ export interface Incarnation {
   /** The lineage roots opened by a GET: the standalone lineages (lineage.ts keeps it). */
   standaloneRoots: Set<string>;
   /**
-   * Streams neither closed nor fenced since they (re)opened, by lineage root (lineage.ts keeps it): the writers a
-   * resume or attach may meet. A resumption's are its lineage's set, read here, not filtered from every live
-   * stream, which a server that leaves streams open makes many.
+   * Lineage root -> its live writers: streams neither closed nor fenced since they (re)opened (live-writers.ts keeps
+   * them). A resumption's are its lineage's, read here, not filtered from every live stream, which a server leaving
+   * streams open makes many.
    */
-  liveByRoot: Map<string, Set<StreamInfo>>;
-  /**
-   * Lineage root -> its live set in the order first seen, kept while it only grows at the end (lineage.ts keeps it):
-   * a server that logs no stream.closed leaves every stream of a lineage live, and each resumption then lists
-   * them all. Sorting the set again per resumption made such a session's replay quadratic.
-   */
-  liveInOrder: Map<string, StreamInfo[]>;
+  live: Map<string, LiveWriters>;
   /** The events emitted, each lane's in order (event-log.ts). */
   events: EventLog;
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];

@@ -1,0 +1,149 @@
+// The live writers of each lineage: its streams neither closed nor fenced since
+// they (re)opened, the prior writers a resume or attach meets. lineage.ts says
+// which root a stream hangs on and calls these as streams open, close, learn
+// their node and lineages join; decide.ts reads them.
+//
+// A server that logs no stream.closed leaves every stream of a lineage live, so
+// each resumption meets all the earlier ones. Listing them per decision made
+// such a session's replay its length squared (one session of 1M lines: 91 s).
+// So a decision asks two things that cost no more than the nodes involved:
+// whether any writer sits on another node (counts per node), and a snapshot of
+// the writers in the order seen, listed only when the decision's fence is read.
+// A snapshot is a list and its length: a list only ever grows at its end in
+// place; any other change (a close, a stream seen earlier, a join that
+// interleaves) makes a new list, so a snapshot taken before reads the same.
+
+import type { Incarnation, LiveWriters, StreamInfo } from './types.js';
+
+/**
+ * The lists a decision has taken a snapshot of. Not state (decide() leaves the state as it was): a list in it
+ * is copied before it changes other than at its end. A clone of the state has lists of its own, none taken.
+ */
+const taken = new WeakSet<StreamInfo[]>();
+
+function writersOf(inc: Incarnation, root: string): LiveWriters {
+  let w = inc.live.get(root);
+  if (w === undefined) inc.live.set(root, (w = { members: new Set(), inOrder: [], nodes: new Map() }));
+  return w;
+}
+
+/** The writers' list, to change other than at its end: copied first if a snapshot holds it. */
+function own(w: LiveWriters): StreamInfo[] {
+  if (taken.has(w.inOrder)) w.inOrder = w.inOrder.slice();
+  return w.inOrder;
+}
+
+/** The stream may write (it opened, or reopened): live until it is closed or fenced. */
+export function markLive(inc: Incarnation, root: string, stream: StreamInfo): void {
+  const w = writersOf(inc, root);
+  if (w.members.has(stream)) return;
+  w.members.add(stream);
+  const last = w.inOrder[w.inOrder.length - 1];
+  if (last === undefined || last.seen < stream.seen) w.inOrder.push(stream);
+  else joinInOrder(own(w), [stream]);
+  countNode(w, stream.node, 1);
+}
+
+/** The stream was closed or fenced: it writes no more. */
+export function markDead(inc: Incarnation, root: string, stream: StreamInfo): void {
+  const w = inc.live.get(root);
+  if (w === undefined || !w.members.delete(stream)) return;
+  const list = own(w);
+  list.splice(list.indexOf(stream), 1);
+  countNode(w, stream.node, -1);
+}
+
+/** A stream's node became known (stream.node was just set): counted if the stream is live. */
+export function noteNode(inc: Incarnation, root: string, stream: StreamInfo): void {
+  const w = inc.live.get(root);
+  if (w !== undefined && w.members.has(stream)) countNode(w, stream.node, 1);
+}
+
+/** `newer`'s lineage now continues `older`'s: one set of live writers, under the older root. */
+export function joinLive(inc: Incarnation, older: string, newer: string): void {
+  const moved = inc.live.get(newer);
+  if (moved === undefined) return;
+  inc.live.delete(newer);
+  const kept = inc.live.get(older);
+  if (kept === undefined) {
+    inc.live.set(older, moved);
+    return;
+  }
+  for (const s of moved.members) kept.members.add(s);
+  for (const [node, n] of moved.nodes) countNode(kept, node, n);
+  const a = kept.inOrder;
+  const b = moved.inOrder;
+  // Kept in place where `b` only extends `a` at its end; otherwise into whichever list is longer, owned.
+  if (a.length === 0 || b.length === 0 || a[a.length - 1]!.seen < b[0]!.seen) kept.inOrder = joinInOrder(a, b);
+  else if (a.length >= b.length) kept.inOrder = joinInOrder(own(kept), b);
+  else kept.inOrder = joinInOrder(own(moved), a);
+}
+
+/** The live writers of the lineage rooted at `root`, in the order seen. Read it at once: it is not a copy. */
+export function liveWritersOf(inc: Incarnation, root: string): readonly StreamInfo[] {
+  return inc.live.get(root)?.inOrder ?? [];
+}
+
+/** Roots with live writers, each with them (in the order seen). */
+export function* liveRoots(inc: Incarnation): Generator<[string, readonly StreamInfo[]]> {
+  for (const [root, w] of inc.live) yield [root, w.inOrder];
+}
+
+/** Whether any live writer of these lineages is on a known node other than `node` (one it cannot fence). */
+export function writerElsewhere(inc: Incarnation, roots: readonly string[], node: string | undefined): boolean {
+  if (node === undefined) return false;
+  for (const root of roots) {
+    for (const other of inc.live.get(root)?.nodes.keys() ?? []) if (other !== node) return true;
+  }
+  return false;
+}
+
+/**
+ * The ids of these lineages' live writers as they are now, in the order seen, listed when called: later changes
+ * to the lineages do not reach it.
+ */
+export function writerIdsNow(inc: Incarnation, roots: readonly string[]): () => string[] {
+  const parts = roots.map((root) => {
+    const list = inc.live.get(root)?.inOrder ?? [];
+    taken.add(list);
+    return { list, length: list.length };
+  });
+  return () => {
+    const streams: StreamInfo[] = [];
+    for (const { list, length } of parts) for (let i = 0; i < length; i++) streams.push(list[i]!);
+    if (parts.length > 1) streams.sort((x, y) => x.seen - y.seen);
+    return streams.map((s) => s.id);
+  };
+}
+
+function countNode(w: LiveWriters, node: string | undefined, by: number): void {
+  if (node === undefined) return;
+  const n = (w.nodes.get(node) ?? 0) + by;
+  if (n > 0) w.nodes.set(node, n);
+  else w.nodes.delete(node);
+}
+
+/**
+ * Two lists of streams, each in the order seen, as one: `b` appended to `a` where it comes after it, and otherwise
+ * the shorter list's streams put into the longer by halves (the longer list changes in place and is returned). An
+ * attach links its new stream to every standalone lineage, and sorting both lists whole per link made a session
+ * attaching every few rounds quadratic.
+ */
+export function joinInOrder(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
+  if (a.length === 0 || b.length === 0 || a[a.length - 1]!.seen < b[0]!.seen) {
+    for (const s of b) a.push(s);
+    return a;
+  }
+  const [long, short] = a.length >= b.length ? [a, b] : [b, a];
+  for (const s of short) {
+    let lo = 0;
+    let hi = long.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (long[mid]!.seen < s.seen) lo = mid + 1;
+      else hi = mid;
+    }
+    long.splice(lo, 0, s);
+  }
+  return long;
+}
