@@ -24,6 +24,9 @@ export const SHAPES = {
   rotated:
     "soak-one's log rotated: it begins after the session was created, so the engine cannot replay what the server knew and, at every " +
     'reconnect, asks whether any history gives the same answer',
+  unclosed:
+    "soak-one on a server that logs no stream.closed: every stream stays a live writer, so each resumption meets all the earlier streams " +
+    'of its lineage (a dual-writer finding each) and its decision fences them all',
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
   lifecycle:
@@ -83,6 +86,7 @@ function profile(shape, lines) {
     // About 13 lines a round; a session is scripted whole before it is written, hence the cap.
     case 'soak-one': return { ...p, sequential: true, rounds: Math.min(Math.ceil(lines / 12) + 1, 40_000), attachEvery: 10 };
     case 'rotated': return { ...profile('soak-one', lines), rotated: true };
+    case 'unclosed': return { ...profile('soak-one', lines), unclosed: true };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
     case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
     case 'sdk-ids': return { ...profile('production'), sdkIds: true };
@@ -111,7 +115,8 @@ function scriptSession(s, p, rnd, start) {
   const faultOf = (k) => FAULTS[(s + (everyRound ? k : 0)) % FAULTS.length];
   const fault = faultOf(0);
   const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
-  const add = (rec) => recs.push({ t, rec: { node, ...rec } });
+  // unclosed: a server that never logs a stream's end.
+  const add = (rec) => (p.unclosed && rec.kind === 'stream.closed' ? 0 : recs.push({ t, rec: { node, ...rec } }));
   if (proxyOnly) return scriptProxyOnly(s, p, rnd, start, session, principal);
   if (p.hostile) return scriptHostile(s, p, rnd, start, session);
   let req = 0;

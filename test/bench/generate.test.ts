@@ -35,7 +35,7 @@ describe('bench generator', () => {
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long (soak-one: one)
     const few = shape.startsWith('soak') || shape === 'polling' || shape === 'hostile';
-    expect(report.summary.sessions).toBeGreaterThan(['soak-one', 'lifecycle', 'rotated'].includes(shape) ? 0 : few ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(['soak-one', 'lifecycle', 'rotated', 'unclosed'].includes(shape) ? 0 : few ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -59,6 +59,17 @@ describe('bench generator', () => {
     expect((readFileSync(file, 'utf8').match(/"decision":"resume"/g) ?? []).length).toBeGreaterThan(300);
     expect(report.findings).toEqual([]);
     expect(report.not_knowable.find((n) => n.rule === 'engine-divergence')?.reason).toContain('the log starts after sess-0 was created');
+  });
+
+  it('unclosed: soak-one on a server that logs no stream.closed, every reconnect a second writer', async () => {
+    const { file, report } = await run('unclosed', 1, 6000);
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain('stream.closed');
+    const reconnects = (text.match(/"decision":"(resume|attach)"/g) ?? []).length;
+    expect(reconnects).toBeGreaterThan(400);
+    expect(report.summary.sessions).toBe(1);
+    // each accepted reconnect took over from a stream the log never ended
+    expect(report.summary.by_rule).toEqual({ 'dual-writer': reconnects });
   });
 
   it('soak-one: the whole log is one session, resumed and reattached, and clean', async () => {
