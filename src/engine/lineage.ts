@@ -130,7 +130,7 @@ export function liveLineageMembers(inc: Incarnation, id: string): readonly Strea
  */
 export function liveStandaloneRoots(inc: Incarnation): string[] {
   const roots: string[] = [];
-  for (const [root, live] of liveRoots(inc)) if (live.length > 0 && isStandaloneLineage(inc.streams.get(root)?.via)) roots.push(root);
+  for (const root of liveRoots(inc)) if (isStandaloneLineage(inc.streams.get(root)?.via)) roots.push(root);
   return roots;
 }
 

@@ -248,7 +248,7 @@ export interface Incarnation {
   standaloneRoots: Set<string>;
   /**
    * Lineage root -> its live writers: streams neither closed nor fenced since they (re)opened (live-writers.ts keeps
-   * them). A resumption's are its lineage's, read here, not filtered from every live stream, which a server leaving
+   * them; a lineage with none has no entry). A resumption's are its lineage's, read here, not filtered from every live stream, which a server leaving
    * streams open makes many.
    */
   live: Map<string, LiveWriters>;

@@ -55,6 +55,15 @@ describe('live writers', () => {
     expect(decide(stateOf([...log, rec('stream.closed', 5, { stream: 'a' })]), ask)).toMatchObject({ decision: 'resume', fence: ['b', 'c'] });
   });
 
+  it('forgets a lineage once none of its writers is live: a long session keeps only its live ones', () => {
+    const log = [rec('session.created', 0), rec('stream.opened', 0, { stream: 'g1', via: 'get' })];
+    for (let i = 0; i < 100; i++) log.push(rec('stream.opened', i, { stream: `p${i}`, via: 'post' }), rec('stream.closed', i, { stream: `p${i}` }));
+    const inc = stateOf(log).incarnations[0]!;
+    expect([...inc.live.keys()]).toEqual(['g1']);
+    const again = stateOf([...log, rec('stream.opened', 101, { stream: 'p3', via: 'post' })]).incarnations[0]!; // a reused id, live again
+    expect([...again.live.keys()].sort()).toEqual(['g1', 'p3']);
+  });
+
   it('a server that logs no stream.closed: each resumption fences every earlier stream, and an earlier decision keeps its own', () => {
     const state = stateOf([rec('session.created', 0), rec('stream.opened', 0, { stream: 'g0', via: 'get' })]);
     const decisions: string[][] = [];
