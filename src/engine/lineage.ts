@@ -3,7 +3,7 @@
 // resume or attach, or a shared `sequence`, links a stream to the one it
 // continues. Links always join two roots, so the chains never cycle.
 
-import { joinInOrder, joinLive, liveRoots, liveWritersOf, markDead as markDeadIn, markLive as markLiveIn, noteNode } from './live-writers.js';
+import { hasLiveWriters, joinInOrder, joinLive, liveWritersOf, markDead as markDeadIn, markLive as markLiveIn, noteNode } from './live-writers.js';
 import { isStandaloneLineage } from './standalone.js';
 import { noteSequence } from './trim-index.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
@@ -126,12 +126,11 @@ export function liveLineageMembers(inc: Incarnation, id: string): readonly Strea
 
 /**
  * The roots of the lineages a GET began, with live writers: an attach's prior writers are theirs. A resumed POST
- * response stays a POST lineage even though the resumption was a GET.
+ * response stays a POST lineage even though the resumption was a GET. Read from the standalone roots, not from
+ * every lineage with a live writer, which a server that leaves its POST responses open makes many.
  */
 export function liveStandaloneRoots(inc: Incarnation): string[] {
-  const roots: string[] = [];
-  for (const root of liveRoots(inc)) if (isStandaloneLineage(inc.streams.get(root)?.via)) roots.push(root);
-  return roots;
+  return [...inc.standaloneRoots].filter((root) => hasLiveWriters(inc, root));
 }
 
 /**

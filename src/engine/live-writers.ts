@@ -90,9 +90,9 @@ export function liveWritersOf(inc: Incarnation, root: string): readonly StreamIn
   return inc.live.get(root)?.inOrder ?? [];
 }
 
-/** The roots of the lineages with live writers. */
-export function liveRoots(inc: Incarnation): IterableIterator<string> {
-  return inc.live.keys();
+/** Whether the lineage rooted at `root` has a live writer. */
+export function hasLiveWriters(inc: Incarnation, root: string): boolean {
+  return inc.live.has(root);
 }
 
 /** Whether any live writer of these lineages is on a known node other than `node` (one it cannot fence). */
