@@ -26,7 +26,7 @@ export const SHAPES = {
     'reconnect, asks whether any history gives the same answer',
   unclosed:
     "soak-one on a server that logs no stream.closed: every stream stays a live writer, so each resumption meets all the earlier streams " +
-    'of its lineage (a dual-writer finding each) and its decision fences them all',
+    "of its lineage (a dual-writer finding each) and its decision fences them all; each round's tool call is answered on a POST stream left open too",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
   lifecycle:
@@ -167,7 +167,9 @@ function scriptSession(s, p, rnd, start) {
     step();
     const args = principal === 'tok:shared' ? 'h-shared' : `h${s}-${k}`;
     const q = proxied ? http('POST', 200, { 'mcp-session-id': session }, { rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: k }) : {};
-    add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200, ...q });
+    // unclosed: the tool call answered on a POST response stream of its own, which the server never logs ending either
+    if (p.unclosed) add({ kind: 'stream.opened', session, stream: `p${k}`, via: 'post' });
+    add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200, ...q, ...(p.unclosed && { stream: `p${k}` }) });
     if (faulty && fault === 'dup-call') add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200 });
     if (storm && k === 1) {
       for (let i = 0; i < 6; i++) {
