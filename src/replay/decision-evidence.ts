@@ -41,11 +41,10 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
       const carrier = replay.map((id) => inc.events.get(id)).find((e) => e?.requestId !== undefined && inc.requests.get(e.requestId)?.answered);
       return carrier ? [carrier.pos] : [];
     }
-    case 'prior_writer_unfenceable': {
-      const live = event.stream === undefined ? [] : liveLineageMembers(inc, event.stream);
-      const elsewhere = live.filter((s) => request.node !== undefined && s.node !== undefined && s.node !== request.node);
-      return elsewhere.map((s) => s.openedPos);
-    }
+    case 'prior_writer_unfenceable':
+      return writersElsewhere(inc, event, request)
+        .slice(-MAX_CITED_WRITERS)
+        .map((s) => s.openedPos);
     default:
       return [];
   }
@@ -57,6 +56,27 @@ function sessionNotFound(p: UpgradePoint, state: NonNullable<UpgradePoint['state
   if (ended) return idsAt(p, [ended.pos]);
   const createdElsewhere = state.incarnations.findLast((i) => i.created);
   return createdElsewhere ? optional(p.createdRecordId(createdElsewhere)) : [];
+}
+
+/**
+ * The live writers of a resumption's lineage on a known node other than the one that answered, in the order seen:
+ * those it cannot fence. A server that logs no stream.closed, on two nodes sharing a store, leaves every earlier
+ * stream among them, and citing them all made each finding cite the session so far (400k lines: 13.5M citations,
+ * a 1.4 GB JSON report). The latest MAX_CITED_WRITERS are cited; the finding says how many there were.
+ */
+function writersElsewhere(inc: Incarnation, event: EmittedEvent, request: UpgradePoint['request']) {
+  const live = event.stream === undefined ? [] : liveLineageMembers(inc, event.stream);
+  return live.filter((s) => request.node !== undefined && s.node !== undefined && s.node !== request.node);
+}
+
+export const MAX_CITED_WRITERS = 20;
+
+/** How many writers on another node made `d` refuse a resumption (0: none did). */
+export function unfenceableWriters(p: UpgradePoint, d: EngineDecision): number {
+  if (p.state === undefined || !d.checks.includes('prior_writer_unfenceable')) return 0;
+  const inc = servingIncarnation(p.state, p.request.node);
+  const event = inc === undefined || p.request.lastEventId === null ? undefined : inc.events.get(String(p.request.lastEventId));
+  return inc === undefined || event === undefined ? 0 : writersElsewhere(inc, event, p.request).length;
 }
 
 function idsAt(p: UpgradePoint, positions: number[]): number[] {

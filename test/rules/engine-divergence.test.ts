@@ -35,6 +35,34 @@ describe('engine-divergence', () => {
     expect(evidenceLines(f!)).toEqual([7, 8]);
   });
 
+  // Two nodes sharing a store, a server that logs no stream.closed: every earlier stream on the other node is a live
+  // writer this node cannot fence, and each resumption is refused by the engine.
+  const onTwoNodes = (streams: number): LogLine[] => {
+    const lines: LogLine[] = [created, { ...opened, stream: 's0', node: 'b' }];
+    for (let k = 1; k <= streams; k++) {
+      lines.push({ ts: at(k * 1000), kind: 'event.sent', session: 'S1', stream: `s${k - 1}`, event_id: k, node: k % 2 ? 'b' : 'a' });
+      lines.push({ ts: at(k * 1000 + 500), kind: 'upgrade', session: 'S1', stream: `s${k - 1}`, new_stream: `s${k}`, last_event_id: k, decision: 'resume', status: 200, node: k % 2 ? 'a' : 'b' });
+    }
+    return lines;
+  };
+
+  it('cites the latest 20 writers on another node, and says how many there were', async () => {
+    const report = await analyzeLines(onTwoNodes(50));
+    const last = findingsOf(report, RULE).at(-1)!;
+    // the 50th resumption, on node b: the 25 streams node a opened (s1, s3, ..., s49) are live writers it cannot fence
+    expect(last.message).toContain('prior_writer_unfenceable (25 live writers on another node; the latest 20 cited)');
+    // the k-th upgrade (line 2k + 2) opened s<k>: s11, s13, ..., s49 opened on lines 24, 28, ..., 100; the 50th is line 102
+    const openings = Array.from({ length: 20 }, (_, i) => 2 * (11 + 2 * i) + 2);
+    expect(evidenceLines(last)).toEqual([...openings, 102]);
+  });
+
+  it('cites every writer on another node when there are 20 or fewer, with no count', async () => {
+    const report = await analyzeLines(onTwoNodes(40));
+    const last = findingsOf(report, RULE).at(-1)!;
+    expect(last.message).not.toContain('live writers on another node');
+    expect(evidenceLines(last)).toHaveLength(21); // s1, s3, ..., s39 and the upgrade
+  });
+
   it('flags a fresh session served to an unknown session id, explained by silent-fork', async () => {
     const report = await analyzeLines([
       created, // 1

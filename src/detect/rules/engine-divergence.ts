@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../../model/finding.js';
 import { FindingBatches } from '../finding-batches.js';
 import { forEachUpgrade } from '../../replay/engine-replay.js';
-import { decisionEvidence } from '../../replay/decision-evidence.js';
+import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriters } from '../../replay/decision-evidence.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
 import type { Db } from '../../store/db.js';
@@ -60,7 +60,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
           rule: RULE,
           session,
           atMs: p.upgrade.tsMs,
-          message: divergenceMessage(p.upgrade, p.request, decision),
+          message: divergenceMessage(p.upgrade, p.request, decision) + uncitedNote(unfenceableWriters(p, decision)),
           // The upgrade comes last: explainEngineDivergences finds it there.
           evidenceIds: [...decisionEvidence(p, decision, policy), p.upgrade.id],
         };
@@ -74,6 +74,11 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
 }
 
 export default engineDivergenceWith();
+
+/** Said where the evidence cites only the latest of the writers on another node (decision-evidence.ts). */
+function uncitedNote(writers: number): string {
+  return writers > MAX_CITED_WRITERS ? ` (${writers} live writers on another node; the latest ${MAX_CITED_WRITERS} cited)` : '';
+}
 
 /**
  * The conflict stale-writer-blocks-reconnect reads (queries/rules/stale-writer-blocks-reconnect.sql):
