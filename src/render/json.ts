@@ -56,6 +56,52 @@ export function* jsonArrayChunks<T>(items: Iterable<T>, shape: (item: T) => unkn
   yield first ? '[]' : `${chunk}\n${' '.repeat(depth)}]`;
 }
 
+/**
+ * JSON.stringify(value, null, 2), terminal-safe as nested() writes it, in pieces of about CHUNK_CHARS: an object
+ * key by key and an array item by item. A what-if report's flips were one string, then its terminal-safe copy:
+ * 34 MB of JSON for a 400k-line log of long sessions, and the run's peak (570 MB against 410 MB before it).
+ */
+export function* jsonChunks(value: unknown): Generator<string> {
+  let buffer = '';
+  for (const piece of valueChunks(value, 0)) {
+    buffer += piece;
+    if (buffer.length >= CHUNK_CHARS) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  if (buffer !== '') yield buffer;
+}
+
+function* valueChunks(value: unknown, depth: number): Generator<string> {
+  // As JSON.stringify: an array item it cannot write is null; an object key whose value it cannot write is left out.
+  if (Array.isArray(value)) {
+    yield* jsonArrayChunks(value, (item: unknown) => (unwritable(item) ? null : item), depth);
+    return;
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    yield nested(value, depth);
+    return;
+  }
+  const entries = Object.entries(value).filter(([, v]) => !unwritable(v));
+  if (entries.length === 0) {
+    yield '{}';
+    return;
+  }
+  const indent = ' '.repeat(depth + 2);
+  let first = true;
+  for (const [key, v] of entries) {
+    yield `${first ? '{' : ','}\n${indent}${terminalSafeJson(JSON.stringify(key))}: `;
+    yield* valueChunks(v, depth + 2);
+    first = false;
+  }
+  yield `\n${' '.repeat(depth)}}`;
+}
+
+function unwritable(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
 /** The size of a piece of a report written one after another (JSON, SARIF, timelines). */
 export const CHUNK_CHARS = 1 << 16;
 

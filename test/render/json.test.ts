@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderJson, renderJsonChunks, toJsonReport } from '../../src/render/json.js';
+import { jsonChunks, renderJson, renderJsonChunks, toJsonReport } from '../../src/render/json.js';
+import { terminalSafeJson } from '../../src/model/printable.js';
 import { FINDINGS, makeReport } from './fixture.js';
 
 describe('renderJson', () => {
@@ -82,5 +84,32 @@ describe('renderJson', () => {
     expect(chunks.length).toBeGreaterThan(5);
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(70_000);
     expect(chunks.join('')).toBe(stringified(r));
+  });
+});
+
+describe('jsonChunks', () => {
+  const whole = (v: unknown) => terminalSafeJson(JSON.stringify(v, null, 2));
+
+  it('writes any JSON value as JSON.stringify(value, null, 2) does, terminal-safe, in pieces', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect([...jsonChunks(v)].join('')).toBe(whole(v));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('leaves out what JSON.stringify leaves out, and escapes what could steer a terminal, in keys too', () => {
+    const v = { a: undefined, f: () => 1, list: [undefined, 1, () => 2], '\u202e key': 'x\u009by', when: new Date(0), nested: { empty: {}, none: [] } };
+    expect([...jsonChunks(v)].join('')).toBe(whole(v));
+    expect([...jsonChunks(v)].join('')).not.toMatch(/[\u202e\u009b]/);
+  });
+
+  it('never holds a large value as one piece: thousands of items come in pieces of about 64K characters', () => {
+    const flips = Array.from({ length: 5000 }, (_, i) => ({ at: i, why: 'x'.repeat(100) }));
+    const pieces = [...jsonChunks({ version: 1, flips })];
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(70_000);
+    expect(pieces.join('')).toBe(whole({ version: 1, flips }));
   });
 });

@@ -1,8 +1,8 @@
-import { terminalSafeJson } from '../../model/printable.js';
+import { jsonChunks } from '../../render/json.js';
 import { Option, type Command } from 'commander';
 import { PROTOCOL_REVISIONS, isProtocolRevision, type ProtocolRevision } from '../../engine/index.js';
 import { renderWhatIfText, whatIf, type PolicyChange } from '../../whatif/index.js';
-import { UsageError, type Io } from '../io.js';
+import { UsageError, writeOut, type Io } from '../io.js';
 import { SETTINGS, WHATIF_SETTINGS } from '../../findings/settings.js';
 import { addConfigOption, addInputOptions, addSettingOptions, detectOptions, loadConfig, settingValue, type SettingFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -35,7 +35,9 @@ async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<numb
   const ws = await openWorkspace(paths, flags, io);
   try {
     const report = await whatIf(ws.db, { baseline, disabled, change });
-    io.out(flags.format === 'json' ? terminalSafeJson(JSON.stringify(report, null, 2)) + '\n' : renderWhatIfText(report));
+    // JSON a piece at a time: a what-if of a long log lists thousands of flips.
+    if (flags.format === 'json') await writeOut(io, jsonLines(report));
+    else io.out(renderWhatIfText(report));
     return ws.unusable ? 2 : 0;
   } finally {
     ws.db.close();
@@ -68,4 +70,9 @@ function policyChange(flags: WhatifFlags, configRetention: PolicyChange['retenti
 function protocolRevision(s: string): ProtocolRevision {
   if (!isProtocolRevision(s)) throw new UsageError(`--protocol: unknown revision "${s}": expected one of ${PROTOCOL_REVISIONS.join(', ')}`);
   return s;
+}
+
+function* jsonLines(report: unknown): Generator<string> {
+  yield* jsonChunks(report);
+  yield '\n';
 }
