@@ -28,9 +28,20 @@ function writersOf(inc: Incarnation, root: string): LiveWriters {
 }
 
 /** The writers' list, to change other than at its end: copied first if a snapshot holds it. */
-function own(w: LiveWriters): StreamInfo[] {
+function own(w: Pick<LiveWriters, 'inOrder'>): StreamInfo[] {
   if (taken.has(w.inOrder)) w.inOrder = w.inOrder.slice();
   return w.inOrder;
+}
+
+/**
+ * `kept`'s list and `added`'s as one, in the order seen: extended in place where `added` comes after it (a snapshot
+ * of it reads the same), otherwise into whichever list is longer, owned.
+ */
+function joinedLists(kept: LiveWriters, added: Pick<LiveWriters, 'inOrder'>): StreamInfo[] {
+  const a = kept.inOrder;
+  const b = added.inOrder;
+  if (extendsInOrder(a, b)) return joinInOrder(a, b);
+  return a.length >= b.length ? joinInOrder(own(kept), b) : joinInOrder(own(added), a);
 }
 
 /** The stream may write (it opened, or reopened): live until it is closed or fenced. */
@@ -38,9 +49,7 @@ export function markLive(inc: Incarnation, root: string, stream: StreamInfo): vo
   const w = writersOf(inc, root);
   if (w.members.has(stream)) return;
   w.members.add(stream);
-  const last = w.inOrder[w.inOrder.length - 1];
-  if (last === undefined || last.seen < stream.seen) w.inOrder.push(stream);
-  else joinInOrder(own(w), [stream]);
+  w.inOrder = joinedLists(w, { inOrder: [stream] });
   countNode(w, stream.node, 1);
 }
 
@@ -77,12 +86,7 @@ export function joinLive(inc: Incarnation, older: string, newer: string): void {
   }
   for (const s of moved.members) kept.members.add(s);
   for (const [node, n] of moved.nodes) countNode(kept, node, n);
-  const a = kept.inOrder;
-  const b = moved.inOrder;
-  // Kept in place where `b` only extends `a` at its end; otherwise into whichever list is longer, owned.
-  if (a.length === 0 || b.length === 0 || a[a.length - 1]!.seen < b[0]!.seen) kept.inOrder = joinInOrder(a, b);
-  else if (a.length >= b.length) kept.inOrder = joinInOrder(own(kept), b);
-  else kept.inOrder = joinInOrder(own(moved), a);
+  kept.inOrder = joinedLists(kept, moved);
 }
 
 /** The live writers of the lineage rooted at `root`, in the order seen. Read it at once: it is not a copy. */
@@ -95,13 +99,27 @@ export function hasLiveWriters(inc: Incarnation, root: string): boolean {
   return inc.live.has(root);
 }
 
-/** Whether any live writer of these lineages is on a known node other than `node` (one it cannot fence). */
-export function writerElsewhere(inc: Incarnation, roots: readonly string[], node: string | undefined): boolean {
-  if (node === undefined) return false;
+/**
+ * How many live writers of these lineages are on a known node other than `node`: a node can fence only its own
+ * writers, and one on another known node stays a second writer. Read from the counts per node.
+ */
+export function writersElsewhereCount(inc: Incarnation, roots: readonly string[], node: string | undefined): number {
+  if (node === undefined) return 0;
+  let n = 0;
   for (const root of roots) {
-    for (const other of inc.live.get(root)?.nodes.keys() ?? []) if (other !== node) return true;
+    for (const [other, count] of inc.live.get(root)?.nodes ?? []) if (other !== node) n += count;
   }
-  return false;
+  return n;
+}
+
+export function writerElsewhere(inc: Incarnation, roots: readonly string[], node: string | undefined): boolean {
+  return writersElsewhereCount(inc, roots, node) > 0;
+}
+
+/** Those writers of the lineage rooted at `root`, in the order seen. */
+export function writersElsewhere(inc: Incarnation, root: string, node: string | undefined): StreamInfo[] {
+  if (node === undefined) return [];
+  return liveWritersOf(inc, root).filter((s) => s.node !== undefined && s.node !== node);
 }
 
 /**
@@ -136,7 +154,7 @@ function countNode(w: LiveWriters, node: string | undefined, by: number): void {
  * attaching every few rounds quadratic.
  */
 export function joinInOrder(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
-  if (a.length === 0 || b.length === 0 || a[a.length - 1]!.seen < b[0]!.seen) {
+  if (extendsInOrder(a, b)) {
     for (const s of b) a.push(s);
     return a;
   }
@@ -152,4 +170,9 @@ export function joinInOrder(a: StreamInfo[], b: StreamInfo[]): StreamInfo[] {
     long.splice(lo, 0, s);
   }
   return long;
+}
+
+/** Whether `b` comes after all of `a` (either empty included): appended, both stay in the order seen. */
+function extendsInOrder(a: readonly StreamInfo[], b: readonly StreamInfo[]): boolean {
+  return a.length === 0 || b.length === 0 || a[a.length - 1]!.seen < b[0]!.seen;
 }

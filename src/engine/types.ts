@@ -248,8 +248,8 @@ export interface Incarnation {
   standaloneRoots: Set<string>;
   /**
    * Lineage root -> its live writers: streams neither closed nor fenced since they (re)opened (live-writers.ts keeps
-   * them; a lineage with none has no entry). A resumption's are its lineage's, read here, not filtered from every live stream, which a server leaving
-   * streams open makes many.
+   * them; a lineage with none has no entry). A resumption's are its lineage's, read here, not filtered from every
+   * live stream, which a server leaving streams open makes many.
    */
   live: Map<string, LiveWriters>;
   /** The events emitted, each lane's in order (event-log.ts). */

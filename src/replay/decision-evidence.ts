@@ -1,5 +1,6 @@
 import { servingIncarnation, type EmittedEvent, type EngineDecision, type Incarnation, type Policy } from '../engine/index.js';
-import { liveLineageMembers } from '../engine/lineage.js';
+import { lineageRoot } from '../engine/lineage.js';
+import { writersElsewhere, writersElsewhereCount } from '../engine/live-writers.js';
 import { trimTakes } from '../engine/retention.js';
 import type { UpgradePoint } from './engine-replay.js';
 
@@ -42,9 +43,14 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
       return carrier ? [carrier.pos] : [];
     }
     case 'prior_writer_unfenceable':
-      return writersElsewhere(inc, event, request)
-        .slice(-MAX_CITED_WRITERS)
-        .map((s) => s.openedPos);
+      // A server that logs no stream.closed, on two nodes sharing a store, leaves every earlier stream of the other
+      // node among them, and citing them all made each finding cite the session so far (400k lines: 13.5M
+      // citations, a 1.4 GB JSON report). The latest MAX_CITED_WRITERS are cited; the finding says how many there were.
+      return event.stream === undefined
+        ? []
+        : writersElsewhere(inc, lineageRoot(inc, event.stream), request.node)
+            .slice(-MAX_CITED_WRITERS)
+            .map((s) => s.openedPos);
     default:
       return [];
   }
@@ -58,25 +64,15 @@ function sessionNotFound(p: UpgradePoint, state: NonNullable<UpgradePoint['state
   return createdElsewhere ? optional(p.createdRecordId(createdElsewhere)) : [];
 }
 
-/**
- * The live writers of a resumption's lineage on a known node other than the one that answered, in the order seen:
- * those it cannot fence. A server that logs no stream.closed, on two nodes sharing a store, leaves every earlier
- * stream among them, and citing them all made each finding cite the session so far (400k lines: 13.5M citations,
- * a 1.4 GB JSON report). The latest MAX_CITED_WRITERS are cited; the finding says how many there were.
- */
-function writersElsewhere(inc: Incarnation, event: EmittedEvent, request: UpgradePoint['request']) {
-  const live = event.stream === undefined ? [] : liveLineageMembers(inc, event.stream);
-  return live.filter((s) => request.node !== undefined && s.node !== undefined && s.node !== request.node);
-}
-
 export const MAX_CITED_WRITERS = 20;
 
 /** How many writers on another node made `d` refuse a resumption (0: none did). */
 export function unfenceableWriters(p: UpgradePoint, d: EngineDecision): number {
   if (p.state === undefined || !d.checks.includes('prior_writer_unfenceable')) return 0;
   const inc = servingIncarnation(p.state, p.request.node);
-  const event = inc === undefined || p.request.lastEventId === null ? undefined : inc.events.get(String(p.request.lastEventId));
-  return inc === undefined || event === undefined ? 0 : writersElsewhere(inc, event, p.request).length;
+  if (inc === undefined || p.request.lastEventId === null) return 0;
+  const stream = inc.events.get(String(p.request.lastEventId))?.stream;
+  return stream === undefined ? 0 : writersElsewhereCount(inc, [lineageRoot(inc, stream)], p.request.node);
 }
 
 function idsAt(p: UpgradePoint, positions: number[]): number[] {
