@@ -26,6 +26,23 @@ describe('live writers', () => {
     );
   });
 
+  it("keeps a decision's fence when a writer it lists closes, or one seen earlier opens again, after it", () => {
+    const state = stateOf([
+      rec('session.created', 0),
+      rec('stream.opened', 1, { stream: 'g1', via: 'get' }),
+      rec('event.sent', 2, { stream: 'g1', eventId: '1' }),
+      rec('upgrade', 3, { stream: 'g1', lastEventId: '1', newStream: 'g2', decision: 'resume', status: 200 }),
+      rec('event.sent', 4, { stream: 'g2', eventId: '2' }),
+    ]);
+    const first = decide(state, { sessionId: 'S1', lastEventId: '2', tsMs: rec('x', 5).tsMs });
+    observe(state, rec('stream.closed', 5, { stream: 'g1' })); // taken out of the list the decision holds
+    const second = decide(state, { sessionId: 'S1', lastEventId: '2', tsMs: rec('x', 6).tsMs });
+    observe(state, rec('stream.opened', 6, { stream: 'g1', via: 'get' })); // back in, before g2
+    expect(first.fence).toEqual(['g1', 'g2']);
+    expect(second.fence).toEqual(['g2']);
+    expect(decide(state, { sessionId: 'S1', lastEventId: '2', tsMs: rec('x', 7).tsMs }).fence).toEqual(['g1', 'g2']);
+  });
+
   it('counts a writer on the node it names after it opened, until it closes', () => {
     const opened = [
       rec('session.created', 0, { node: 'n1' }),
