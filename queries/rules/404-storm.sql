@@ -1,8 +1,9 @@
 -- Which sessions had a 404 storm: at least :storm_count POSTs answered 404 within :storm_window_ms?
 -- A POST: a proxy `http` POST, or a server `call` / `request.answered` (each request counted once: proxy rows
 -- shadowed by a server record are dropped, records inferred from an `http` line are not counted again, and a
--- proxy POST without `req` that the server logged too, same session, JSON-RPC id and 404, while it lasted, is
--- that server record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2).
+-- proxy POST without a shared `req` (none, or the proxy's own: a `req` some server record carries has shadowed
+-- it already) that the server logged too, same session, JSON-RPC id and 404, while it lasted, is that server
+-- record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
 WITH all_posts AS MATERIALIZED (
   SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
@@ -13,7 +14,7 @@ WITH all_posts AS MATERIALIZED (
     OR (origin = 'server' AND kind IN ('call', 'request.answered')))
 ), posts AS (
   SELECT p.id, p.ts_ms, p.kind, p.rpc, p.session FROM all_posts p
-  WHERE NOT (p.kind = 'http' AND p.req IS NULL AND EXISTS (
+  WHERE NOT (p.kind = 'http' AND EXISTS (
     SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND p.rpc IS NOT NULL AND s.rpc = p.rpc
       AND s.ts_ms BETWEEN p.ts_ms - :pairing_slack_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :pairing_slack_ms))
 ), windowed AS (

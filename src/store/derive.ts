@@ -101,8 +101,8 @@ function writers(db: Db, staged: Record<'events' | 'requests', StagedTable>): (s
 
 /**
  * One request in a proxy log and a server log is counted once, as the server's record. A server
- * that logs `http` records beside its own gives both the same `req`. Without `req`, what is
- * inferred from a proxy line is the server's record of the same kind and session (and
+ * that logs `http` records beside its own gives both the same `req`. Without one (no `req`, or one
+ * that no server record carries: a proxy's own request id), what is inferred from a proxy line is the server's record of the same kind and session (and
  * Last-Event-ID, or JSON-RPC id) logged while the request lasted: from its `ts` to
  * `ts + duration_ms`, give or take a second.
  */
@@ -114,11 +114,13 @@ export function shadowProxyDuplicates(db: Db): void {
   // Without req, a proxy line is looked up among the server records of its session and kind in its time
   // range. Set apart first, candidates and twins: looked up among all of a session's records, a proxy line of
   // a long SSE stream (its duration the stream's life) read everything its session logged meanwhile.
+  // A req that no server record carries (what is left unshadowed after the UPDATE above) is the proxy's own
+  // request id, which the server never logged: it pairs nothing, so that line is paired by time too.
   const KINDS = `('upgrade', 'session.created', 'call', 'request.answered')`;
   db.exec(`
     CREATE TEMP TABLE proxy_lines AS
     SELECT id, session, kind, ts_ms, duration_ms, last_event_id, rpc_id, request_id FROM records
-    WHERE origin = 'proxy' AND shadowed = 0 AND req IS NULL AND kind IN ${KINDS}
+    WHERE origin = 'proxy' AND shadowed = 0 AND kind IN ${KINDS}
       -- pairs lie within one session: only the sessions touched since the last derive can gain one
       -- (+session: read by kind, not every record of every session touched)
       AND (+session IN (${DIRTY}) OR +session IS NULL)`);

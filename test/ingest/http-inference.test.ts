@@ -137,6 +137,27 @@ describe('a request logged by both proxy and server', () => {
     expect(rows(db, "SELECT origin FROM records WHERE kind = 'request.answered' AND shadowed = 0")).toEqual([{ origin: 'server' }]);
   });
 
+  it('with a req no server record carries (the proxy\'s own request id), pairs by time as without one', async () => {
+    const { db } = await ingestFiles({ 'proxy.ndjson': proxy.map((h) => ({ ...h, req: `edge-${h.req}` })), 'server.ndjson': server });
+    expect(rows(db, 'SELECT origin, decision FROM upgrades ORDER BY origin')).toEqual([
+      { origin: 'proxy', decision: 'attach' },
+      { origin: 'server', decision: 'resume' },
+    ]);
+    expect(rows(db, "SELECT origin FROM records WHERE kind = 'request.answered' AND shadowed = 0")).toEqual([{ origin: 'server' }]);
+  });
+
+  it('a session minted through a proxy that logs its own req is created once', async () => {
+    const files = {
+      'server.ndjson': [{ ts: T0, kind: 'session.created', session: 'S1', incarnation: 'i-1', principal: 'ivy', node: 'mcp-a' }],
+      'proxy.ndjson': [{
+        ts: T0, kind: 'http', req: 'edge-1', method: 'POST', path: '/mcp', status: 200, duration_ms: 20, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0,
+        req_headers: { 'content-type': 'application/json' }, resp_headers: { 'mcp-session-id': 'S1', 'content-type': 'application/json' }, node: 'edge-proxy-1',
+      }],
+    };
+    const { db } = await ingestFiles(files);
+    expect(rows(db, "SELECT origin FROM records WHERE kind = 'session.created' AND shadowed = 0")).toEqual([{ origin: 'server' }]);
+  });
+
   it('without a shared req, pairs nothing logged outside the request or for another Last-Event-ID', async () => {
     const late = server.map((r) => (r.kind === 'upgrade' ? { ...r, ts: new Date(Date.parse(T0) + 5000).toISOString() } : r));
     const { db } = await ingestFiles({ 'proxy.ndjson': proxy.map(({ req: _req, ...h }) => h), 'server.ndjson': late });

@@ -76,6 +76,18 @@ describe('404-storm', () => {
     expect(f?.message).toContain('4 POSTs');
   });
 
+  it('pairs by time a proxy POST whose req no server record carries (the proxy\'s own request id)', async () => {
+    const ids = ['r1', 'r2', 'r3'];
+    const files = {
+      'proxy.ndjson': [...ids.map((id, i) => proxyPost(1000 * (i + 1), id, `edge-${i}`)), proxyPost(4000, 'r9', 'edge-9')],
+      'server.ndjson': [created, ...ids.map((id, i) => answer404(1000 * (i + 1) + 20, id))],
+    };
+    // As without req: three 404s both logged, one only the proxy saw.
+    expect(findingsOf(await analyzeFilesOf(files), '404-storm')).toEqual([]);
+    const [f] = findingsOf(await analyzeFilesOf(files, { stormCount: 4 }), '404-storm');
+    expect(f?.message).toContain('4 POSTs');
+  });
+
   it('counts a proxy POST once, not again as the answer inferred from it', async () => {
     const lines = ['r1', 'r2', 'r3', 'r4', 'r5'].map((id, i) => proxyPost(1000 * (i + 1), id));
     expect(findingsOf(await analyzeLines(lines, { stormCount: 6 }), '404-storm')).toEqual([]);
