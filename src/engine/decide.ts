@@ -10,6 +10,7 @@ import { lineageRoot, liveStandaloneRoots } from './lineage.js';
 import { writerElsewhere, writerIdsNow } from './live-writers.js';
 import { pendingRequests } from './pending-requests.js';
 import { isEventRetained } from './retention.js';
+import { emittedByAnother } from './emitters.js';
 import { DEFAULT_REVISION, REVISION_RULES, revisionOf, type ProtocolRevision, type RevisionRules } from './revisions.js';
 
 /**
@@ -85,7 +86,7 @@ function attach(inc: Incarnation, request: EngineRequest, policy: Policy): Engin
 function resume(state: EngineState, inc: Incarnation, lastEventId: string, request: EngineRequest, policy: Policy): EngineDecision {
   const checks: CheckCode[] = [];
   const event = inc.events.get(lastEventId);
-  const emittedElsewhere = !event && state.incarnations.some((other) => other !== inc && other.events.has(lastEventId));
+  const emittedElsewhere = !event && emittedByAnother(state, inc, lastEventId);
   if (!event && !emittedElsewhere && !request.foreignSession) checks.push('unknown_event_id');
   if (emittedElsewhere || request.foreignSession) checks.push('foreign_event_id');
   if (!event) return unresumable(checks, policy);

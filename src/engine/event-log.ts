@@ -37,13 +37,14 @@ export class EventLog {
   private readonly attached = new Column(Uint8Array);
   /** The next event of the same lane (NONE: the lane's last so far). */
   private readonly nextInLane = new Column(Int32Array);
-  private readonly requestIds = new Map<number, string>();
+  // The Maps below are made when first needed (see Column): most incarnations never need them.
+  private requestIds: Map<number, string> | undefined;
 
   // Counter ids, ascending, and the event each is (ascending too): searched by halves.
   private readonly counterIds = new Column(Float64Array);
   private readonly counterEvents = new Column(Int32Array);
-  private readonly otherIds = new Map<number, string>();
-  private readonly byOtherId = new Map<string, number>();
+  private otherIds: Map<number, string> | undefined;
+  private byOtherId: Map<string, number> | undefined;
 
   // Lanes and streams by number; each lane's last event and length.
   private readonly names: string[] = [];
@@ -75,8 +76,8 @@ export class EventLog {
       this.counterIds.push(asNumber);
       this.counterEvents.push(n);
     } else {
-      this.otherIds.set(n, id);
-      this.byOtherId.set(id, n);
+      (this.otherIds ??= new Map()).set(n, id);
+      (this.byOtherId ??= new Map()).set(id, n);
       if (isDigits(id) && (this.highestOtherDigits === undefined || BigInt(id) > BigInt(this.highestOtherDigits))) this.highestOtherDigits = id;
     }
     const lane = this.numberOf(e.lane);
@@ -107,7 +108,7 @@ export class EventLog {
   /** Notes the server-to-client request an event carried; the first one noted stays. */
   noteRequest(id: string, requestId: string): void {
     const n = this.find(id);
-    if (n !== NONE && !this.requestIds.has(n)) this.requestIds.set(n, requestId);
+    if (n !== NONE && !this.requestIds?.has(n)) (this.requestIds ??= new Map()).set(n, requestId);
   }
 
   /** How many events `lane` holds. */
@@ -146,13 +147,13 @@ export class EventLog {
       laneIndex: this.laneIndex.at(n),
       attached: this.attached.at(n) === 1,
     };
-    const requestId = this.requestIds.get(n);
+    const requestId = this.requestIds?.get(n);
     if (requestId !== undefined) event.requestId = requestId;
     return event;
   }
 
   private idOf(n: number): string {
-    const other = this.otherIds.get(n);
+    const other = this.otherIds?.get(n);
     return other ?? String(this.counterIds.at(this.counterEvents.search(n)));
   }
 
@@ -162,7 +163,7 @@ export class EventLog {
       const at = this.counterIds.search(value);
       if (at !== NONE) return this.counterEvents.at(at);
     }
-    return this.byOtherId.get(id) ?? NONE;
+    return this.byOtherId?.get(id) ?? NONE;
   }
 
   /** Lane and stream names share one numbering: a stream's id is most often its lane's name too. */

@@ -9,6 +9,8 @@ import { noteCall, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
 import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
 import { EventLog } from './event-log.js';
+import { setAside, takeUp } from './set-aside.js';
+import { noteEmitted, noteIncarnations } from './emitters.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
@@ -20,7 +22,10 @@ export function observe(state: EngineState, record: EngineRecord): void {
   if (state.sessionId === undefined && record.session != null) state.sessionId = String(record.session);
   state.protocolVersion ??= record.protocolVersion;
   if (record.kind === 'session.created') {
+    const replaced = state.incarnations.at(-1);
     state.incarnations.push(newIncarnation(record));
+    if (replaced !== undefined) setAside(replaced);
+    noteIncarnations(state);
     return;
   }
   const inc = incarnationFor(state, record);
@@ -58,7 +63,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       break;
     case 'event.sent': {
       const known = record.eventId != null && inc.events.has(String(record.eventId));
-      const event = emit(inc, record, pos);
+      const event = emit(state, inc, record, pos);
       if (event && record.rpcKind === 'request' && record.rpcId != null) {
         noteRequestSent(inc, String(record.rpcId), record, event.id, pos);
       }
@@ -70,7 +75,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
       noteCall(inc, record, pos);
       break;
     case 'request.sent':
-      if (record.requestId != null) noteRequestSent(inc, String(record.requestId), record, emit(inc, record, pos)?.id, pos);
+      if (record.requestId != null) noteRequestSent(inc, String(record.requestId), record, emit(state, inc, record, pos)?.id, pos);
       break;
     case 'request.answered':
       // Only a 2xx means the answer was taken; a 404 leaves the request pending.
@@ -108,7 +113,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
 }
 
 /** Records the first emission of an event id; a repeated id (a fork) keeps its first place. */
-function emit(inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent | undefined {
+function emit(state: EngineState, inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent | undefined {
   if (record.eventId == null) return undefined;
   const id = String(record.eventId);
   const known = inc.events.get(id);
@@ -117,6 +122,7 @@ function emit(inc: Incarnation, record: EngineRecord, pos: number): EmittedEvent
   const lane = record.sequence ?? record.stream ?? '';
   const event = inc.events.add(id, { lane, stream: record.stream, pos, tsMs: record.tsMs, attached: record.attached !== false });
   notePlaced(inc, event);
+  noteEmitted(state, inc, id);
   return event;
 }
 
@@ -150,7 +156,10 @@ function newIncarnation(record?: EngineRecord): Incarnation {
 function incarnationFor(state: EngineState, record: EngineRecord): Incarnation {
   if (record.incarnation !== undefined) {
     const named = state.incarnations.findLast((i) => i.nonce === record.incarnation);
-    if (named) return named;
+    if (named) {
+      takeUp(named);
+      return named;
+    }
   }
   const latest = state.incarnations.at(-1);
   if (latest) return latest;

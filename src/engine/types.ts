@@ -274,6 +274,8 @@ export interface Incarnation {
    * waiting responses, not every call of the session (which made a long polling session quadratic).
    */
   awaitingRescue: Map<string, AwaitingResponse[]>;
+  /** Replaced by a newer incarnation and not written to since: its empty collections are shared, read-only (set-aside.ts). */
+  setAside?: true;
 }
 
 /** A `buffer.trimmed`: of one stream, or (no stream) of the whole session. */
@@ -328,4 +330,6 @@ export interface EngineState {
   /** Position of the next observed record: the engine's notion of log order. */
   nextPos: number;
   incarnations: Incarnation[];
+  /** Past a few incarnations: event id -> the incarnation that emitted it, null where several did (emitters.ts). */
+  emitters?: Map<string, Incarnation | null>;
 }
