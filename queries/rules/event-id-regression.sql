@@ -9,14 +9,19 @@ WITH reused AS MATERIALIZED (
     row_number() OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS nth,
     first_value(e.id) OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS first_id
   FROM reused r JOIN events e ON e.session = r.session AND e.event_id = r.event_id
+), each_again AS (
+  -- every emission after an id's first (a lane that sends an id a third time restarted its sequence too),
+  -- each id counted once per lane
+  SELECT a.*, row_number() OVER (PARTITION BY a.session, a.lane, a.event_id ORDER BY a.ts_ms, a.id) AS on_lane
+  FROM emission a WHERE a.nth >= 2
 ), again AS (
   SELECT a.*, row_number() OVER (PARTITION BY a.session, a.lane ORDER BY a.ts_ms, a.id) AS k
-  FROM emission a WHERE a.nth = 2
+  FROM each_again a WHERE a.on_lane = 1
 ), per_lane AS (
   SELECT session, lane, count(*) AS reused, group_concat(event_id, ', ') AS reused_ids
   FROM (SELECT * FROM again ORDER BY ts_ms, id) GROUP BY session, lane
 )
-SELECT a.session, a.ts_ms AS at_ms, a.event_id, a.stream, f.stream AS first_stream, f.ts_ms AS first_ts,
+SELECT a.session, a.ts_ms AS at_ms, a.event_id, a.nth, a.stream, f.stream AS first_stream, f.ts_ms AS first_ts,
   g.reused, g.reused_ids, json_array(f.id, a.id) AS evidence
 FROM again a
 JOIN per_lane g ON g.session = a.session AND g.lane = a.lane

@@ -35,6 +35,34 @@ describe('event-id-regression', () => {
     expect(evidenceLines(f!)).toEqual([2, 6]);
   });
 
+  it('flags every restarted sequence of an id minted again and again, a third one too', async () => {
+    const report = await analyzeLines([
+      created('S1'), // 1
+      sent(1000, 1), // 2
+      sent(1100, 2), // 3
+      created('S1', 1600), // 4
+      sent(1700, 1, 'S1', 'g2'), // 5
+      sent(1800, 2, 'S1', 'g2'), // 6
+      created('S1', 2600), // 7
+      sent(2700, 1, 'S1', 'g3'), // 8
+      sent(2800, 2, 'S1', 'g3'), // 9
+    ]);
+    const found = findingsOf(report, RULE);
+    expect(found.map((f) => evidenceLines(f))).toEqual([[2, 5], [2, 8]]);
+    expect(found[1]!.message).toContain('event id 1 was sent a 3rd time under session S1: on stream g1');
+    expect(found[1]!.message).toContain('again on stream g3 (with 2)');
+  });
+
+  it('counts an id a lane sends a third time once for that lane', async () => {
+    const report = await analyzeLines([
+      created('S1'), sent(1000, 5), sent(1100, 1), sent(1700, 5, 'S1', 'g2'), sent(1800, 1, 'S1', 'g2'), sent(1900, 1, 'S1', 'g2'),
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('event id 5 was sent twice under session S1: on stream g1');
+    expect(f!.message).toContain('again on stream g2 (with 1):');
+  });
+
   it('flags a resumption that replayed an event at or before its Last-Event-ID', async () => {
     const report = await analyzeLines([
       created('S1'), // 1

@@ -16,6 +16,8 @@ interface DuplicateRow {
   session: string;
   at_ms: number;
   event_id: string;
+  /** Which emission of the id under the session this is: 2 the second, and so on. */
+  nth: number;
   stream: string;
   first_stream: string;
   first_ts: number;
@@ -34,7 +36,7 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
       session: d.session,
       atMs: d.at_ms,
       message:
-        `event id ${d.event_id} was sent twice under session ${d.session}: on stream ${d.first_stream} at ${at(d.first_ts)} and again on stream ${d.stream}` +
+        `event id ${d.event_id} was sent ${timesWord(d.nth)} under session ${d.session}: on stream ${d.first_stream} at ${at(d.first_ts)} and again on stream ${d.stream}` +
         `${others.length > 0 ? ` (with ${idList(others)})` : ''}: the event sequence restarted, the mark of a fork`,
       evidenceIds: evidenceIds(d.evidence),
     });
@@ -71,6 +73,17 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
   }
   appendAll(findings, sentAgainSeenByProxy(facts));
   return { findings, notKnowable };
+}
+
+/** "twice", or "a 3rd time" where the lane re-used an id another lane had re-used already. */
+function timesWord(nth: number): string {
+  return nth === 2 ? 'twice' : `a ${ordinal(nth)} time`;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
+  return `${n}${suffix}`;
 }
 
 /**
