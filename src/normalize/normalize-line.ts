@@ -3,6 +3,7 @@ import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { kindOf, normalizeSpecObject } from './spec-record.js';
+import { StatelessStreams } from './stateless-streams.js';
 
 export const SPEC_FORMAT = 'resumescope';
 
@@ -13,6 +14,7 @@ export const SPEC_FORMAT = 'resumescope';
  */
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
+  private readonly statelessStreams = new StatelessStreams();
 
   constructor(forced?: string, private readonly formats: InputFormat[] = INPUT_FORMATS) {
     if (forced !== undefined && forced !== 'auto') {
@@ -55,8 +57,8 @@ export class LineNormalizer {
   private read(obj: Json): LineOutcome {
     const format = this.format ?? this.detect(obj);
     if (format === undefined) return { type: 'ignored' };
-    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
-    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj), SPEC_FORMAT) : { type: 'ignored' };
+    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj, this.statelessStreams), SPEC_FORMAT);
+    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj, this.statelessStreams), SPEC_FORMAT) : { type: 'ignored' };
     return this.fromAdapter(format, obj);
   }
 
@@ -85,7 +87,7 @@ export class LineNormalizer {
     let firstBad: { at: number; reason: string } | undefined;
     let bad = 0;
     specs.forEach((s, i) => {
-      const out = normalizeSpecObject(s);
+      const out = normalizeSpecObject(s, this.statelessStreams);
       if (out.type === 'records') records.push(...out.records);
       else if (out.type === 'rejected') {
         bad++;

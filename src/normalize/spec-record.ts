@@ -1,6 +1,7 @@
 import { DECISIONS, RECORD_KINDS, isStatelessEra, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
+import type { StatelessStreams } from './stateless-streams.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
@@ -141,7 +142,8 @@ function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: 
   return {};
 }
 
-export function normalizeSpecObject(obj: Json): SpecOutcome {
+/** `streams`: the file's stateless streams, whose session-less records inherit their version (stateless-streams.ts). */
+export function normalizeSpecObject(obj: Json, streams?: StatelessStreams): SpecOutcome {
   const v = FIELDS.read(obj);
   const { kind, unknownCanonical } = kindIn(v);
   if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
@@ -225,13 +227,15 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   }
 
   // Since 2026-07-28 a request has no session: its records are valid without one.
-  const sessionless = isStatelessEra(rec.protocolVersion);
+  const version = rec.protocolVersion ?? streams?.inherited(rec);
+  const sessionless = isStatelessEra(version);
   for (const field of REQUIRED[kind] ?? []) {
     if (field === 'session' && sessionless) continue;
     if (rec[field] === undefined || rec[field] === null) {
       return { type: 'rejected', reason: `${kind}: missing required field ${SPEC_NAME[field] ?? field}` };
     }
   }
+  streams?.note(rec, version);
   if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
   return { type: 'records', records: [rec] };
 }

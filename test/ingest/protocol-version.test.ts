@@ -4,6 +4,7 @@ import { render } from '../../src/render/index.js';
 import { INPUT_FORMATS } from '../../src/normalize/formats/index.js';
 import { loadMapping } from '../../src/normalize/formats/mapping.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
+import { MAX_STREAMS } from '../../src/normalize/stateless-streams.js';
 import { analyzeLines, at, logSource, type LogLine } from '../helpers/logs.js';
 
 // Log format version 2: protocol_version (and its aliases), records of a
@@ -59,6 +60,54 @@ describe('protocol_version at ingest', () => {
       { line: 5, reason: 'call: missing required field session' },
       { line: 6, reason: 'call: missing required field session' },
     ]);
+  });
+
+  it('keeps the later records of a stateless stream that carry no version: they inherit their stream\'s', async () => {
+    const { recs, rejected } = await rows([
+      { ts: at(0), kind: 'call', rpc_id: 1, method: 'tools/call', tool: 't', status: 200, protocol_version: '2026-07-28' },
+      { ts: at(1), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' },
+      { ts: at(2), kind: 'event.sent', stream: 'p1', event_id: 'e1', rpc_kind: 'notification' },
+      { ts: at(3), kind: 'event.sent', session: null, stream: 'p1', event_id: 'e2', rpc_kind: 'response', rpc_id: 1 },
+      { ts: at(4), kind: 'stream.closed', stream: 'p1', reason: 'server' },
+      // closed: nothing inherits from it any more; nor from a stream never named stateless, nor from a pre-2026 one
+      { ts: at(5), kind: 'event.sent', stream: 'p1', event_id: 'e3', rpc_kind: 'notification' },
+      { ts: at(6), kind: 'stream.opened', stream: 'p2', via: 'post' },
+      { ts: at(7), kind: 'stream.opened', stream: 'p3', via: 'post', protocol_version: '2025-11-25' },
+      { ts: at(8), kind: 'event.sent', stream: 'p3', event_id: 'e1', rpc_kind: 'notification' },
+    ]);
+    expect(recs.map((r) => [r.kind, r.session, r.protocol_version])).toEqual([
+      ['call', null, '2026-07-28'],
+      ['stream.opened', null, '2026-07-28'],
+      ['event.sent', null, null],
+      ['event.sent', null, null],
+      ['stream.closed', null, null],
+    ]);
+    expect(rejected).toEqual([
+      { line: 6, reason: 'event.sent: missing required field session' },
+      { line: 7, reason: 'stream.opened: missing required field session' },
+      { line: 8, reason: 'stream.opened: missing required field session' },
+      { line: 9, reason: 'event.sent: missing required field session' },
+    ]);
+  });
+
+  it('inherits a stateless stream\'s version within its own file only', async () => {
+    const ws = await loadWorkspace([
+      logSource([{ ts: at(1), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' }], 'a.ndjson'),
+      logSource([{ ts: at(2), kind: 'event.sent', stream: 'p1', event_id: 'e1', rpc_kind: 'notification' }], 'b.ndjson'),
+    ]);
+    try {
+      expect(ws.db.prepare('SELECT line, reason FROM rejected_lines').all()).toEqual([{ line: 1, reason: 'event.sent: missing required field session' }]);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('remembers at most MAX_STREAMS stateless streams at once: the oldest is forgotten first', () => {
+    const normalizer = new LineNormalizer();
+    const line = (o: object) => normalizer.normalize(JSON.stringify({ ts: at(0), ...o })).type;
+    for (let i = 0; i <= MAX_STREAMS; i++) line({ kind: 'stream.opened', stream: `p${i}`, via: 'post', protocol_version: '2026-07-28' });
+    expect(line({ kind: 'event.sent', stream: 'p1', event_id: 'e1' })).toBe('records');
+    expect(line({ kind: 'event.sent', stream: 'p0', event_id: 'e1' })).toBe('rejected');
   });
 
   it('reads a poll close with retry_ms and a priming event', async () => {
