@@ -28,6 +28,7 @@ export const SHAPES = {
     "soak-one on a server that logs no stream.closed: every stream stays a live writer, so each resumption meets all the earlier streams " +
     "of its lineage (a dual-writer finding each) and its decision fences them all; each round's tool call is answered on a POST stream left open too",
   'id-pool': 'the production mix with session ids drawn from a pool of 20, as a fuzzer might: each id thousands of sessions long',
+  'one-id': 'the production mix on a server that hands every client the same session id: one id, created again for every session, its incarnations thousands',
   folder: 'one principal running the same tools (same arguments) in every session: one file of the --folder bench',
   lifecycle:
     "soak-one's one long session on a server that logs what no other shape does, every round: a bounded buffer's trim (the session's and the stream's in turn), " +
@@ -88,6 +89,7 @@ function profile(shape, lines) {
     case 'rotated': return { ...profile('soak-one', lines), rotated: true };
     case 'unclosed': return { ...profile('soak-one', lines), unclosed: true };
     case 'id-pool': return { ...profile('production'), idPool: 20 };
+    case 'one-id': return { ...profile('production'), idPool: 1 };
     case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
     case 'sdk-ids': return { ...profile('production'), sdkIds: true };
     case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };

@@ -35,7 +35,7 @@ describe('bench generator', () => {
     expect(report.summary.records + report.summary.ignored_lines).toBe(LINES);
     // a soak test's log holds a few sessions, each thousands of records long (soak-one: one)
     const few = shape.startsWith('soak') || shape === 'polling' || shape === 'hostile';
-    expect(report.summary.sessions).toBeGreaterThan(['soak-one', 'lifecycle', 'rotated', 'unclosed'].includes(shape) ? 0 : few ? 1 : 10);
+    expect(report.summary.sessions).toBeGreaterThan(['soak-one', 'lifecycle', 'rotated', 'unclosed', 'one-id'].includes(shape) ? 0 : few ? 1 : 10);
   });
 
   it.each(CLEAN_SHAPES)('%s: a clean shape has no finding', async (shape) => {
@@ -172,6 +172,13 @@ describe('bench generator', () => {
     const { summary } = (await run('id-pool', 1, 20_000)).report;
     expect(summary.sessions).toBe(20);
     expect(summary.by_rule['session-id-reuse']).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('one-id: the production mix on one session id, created again for every session', async () => {
+    const { file, report } = await run('one-id', 1, 20_000);
+    const created = readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('session.created')).length;
+    expect(report.summary.sessions).toBe(1);
+    expect(report.summary.by_rule['session-id-reuse']).toBeGreaterThan(created / 2);
   }, 60_000);
 
   it('sdk-ids: the production mix with SDK-minted ids, judged exactly as the production mix is', async () => {
