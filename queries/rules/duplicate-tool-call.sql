@@ -2,7 +2,9 @@
 -- Executed: executed = 1, or not logged and a 2xx status (executed = 0 was deduplicated by the server).
 -- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
--- execution's session ended or was replaced (a fresh upgrade presenting it, a new session created for that principal),
+-- execution's session ended or was replaced (a fresh upgrade presenting it; or a new session created for that principal
+-- after the session's last client request: a session the client goes on using, as a principal running several at once
+-- does, was not replaced),
 -- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
 -- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
 -- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
@@ -74,18 +76,34 @@ FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash I
 CREATE INDEX temp.keyed_id ON keyed (id);
 CREATE INDEX temp.keyed_group ON keyed (principal, tool, args_hash, r);
 
+-- the sessions a principal left for a new one: the first session created for that principal after the session's
+-- last client request (a call, a reconnect, an answer to a server request)
+CREATE TEMP TABLE owner_creations AS
+SELECT owner, created_ts, created_id FROM incarnations WHERE owner IS NOT NULL;
+CREATE INDEX temp.owner_creations_at ON owner_creations (owner, created_ts, created_id);
+CREATE TEMP TABLE left_sessions AS
+SELECT l.session, o.created_ts, o.created_id FROM (
+  SELECT k.session, k.principal,
+    (SELECT r.id FROM records r WHERE r.session = k.session AND r.shadowed = 0 AND +r.kind IN ('call', 'upgrade', 'request.answered')
+     ORDER BY r.ts_ms DESC, r.id DESC LIMIT 1) AS last_id
+  FROM (SELECT DISTINCT session, principal FROM keyed WHERE session IS NOT NULL) k) l
+JOIN records q ON q.id = l.last_id
+JOIN owner_creations o ON o.created_id = (
+  SELECT c.created_id FROM owner_creations c WHERE c.owner = l.principal AND (c.created_ts, c.created_id) > (q.ts_ms, q.id)
+  ORDER BY c.created_ts, c.created_id LIMIT 1);
+
 CREATE TEMP TABLE marker_stream AS
 WITH not_found_by AS MATERIALIZED (
   SELECT x.id, x.ts_ms, COALESCE(x.principal, (SELECT f.principal FROM first_principals f WHERE f.session = x.session)) AS principal
   FROM not_found x
 )
 -- what happens between two executions, merged with the executions in log order, in two scopes:
--- 'principal' (a POST of it got 404, a session was created for it) and 'session' (the execution's
--- session ended, or a fresh upgrade replaced it)
+-- 'principal' (a POST of it got 404) and 'session' (the execution's session ended, a fresh upgrade
+-- replaced it, or its principal left it for a new session)
 SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
   SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found_by WHERE principal IS NOT NULL
-  UNION ALL SELECT 'principal', owner, created_ts, created_id, 'new-session', NULL FROM incarnations WHERE owner IS NOT NULL
   UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
+  UNION ALL SELECT 'session', session, created_ts, created_id, 'new-session', NULL FROM left_sessions
   UNION ALL SELECT 'session', x.session, x.ts_ms, x.id, CASE x.kind WHEN 'upgrade' THEN 'replaced' ELSE 'ended' END, NULL FROM records x
   WHERE x.session IS NOT NULL AND x.shadowed = 0
     AND (x.kind IN ('session.terminated', 'session.evicted') OR (x.kind = 'upgrade' AND x.decision = 'fresh' AND x.status BETWEEN 200 AND 299))

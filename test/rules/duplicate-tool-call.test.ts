@@ -82,6 +82,30 @@ describe('duplicate-tool-call', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 4]);
   });
 
+  it('flags a retry in a new session the principal moved to, leaving the first', async () => {
+    const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), created('S2', 3000), call(4000, 'S2', '1')]);
+    const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('a new session S2 was created for alice');
+    expect(evidenceLines(f!)).toEqual([2, 3, 4]);
+  });
+
+  // A principal running several sessions at once (a CI service account): a session created for it does not
+  // replace one it goes on using.
+  it('near miss: a new session of the principal while the first goes on', async () => {
+    const parallel = [created('S1'), call(1000, 'S1', '7'), created('S2', 3000)];
+    const sameSession = await analyzeLines([...parallel, call(4000, 'S1', '8')]);
+    expect(findingsOf(sameSession, 'duplicate-tool-call')).toEqual([]);
+    const firstStillUsed = await analyzeLines([...parallel, call(4000, 'S2', '1'), call(5000, 'S1', '9', { tool: 'list_files' })]);
+    expect(findingsOf(firstStillUsed, 'duplicate-tool-call')).toEqual([]);
+    const statelessCalls = await analyzeLines([
+      { ts: at(1000), kind: 'call', rpc_id: '1', method: 'tools/call', tool: 'send_email', args_hash: 'h1', status: 200, principal: 'alice', protocol_version: '2026-07-28' },
+      created('S2', 3000),
+      { ts: at(4000), kind: 'call', rpc_id: '2', method: 'tools/call', tool: 'send_email', args_hash: 'h1', status: 200, principal: 'alice', protocol_version: '2026-07-28' },
+    ]);
+    expect(findingsOf(statelessCalls, 'duplicate-tool-call')).toEqual([]);
+  });
+
   it('does not flag the same call repeated with nothing in between, outside the window, or by another principal', async () => {
     const repeated = await analyzeLines([created('S1'), call(1000, 'S1', '7'), call(2000, 'S1', '8')]);
     expect(findingsOf(repeated, 'duplicate-tool-call')).toEqual([]);
