@@ -44,14 +44,32 @@ FROM replay_records x JOIN served v ON v.session = x.session AND v.new_stream = 
 WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id);
 
 -- the emission in the current incarnation (from its creation, or from the log's start) before the upgrade
+-- (the creation's time bounds the index range too: a session id minted again and again sends each id once an
+-- incarnation, and without it every earlier incarnation's emission was stepped over, per reference)
 CREATE TEMP TABLE placed AS
 SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
   (SELECT e.id FROM events e
-    WHERE e.session = v.session AND e.event_id = f.event_id
+    WHERE e.session = v.session AND e.event_id = f.event_id AND e.ts_ms >= COALESCE(i.created_ts, -9007199254740991)
       AND (i.created_id IS NULL OR (e.ts_ms, e.id) > (i.created_ts, i.created_id))
       AND (e.ts_ms, e.id) < (v.up_ts, v.up_id)
     ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_id
 FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.created_id = v.inc_id;
+
+-- Any other session that sent an id before the upgrade: the earliest emission by a session other than the
+-- reference's. Of the ids not placed in their own incarnation, the earliest emission of each session, and of
+-- those the first two: one of them is another session's. Looked up among the id's emissions, a session that sent
+-- the id most often (one id minted again and again) was stepped over per reference.
+CREATE TEMP TABLE unplaced_ids AS
+SELECT DISTINCT event_id FROM placed WHERE own_id IS NULL;
+CREATE TEMP TABLE first_senders AS
+SELECT event_id, session, id, ts_ms, k FROM (
+  SELECT event_id, session, id, ts_ms, row_number() OVER (PARTITION BY event_id ORDER BY ts_ms, id) AS k FROM (
+    SELECT u.event_id, e.session, e.id, e.ts_ms,
+      row_number() OVER (PARTITION BY u.event_id, e.session ORDER BY e.ts_ms, e.id) AS first
+    FROM unplaced_ids u JOIN events e ON e.event_id = u.event_id)
+  WHERE first = 1)
+WHERE k <= 2;
+CREATE INDEX temp.first_senders_id ON first_senders (event_id, k);
 
 CREATE TEMP TABLE located AS
 SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o.ts_ms AS own_ts,
@@ -59,11 +77,10 @@ SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o
     SELECT e.id FROM events e
     WHERE e.session = p.session AND e.event_id = p.event_id AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
     ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS earlier_incarnation_id,
-  -- any other session that sent it before the upgrade (no sort: a common id may be sent by every session)
   CASE WHEN p.own_id IS NULL THEN (
-    SELECT e.id FROM events e
-    WHERE e.event_id = p.event_id AND e.session <> p.session AND (e.ts_ms, e.id) < (p.up_ts, p.up_id)
-    LIMIT 1) END AS other_session_id
+    SELECT s.id FROM first_senders s
+    WHERE s.event_id = p.event_id AND s.session <> p.session AND (s.ts_ms, s.id) < (p.up_ts, p.up_id)
+    ORDER BY s.k LIMIT 1) END AS other_session_id
 FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 
 -- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log

@@ -120,6 +120,13 @@ CREATE TEMP TABLE closes AS
 SELECT id, ts_ms, session, stream FROM records WHERE kind = 'stream.closed' AND shadowed = 0;
 CREATE INDEX temp.closes_stream ON closes (session, stream, ts_ms, id);
 
+-- the POST streams opened, looked up by the request or connection that opened them: looked up among a session's
+-- records of the second around a call, a session the whole log long (one id for every client) cost the log's rate
+CREATE TEMP TABLE post_opens AS
+SELECT id, session, ts_ms, stream, req, conn FROM records WHERE kind = 'stream.opened' AND via = 'post' AND shadowed = 0;
+CREATE INDEX temp.post_opens_req ON post_opens (session, req, ts_ms) WHERE req IS NOT NULL;
+CREATE INDEX temp.post_opens_conn ON post_opens (session, conn, ts_ms) WHERE conn IS NOT NULL;
+
 CREATE TEMP TABLE activated AS
 WITH marker_next AS (
   -- per execution and scope: the position of the first marker after it
@@ -136,14 +143,16 @@ WITH marker_next AS (
        AND (x.ts_ms, x.id) > (k.ts_ms, k.id)
      ORDER BY x.ts_ms, x.id LIMIT 1),
     -- (SQLite takes no outer column in such an ORDER BY: the latest one opened up to the call, else the first one after it)
-    (SELECT x.stream FROM records x
-     WHERE x.session IS k.session AND x.ts_ms BETWEEN k.ts_ms - 1000 AND k.ts_ms AND +x.kind = 'stream.opened' AND x.via = 'post'
-       AND x.shadowed = 0 AND ((k.req IS NOT NULL AND x.req = k.req) OR (k.conn IS NOT NULL AND x.conn = k.conn))
-     ORDER BY x.ts_ms DESC, x.id DESC LIMIT 1),
-    (SELECT x.stream FROM records x
-     WHERE x.session IS k.session AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000 AND +x.kind = 'stream.opened' AND x.via = 'post'
-       AND x.shadowed = 0 AND ((k.req IS NOT NULL AND x.req = k.req) OR (k.conn IS NOT NULL AND x.conn = k.conn))
-     ORDER BY x.ts_ms, x.id LIMIT 1)) AS stream
+    (SELECT stream FROM (
+       SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.req = k.req AND x.ts_ms BETWEEN k.ts_ms - 1000 AND k.ts_ms
+       UNION ALL
+       SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.conn = k.conn AND x.ts_ms BETWEEN k.ts_ms - 1000 AND k.ts_ms)
+     ORDER BY ts_ms DESC, id DESC LIMIT 1),
+    (SELECT stream FROM (
+       SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.req = k.req AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000
+       UNION ALL
+       SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.conn = k.conn AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000)
+     ORDER BY ts_ms, id LIMIT 1)) AS stream
   FROM keyed k WHERE k.group_size > 1
 ), broken AS MATERIALIZED (
   -- its first close after the execution, within the window, before a response to it was delivered
