@@ -8,14 +8,25 @@ CREATE TEMP TABLE resumes AS
 SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.stream, u.new_stream FROM upgrades u
 WHERE u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.session IS NOT NULL AND u.last_event_id IS NOT NULL;
 
+-- The emissions of each Last-Event-ID on a stream a resumption named with it, each id's emissions read once:
+-- looked up among the id's emissions per resumption, a session id minted again and again (each incarnation
+-- sending the same ids, on streams of its own) was stepped over each time.
+CREATE INDEX temp.resumes_named ON resumes (session, last_event_id, stream);
+CREATE TEMP TABLE on_named_stream AS
+SELECT e.id, e.session, e.stream, e.event_id, e.ts_ms
+FROM (SELECT DISTINCT session, last_event_id FROM resumes) w
+JOIN events e ON e.session = w.session AND e.event_id = w.last_event_id
+WHERE EXISTS (SELECT 1 FROM resumes r WHERE r.session = e.session AND r.last_event_id = e.event_id AND r.stream = e.stream);
+CREATE INDEX temp.on_named_stream_at ON on_named_stream (session, stream, event_id, ts_ms);
+
 -- where Last-Event-ID was emitted in the presented session before the upgrade: the latest on the named
 -- stream if it was sent there, else the latest anywhere in the session
 CREATE TEMP TABLE anchored AS
 SELECT r.*, e.id AS anchor_id, e.lane, e.lane_pos
 FROM resumes r
 JOIN events e ON e.id = COALESCE(
-  (SELECT e.id FROM events e
-    WHERE e.session = r.session AND e.event_id = r.last_event_id AND e.stream = r.stream AND (e.ts_ms, e.id) < (r.ts_ms, r.id)
+  (SELECT e.id FROM on_named_stream e
+    WHERE e.session = r.session AND e.stream = r.stream AND e.event_id = r.last_event_id AND (e.ts_ms, e.id) < (r.ts_ms, r.id)
     ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1),
   (SELECT e.id FROM events e
     WHERE e.session = r.session AND e.event_id = r.last_event_id AND (e.ts_ms, e.id) < (r.ts_ms, r.id)
