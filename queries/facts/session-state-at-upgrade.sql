@@ -13,8 +13,9 @@ CREATE TEMP TABLE life AS
 SELECT id, session, ts_ms, kind, node, reason FROM records
 WHERE kind IN ('session.created', 'session.terminated', 'session.evicted') AND shadowed = 0
 UNION ALL
+-- (a proxy line the server logged too, one req, is shadowed: the server's record of the end stands, not the proxy's arrival)
 SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'http.delete', node, NULL FROM records
-WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299
+WHERE kind = 'http' AND upper(http_method) = 'DELETE' AND status BETWEEN 200 AND 299 AND shadowed = 0
 UNION ALL
 -- the server answered 404 for the id (v2 silent-fork: unknown until created again); a proxy line is that answer too
 SELECT id, session, ts_ms, 'answered.404', node, NULL FROM records
@@ -22,7 +23,7 @@ WHERE status = 404 AND origin = 'server' AND shadowed = 0 AND session IS NOT NUL
   AND kind IN ('call', 'request.answered', 'upgrade')
 UNION ALL
 SELECT id, json_extract(req_headers, '$."mcp-session-id"'), ts_ms, 'answered.404', node, NULL FROM records
-WHERE kind = 'http' AND status = 404 AND json_extract(req_headers, '$."mcp-session-id"') IS NOT NULL;
+WHERE kind = 'http' AND status = 404 AND shadowed = 0 AND json_extract(req_headers, '$."mcp-session-id"') IS NOT NULL;
 CREATE INDEX temp.life_id ON life (id);
 
 CREATE TEMP TABLE ordered AS

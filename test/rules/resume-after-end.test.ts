@@ -58,6 +58,20 @@ describe('resume-after-end', () => {
     expect(findingsOf(report, RULE)).toEqual([]);
   });
 
+  it('dates an end the proxy and the server both logged (one req) by the server\'s record, not the proxy\'s arrival', async () => {
+    const lines = [
+      created(), // 1
+      sent(1000, 1), // 2
+      upgrade(3048, { last_event_id: 1, stream: 'g1', decision: 'resume' }), // 3
+      { ts: at(3049), kind: 'session.terminated', session: 'S1', reason: 'client_delete', req: 'r-9' }, // 4
+      { ts: at(3047), kind: 'http', method: 'DELETE', path: '/mcp', status: 200, duration_ms: 3, req: 'r-9', req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} }, // 5
+    ];
+    expect(findingsOf(await analyzeLines(lines), RULE)).toEqual([]);
+    // near miss: a resume after the server's record of the end is flagged, citing it
+    const [f] = findingsOf(await analyzeLines([...lines, upgrade(3100, { last_event_id: 1, stream: 'n3048', decision: 'resume' })]), RULE);
+    expect(evidenceLines(f!)).toEqual([4, 6]);
+  });
+
   it('sees a DELETE a proxy logged as the end, and is not knowable where only evictions could have ended it', async () => {
     const http = (ms: number, method: string, headers: Record<string, string>) => ({
       ts: at(ms), kind: 'http', method, path: '/mcp', status: method === 'DELETE' ? 204 : 200, req_headers: headers,
