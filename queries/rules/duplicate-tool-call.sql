@@ -3,8 +3,8 @@
 -- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
 -- execution's session ended or was replaced (a fresh upgrade presenting it; or a new session created for that principal
--- after the session's last client request: a session the client goes on using, as a principal running several at once
--- does, was not replaced),
+-- after the session's last client request, the later execution made in it or in one created since: a session the client
+-- goes on using, as a principal running several at once does, was not replaced, nor does a call in one of those count),
 -- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
 -- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
 -- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
@@ -227,6 +227,10 @@ WITH same_rpc AS MATERIALIZED (
   CROSS JOIN keyed b ON b.id = s.b_id
   CROSS JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
   WHERE b.ts_ms - a.first_ts <= :duplicate_call_window_ms
+    -- a new session replaced the first only for a retry made in a session created since, not in one already running
+    AND (a.how IS NOT 'new-session' OR EXISTS (
+      SELECT 1 FROM attributed ba JOIN incarnations bi ON bi.created_id = ba.created_id
+      WHERE ba.id = b.id AND (bi.created_ts, bi.created_id) >= (a.between_ts, a.between_id)))
     -- a broken response stream the client resumed (its lineage, accepted) before the later execution: it went after the response
     AND (a.how IS NOT 'stream-broke' OR a.first_session IS NULL OR NOT EXISTS (
       SELECT 1 FROM records u

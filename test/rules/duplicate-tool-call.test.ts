@@ -98,6 +98,9 @@ describe('duplicate-tool-call', () => {
     expect(findingsOf(sameSession, 'duplicate-tool-call')).toEqual([]);
     const firstStillUsed = await analyzeLines([...parallel, call(4000, 'S2', '1'), call(5000, 'S1', '9', { tool: 'list_files' })]);
     expect(findingsOf(firstStillUsed, 'duplicate-tool-call')).toEqual([]);
+    // S1 goes quiet once S2 is created, but the call comes again in S0, a session running since before
+    const inAnotherRunning = await analyzeLines([created('S0'), created('S1', 10), call(1000, 'S1', '7'), created('S2', 3000), call(4000, 'S0', '1')]);
+    expect(findingsOf(inAnotherRunning, 'duplicate-tool-call')).toEqual([]);
     const statelessCalls = await analyzeLines([
       { ts: at(1000), kind: 'call', rpc_id: '1', method: 'tools/call', tool: 'send_email', args_hash: 'h1', status: 200, principal: 'alice', protocol_version: '2026-07-28' },
       created('S2', 3000),
