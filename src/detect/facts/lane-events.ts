@@ -1,7 +1,9 @@
 import type { Db } from '../../store/db.js';
 
-// The events of lane segments, fetched for all findings in one statement (the
-// ids a message names as missing or skipped, and the lines that prove it).
+// The events of lane segments, read for all findings in one statement (the ids a message names as
+// missing or skipped, and the lines that prove it), and handed over a segment at a time, in the order
+// asked: held all at once, the windows of one session the whole log long (one id for every client,
+// 3M lines) were 1.3M objects.
 
 export interface LaneSegment {
   session: string;
@@ -16,26 +18,37 @@ export interface LaneEvent {
   pos: number;
 }
 
-const key = (s: LaneSegment) => JSON.stringify([s.session, s.lane, s.fromPos, s.toPos]);
+type Row = [index: number, id: number, eventId: string, lanePos: number];
 
-export function laneEvents(db: Db, segments: LaneSegment[]): (s: LaneSegment) => LaneEvent[] {
-  const found = new Map<string, LaneEvent[]>();
+/** Each segment's events in lane order, one segment per step, in the order of `segments` (an empty segment: none). */
+export function* laneEventWindows(db: Db, segments: LaneSegment[]): Generator<LaneEvent[], void, undefined> {
   const wanted = segments.filter((s) => s.toPos >= s.fromPos);
-  if (wanted.length > 0) {
-    const rows = db
-      .prepare(
-        `SELECT j.key AS k, e.id, e.event_id, e.lane_pos FROM json_each(?) j
-         JOIN events e ON e.session = json_extract(j.value, '$[0]') AND e.lane = json_extract(j.value, '$[1]')
-           AND e.lane_pos BETWEEN json_extract(j.value, '$[2]') AND json_extract(j.value, '$[3]')
-         ORDER BY j.key, e.lane_pos`,
-      )
-      .all(JSON.stringify(wanted.map((s) => [s.session, s.lane, s.fromPos, s.toPos]))) as { k: number; id: number; event_id: string; lane_pos: number }[];
-    for (const r of rows) {
-      const k = key(wanted[r.k]!);
-      const list = found.get(k) ?? [];
-      list.push({ recordId: r.id, eventId: r.event_id, pos: r.lane_pos });
-      found.set(k, list);
+  const rows: Iterator<Row> | undefined =
+    wanted.length === 0
+      ? undefined
+      : (db
+          .prepare(
+            `SELECT j.key, e.id, e.event_id, e.lane_pos FROM json_each(?) j
+             JOIN events e ON e.session = json_extract(j.value, '$[0]') AND e.lane = json_extract(j.value, '$[1]')
+               AND e.lane_pos BETWEEN json_extract(j.value, '$[2]') AND json_extract(j.value, '$[3]')
+             ORDER BY j.key, e.lane_pos`,
+          )
+          .raw(true)
+          .iterate(JSON.stringify(wanted.map((s) => [s.session, s.lane, s.fromPos, s.toPos]))) as IterableIterator<Row>);
+  try {
+    let next = rows?.next();
+    let index = 0;
+    for (const s of segments) {
+      const events: LaneEvent[] = [];
+      if (s.toPos >= s.fromPos) {
+        for (; next !== undefined && !next.done && next.value[0] === index; next = rows!.next()) {
+          events.push({ recordId: next.value[1], eventId: next.value[2], pos: next.value[3] });
+        }
+        index++;
+      }
+      yield events;
     }
+  } finally {
+    rows?.return?.();
   }
-  return (s) => found.get(key(s)) ?? [];
 }

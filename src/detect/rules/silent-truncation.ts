@@ -2,7 +2,7 @@ import type { NotKnowable } from '../../model/finding.js';
 import type { Db } from '../../store/db.js';
 import { compareIds, isDigits, compareNumeric, type OrderedId } from '../../model/event-order.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
-import { laneEvents, type LaneEvent, type LaneSegment } from '../facts/lane-events.js';
+import { laneEventWindows, type LaneEvent, type LaneSegment } from '../facts/lane-events.js';
 import { proxyReplayStart } from '../facts/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../facts/reconnects.js';
 import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type Evictions, type RetentionLoss } from '../facts/buffer-evictions.js';
@@ -91,8 +91,13 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
   // lines are the witness. A trimmed position needs none, and a client whose cursor never moves makes every
   // window the lane so far (25k such resumptions in one session fetched 6.8 GB of them).
   const witnessed = (c: Candidate) => c.short || c.late;
-  const eventsOf = laneEvents(db, candidates.filter(witnessed).map((c) => c.window));
-  for (const c of candidates) truncations.push(describe(c, witnessed(c) ? eventsOf(c.window) : []));
+  // A window at a time: the statement stays open meanwhile, so nothing here may query the database.
+  const windows = laneEventWindows(db, candidates.filter(witnessed).map((c) => c.window));
+  try {
+    for (const c of candidates) truncations.push(describe(c, witnessed(c) ? windows.next().value ?? [] : []));
+  } finally {
+    windows.return();
+  }
   return { truncations, notKnowable };
 }
 
