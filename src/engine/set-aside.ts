@@ -58,10 +58,12 @@ const NO_TRIMS: TrimIndex = Object.freeze({
   unplaced: NO_ENTRIES,
 });
 
-function shared<C extends Map<unknown, unknown> | Set<unknown>>(c: C): C {
-  if (c.size > 0) return c;
-  return (c instanceof Map ? NO_ENTRIES : NO_MEMBERS) as unknown as C;
-}
+/** The incarnation's collections set aside when empty (the event log and the trim index are checked apart). */
+const COLLECTIONS = [
+  'streams', 'sequences', 'lineages', 'unsuperseded', 'standaloneRoots', 'live', 'requests', 'sentUnresolved', 'callsByRpc', 'awaitingRescue',
+] as const satisfies readonly (keyof Incarnation)[];
+
+type Collections = Record<(typeof COLLECTIONS)[number], Map<unknown, unknown> | Set<unknown>>;
 
 function untouched(t: TrimIndex): boolean {
   const s = t.session;
@@ -70,38 +72,25 @@ function untouched(t: TrimIndex): boolean {
 
 /** Shares the empty collections of an incarnation a newer one replaced. */
 export function setAside(inc: Incarnation): void {
-  inc.streams = shared(inc.streams);
-  inc.sequences = shared(inc.sequences);
-  inc.lineages = shared(inc.lineages);
-  inc.unsuperseded = shared(inc.unsuperseded);
-  inc.standaloneRoots = shared(inc.standaloneRoots);
-  inc.live = shared(inc.live);
-  inc.requests = shared(inc.requests);
-  inc.sentUnresolved = shared(inc.sentUnresolved);
-  inc.callsByRpc = shared(inc.callsByRpc);
-  inc.awaitingRescue = shared(inc.awaitingRescue);
+  const fields = inc as unknown as Collections;
+  for (const field of COLLECTIONS) {
+    const c = fields[field];
+    if (c.size === 0) fields[field] = c instanceof Map ? NO_ENTRIES : NO_MEMBERS;
+  }
   if (inc.events.size === 0) inc.events = NO_EVENTS;
   if (untouched(inc.trimIndex)) inc.trimIndex = NO_TRIMS;
   inc.setAside = true;
 }
 
-function own<C>(c: C, make: () => C): C {
-  return (c as unknown) === NO_ENTRIES || (c as unknown) === NO_MEMBERS ? make() : c;
-}
-
 /** Gives an incarnation set aside collections of its own again, before a record writes to it. */
 export function takeUp(inc: Incarnation): void {
   if (inc.setAside !== true) return;
-  inc.streams = own(inc.streams, () => new Map());
-  inc.sequences = own(inc.sequences, () => new Map());
-  inc.lineages = own(inc.lineages, () => new Map());
-  inc.unsuperseded = own(inc.unsuperseded, () => new Map());
-  inc.standaloneRoots = own(inc.standaloneRoots, () => new Set());
-  inc.live = own(inc.live, () => new Map());
-  inc.requests = own(inc.requests, () => new Map());
-  inc.sentUnresolved = own(inc.sentUnresolved, () => new Set());
-  inc.callsByRpc = own(inc.callsByRpc, () => new Map());
-  inc.awaitingRescue = own(inc.awaitingRescue, () => new Map());
+  const fields = inc as unknown as Collections;
+  for (const field of COLLECTIONS) {
+    const c = fields[field];
+    if (c === NO_ENTRIES) fields[field] = new Map();
+    else if (c === NO_MEMBERS) fields[field] = new Set();
+  }
   if (inc.events === NO_EVENTS) inc.events = new EventLog();
   if (inc.trimIndex === NO_TRIMS) inc.trimIndex = emptyTrimIndex();
   delete inc.setAside;

@@ -80,6 +80,10 @@ describe('a session id minted again and again', () => {
     const [a, b, latest] = state.incarnations;
     expect(a!.streams).toBe(b!.streams);
     expect(a!.events).toBe(b!.events);
+    // every collection of an empty incarnation is shared, a collection field added later too
+    const collections = Object.entries(a!).filter(([, v]) => v instanceof Map || v instanceof Set);
+    expect(collections.length).toBeGreaterThanOrEqual(10);
+    for (const [field, value] of collections) expect(value, field).toBe((b as unknown as Record<string, unknown>)[field]);
     expect(latest!.streams).not.toBe(a!.streams);
     expect(() => a!.requests.set('q', { id: 'q', sent: true, answered: false, cancelled: false, reissued: false, timedOut: false })).toThrow(/set aside/);
   });
