@@ -1,6 +1,14 @@
 -- Which streams were written to (an event or a server request) after an accepted upgrade had superseded them?
 -- One row per superseded stream; evidence: the superseding upgrade, then the first write after it (late_ids: every
 -- late write, which the message counts and lists, so the finding cites them all).
+-- An event the superseding resumption replayed was written before it, whatever the clocks say: a node whose
+-- clock runs behind logs the resumption "before" the write it replays (the summary's skew estimate reads the
+-- same causality). It reached the client, so it is not a late write.
+CREATE TEMP TABLE replayed_on AS
+SELECT DISTINCT session, stream, event_id, of_stream FROM records
+WHERE kind = 'event.replayed' AND shadowed = 0 AND session IS NOT NULL AND stream IS NOT NULL AND event_id IS NOT NULL;
+CREATE INDEX temp.replayed_on_key ON replayed_on (session, stream, event_id);
+
 WITH writes AS (
   SELECT e.id, e.session, e.stream, e.ts_ms, e.event_id, e.request_id FROM events e
   UNION ALL
@@ -11,7 +19,14 @@ WITH writes AS (
   -- driven by the writes, each probing its stream once: from the streams, each walked its session's events
   SELECT w.*, s.superseded_id FROM writes w
   CROSS JOIN streams s ON s.session = w.session AND s.stream = w.stream AND s.superseded_id IS NOT NULL
+  JOIN records u ON u.id = s.superseded_id
   WHERE (w.ts_ms, w.id) > (s.superseded_ts, s.superseded_id)
+    AND NOT (w.event_id IS NOT NULL AND u.stream IS w.stream AND (
+      w.event_id IS u.first_replayed
+      OR (u.replayed_ids IS NOT NULL AND w.event_id IN (SELECT CAST(j.value AS TEXT) FROM json_each(u.replayed_ids) j))
+      OR EXISTS (SELECT 1 FROM replayed_on x
+        WHERE x.session = w.session AND x.stream = u.new_stream AND x.event_id = w.event_id
+          AND (x.of_stream IS NULL OR x.of_stream = w.stream))))
 ), per_stream AS (
   -- aggregates per stream, not windows over it: a window's whole-partition list is copied into every row,
   -- quadratic in a stream's late writes (the very streams this rule is about)

@@ -51,6 +51,39 @@ describe('write-to-superseded-stream', () => {
     expect(evidenceLines(f!)).toEqual([3, 4]);
   });
 
+  // a node whose clock runs 200 ms behind logs the resumption before the write it replays
+  const skewed = (replayedBy: 'event.replayed' | 'first_replayed' | 'replayed_ids', lateId: number) => [
+    { ...created, node: 'a' },
+    { ...opened, node: 'a' },
+    { ...sent(1000, 'g1', 1), node: 'a' },
+    { ts: at(2000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'client', node: 'a' },
+    { ...sent(2300, 'g1', 2), attached: false, node: 'a' },
+    ...(lateId === 2 ? [] : [{ ...sent(2400, 'g1', lateId), attached: false, node: 'a' }]),
+    {
+      ts: at(2100), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200,
+      replayed: 1, reemitted: 0, cancelled: 0, node: 'b',
+      ...(replayedBy === 'first_replayed' ? { first_replayed: 2 } : replayedBy === 'replayed_ids' ? { replayed_ids: [2] } : {}),
+    },
+    ...(replayedBy === 'event.replayed' ? [{ ts: at(2100), kind: 'event.replayed', session: 'S1', stream: 'g2', event_id: 2, of_stream: 'g1', node: 'b' }] : []),
+    { ...sent(3000, 'g2', 4), node: 'b' },
+  ];
+
+  it.each(['event.replayed', 'first_replayed', 'replayed_ids'] as const)(
+    'does not flag a write the superseding resumption replayed (%s), though a skewed clock logs it after',
+    async (how) => {
+      const report = await analyzeLines(skewed(how, 2));
+      expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+    },
+  );
+
+  it('still flags a late write beside the one the resumption replayed', async () => {
+    const report = await analyzeLines(skewed('event.replayed', 3));
+    const [f, ...rest] = findingsOf(report, 'write-to-superseded-stream');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('1 write went to g1');
+    expect(f?.message).toContain('(event 3)');
+  });
+
   it('is not knowable from a proxy log', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' }, resp_headers: { 'content-type': 'text/event-stream' } },
