@@ -236,10 +236,20 @@ export class SourceSink {
   }
 }
 
-/** Records are ordered by time: within one millisecond, by the digits below it where the log has them (stable). */
+/**
+ * Records are ordered by time: within one millisecond, those whose time has digits below it are put in
+ * their order, in the places they held. A time written to the millisecond is a truncation, some instant
+ * in that millisecond, not its start: it keeps its place in the file (a node logging .360Z is not before
+ * another's .360177Z; taken as .360000 it convicted a cross-node fence of being late).
+ */
 function orderBySubMs(group: Pending[]): Pending[] {
-  if (!group.some((g) => g.subMs !== null)) return group;
-  return group.slice().sort((a, b) => (a.subMs ?? 0) - (b.subMs ?? 0));
+  const places: number[] = [];
+  for (let i = 0; i < group.length; i++) if (group[i]!.subMs !== null) places.push(i);
+  if (places.length < 2) return group;
+  const ordered = places.map((i) => group[i]!).sort((a, b) => a.subMs! - b.subMs!);
+  const out = group.slice();
+  places.forEach((place, k) => (out[place] = ordered[k]!));
+  return out;
 }
 
 const seqOf = (g: Pending) => (g.shape.seq < 0 ? undefined : (g.params[g.shape.seq] as number));

@@ -97,4 +97,21 @@ describe('dual-writer', () => {
     ]);
     expect(findingsOf(report, 'dual-writer').map((f) => [f.session, evidenceLines(f)])).toEqual([['NEW', [3, 5, 6]]]);
   });
+
+  // node a logs microseconds, node b (the resuming node) milliseconds: .360Z is some instant in that millisecond
+  const crossNodeFence = (fenceFirst: boolean) => {
+    const fence = { ts: '2026-11-09T10:00:03.360177Z', kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' };
+    const up = { ...resume(3360), node: 'b' };
+    return [{ ...created, node: 'a' }, { ...opened(10, 'g1'), node: 'a' }, { ...sent(100, 1007), node: 'a' }, ...(fenceFirst ? [fence, up] : [up, fence])];
+  };
+
+  it('does not flag a fence logged to the microsecond in the millisecond of the resumption, logged before it', async () => {
+    const report = await analyzeLines(crossNodeFence(true));
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+  });
+
+  it('flags the same fence logged after the resumption: within the millisecond, the log\'s order stands', async () => {
+    const report = await analyzeLines(crossNodeFence(false));
+    expect(findingsOf(report, 'dual-writer')).toHaveLength(1);
+  });
 });
