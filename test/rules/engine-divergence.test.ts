@@ -156,6 +156,20 @@ describe('engine-divergence', () => {
     expect(f!.message).toContain('(explained by: stale-writer-blocks-reconnect)');
   });
 
+  // the log ends 3 s after the refusal, the writer still up: neither a fence within the grace nor a stale writer yet
+  it('does not judge a 409 whose grace the log ends inside, and says so', async () => {
+    const report = await analyzeLines([...liveWriter, conflict(3000), sent(6000, 3)]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const said = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(said).toEqual([{ rule: RULE, session: 'S1', reason: expect.stringMatching(/log ends within the 5 s fence grace period after the reconnect refused at .*T10:00:03.000Z/) }]);
+  });
+
+  it('judges a 409 whose grace the log outlasts, the writer still up', async () => {
+    const report = await analyzeLines([...liveWriter, conflict(3000), sent(8001, 3)]);
+    expect(findingsOf(report, RULE)).toHaveLength(1);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
   it('flags a 409 for another reason than a writer, even when the old stream ends soon after', async () => {
     const report = await analyzeLines([...liveWriter, upgrade(3000, { last_event_id: 2, decision: 'reject', status: 409, reason: 'resumption_unavailable' }), fenced(3500)]);
     expect(findingsOf(report, RULE)).toHaveLength(1);

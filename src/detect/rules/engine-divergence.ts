@@ -4,6 +4,7 @@ import { forEachUpgrade } from '../../replay/engine-replay.js';
 import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriters } from '../../replay/decision-evidence.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
+import { at, duration } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import type { LoggedUpgrade } from '../../replay/stored-record.js';
 import { queryRows } from '../query-rows.js';
@@ -67,7 +68,13 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
         else findings.push(finding);
       }, opts);
-      for (const finding of stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs)) findings.push(finding);
+      const { divergent, undecided } = stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs);
+      for (const finding of divergent) findings.push(finding);
+      for (const f of undecided) {
+        if (notKnowable.has(f.session)) continue;
+        const reason = `the log ends within the ${duration(policy.fenceGraceMs)} fence grace period after the reconnect refused at ${at(f.atMs)} while the engine would fence its writer`;
+        notKnowable.set(f.session, { rule: RULE, session: f.session, reason });
+      }
       return { findings: findings.rest(), notKnowable: [...notKnowable.values()] };
     },
   });
@@ -94,17 +101,29 @@ function isWriterConflict(u: LoggedUpgrade): boolean {
  * Where the engine would accept by fencing a live prior writer, a server may instead refuse
  * (409) until the fence completes (seed 001). That is agreement when every such writer was
  * closed, fenced or ended with its session within the fence grace after the refusal; one that
- * stayed up longer is the stale writer the refusal waited on, and the divergence stands.
+ * stayed up longer is the stale writer the refusal waited on, and the divergence stands. Where
+ * the log ends inside the grace with a writer still up, neither can be told (as
+ * stale-writer-blocks-reconnect says of the same refusal): undecided.
  */
-function stillDivergent(db: Db, opts: DetectOptions, refused: { finding: RawFinding; streams: string[] }[], graceMs: number): RawFinding[] {
-  if (refused.length === 0) return [];
+function stillDivergent(
+  db: Db,
+  opts: DetectOptions,
+  refused: { finding: RawFinding; streams: string[] }[],
+  graceMs: number,
+): { divergent: RawFinding[]; undecided: RawFinding[] } {
+  const divergent: RawFinding[] = [];
+  const undecided: RawFinding[] = [];
+  if (refused.length === 0) return { divergent, undecided };
   const sessions = [...new Set(refused.map((r) => r.finding.session))];
   const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) });
   const endedBy = (session: string | null, stream: string, after: number, until: number) =>
     ends.some((e) => e.session === session && (e.stream === stream || e.stream === null) && e.ended_ts >= after && e.ended_ts <= until);
-  return refused
-    .filter(({ finding: f, streams }) => !streams.every((s) => endedBy(f.session, s, f.atMs, f.atMs + graceMs)))
-    .map((r) => r.finding);
+  const logEnd = (db.prepare('SELECT max(ts_ms) FROM records').pluck().get() as number | null) ?? -Infinity;
+  for (const { finding: f, streams } of refused) {
+    if (streams.every((s) => endedBy(f.session, s, f.atMs, f.atMs + graceMs))) continue;
+    (logEnd < f.atMs + graceMs ? undecided : divergent).push(f);
+  }
+  return { divergent, undecided };
 }
 
 /** What the explanation needs of the findings: detect/finding-table.ts, which reads the catalogue and so this module. */
