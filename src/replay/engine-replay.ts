@@ -67,9 +67,14 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: R
   const long = db.prepare(LONG_SESSIONS).pluck().all(opts.longSessionRecords ?? LONG_SESSION_RECORDS) as string[];
   const longSessions = new LongSessionRecords(db, long);
   // Each other session's records as one JSON array of records, in session order, the long ones replayed in their place.
+  // One sort: the rows sorted by session and time, then joined per session as they come. The GROUP BY reads the
+  // sorted rows in their order (no second b-tree), and so does group_concat. json_group_array(… ORDER BY ts_ms, id)
+  // sorted twice, by session for the groups and within each group (1M independent production lines: 1.85 → 1.45 s).
   const sessions = db.prepare(
-    `SELECT session, json_group_array(${STORED_RECORD_JSON} ORDER BY ts_ms, id) FROM records NOT INDEXED
-     WHERE session IS NOT NULL AND ${REPLAYED} AND session NOT IN (SELECT value FROM json_each(?))
+    `SELECT session, '[' || group_concat(record, ',') || ']' FROM (
+       SELECT session, ${STORED_RECORD_JSON} AS record FROM records NOT INDEXED
+       WHERE session IS NOT NULL AND ${REPLAYED} AND session NOT IN (SELECT value FROM json_each(?))
+       ORDER BY session, ts_ms, id)
      GROUP BY session ORDER BY session`,
   ).raw(true);
   for (const [session, json] of sessions.iterate(JSON.stringify(long)) as IterableIterator<[string, string]>) {
