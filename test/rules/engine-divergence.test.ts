@@ -164,6 +164,12 @@ describe('engine-divergence', () => {
     expect(said).toEqual([{ rule: RULE, session: 'S1', reason: expect.stringMatching(/log ends within the 5 s fence grace period after the reconnect refused at .*T10:00:03.000Z/) }]);
   });
 
+  it('judges a 409 inside whose grace the log ends, when an earlier refusal already waited out the grace on that writer', async () => {
+    const report = await analyzeLines([...liveWriter, conflict(3000), conflict(9000), sent(10_000, 3)]);
+    expect(findingsOf(report, RULE)).toHaveLength(2);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
   it('judges a 409 whose grace the log outlasts, the writer still up', async () => {
     const report = await analyzeLines([...liveWriter, conflict(3000), sent(8001, 3)]);
     expect(findingsOf(report, RULE)).toHaveLength(1);

@@ -103,7 +103,9 @@ function isWriterConflict(u: LoggedUpgrade): boolean {
  * closed, fenced or ended with its session within the fence grace after the refusal; one that
  * stayed up longer is the stale writer the refusal waited on, and the divergence stands. Where
  * the log ends inside the grace with a writer still up, neither can be told (as
- * stale-writer-blocks-reconnect says of the same refusal): undecided.
+ * stale-writer-blocks-reconnect says of the same refusal): undecided, unless an earlier refusal's
+ * grace, inside the log, already passed with that writer up (then every later refusal waits on a
+ * writer proven stale).
  */
 function stillDivergent(
   db: Db,
@@ -119,9 +121,14 @@ function stillDivergent(
   const endedBy = (session: string | null, stream: string, after: number, until: number) =>
     ends.some((e) => e.session === session && (e.stream === stream || e.stream === null) && e.ended_ts >= after && e.ended_ts <= until);
   const logEnd = (db.prepare('SELECT max(ts_ms) FROM records').pluck().get() as number | null) ?? -Infinity;
+  const provenStale = new Set<string>();
   for (const { finding: f, streams } of refused) {
-    if (streams.every((s) => endedBy(f.session, s, f.atMs, f.atMs + graceMs))) continue;
-    (logEnd < f.atMs + graceMs ? undecided : divergent).push(f);
+    const up = streams.filter((s) => !endedBy(f.session, s, f.atMs, f.atMs + graceMs));
+    if (up.length === 0) continue;
+    if (logEnd >= f.atMs + graceMs) {
+      for (const s of up) provenStale.add(`${f.session}\0${s}`);
+      divergent.push(f);
+    } else (up.every((s) => provenStale.has(`${f.session}\0${s}`)) ? divergent : undecided).push(f);
   }
   return { divergent, undecided };
 }
