@@ -128,7 +128,9 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   l.own_id, l.own_stream, l.own_lane, l.own_pos, l.own_ts,
   l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream,
   w.head_pos, hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
-  CASE WHEN l.role = 'last_event_id' THEN EXISTS (SELECT 1 FROM events e WHERE e.event_id = l.event_id) END AS ever_emitted,
+  -- a Last-Event-ID no one had sent before the upgrade: its first emission, after it (skew, or a phantom then)
+  CASE WHEN l.role = 'last_event_id' AND l.own_id IS NULL AND l.earlier_incarnation_id IS NULL AND l.other_session_id IS NULL THEN (
+    SELECT e.id FROM events e WHERE e.event_id = l.event_id ORDER BY e.ts_ms, e.id LIMIT 1) END AS first_emission_id,
   -- the first state change after the event (by whichever session emitted it, v2; where no one did, in the
   -- incarnation) before the upgrade
   CASE WHEN l.role = 'last_event_id' THEN (
@@ -155,6 +157,8 @@ LEFT JOIN windows w ON w.up_id = l.up_id AND l.role = 'last_event_id'
 LEFT JOIN events hd ON hd.session = v.session AND hd.lane = l.own_lane AND hd.lane_pos = w.head_pos AND w.head_pos > l.own_pos
 LEFT JOIN events nx ON nx.session = v.session AND nx.lane = l.own_lane AND nx.lane_pos = l.own_pos + 1 AND nx.lane_pos <= w.head_pos
 )
-SELECT f.*, hn.event_id AS highest_numeric_event_id, sc.aspect AS state_change_aspect, sc.ts_ms AS state_change_ts
+SELECT f.*, hn.event_id AS highest_numeric_event_id, sc.aspect AS state_change_aspect, sc.ts_ms AS state_change_ts,
+  fe.ts_ms AS first_emission_ts, fe.session AS first_emission_session, fe.stream AS first_emission_stream
 FROM facts f LEFT JOIN events hn ON hn.id = f.highest_numeric_id LEFT JOIN records sc ON sc.id = f.state_change_id
+LEFT JOIN events fe ON fe.id = f.first_emission_id
 ORDER BY f.at_ms, f.up_id, f.role <> 'last_event_id', f.role, f.ord;

@@ -46,6 +46,22 @@ describe('phantom-event-id', () => {
     expect(findingsOf(report, RULE)).toEqual([]);
   });
 
+  it('flags an id no stream had sent by then, though another session sends it a minute later', async () => {
+    const report = await analyzeLines([created(), created('S2'), sent(1000, 1), resume(2000, 28461), sent(77_000, 28461, 'S2', 'p9')]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('resumed S1 from event 28461, which no stream of any session had sent by then');
+    expect(f!.message).toContain('it was first sent 75 s later, on p9 of S2');
+    expect(evidenceLines(f!)).toEqual([1, 4, 5]);
+  });
+
+  // a node whose clock runs ahead logs the event after the resumption that names it
+  it('does not flag an id first logged within the clock-skew allowance after the resumption', async () => {
+    const report = await analyzeLines([created(), sent(1000, 1), resume(2000, 2), { ...sent(2200, 2), node: 'a' }]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
   it('is not knowable when the log starts after the creation and the id cannot be placed', async () => {
     // 7 is below the highest id seen (12): it may have been sent before the log begins
     const report = await analyzeLines([sent(1000, 12), resume(2000, 7), resume(3000, 'opaque')]);

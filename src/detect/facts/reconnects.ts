@@ -45,7 +45,11 @@ export interface Reconnect {
   /** first_replayed, first_seen, replayed_ids and event.replayed ids, in that order. */
   replays: EventRef[];
   window: ReplayWindow | null;
-  everEmitted: boolean;
+  /**
+   * Where no stream had sent the Last-Event-ID before the upgrade (neither placed in the session nor
+   * elsewhere): its first emission in the log, after the upgrade; null where it was never sent.
+   */
+  firstEmission: { recordId: number; atMs: number; session: string; stream: string } | null;
   /** The first session.state_changed after Last-Event-ID was sent (or, where it was never placed, after the incarnation began) and before the upgrade. */
   stateChange: { recordId: number; aspect: string | null; atMs: number } | null;
   answeredInWindowId: number | null;
@@ -86,7 +90,10 @@ export interface ReconnectRow {
   after_count: number | null;
   next_id: number | null;
   next_event_id: string | null;
-  ever_emitted: number | null;
+  first_emission_id: number | null;
+  first_emission_ts: number | null;
+  first_emission_session: string | null;
+  first_emission_stream: string | null;
   state_change_id: number | null;
   state_change_aspect: string | null;
   state_change_ts: number | null;
@@ -158,7 +165,10 @@ function toReconnect(row: ReconnectRow, last: EventRef): Reconnect {
             headId: row.head_id,
             next: row.next_id === null ? null : { recordId: row.next_id, eventId: String(row.next_event_id) },
           },
-    everEmitted: row.ever_emitted === 1,
+    firstEmission:
+      row.first_emission_id === null
+        ? null
+        : { recordId: row.first_emission_id, atMs: row.first_emission_ts!, session: row.first_emission_session!, stream: row.first_emission_stream! },
     stateChange:
       row.state_change_id === null ? null : { recordId: row.state_change_id, aspect: row.state_change_aspect, atMs: row.state_change_ts! },
     answeredInWindowId: row.answered_in_window_id,
