@@ -17,7 +17,7 @@
 -- activations grow with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled
 -- 16 MB page cache (~180 MB at 3M lines); as TEMP tables they live on the run's page budget.
 CREATE TEMP TABLE executions AS
-SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn,
+SELECT c.id, c.ts_ms, c.session, c.origin, c.rpc_id, c.tool, c.args_hash, c.principal AS own_principal, c.stream, c.req, c.conn, c.node,
   (SELECT i.created_id FROM incarnations i
    WHERE i.session = c.session AND (i.created_ts, i.created_id) < (c.ts_ms, c.id)
    ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
@@ -69,7 +69,7 @@ CREATE INDEX temp.first_calls_key ON first_calls (session, rpc_id, created_id, t
 
 CREATE TEMP TABLE keyed AS
 -- the executions a retry can be recognised by: principal, tool and arguments known
-SELECT id, ts_ms, session, principal, tool, args_hash, rpc_id, stream, req, conn,
+SELECT id, ts_ms, session, principal, tool, args_hash, rpc_id, stream, req, conn, node,
   row_number() OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id) AS r,
   count(*) OVER (PARTITION BY principal, tool, args_hash) AS group_size
 FROM attributed WHERE principal IS NOT NULL AND tool IS NOT NULL AND args_hash IS NOT NULL;
@@ -123,9 +123,30 @@ CREATE INDEX temp.closes_stream ON closes (session, stream, ts_ms, id);
 -- the POST streams opened, looked up by the request or connection that opened them: looked up among a session's
 -- records of the second around a call, a session the whole log long (one id for every client) cost the log's rate
 CREATE TEMP TABLE post_opens AS
-SELECT id, session, ts_ms, stream, req, conn FROM records WHERE kind = 'stream.opened' AND via = 'post' AND shadowed = 0;
+SELECT id, session, ts_ms, stream, req, conn, node FROM records WHERE kind = 'stream.opened' AND via = 'post' AND shadowed = 0;
 CREATE INDEX temp.post_opens_req ON post_opens (session, req, ts_ms) WHERE req IS NOT NULL;
 CREATE INDEX temp.post_opens_conn ON post_opens (session, conn, ts_ms) WHERE conn IS NOT NULL;
+CREATE INDEX temp.post_opens_at ON post_opens (session, ts_ms, id);
+CREATE INDEX temp.post_opens_stream ON post_opens (session, stream);
+CREATE INDEX temp.post_opens_id ON post_opens (id);
+
+-- A call that logs neither req nor conn names no POST stream: its own is the one its node opens next to it, with no
+-- other call of the session in between, on the side the node opens its streams. Which side, the node's answered calls
+-- show (their response names the stream): a node that logs the call first opens the stream after it.
+CREATE TEMP TABLE session_calls AS
+SELECT id, ts_ms, session FROM calls WHERE session IS NOT NULL;
+CREATE INDEX temp.session_calls_at ON session_calls (session, ts_ms, id);
+CREATE TEMP TABLE open_sides AS
+SELECT node, sum(after) >= sum(1 - after) AS opens_after FROM (
+  SELECT a.node, (o.ts_ms, o.id) > (a.ts_ms, a.id) AS after FROM (
+    SELECT c.id, c.ts_ms, c.session, c.node, (
+      SELECT y.stream FROM responses y WHERE y.session = c.session AND y.rpc_id = c.rpc_id
+        AND y.ts_ms BETWEEN c.ts_ms - 1000 AND c.ts_ms + :duplicate_call_window_ms
+      ORDER BY y.ts_ms, y.id LIMIT 1) AS stream
+    FROM calls c WHERE c.session IS NOT NULL AND c.req IS NULL AND c.conn IS NULL AND c.rpc_id IS NOT NULL) a
+  JOIN post_opens o ON o.session = a.session AND o.stream = a.stream)
+GROUP BY node;
+CREATE INDEX temp.open_sides_node ON open_sides (node);
 
 CREATE TEMP TABLE activated AS
 WITH marker_next AS (
@@ -152,7 +173,27 @@ WITH marker_next AS (
        SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.req = k.req AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000
        UNION ALL
        SELECT x.stream, x.ts_ms, x.id FROM post_opens x WHERE x.session IS k.session AND x.conn = k.conn AND x.ts_ms BETWEEN k.ts_ms + 1 AND k.ts_ms + 1000)
-     ORDER BY ts_ms, id LIMIT 1)) AS stream
+     ORDER BY ts_ms, id LIMIT 1),
+    CASE WHEN k.req IS NULL AND k.conn IS NULL AND k.session IS NOT NULL THEN
+      -- INDEXED BY: with a row a node, the planner would scan the table per call
+      CASE WHEN COALESCE((SELECT d.opens_after FROM open_sides d INDEXED BY open_sides_node WHERE d.node IS k.node), 1) THEN (
+        SELECT x.stream FROM post_opens x
+        WHERE x.id = (
+            SELECT y.id FROM post_opens y
+            WHERE y.session = k.session AND y.node IS k.node AND (y.ts_ms, y.id) > (k.ts_ms, k.id) AND y.ts_ms <= k.ts_ms + 1000
+            ORDER BY y.ts_ms, y.id LIMIT 1)
+          AND NOT EXISTS (SELECT 1 FROM session_calls c
+            WHERE c.session = k.session AND (c.ts_ms, c.id) > (k.ts_ms, k.id) AND (c.ts_ms, c.id) < (x.ts_ms, x.id)))
+      ELSE (
+        SELECT x.stream FROM post_opens x
+        WHERE x.id = (
+            SELECT y.id FROM post_opens y
+            WHERE y.session = k.session AND y.node IS k.node AND (y.ts_ms, y.id) < (k.ts_ms, k.id) AND y.ts_ms >= k.ts_ms - 1000
+            ORDER BY y.ts_ms DESC, y.id DESC LIMIT 1)
+          AND NOT EXISTS (SELECT 1 FROM session_calls c
+            WHERE c.session = k.session AND (c.ts_ms, c.id) < (k.ts_ms, k.id) AND (c.ts_ms, c.id) > (x.ts_ms, x.id)))
+      END
+    END) AS stream
   FROM keyed k WHERE k.group_size > 1
 ), broken AS MATERIALIZED (
   -- its first close after the execution, within the window, before a response to it was delivered

@@ -200,6 +200,37 @@ describe('duplicate-tool-call after a broken response stream', () => {
     expect(findingsOf(stored, 'duplicate-tool-call').map((f) => f.message)).toEqual([expect.stringContaining('its response stream p7 closed at')]);
   });
 
+  // A call that logs neither req nor conn: its POST stream is the one its node opens next to it, on the side the
+  // node's answered calls show, with no other call of the session in between.
+  const opened = (ms: number, stream: string) => ({ ts: at(ms), kind: 'stream.opened', stream, via: 'post' });
+  const answered = (ms: number, stream: string, rpcId: string) => ({ ts: at(ms), kind: 'event.sent', stream, event_id: `r${rpcId}`, rpc_kind: 'response', rpc_id: rpcId });
+  const lookup = (ms: number, rpcId: string) => call(ms, 'S1', rpcId, { tool: 'lookup', args_hash: `q${rpcId}` });
+  const brokeIn = (ms: number, stream: string) => ({ ts: at(ms), kind: 'stream.closed', stream, reason: 'error' });
+
+  it('flags a re-issue whose first call named no stream, on a node that opens the stream after the call', async () => {
+    const report = await analyzeLines(
+      inSession([lookup(500, '5'), opened(500, 'p5'), answered(600, 'p5', '5'), call(1000, 'S1', '7'), opened(1000, 'p7'), brokeIn(1400, 'p7'), call(3000, 'S1', '8')]),
+    );
+    const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('after its response stream p7 closed');
+    expect(evidenceLines(f!)).toEqual([5, 7, 8]);
+  });
+
+  it('flags the same on a node that opens the stream before the call', async () => {
+    const report = await analyzeLines(
+      inSession([opened(500, 'p5'), lookup(500, '5'), answered(600, 'p5', '5'), opened(1000, 'p7'), call(1000, 'S1', '7'), brokeIn(1400, 'p7'), call(3000, 'S1', '8')]),
+    );
+    expect(findingsOf(report, 'duplicate-tool-call').map((f) => f.message)).toEqual([expect.stringContaining('after its response stream p7 closed')]);
+  });
+
+  it('near miss: another call of the session came between the call and the stream that broke', async () => {
+    const report = await analyzeLines(
+      inSession([lookup(500, '5'), opened(500, 'p5'), answered(600, 'p5', '5'), call(1000, 'S1', '7'), lookup(1000, '9'), opened(1000, 'p9'), brokeIn(1400, 'p9'), call(3000, 'S1', '8')]),
+    );
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
   it('near miss: the response was delivered before the stream closed', async () => {
     const report = await analyzeLines([
       postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'),
