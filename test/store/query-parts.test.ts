@@ -58,7 +58,7 @@ describe('staged queries run', () => {
 
   it('duplicate-tool-call is staged, answers, and leaves no TEMP table behind, read whole or left early', async () => {
     const db = await derived();
-    expect(queryParts(loadQuery('rules/duplicate-tool-call')).tables).toEqual(['executions', 'not_found', 'first_principals', 'attributed', 'reused', 'first_calls', 'keyed', 'owner_creations', 'left_sessions', 'marker_stream', 'responses', 'closes', 'post_opens', 'activated']);
+    expect(queryParts(loadQuery('rules/duplicate-tool-call')).tables).toEqual(['executions', 'not_found', 'first_principals', 'attributed', 'reused', 'first_calls', 'keyed', 'owner_creations', 'left_sessions', 'marker_stream', 'responses', 'closes', 'post_opens', 'session_calls', 'open_sides', 'activated']);
     const before = tempTables(db);
     const rows = [...eachQueryRow<{ session: string; how: string }>(db, 'rules/duplicate-tool-call', opts)];
     expect(rows).toMatchObject([{ session: 'S2', how: 'ended' }]);
