@@ -20,6 +20,8 @@ export class FactTable<T> {
   readonly name: string;
   private readonly columns: string[];
   private dropped = false;
+  /** The highest `seq`: the rows are 1..lastSeq, in the query's order. */
+  private readonly lastSeq: number;
   /** `where` statements by column: silent-reset looks a reconnect up per fresh upgrade. */
   private readonly lookups = new Map<string, Statement>();
 
@@ -40,6 +42,7 @@ export class FactTable<T> {
       const columnList = this.columns.map(quoteName).join(', ');
       db.exec(`CREATE TEMP TABLE ${this.name} (seq INTEGER PRIMARY KEY, ${columnList})`);
       db.prepare(`INSERT INTO temp.${this.name} (${columnList}) ${sql}`).run(queryParams(sql, opts));
+      this.lastSeq = (db.prepare(`SELECT max(seq) FROM temp.${this.name}`).pluck().get() as number | null) ?? 0;
     } finally {
       dropStages(db, parts);
     }
@@ -55,7 +58,7 @@ export class FactTable<T> {
    * Every row, in the query's order. The rules read a fact whole several times over, and each
    * value better-sqlite3 hands over costs about as much as each row it steps to: the rows come
    * as JSON, ROWS_PER_READ at a time (1M production lines, the 68k rows of the reconnect
-   * references: 0.30 s a read row by row, 0.16 s so).
+   * references: 0.30 s a read row by row, 0.16 s so; a range of `seq` a read, 0.09 s).
    */
   rows(): Generator<T> {
     this.refuseDropped();
@@ -85,11 +88,17 @@ export class FactTable<T> {
 
   private *readJson(): Generator<T> {
     // Read from the table, no value carries a JSON subtype: a column of JSON text stays a string.
+    // One range of seq a read, joined as it is scanned: no sort (json_group_array(… ORDER BY seq) with
+    // GROUP BY seq / n sorted the rows twice), and no statement left open between reads.
     const values = this.columns.map(quoteName).join(', ');
-    const chunks = this.db
-      .prepare(`SELECT json_group_array(json_array(${values}) ORDER BY seq) FROM temp.${this.name} GROUP BY seq / ${ROWS_PER_READ} ORDER BY seq / ${ROWS_PER_READ}`)
+    const chunk = this.db
+      .prepare(`SELECT '[' || group_concat(row, ',') || ']' FROM (SELECT json_array(${values}) AS row FROM temp.${this.name} WHERE seq > ? AND seq <= ? ORDER BY seq)`)
       .pluck();
-    for (const json of chunks.iterate() as IterableIterator<string>) yield* namedRows<T>(this.columns, JSON.parse(json) as unknown[][]);
+    for (let after = 0; after < this.lastSeq; after += ROWS_PER_READ) {
+      this.refuseDropped();
+      const json = chunk.get(after, after + ROWS_PER_READ) as string | null;
+      if (json !== null) yield* namedRows<T>(this.columns, JSON.parse(json) as unknown[][]);
+    }
   }
 
   private *read(stmt: Statement, args: unknown[]): Generator<T> {
