@@ -272,6 +272,16 @@ WITH same_rpc AS MATERIALIZED (
     AND (a.how IS NOT 'new-session' OR EXISTS (
       SELECT 1 FROM attributed ba JOIN incarnations bi ON bi.created_id = ba.created_id
       WHERE ba.id = b.id AND (bi.created_ts, bi.created_id) >= (a.between_ts, a.between_id)))
+    -- a client that had the first execution's response before it called again made no retry: an answer written to a live
+    -- stream (attached) in the first session, to its rpc id and before any later call of that id there (a 404, the
+    -- session's end or its replacement after a delivered answer leave nothing to retry; a broken stream is judged above)
+    AND (a.how = 'stream-broke' OR a.first_session IS NULL OR NOT EXISTS (
+      SELECT 1 FROM attributed ai
+      CROSS JOIN responses x INDEXED BY responses_rpc ON x.session = ai.session AND x.rpc_id = ai.rpc_id AND x.ts_ms BETWEEN ai.ts_ms AND b.ts_ms
+        AND (x.ts_ms, x.id) > (ai.ts_ms, ai.id) AND (x.ts_ms, x.id) < (b.ts_ms, b.id) AND x.attached = 1
+      WHERE ai.id = a.first_id
+        AND NOT EXISTS (SELECT 1 FROM attributed ac WHERE ac.session = ai.session AND ac.rpc_id = ai.rpc_id
+          AND (ac.ts_ms, ac.id) > (ai.ts_ms, ai.id) AND (ac.ts_ms, ac.id) < (x.ts_ms, x.id))))
     -- a broken response stream the client resumed (its lineage, accepted) before the later execution: it went after the response
     AND (a.how IS NOT 'stream-broke' OR a.first_session IS NULL OR NOT EXISTS (
       SELECT 1 FROM records u

@@ -82,6 +82,38 @@ describe('duplicate-tool-call', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 4]);
   });
 
+  // A client that had the first execution's answer before it called again made no retry: the same call is a new one.
+  const answeredThenEnded = (attached: boolean) => [
+    created('S1'),
+    call(1000, 'S1', '7'),
+    { ts: at(1000), kind: 'stream.opened', session: 'S1', stream: 'p7', via: 'post' },
+    { ts: at(1200), kind: 'event.sent', session: 'S1', stream: 'p7', event_id: 'e1', rpc_kind: 'response', rpc_id: '7', ...(attached ? {} : { attached: false }) },
+    { ts: at(2000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' },
+    call(4000, 'S3', '2', { principal: 'alice' }),
+  ];
+
+  it('near miss: the first execution answered the client before its session ended', async () => {
+    const report = await analyzeLines(answeredThenEnded(true));
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('flags the retry where that answer was only stored for replay, never delivered', async () => {
+    const report = await analyzeLines(answeredThenEnded(false));
+    expect(findingsOf(report, 'duplicate-tool-call').map((f) => f.message)).toEqual([expect.stringContaining('after S1 ended')]);
+  });
+
+  it('near miss: answered before a POST of the principal got 404', async () => {
+    const report = await analyzeLines([
+      created('S1'),
+      call(1000, 'S1', '7'),
+      { ts: at(1200), kind: 'event.sent', session: 'S1', stream: 'p7', event_id: 'e1', rpc_kind: 'response', rpc_id: '7' },
+      call(2000, 'S1', '8', { tool: 'list_files', status: 404, principal: 'alice' }),
+      created('S2', 3000),
+      call(4000, 'S2', '1'),
+    ]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
   it('flags a retry in a new session the principal moved to, leaving the first', async () => {
     const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), created('S2', 3000), call(4000, 'S2', '1')]);
     const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
