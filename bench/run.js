@@ -39,6 +39,9 @@ ${Object.entries(SHAPES).map(([k, v]) => `                      ${k.padEnd(11)} 
   --no-lnav         skip lnav even when installed
   --no-floor        skip the SQLite floor pass
   --json            print the results as JSON on stdout instead of the table
+  --files A,B       instead: time these log files (your own export, or logs from
+                    bench/independent/generate.mjs, written without reading this code),
+                    each beside the same passes; linearity between the first and the last
   --keep DIR        write the generated logs to DIR and keep them; a log kept there
                     by an earlier run (same shape, size, seed and generator) is reused
   --max-x-bare N    exit 1 if any run's analyze took more than N times its bare parse
@@ -79,6 +82,10 @@ function parseArgs(argv) {
     else if (a === '--no-floor') o.floor = false;
     else if (a === '--json') o.json = true;
     else if (a === '--keep') o.keep = next();
+    else if (a === '--files') {
+      o.files = next().split(',').map((f) => f.trim()).filter(Boolean);
+      for (const f of o.files) if (!existsSync(f)) fail(`--files: no such file: ${f}`);
+    }
     else if (a === '--max-x-bare') o.maxXBare = positive(a, next());
     else if (a === '--max-linearity') o.maxLinearity = positive(a, next());
     else fail(`unknown option ${a} (see --help)`);
@@ -200,8 +207,8 @@ function reportSummary(file) {
   return { summary, findings: Object.values(summary.by_rule).reduce((a, b) => a + b, 0) };
 }
 
-async function measure(o, dir, lnav, shape, lines) {
-  const { file, written } = await logOf(o, dir, shape, lines);
+async function measure(o, dir, lnav, shape, lines, given) {
+  const { file, written } = given !== undefined ? { file: given, written: countLines(given) } : await logOf(o, dir, shape, lines);
   const mb = statSync(file).size / 1e6;
   const bare = reference(nodeChild(dir, [join(here, 'baseline.js'), 'bare', file]), 'bare', shape, lines);
   const floor = o.floor ? reference(nodeChild(dir, [join(here, 'baseline.js'), 'floor', file, join(dir, 'floor.db')]), 'floor', shape, lines) : undefined;
@@ -215,7 +222,7 @@ async function measure(o, dir, lnav, shape, lines) {
   const lnavRun = lnav ? lnavCount(lnav, file) : undefined;
   const ln = lnavRun && !Number.isNaN(lnavRun.counted) ? lnavRun : undefined;
   if (lnavRun && ln === undefined && !o.json) process.stderr.write(`bench:   lnav failed on ${shape} at ${lines} lines (${lnavRun.failure}): no x lnav\n`);
-  if (!o.keep) rmSync(file, { force: true });
+  if (!o.keep && given === undefined) rmSync(file, { force: true });
   return {
     shape, lines: written, mb: round(mb, 1),
     analyze: { s: round(an.ms / 1000, 2), lines_per_s: Math.round(written / (an.ms / 1000)), peak_rss_mb: round(an.rssMb, 0), cores: round(an.cores, 2) },
@@ -294,7 +301,18 @@ if (o.keep) mkdirSync(o.keep, { recursive: true });
 try {
   const lnav = o.lnav && lnavAvailable() ? lnavHome(dir) : undefined;
   const rows = [];
-  for (const shape of o.shapes) {
+  if (o.files) {
+    // The user's own logs (an export, or bench/independent/generate.mjs's): 'files' is their shape, each its size.
+    o.shapes = ['files'];
+    o.sizes = o.files.map(() => 0);
+    for (const file of o.files) {
+      if (!o.json) process.stderr.write(`bench: ${file}…\n`);
+      const row = await measure(o, dir, lnav, 'files', 0, file);
+      rows.push(row);
+      if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
+    }
+  }
+  for (const shape of o.files ? [] : o.shapes) {
     for (const lines of o.sizes) {
       if (!o.json) process.stderr.write(`bench: ${shape} at ${lines.toLocaleString('en')} lines…\n`);
       const row = await measure(o, dir, lnav, shape, lines);
