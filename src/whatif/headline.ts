@@ -1,4 +1,4 @@
-import { plural, seconds } from '../model/phrasing.js';
+import { ordinal, plural, seconds } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
@@ -185,10 +185,4 @@ function flipLine(flips: Flip[], change: string, note = ''): string {
   }
   const detail = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
   return `with ${change}: ${plural(flips.length, 'reconnect decision')} flip${flips.length === 1 ? 's' : ''} (${detail})`;
-}
-
-function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
-  return `${n}${suffix}`;
 }

@@ -2,7 +2,7 @@ import type { NotKnowable } from '../../model/finding.js';
 import { compareIds, orderedByEmission } from '../../model/event-order.js';
 import { proxyReplayStart } from '../facts/proxy-view.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
-import { at, idList } from '../../model/phrasing.js';
+import { at, idList, ordinal } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
@@ -78,12 +78,6 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
 /** "twice", or "a 3rd time" where the lane re-used an id another lane had re-used already. */
 function timesWord(nth: number): string {
   return nth === 2 ? 'twice' : `a ${ordinal(nth)} time`;
-}
-
-function ordinal(n: number): string {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
-  return `${n}${suffix}`;
 }
 
 /**
