@@ -246,10 +246,15 @@ function orderBySubMs(group: Pending[]): Pending[] {
   const places: number[] = [];
   for (let i = 0; i < group.length; i++) if (group[i]!.subMs !== null) places.push(i);
   if (places.length < 2) return group;
-  const ordered = places.map((i) => group[i]!).sort((a, b) => a.subMs! - b.subMs!);
   const out = group.slice();
-  places.forEach((place, k) => (out[place] = ordered[k]!));
+  sortInTheirPlaces(group, places, (g) => g.subMs!, out);
   return out;
+}
+
+/** Writes the records of `group` at `places` into `out` at the same places, sorted by `key` (stable). */
+function sortInTheirPlaces(group: Pending[], places: number[], key: (g: Pending) => number, out: Pending[]): void {
+  const sorted = places.map((i) => group[i]!).sort((a, b) => key(a) - key(b));
+  places.forEach((place, k) => (out[place] = sorted[k]!));
 }
 
 const seqOf = (g: Pending) => (g.shape.seq < 0 ? undefined : (g.params[g.shape.seq] as number));
@@ -269,10 +274,7 @@ function orderBySeq(group: Pending[]): Pending[] {
     slotsByNode.set(nodeOf(g), slots);
   });
   const out = group.slice();
-  for (const slots of slotsByNode.values()) {
-    const bySeq = slots.map((i) => group[i]!).sort((a, b) => seqOf(a)! - seqOf(b)!);
-    slots.forEach((slot, k) => (out[slot] = bySeq[k]!));
-  }
+  for (const slots of slotsByNode.values()) sortInTheirPlaces(group, slots, (g) => seqOf(g)!, out);
   return out;
 }
 
