@@ -300,26 +300,22 @@ if (o.folder > 0) {
 if (o.keep) mkdirSync(o.keep, { recursive: true });
 try {
   const lnav = o.lnav && lnavAvailable() ? lnavHome(dir) : undefined;
-  const rows = [];
+  // The runs: each shape at each size, or the user's own logs (an export, or bench/independent/generate.mjs's),
+  // 'files' their shape and each file a size.
   if (o.files) {
-    // The user's own logs (an export, or bench/independent/generate.mjs's): 'files' is their shape, each its size.
     o.shapes = ['files'];
     o.sizes = o.files.map(() => 0);
-    for (const file of o.files) {
-      if (!o.json) process.stderr.write(`bench: ${file}…\n`);
-      const row = await measure(o, dir, lnav, 'files', 0, file);
-      rows.push(row);
-      if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
-    }
   }
-  for (const shape of o.files ? [] : o.shapes) {
-    for (const lines of o.sizes) {
-      if (!o.json) process.stderr.write(`bench: ${shape} at ${lines.toLocaleString('en')} lines…\n`);
-      const row = await measure(o, dir, lnav, shape, lines);
-      rows.push(row);
-      // A long run that is stopped still leaves what it measured.
-      if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
-    }
+  const runs = o.files
+    ? o.files.map((file) => ({ shape: 'files', lines: 0, file, name: file }))
+    : o.shapes.flatMap((shape) => o.sizes.map((lines) => ({ shape, lines, file: undefined, name: `${shape} at ${lines.toLocaleString('en')} lines` })));
+  const rows = [];
+  for (const run of runs) {
+    if (!o.json) process.stderr.write(`bench: ${run.name}…\n`);
+    const row = await measure(o, dir, lnav, run.shape, run.lines, run.file);
+    rows.push(row);
+    // A long run that is stopped still leaves what it measured.
+    if (!o.json) process.stderr.write(`bench:   analyze ${row.analyze.s} s, ${row.analyze.peak_rss_mb} MB, ${row.findings} findings, x bare ${row.x_bare}${row.x_lnav !== undefined ? `, x lnav ${row.x_lnav}` : ''}\n`);
   }
   const scaling = [];
   if (o.sizes.length >= 2) {
