@@ -39,6 +39,8 @@ export class EventLog {
   private readonly nextInLane = new Column(Int32Array);
   // The Maps below are made when first needed (see Column): most incarnations never need them.
   private requestIds: Map<number, string> | undefined;
+  /** Events whose id was emitted again later (a fork): where a server resumes from such an id is ambiguous. */
+  private repeated: Set<number> | undefined;
 
   // Counter ids, ascending, and the event each is (ascending too): searched by halves.
   private readonly counterIds = new Column(Float64Array);
@@ -95,6 +97,17 @@ export class EventLog {
     this.attached.push(e.attached ? 1 : 0);
     this.nextInLane.push(NONE);
     return this.event(n);
+  }
+
+  /** Notes that `id`, already in the log, was emitted again; the log keeps its first place. */
+  noteRepeat(id: string): void {
+    const n = this.find(id);
+    if (n !== NONE) (this.repeated ??= new Set()).add(n);
+  }
+
+  /** Whether `id` was emitted more than once. */
+  isRepeated(id: string): boolean {
+    return this.repeated !== undefined && this.repeated.has(this.find(id));
   }
 
   /** The highest id made of digits emitted so far, the ids compared as numbers (undefined: none). */

@@ -46,6 +46,9 @@ class NoEvents extends EventLog {
   override noteRequest(): void {
     throw new ReadOnly();
   }
+  override noteRepeat(): void {
+    throw new ReadOnly();
+  }
 }
 
 const NO_ENTRIES = new NoEntries();

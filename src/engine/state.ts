@@ -117,7 +117,10 @@ function emit(state: EngineState, inc: Incarnation, record: EngineRecord, pos: n
   if (record.eventId == null) return undefined;
   const id = String(record.eventId);
   const known = inc.events.get(id);
-  if (known) return known;
+  if (known) {
+    inc.events.noteRepeat(id);
+    return known;
+  }
   if (record.stream !== undefined) touchStream(inc, record.stream, record, pos);
   const lane = record.sequence ?? record.stream ?? '';
   const event = inc.events.add(id, { lane, stream: record.stream, pos, tsMs: record.tsMs, attached: record.attached !== false });

@@ -1,6 +1,6 @@
 // The engine keeps an incarnation's events in columns (event-log.ts). Over random
 // emissions, it answers as the objects, Map and per-lane id lists it replaced
-// did: each event's fields, a lane's replay after an event, a lane's size, every
+// did: each event's fields, whether its id was emitted again, a lane's replay after an event, a lane's size, every
 // id in emission order, the highest digit id as numbers compare; counter ids rising, falling and repeated, and ids that
 // only look like numbers ('007', '1e3', 2^53 + 1).
 
@@ -14,6 +14,7 @@ import { compareNumeric, isDigits } from '../../src/model/event-order.js';
 class EventObjects {
   readonly events = new Map<string, EmittedEvent>();
   readonly lanes = new Map<string, string[]>();
+  readonly repeated = new Set<string>();
   add(id: string, e: { lane: string; stream?: string; pos: number; tsMs: number; attached: boolean }): EmittedEvent {
     const ids = this.lanes.get(e.lane) ?? [];
     this.lanes.set(e.lane, ids);
@@ -52,7 +53,12 @@ describe('EventLog', () => {
             objects.noteRequest(s.id, s.requestId);
           } else {
             const id = s.op === 'count' ? String((counter += s.by)) : s.id;
-            if (objects.events.has(id)) continue; // the engine records an id's first emission only
+            if (objects.events.has(id)) {
+              // the engine records an id's first emission only, and that it was emitted again
+              log.noteRepeat(id);
+              objects.repeated.add(id);
+              continue;
+            }
             const e = { lane: s.lane, stream: s.stream, pos: pos++, tsMs: s.op === 'emit' ? s.tsMs : 1_750_000_000_000 + pos, attached: s.op === 'emit' ? s.attached : true };
             expect(log.add(id, e)).toEqual(objects.add(id, e));
           }
@@ -63,6 +69,7 @@ describe('EventLog', () => {
             const event = objects.events.get(q);
             expect(log.has(q), q).toBe(event !== undefined);
             expect(log.get(q), q).toEqual(event);
+            expect(log.isRepeated(q), q).toBe(objects.repeated.has(q));
             if (event) expect(log.after(event), q).toEqual(objects.lanes.get(event.lane)!.slice(event.laneIndex + 1));
           }
           for (const lane of [...lanes, ...streams, 'none']) expect(log.laneSize(lane), lane).toBe(objects.lanes.get(lane)?.length ?? 0);
