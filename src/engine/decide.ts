@@ -30,7 +30,7 @@ export function decide(state: EngineState | undefined, request: EngineRequest, p
     return request.isInitialize ? outcome('fresh', 200, 'initialize', { newSession: true }) : reject(400, 'session_required');
   }
   const ownState = state && (state.sessionId === undefined || state.sessionId === sessionId) ? state : undefined;
-  const inc = ownState && servingIncarnation(ownState, request.sharedStore ? undefined : request.node);
+  const inc = ownState && servingIncarnation(ownState, request);
   if (!ownState || !inc || inc.ended) return reject(404, 'session_not_found');
   if (request.principal !== undefined && inc.owner !== undefined && request.principal !== inc.owner) {
     return reject(403, 'principal_mismatch');
@@ -65,10 +65,12 @@ function answeredByRevision(request: EngineRequest, rules: RevisionRules): Engin
 }
 
 /**
- * The incarnation that answers on `node`: the latest created one, skipping those created on
- * another known node (sessions are not shared between nodes).
+ * The incarnation that answers a request on its node: the latest created one, skipping those created
+ * on another known node (sessions are not shared between nodes) unless the request's node shares the
+ * store. Whatever reads the state behind a decision (evidence, what-if) asks this with the same request.
  */
-export function servingIncarnation(state: EngineState, node?: string): Incarnation | undefined {
+export function servingIncarnation(state: EngineState, request: Pick<EngineRequest, 'node' | 'sharedStore'>): Incarnation | undefined {
+  const node = request.sharedStore === true ? undefined : request.node;
   return state.incarnations.findLast((i) => i.created && (node === undefined || i.node === undefined || i.node === node));
 }
 

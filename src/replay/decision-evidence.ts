@@ -12,7 +12,7 @@ import type { UpgradePoint } from './engine-replay.js';
 export function decisionEvidence(p: UpgradePoint, d: EngineDecision, policy: Policy): number[] {
   const state = p.state;
   if (state === undefined) return [];
-  const inc = servingIncarnation(state, p.request.node);
+  const inc = servingIncarnation(state, p.request);
   if (d.reason === 'session_not_found') return sessionNotFound(p, state, inc);
   if (!inc) return [];
   if (d.reason === 'principal_mismatch') return optional(p.createdRecordId(inc));
@@ -69,7 +69,7 @@ export const MAX_CITED_WRITERS = 20;
 /** How many writers on another node made `d` refuse a resumption (0: none did). */
 export function unfenceableWriters(p: UpgradePoint, d: EngineDecision): number {
   if (p.state === undefined || !d.checks.includes('prior_writer_unfenceable')) return 0;
-  const inc = servingIncarnation(p.state, p.request.node);
+  const inc = servingIncarnation(p.state, p.request);
   if (inc === undefined || p.request.lastEventId === null) return 0;
   const stream = inc.events.get(String(p.request.lastEventId))?.stream;
   return stream === undefined ? 0 : writersElsewhereCount(inc, [lineageRoot(inc, stream)], p.request.node);

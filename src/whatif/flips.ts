@@ -97,6 +97,6 @@ function checkWords(p: UpgradePoint, checks: string[]): string {
 
 function positionAgeMs(p: UpgradePoint): number | undefined {
   if (p.state === undefined || p.request.lastEventId === null) return undefined;
-  const event = servingIncarnation(p.state, p.request.node)?.events.get(String(p.request.lastEventId));
+  const event = servingIncarnation(p.state, p.request)?.events.get(String(p.request.lastEventId));
   return event === undefined ? undefined : p.upgrade.tsMs - event.tsMs;
 }

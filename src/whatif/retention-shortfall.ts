@@ -19,7 +19,7 @@ export function isRetentionShortfall(p: UpgradePoint, asLogged: Policy, after: P
   if (after.retention === 'as-logged' || u.decision !== 'resume' || !isAccepted(u) || p.state === undefined || p.request.lastEventId === null) {
     return false;
   }
-  const inc = servingIncarnation(p.state, p.request.node);
+  const inc = servingIncarnation(p.state, p.request);
   const position = inc?.events.get(String(p.request.lastEventId));
   if (!inc || !position || !isEventRetained(inc, position, u.tsMs, after)) return false;
   const window = inc.events.after(position);

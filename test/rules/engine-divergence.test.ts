@@ -56,6 +56,22 @@ describe('engine-divergence', () => {
     expect(evidenceLines(last)).toEqual([...openings, 102]);
   });
 
+  it('cites the live writer on another node where the answering node shares the store of the node that created the session', async () => {
+    const onA = (line: Record<string, unknown>) => ({ ...line, node: 'a' });
+    const report = await analyzeLines([
+      onA(created), // 1
+      onA(opened), // 2: g1, never closed
+      onA(sent(1000, 1)), // 3
+      onA(sent(2000, 2)), // 4
+      // node b continues a's events where they left off (a shared store), while g1 is still up on a
+      upgrade(3000, { last_event_id: 1, decision: 'resume', status: 200, replayed: 1, first_replayed: 2, node: 'b' }), // 5
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('a correct server would reject 409 resumption_unavailable: prior_writer_unfenceable');
+    expect(evidenceLines(f!)).toEqual([2, 5]);
+  });
+
   it('cites every writer on another node when there are 20 or fewer, with no count', async () => {
     const report = await analyzeLines(onTwoNodes(40));
     const last = findingsOf(report, RULE).at(-1)!;
@@ -101,6 +117,82 @@ describe('engine-divergence', () => {
     );
     // The emission of event 2 is what the engine resumes from.
     expect(evidenceLines(f!)).toEqual([4, 7]);
+  });
+
+  // A node that restarts without a log line loses its sessions: its clients get 404 for sessions the log shows live.
+  const onNode = (line: LogLine): LogLine => ({ ...(line as Record<string, unknown>), node: 'mcp-b' });
+  const lostOnRestart = (ms = 9000, fields: Record<string, unknown> = {}) =>
+    upgrade(ms, { last_event_id: 2, decision: 'reject', status: 404, reason: 'session_not_found', new_stream: undefined, node: 'mcp-b', ...fields });
+
+  it('says where a session a 404 lost was live, and cites its creation', async () => {
+    const report = await analyzeLines([...history.map(onNode), lostOnRestart()]); // 1-6, 7
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe(
+      `server rejected S1 from 2 (404 session_not_found); a correct server would resume it, replaying 1 event (3), as the log shows the session live on mcp-b from ${at(0)} and never ended (lost in a restart or an eviction the log does not show?) (no rule explains it)`,
+    );
+    // the creation, the emission of event 2 the engine resumes from, the 404
+    expect(evidenceLines(f!)).toEqual([1, 4, 7]);
+  });
+
+  it('says nothing of a lost session for a 404 after the logged end, nor for a refusal other than 404', async () => {
+    const ended = await analyzeLines([...history.map(onNode), onNode({ ts: at(8000), kind: 'session.evicted', session: 'S1' }), lostOnRestart(9500)]);
+    expect(findingsOf(ended, RULE)).toEqual([]);
+    const refused = await analyzeLines([...history.map(onNode), lostOnRestart(9000, { status: 409, reason: 'resumption_unavailable' })]);
+    const [f] = findingsOf(refused, RULE);
+    expect(f!.message).not.toContain('lost');
+    expect(evidenceLines(f!)).toEqual([4, 7]);
+  });
+
+  // Events 1 and 2 on a POST stream that closed, then a GET stream whose first event reuses an id (a fork), and a
+  // 409 while the server fences that GET stream: placed on the GET stream the refusal agrees with fencing it,
+  // placed on the POST stream a correct server would have resumed at once.
+  const reusedOnGet = (getIds: number[], lastEventId: number): LogLine[] => [
+    created, // 1
+    { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' }, // 2
+    { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 1 }, // 3
+    { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 2 }, // 4
+    { ts: at(2500), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'server' }, // 5
+    opened, // 6 (g1)
+    ...getIds.map((id, k) => sent(3000 + k * 100, id)),
+    upgrade(5000, { last_event_id: lastEventId, decision: 'reject', status: 409, reason: 'writer_busy', new_stream: undefined }),
+    fenced(5500),
+  ];
+
+  it('does not judge a reconnect from an id the session emitted twice, and says why', async () => {
+    const report = await analyzeLines(reusedOnGet([2], 2));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([
+      {
+        rule: RULE,
+        session: 'S1',
+        reason: `the session had emitted Last-Event-ID 2 more than once (event-id-regression) before the reconnect at ${at(5000)}: which of its emissions a server resumes from cannot be told`,
+      },
+    ]);
+  });
+
+  it('judges a reconnect from an id emitted twice where the answer does not depend on the position', async () => {
+    const lines = reusedOnGet([2], 2).slice(0, -2); // 1-7: 2 emitted on p1 and on g1
+    const report = await analyzeLines([
+      ...lines,
+      { ts: at(4000), kind: 'session.evicted', session: 'S1' }, // 8
+      upgrade(5000, { last_event_id: 2, decision: 'resume', status: 200, replayed: 0 }), // 9
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toMatch(/^server resumed S1 from 2 \(200\); a correct server would reject 404 session_not_found \(explained by: .*resume-after-end/);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
+  it('judges a reconnect from an id emitted once, even in a session that reused another id', async () => {
+    const once = await analyzeLines(reusedOnGet([3], 3));
+    expect(findingsOf(once, RULE)).toEqual([]); // a 409 while fencing g1, which holds 3
+    expect(once.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+    const other = await analyzeLines(reusedOnGet([1, 3], 2)); // 1 reused; 2 lies on the closed POST stream only
+    expect(findingsOf(other, RULE).map((f) => f.message)).toEqual([
+      'server rejected S1 from 2 (409 writer_busy); a correct server would resume it (nothing to replay) (no rule explains it)',
+    ]);
+    expect(other.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
   });
 
   it('flags a Last-Event-ID without session that was accepted, explained by event-id-without-session', async () => {

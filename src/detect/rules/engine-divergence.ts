@@ -1,8 +1,9 @@
 import type { NotKnowable } from '../../model/finding.js';
 import { FindingBatches } from '../finding-batches.js';
-import { forEachUpgrade } from '../../replay/engine-replay.js';
+import { forEachUpgrade, type UpgradePoint } from '../../replay/engine-replay.js';
 import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriters } from '../../replay/decision-evidence.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
+import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
 import { at, duration } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
@@ -48,6 +49,13 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       const findings = new FindingBatches(handOver);
       const notKnowable = new Map<string | null, NotKnowable>();
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
+      // A divergence from a position the session emitted twice is not judged (repeatedPosition).
+      const ambiguity = new Map<RawFinding, string>();
+      const stands = (finding: RawFinding) => {
+        const reason = ambiguity.get(finding);
+        if (reason === undefined) findings.push(finding);
+        else if (!notKnowable.has(finding.session)) notKnowable.set(finding.session, { rule: RULE, session: finding.session, reason });
+      };
       forEachUpgrade(db, (p) => {
         const session = p.upgrade.session;
         if (p.unknowable !== undefined) {
@@ -57,19 +65,22 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         const logged = loggedClass(p.upgrade);
         const decision = reDecide(p, policy, unresumable);
         if (logged === undefined || logged === decision.decision) return;
+        const lost = lostSession(p, decision);
         const finding: RawFinding = {
           rule: RULE,
           session,
           atMs: p.upgrade.tsMs,
-          message: divergenceMessage(p.upgrade, p.request, decision) + uncitedNote(unfenceableWriters(p, decision)),
+          message: divergenceMessage(p.upgrade, p.request, decision) + uncitedNote(unfenceableWriters(p, decision)) + (lost?.note ?? ''),
           // The upgrade comes last: explainEngineDivergences finds it there.
-          evidenceIds: [...decisionEvidence(p, decision, policy), p.upgrade.id],
+          evidenceIds: [...withCreation(decisionEvidence(p, decision, policy), lost?.createdId), p.upgrade.id],
         };
+        const ambiguous = repeatedPosition(p, decision);
+        if (ambiguous !== undefined) ambiguity.set(finding, ambiguous);
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
-        else findings.push(finding);
+        else stands(finding);
       }, opts);
       const { divergent, undecided } = stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs);
-      for (const finding of divergent) findings.push(finding);
+      for (const finding of divergent) stands(finding);
       for (const f of undecided) {
         if (notKnowable.has(f.session)) continue;
         const reason = `the log ends within the ${duration(policy.fenceGraceMs)} fence grace period after the reconnect refused at ${at(f.atMs)} while the engine would fence its writer`;
@@ -85,6 +96,45 @@ export default engineDivergenceWith();
 /** Said where the evidence cites only the latest of the writers on another node (decision-evidence.ts). */
 function uncitedNote(writers: number): string {
   return writers > MAX_CITED_WRITERS ? ` (${writers} live writers on another node; the latest ${MAX_CITED_WRITERS} cited)` : '';
+}
+
+/**
+ * A Last-Event-ID the session had emitted twice (a fork, which event-id-regression reports) names two
+ * positions. The engine keeps an id at its first emission, the rules take the latest, and a server's
+ * store holds whichever it wrote last: which one the server resumed from cannot be told, so neither
+ * can whether an answer that depends on the position diverges.
+ */
+function repeatedPosition(p: UpgradePoint, d: EngineDecision): string | undefined {
+  const id = p.request.lastEventId;
+  if (id === null || p.state === undefined) return undefined;
+  // A decision that does not read the position (an ended session, a revision without resumption) stands.
+  if (d.reason !== 'stream_resumption' && d.reason !== 'resumption_unavailable') return undefined;
+  if (servingIncarnation(p.state, p.request)?.events.isRepeated(String(id)) !== true) return undefined;
+  return `the session had emitted Last-Event-ID ${id} more than once (event-id-regression) before the reconnect at ${at(p.upgrade.tsMs)}: which of its emissions a server resumes from cannot be told`;
+}
+
+/**
+ * A 404 for a session the log shows live on the node that answered: the server lost it, and the
+ * log does not say how. Nodes that restart or evict without a log line are the usual cause, and
+ * no rule can see a loss the log does not hold; the note says where the session was last known
+ * to be, and its creation is cited, so the reader can look for the gap (a per-session fact: live
+ * mode judges one session at a time and must word it the same).
+ */
+function lostSession(p: UpgradePoint, d: EngineDecision): { note: string; createdId: number | undefined } | undefined {
+  if (p.upgrade.status !== 404 || p.state === undefined) return undefined;
+  if (d.decision === 'reject' && d.reason === 'session_not_found') return undefined;
+  const inc = servingIncarnation(p.state, p.request);
+  if (inc === undefined || inc.ended !== undefined) return undefined;
+  const where = inc.node === undefined ? '' : ` on ${inc.node}`;
+  const since = inc.createdTsMs === undefined ? '' : ` from ${at(inc.createdTsMs)}`;
+  return {
+    note: `, as the log shows the session live${where}${since} and never ended (lost in a restart or an eviction the log does not show?)`,
+    createdId: p.createdRecordId(inc),
+  };
+}
+
+function withCreation(ids: number[], created: number | undefined): number[] {
+  return created === undefined || ids.includes(created) ? ids : [...ids, created].sort((a, b) => a - b);
 }
 
 /**
