@@ -172,7 +172,11 @@ function scriptSession(s, p, rnd, start) {
     // unclosed: the tool call answered on a POST response stream of its own, which the server never logs ending either
     if (p.unclosed) add({ kind: 'stream.opened', session, stream: `p${k}`, via: 'post' });
     add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200, ...q, ...(p.unclosed && { stream: `p${k}` }) });
-    if (faulty && fault === 'dup-call') add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200 });
+    // executed again a moment later (the same line at the same instant would be one line a shipper delivered twice)
+    if (faulty && fault === 'dup-call') {
+      step();
+      add({ kind: 'call', session, rpc_id: k, method: 'tools/call', tool: 'lookup', args_hash: args, status: 200 });
+    }
     if (storm && k === 1) {
       for (let i = 0; i < 6; i++) {
         t += 300;

@@ -10,10 +10,9 @@ const INPUT_RECORD = "(origin = 'server' OR kind = 'http')";
 export type InputSummary = Omit<Summary, 'by_rule'>;
 
 export function summarize(db: Db): InputSummary {
-  const totals = db.prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored FROM sources').get() as {
-    rejected: number;
-    ignored: number;
-  };
+  const totals = db
+    .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
+    .get() as { rejected: number; ignored: number; repeated: number };
   // The input's records and each node's share, counted in one scan of the table.
   let records = 0;
   const nodes: Record<string, NodeSummary> = {};
@@ -25,7 +24,16 @@ export function summarize(db: Db): InputSummary {
   const versions = protocolVersions(db);
   // Every session is counted under exactly one version ('unknown' included).
   const sessions = Object.values(versions).reduce((a, b) => a + b, 0);
-  return { records, rejected_lines: totals.rejected, ignored_lines: totals.ignored, sessions, nodes, protocol_versions: versions, ...sessionlessVersions(db) };
+  return {
+    records,
+    rejected_lines: totals.rejected,
+    ignored_lines: totals.ignored,
+    ...(totals.repeated > 0 && { repeated_lines: totals.repeated }),
+    sessions,
+    nodes,
+    protocol_versions: versions,
+    ...sessionlessVersions(db),
+  };
 }
 
 function sessionlessVersions(db: Db): { sessionless_versions?: true } {

@@ -31,6 +31,8 @@ export interface Summary {
   records: number;
   rejected_lines: number;
   ignored_lines: number;
+  /** Internal (not in the JSON report, whose shape rules.md fixes): of the ignored lines, those that repeat an earlier line. */
+  repeated_lines?: number;
   sessions: number;
   /** Findings per rule id, for the rules that found any. */
   by_rule: Record<string, number>;

@@ -174,6 +174,8 @@ export type NormalizedLine =
   /** The line to quote: `raw` (its text, redacted where it held a credential), or only where it is (`at`) when the store keeps no copy. */
   | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes; rejected?: { reason: string; text: string } }
   | { line: number; type: 'ignored' }
+  /** The same bytes as an earlier line of the source that gave records (normalize/repeated-lines.ts): counted, not read twice. */
+  | { line: number; type: 'repeated'; of: number }
   | { line: number; type: 'rejected'; reason: string; text: string };
 
 /**

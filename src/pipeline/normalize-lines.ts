@@ -3,6 +3,7 @@ import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
+import { RecentLines } from '../normalize/repeated-lines.js';
 
 /** A rejected line keeps this much of its (redacted) text, for `query rejected`. */
 const PREVIEW_BYTES = 4096;
@@ -14,6 +15,7 @@ const PREVIEW_BYTES = 4096;
  */
 export class LineStage {
   private readonly normalizer: LineNormalizer;
+  private readonly recent = new RecentLines();
 
   /** `copyLines` false: a line whose own bytes are the quote is handed over as where it is, without its text. */
   constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true) {
@@ -27,8 +29,11 @@ export class LineStage {
 
   normalize(l: InputLine): NormalizedLine {
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
+    const of = this.recent.earlier(l.text);
+    if (of !== undefined) return { line: l.line, type: 'repeated', of };
     const out = this.normalizer.normalize(l.text);
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
+    if (out.type === 'records' && out.records.every(toTheMillisecond)) this.recent.note(l.text, l.line);
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
@@ -43,4 +48,13 @@ export class LineStage {
     if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, PREVIEW_BYTES) };
     return kept;
   }
+}
+
+/**
+ * A record whose time has digits below the second. Two lines equal to the millisecond are one line
+ * delivered twice; to the second they may be two records (five retries of one request within a second).
+ * A time that falls on a whole second is taken as one written to the second: at worst a repeat goes unseen.
+ */
+function toTheMillisecond(r: { tsMs: number }): boolean {
+  return r.tsMs % 1000 !== 0;
 }

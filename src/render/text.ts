@@ -140,6 +140,11 @@ function restLines(rule: string, perSession: ReadonlyMap<string, number>, total:
   ];
 }
 
+/** Lines delivered twice are read once (normalize/repeated-lines.ts): the report says how many it set aside. */
+function repeatedNote(repeated: number | undefined): string {
+  return repeated ? ` (${repeated} repeating an earlier line, read once)` : '';
+}
+
 /** Said once per report, not per session (rules.md, "Protocol revisions"). */
 function summaryLine(report: Report<FindingList>): string {
   const s = report.summary;
@@ -149,6 +154,6 @@ function summaryLine(report: Report<FindingList>): string {
   return [
     `resumescope: ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')}`,
     findings,
-    `${plural(s.rejected_lines, 'rejected line')}, ${plural(s.ignored_lines, 'ignored line')}`,
+    `${plural(s.rejected_lines, 'rejected line')}, ${plural(s.ignored_lines, 'ignored line')}${repeatedNote(s.repeated_lines)}`,
   ].join(' · ');
 }

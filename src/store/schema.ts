@@ -1,9 +1,9 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 4.
+-- resumescope timeline, schema version 5.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS sources (
   record_lines INTEGER NOT NULL DEFAULT 0,
   records INTEGER NOT NULL DEFAULT 0,      -- a proxy line may yield several records
   ignored INTEGER NOT NULL DEFAULT 0,
+  repeated INTEGER NOT NULL DEFAULT 0,     -- of the ignored lines, those repeating an earlier one byte for byte
   rejected INTEGER NOT NULL DEFAULT 0,
   complete INTEGER NOT NULL DEFAULT 0, -- 0 while a followed file is still growing
   ingested_at TEXT NOT NULL,
@@ -32,6 +33,13 @@ CREATE TABLE IF NOT EXISTS rejected (
   line INTEGER NOT NULL,
   reason TEXT NOT NULL,
   text TEXT                       -- the line (first 4 KiB)
+);
+
+-- Lines that repeat an earlier line of their source byte for byte (a shipper's second delivery): read once.
+CREATE TABLE IF NOT EXISTS repeated (
+  source_id INTEGER NOT NULL REFERENCES sources(id),
+  line INTEGER NOT NULL,
+  of_line INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS records (
@@ -125,6 +133,8 @@ CREATE VIEW IF NOT EXISTS evidence AS
   SELECT r.id, s.name AS file, r.line, r.ts_ms, r.kind, r.session, r.raw FROM records r JOIN sources s ON s.id = r.source_id;
 CREATE VIEW IF NOT EXISTS rejected_lines AS
   SELECT s.name AS file, x.line, x.reason, x.text FROM rejected x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
+CREATE VIEW IF NOT EXISTS repeated_lines AS
+  SELECT s.name AS file, x.line, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
 `;
 
 /** Schema 1 → 2: the log format version 2 fields (protocol_version, retry_ms, priming). */
@@ -154,4 +164,13 @@ export const MIGRATE_3_TO_4 = `
 DROP INDEX IF EXISTS events_lookup;
 CREATE INDEX events_lookup ON events (session, event_id, ts_ms);
 UPDATE meta SET value = '4' WHERE key = 'schema_version';
+`;
+
+/** Schema 4 → 5: lines that repeat an earlier line (normalize/repeated-lines.ts), counted and listed. */
+export const MIGRATE_4_TO_5 = `
+ALTER TABLE sources ADD COLUMN repeated INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS repeated (source_id INTEGER NOT NULL REFERENCES sources(id), line INTEGER NOT NULL, of_line INTEGER NOT NULL);
+CREATE VIEW IF NOT EXISTS repeated_lines AS
+  SELECT s.name AS file, x.line, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
+UPDATE meta SET value = '5' WHERE key = 'schema_version';
 `;

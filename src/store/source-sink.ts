@@ -13,6 +13,8 @@ export interface SourceStats {
   recordLines: number;
   records: number;
   ignored: number;
+  /** Of the ignored lines, those that repeat an earlier line of the source byte for byte (a shipper's second delivery). */
+  repeated: number;
   rejected: number;
   format?: string;
   /** The first rejected line, for the "unusable input" message. */
@@ -47,11 +49,13 @@ const REJECTED = 1;
 const RECORDS = 2;
 /** A batch line rejected in part: its reason and text as REJECTED's, then its records as RECORDS'. */
 const REJECTED_IN_PART = 3;
+/** A line that repeats an earlier one: its number and the earlier line's. */
+const REPEATED = 4;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,
  * so that handing a batch across threads is a copy of primitives. A line's
- * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
+ * cells: IGNORED; or REPEATED, line, earlier line; or REJECTED, line, reason, text; or RECORDS, format, the
  * number of records, then each record's cells (insert.ts); or REJECTED_IN_PART,
  * line, reason, text, then as RECORDS. `shapes` are the
  * keys of the record shapes first used in this batch, numbered on from the
@@ -77,6 +81,7 @@ export class LineEncoder {
     this.lines++;
     const c = this.cells;
     if (l.type === 'ignored') c.push(IGNORED);
+    else if (l.type === 'repeated') c.push(REPEATED, l.line, l.of);
     else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
     else {
       if (l.rejected !== undefined) c.push(REJECTED_IN_PART, l.line, l.rejected.reason, l.rejected.text);
@@ -113,6 +118,7 @@ export class SourceSink {
   private readonly writer: RecordWriter;
   private tieGroup: Pending[] = [];
   private readonly rejectStmt;
+  private readonly repeatStmt;
   readonly touched = new Set<string>();
   private readonly copyLines: boolean;
   private readonly seqNodes = new Set<string>();
@@ -127,6 +133,7 @@ export class SourceSink {
    */
   constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile } = {}) {
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
+    this.repeatStmt = db.prepare('INSERT INTO repeated (source_id, line, of_line) VALUES (?, ?, ?)');
     // A placeholder hash until the content is known; unique per run.
     const placeholder = `pending:${process.pid}:${Date.now()}:${Math.random()}`;
     this.sourceId = Number(
@@ -137,7 +144,7 @@ export class SourceSink {
     );
     this.writer = recordWriter(db, this.sourceId);
     this.copyLines = opts.file === undefined;
-    this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
+    this.stats = { name, lines: 0, recordLines: 0, records: 0, ignored: 0, repeated: 0, rejected: 0 };
   }
 
   add(l: NormalizedLine): void {
@@ -164,6 +171,12 @@ export class SourceSink {
       if (what === IGNORED) {
         stats.lines++;
         stats.ignored++;
+      } else if (what === REPEATED) {
+        stats.lines++;
+        stats.ignored++;
+        stats.repeated++;
+        this.repeatStmt.run(this.sourceId, c[i], c[i + 1]);
+        i += 2;
       } else if (what === REJECTED || what === REJECTED_IN_PART) {
         const line = c[i] as number;
         const reason = c[i + 1] as string;
@@ -229,8 +242,8 @@ export class SourceSink {
     const s = this.stats;
     if (this.seqNodes.size > 0) s.seqNodes = [...this.seqNodes];
     this.db
-      .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, rejected = ? WHERE id = ?')
-      .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.rejected, this.sourceId);
+      .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, repeated = ?, rejected = ? WHERE id = ?')
+      .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.repeated, s.rejected, this.sourceId);
     markDirty(this.db, this.touched);
     return true;
   }
@@ -328,7 +341,7 @@ export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: 
     const message = (err as Error).message;
     if (sink !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, sink, feed.digest(), message, rebuildIndexes);
     if (db.inTransaction) db.exec('ROLLBACK');
-    const stats = sink?.stats ?? { name, lines: 0, recordLines: 0, records: 0, ignored: 0, rejected: 0 };
+    const stats = sink?.stats ?? { name, lines: 0, recordLines: 0, records: 0, ignored: 0, repeated: 0, rejected: 0 };
     return { ...stats, readError: message };
   }
 }

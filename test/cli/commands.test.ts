@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -130,6 +130,19 @@ describe('query', () => {
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,2,"invalid JSON');
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,3,"unknown kind ""stream.opend"""');
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,4,');
+  });
+
+  it('runs a named query: lines read once because they repeat an earlier line, with the line they repeat', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-repeated-'));
+    const log = join(dir, 'shipped-twice.ndjson');
+    const created = JSON.stringify({ ts: '2026-11-09T10:00:00.007Z', kind: 'session.created', session: 'S1' });
+    const sent = JSON.stringify({ ts: '2026-11-09T10:00:01.013Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 });
+    writeFileSync(log, [created, sent, sent, created].join('\n') + '\n');
+    const r = await cli('query', 'repeated', log, '--format', 'csv');
+    expect(r.out.split('\n').slice(0, 3)).toEqual(['file,line,of_line', `${log},3,2`, `${log},4,1`]);
+    const ingest = await cli('ingest', log);
+    expect(ingest.out).toContain('2 records from 4 lines (2 read, 2 ignored, of which 2 repeated an earlier line, 0 rejected)');
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("a detector query takes analyze's thresholds, and shows times and evidence as a person reads them", async () => {

@@ -133,15 +133,18 @@ describe('schema version', () => {
   it('a new database records the version this resumescope writes', () => {
     const path = join(tempDir(), 'timeline.db');
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '4' }]);
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '5' }]);
   });
 
   /** A database as an older resumescope wrote it: this schema less what came after `version`. */
-  async function olderDb(version: 1 | 2 | 3): Promise<string> {
+  async function olderDb(version: 1 | 2 | 3 | 4): Promise<string> {
     const path = join(tempDir(), 'timeline.db');
     const log = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }];
     await loadWorkspace([logSource(log)], { db: path }).then((ws) => ws.db.close());
     const old = new Database(path);
+    old.exec('DROP VIEW repeated_lines; DROP TABLE repeated; ALTER TABLE sources DROP COLUMN repeated');
+    old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
+    if (version === 4) return (old.close(), path);
     old.exec('DROP INDEX events_lookup; CREATE INDEX events_lookup ON events (session, event_id)');
     old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
     if (version === 3) return (old.close(), path);
@@ -153,15 +156,17 @@ describe('schema version', () => {
     old.close();
     return path;
   }
+  const V5_ADDS = "SELECT (SELECT count(*) FROM sqlite_master WHERE name IN ('repeated', 'repeated_lines')) + (SELECT count(*) FROM pragma_table_info('sources') WHERE name = 'repeated') AS n";
   const V4_LOOKUP = "SELECT sql FROM sqlite_master WHERE name = 'events_lookup'";
   const LOOKUP_BY_TIME = [{ sql: 'CREATE INDEX events_lookup ON events (session, event_id, ts_ms)' }];
   const V3_ADDS = "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'records_version') + (SELECT count(*) FROM pragma_table_info('records') WHERE name IN ('line_offset', 'line_bytes')) + (SELECT count(*) FROM pragma_table_info('sources') WHERE name IN ('path', 'size', 'mtime_ms')) AS n";
 
   it('a version 1 database gains the log format 2 and 3 columns when opened for writing, and keeps its records', async () => {
     const path = await olderDb(1);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v4/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v5/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '5' }]);
+    expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     expect(rows(db, 'SELECT session, protocol_version, raw IS NOT NULL AS quoted FROM records')).toEqual([{ session: 'S1', protocol_version: null, quoted: 1 }]);
@@ -169,9 +174,10 @@ describe('schema version', () => {
 
   it('a version 2 database gains the line offsets and the protocol-version index when opened for writing, and keeps its lines', async () => {
     const path = await olderDb(2);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v4; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v5; ingest into it once/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '5' }]);
+    expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
@@ -180,16 +186,27 @@ describe('schema version', () => {
 
   it('a version 3 database has its event lookup index ordered by time when opened for writing, and keeps its records', async () => {
     const path = await olderDb(3);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v4; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v5; ingest into it once/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '4' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '5' }]);
+    expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
   });
 
+  it('a version 4 database gains the repeated-line count and list when opened for writing, and keeps its records', async () => {
+    const path = await olderDb(4);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v4 needs an upgrade to v5; ingest into it once/);
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '5' }]);
+    expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
+    expect(rows(db, 'SELECT repeated FROM sources')).toEqual([{ repeated: 0 }]);
+    expect(rows(db, 'SELECT session FROM records')).toEqual([{ session: 'S1' }]);
+  });
+
   it('a database written by a newer resumescope is refused, saying what to do', () => {
-    const path = dbWithVersion('5');
-    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v5; this one reads v4). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    const path = dbWithVersion('6');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v6; this one reads v5). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
     expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
   });
 

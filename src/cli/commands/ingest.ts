@@ -24,7 +24,8 @@ export function registerIngest(program: Command, rawIo: Io, done: (code: number)
       for (const s of ws.sources) {
         if (s.duplicateOf !== undefined || s.readError !== undefined) continue;
         // Records, apart from the lines: a proxy or OTLP line holds several, and a batch line rejected in part some.
-        const lines = `${s.recordLines} read, ${s.ignored} ignored, ${s.rejected} rejected`;
+        const repeated = s.repeated > 0 ? `, of which ${s.repeated} repeated an earlier line` : '';
+        const lines = `${s.recordLines} read, ${s.ignored} ignored${repeated}, ${s.rejected} rejected`;
         io.out(`${s.name}: ${s.records} records from ${s.lines} lines (${lines})${s.format ? ` (${s.format})` : ''}\n`);
       }
       if (flags.db === undefined) io.err('resumescope: no --db given: the timeline was built in a temporary database and is gone; pass --db FILE to keep it\n');

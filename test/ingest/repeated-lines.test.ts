@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { RecentLines } from '../../src/normalize/repeated-lines.js';
+import { renderText } from '../../src/render/text.js';
+import { analyzeLines, at, findingsOf, workspaceOf } from '../helpers/logs.js';
+
+// A shipper that delivers at least once writes some lines twice, byte for byte: read once, with the
+// repeat counted among the ignored lines and listed (repeated_lines), so that a line delivered twice
+// is not an event id emitted twice, a second resumption, or a tools/call executed twice. Times here
+// have milliseconds (at(2013)): a line whose time is written to the second may be two records.
+
+const created = { ts: at(0), kind: 'session.created', session: 'S1' };
+const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
+const sent = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: id });
+const closed = { ts: at(4000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'client' };
+const resumed = { ts: at(5000), kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: 'g2', last_event_id: 1, decision: 'resume', status: 200, replayed: 2, first_replayed: 2 };
+
+describe('a line delivered twice', () => {
+  it('is read once: no event id emitted twice, no replay short of the events sent', async () => {
+    const twice = JSON.stringify(sent(2013, 2));
+    const report = await analyzeLines([created, opened, sent(1000, 1), twice, twice, sent(3000, 3), closed, resumed]);
+    expect(findingsOf(report, 'event-id-regression')).toEqual([]);
+    expect(findingsOf(report, 'silent-truncation')).toEqual([]);
+    expect(report.summary).toMatchObject({ records: 7, ignored_lines: 1, repeated_lines: 1 });
+    expect(renderText(report)).toContain('0 rejected lines, 1 ignored line (1 repeating an earlier line, read once)');
+  });
+
+  it('is listed with the line it repeats', async () => {
+    const twice = JSON.stringify(sent(2013, 2));
+    const ws = await workspaceOf([created, opened, twice, sent(3000, 3), twice]);
+    try {
+      expect(ws.db.prepare('SELECT line, of_line FROM repeated_lines').all()).toEqual([{ line: 5, of_line: 3 }]);
+      expect(ws.db.prepare('SELECT lines, record_lines, ignored, repeated FROM sources').get()).toEqual({ lines: 5, record_lines: 4, ignored: 1, repeated: 1 });
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('is not one whose time is written to the second: two records may share it', async () => {
+    const twice = JSON.stringify({ ...sent(0, 2), ts: '2026-11-09T10:00:02Z' });
+    const report = await analyzeLines([created, opened, twice, twice]);
+    expect(findingsOf(report, 'event-id-regression')).toHaveLength(1);
+    expect(report.summary).toMatchObject({ records: 4, ignored_lines: 0 });
+  });
+
+  it('is not one where only the time differs: an id sent again is still an id emitted twice', async () => {
+    const report = await analyzeLines([created, opened, sent(1000, 1), sent(2000, 2), sent(2001, 2)]);
+    expect(findingsOf(report, 'event-id-regression')).toHaveLength(1);
+    expect(report.summary).toMatchObject({ ignored_lines: 0 });
+    expect(report.summary.repeated_lines).toBeUndefined();
+    expect(renderText(report)).not.toContain('repeating an earlier line');
+  });
+
+  it('is rejected again where it is not a record, and counted each time', async () => {
+    const report = await analyzeLines([created, '{not json', '{not json']);
+    expect(report.summary).toMatchObject({ records: 1, rejected_lines: 2, ignored_lines: 0 });
+  });
+});
+
+describe('RecentLines', () => {
+  it('remembers the lines of the window and forgets the oldest beyond it', () => {
+    const recent = new RecentLines(2);
+    recent.note('a', 1);
+    recent.note('b', 2);
+    expect(recent.earlier('a')).toBe(1);
+    recent.note('c', 3);
+    expect(recent.earlier('a')).toBeUndefined();
+    expect([recent.earlier('b'), recent.earlier('c'), recent.earlier('d')]).toEqual([2, 3, undefined]);
+  });
+});
