@@ -32,3 +32,12 @@ export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
   sharedSessionStore: false,
 };
 
+/**
+ * Log times from two nodes order two records no more closely than the nodes' clocks agree. A writer that
+ * another node retired this soon after a takeover may well have been fenced first, as a server sharing its
+ * store across nodes does (fence, then accept), with the clocks putting the fence after: which came first
+ * cannot be told. A stale writer stays up far longer, until a socket times out (the independent generator's
+ * fuzzed log: 18 cross-node retirements 22-225 ms after the takeover, under clocks up to 250 ms apart; its
+ * injected dual writers, 5 to 60 s). dual-writer and engine-divergence read it.
+ */
+export const CROSS_NODE_ORDER_MS = 1_000;

@@ -66,6 +66,14 @@ function sessionNotFound(p: UpgradePoint, state: NonNullable<UpgradePoint['state
 
 export const MAX_CITED_WRITERS = 20;
 
+/** The writers on another node that made `d` refuse a resumption, all of them (none: empty). */
+export function unfenceableWriterIds(p: UpgradePoint, d: EngineDecision): string[] {
+  if (p.state === undefined || !d.checks.includes('prior_writer_unfenceable') || p.request.lastEventId === null) return [];
+  const inc = servingIncarnation(p.state, p.request);
+  const stream = inc?.events.get(String(p.request.lastEventId))?.stream;
+  return inc === undefined || stream === undefined ? [] : writersElsewhere(inc, lineageRoot(inc, stream), p.request.node).map((s) => s.id);
+}
+
 /** How many writers on another node made `d` refuse a resumption (0: none did). */
 export function unfenceableWriters(p: UpgradePoint, d: EngineDecision): number {
   if (p.state === undefined || !d.checks.includes('prior_writer_unfenceable')) return 0;

@@ -60,6 +60,40 @@ describe('dual-writer', () => {
     expect(evidenceLines(findingsOf(report, 'dual-writer')[0]!)).toEqual([2, 4, 5]);
   });
 
+  // Two nodes sharing a store: the resumption on node b, the old stream's writer on node a.
+  const acrossNodes = (fencedMs: number, fenceNode: string) => [
+    { ...created, node: 'a' },
+    { ...opened(10, 'g1'), node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ...resume(1000), node: 'b' },
+    { ts: at(fencedMs), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: fenceNode },
+  ];
+
+  it('does not judge a writer another node retired within a second of the takeover, and says why', async () => {
+    const report = await analyzeLines(acrossNodes(1225, 'a'));
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([
+      {
+        rule: 'dual-writer',
+        session: 'S1',
+        reason: `g1 was retired on a 225 ms after the takeover on b at ${at(1000)}: the two nodes' clocks cannot order records less than 1 s apart, so whether it was fenced first cannot be told`,
+      },
+    ]);
+    // the engine, which holds that b cannot fence a's writer, says the same instead of diverging
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'engine-divergence').map((n) => n.reason)).toEqual([
+      `the writers on other nodes that the resumption at ${at(1000)} took over from were retired within 1 s after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`,
+    ]);
+  });
+
+  it('flags a writer another node retired more than a second after the takeover, and one retired soon after on the same node', async () => {
+    for (const [ms, node] of [[2100, 'a'], [1225, 'b']] as const) {
+      const report = await analyzeLines(acrossNodes(ms, node));
+      expect(findingsOf(report, 'dual-writer'), `${node} +${ms - 1000} ms`).toHaveLength(1);
+      expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([]);
+    }
+  });
+
   it('is not knowable from a proxy log', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '5' }, resp_headers: { 'content-type': 'text/event-stream' } },
@@ -105,13 +139,17 @@ describe('dual-writer', () => {
     return [{ ...created, node: 'a' }, { ...opened(10, 'g1'), node: 'a' }, { ...sent(100, 1007), node: 'a' }, ...(fenceFirst ? [fence, up] : [up, fence])];
   };
 
-  it('does not flag a fence logged to the microsecond in the millisecond of the resumption, logged before it', async () => {
+  it('accepts a fence logged to the microsecond in the millisecond of the resumption, logged before it', async () => {
     const report = await analyzeLines(crossNodeFence(true));
     expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([]);
   });
 
-  it('flags the same fence logged after the resumption: within the millisecond, the log\'s order stands', async () => {
+  it('does not judge the same fence logged after the resumption: the two nodes\' clocks cannot order them', async () => {
     const report = await analyzeLines(crossNodeFence(false));
-    expect(findingsOf(report, 'dual-writer')).toHaveLength(1);
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer').map((n) => n.reason)).toEqual([
+      `g1 was retired on a in the same millisecond as the takeover on b at ${at(3360)}: the two nodes' clocks cannot order records less than 1 s apart, so whether it was fenced first cannot be told`,
+    ]);
   });
 });

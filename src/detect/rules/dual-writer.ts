@@ -5,10 +5,14 @@ import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
+import type { NotKnowable } from '../../model/finding.js';
+import { CROSS_NODE_ORDER_MS } from '../../model/thresholds.js';
 
 interface DualWriterRow {
   session: string;
   at_ms: number;
+  up_node: string | null;
+  retired_node: string | null;
   old_stream: string;
   old_via: string | null;
   decision: string;
@@ -19,28 +23,59 @@ interface DualWriterRow {
   evidence: string;
 }
 
+// A writer another node retired within CROSS_NODE_ORDER_MS after the takeover may have been fenced first:
+// the nodes' clocks cannot tell (model/thresholds.ts), so the session is not knowable rather than a finding.
 function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
-  const findings = findingPerRow(eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts), (r): RawFinding => {
+  const unordered = new Map<string, NotKnowable>();
+  const rows = eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts);
+  const judged = function* () {
+    for (const r of rows) {
+      const retiredMs = retiredAt(r);
+      const crossNode = r.retired_node !== null && r.up_node !== null && r.retired_node !== r.up_node;
+      if (crossNode && retiredMs !== undefined && retiredMs - r.at_ms <= CROSS_NODE_ORDER_MS) {
+        if (!unordered.has(r.session)) unordered.set(r.session, { rule: RULE, session: r.session, reason: unorderedReason(r, retiredMs) });
+      } else yield r;
+    }
+  };
+  const findings = findingPerRow(judged(), (r): RawFinding => {
     const upgrade =
       r.decision === 'resume'
         ? `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` on ${r.new_stream}` : ''}`
         : `${r.decision} to ${r.session}${r.new_stream ? ` on ${r.new_stream}` : ''}`;
-    const retired = [r.closed_ts, r.fenced_ts].filter((t): t is number => t !== null);
-    const later = retired.length > 0 ? ` (it was retired only at ${at(Math.min(...retired))})` : '';
+    const retired = retiredAt(r);
+    const later = retired !== undefined ? ` (it was retired only at ${at(retired)})` : '';
     const scope = r.decision === 'attach' ? `the session's standalone stream` : `lineage ${r.old_stream}`;
     return {
-      rule: 'dual-writer',
+      rule: RULE,
       session: r.session,
       atMs: r.at_ms,
       message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}`,
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
-  return { findings, notKnowable: proxyOnlyReconnects(db, 'dual-writer', ['resume', 'attach']) };
+  const proxyOnly = proxyOnlyReconnects(db, RULE, ['resume', 'attach']).filter((n) => n.session === null || !unordered.has(n.session));
+  return { findings, notKnowable: [...proxyOnly, ...unordered.values()] };
+}
+
+const RULE = 'dual-writer';
+
+/** When the old stream was first closed or fenced after the takeover (undefined: never). */
+function retiredAt(r: DualWriterRow): number | undefined {
+  const retired = [r.closed_ts, r.fenced_ts].filter((t): t is number => t !== null);
+  return retired.length > 0 ? Math.min(...retired) : undefined;
+}
+
+function unorderedReason(r: DualWriterRow, retiredMs: number): string {
+  const gap = retiredMs - r.at_ms;
+  const when = gap === 0 ? 'in the same millisecond as the takeover' : `${gap} ms after the takeover`;
+  return (
+    `${r.old_stream} was retired on ${r.retired_node} ${when} on ${r.up_node} at ${at(r.at_ms)}: ` +
+    `the two nodes' clocks cannot order records less than ${CROSS_NODE_ORDER_MS / 1000} s apart, so whether it was fenced first cannot be told`
+  );
 }
 
 export default defineRule({
-  id: 'dual-writer',
+  id: RULE,
   severity: 'error',
   family: 'writers-and-requests',
   summary: 'An upgrade superseded a stream that was neither closed nor fenced: two writers.',

@@ -1,7 +1,8 @@
 import type { NotKnowable } from '../../model/finding.js';
 import { FindingBatches } from '../finding-batches.js';
 import { forEachUpgrade, type UpgradePoint } from '../../replay/engine-replay.js';
-import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriters } from '../../replay/decision-evidence.js';
+import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriterIds, unfenceableWriters } from '../../replay/decision-evidence.js';
+import { CROSS_NODE_ORDER_MS } from '../../model/thresholds.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
@@ -49,6 +50,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       const findings = new FindingBatches(handOver);
       const notKnowable = new Map<string | null, NotKnowable>();
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
+      const acceptedOverElsewhere: { finding: RawFinding; streams: string[] }[] = [];
       // A divergence from a position the session emitted twice is not judged (repeatedPosition).
       const ambiguity = new Map<RawFinding, string>();
       const stands = (finding: RawFinding) => {
@@ -77,8 +79,15 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         const ambiguous = repeatedPosition(p, decision);
         if (ambiguous !== undefined) ambiguity.set(finding, ambiguous);
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
+        else if (logged !== 'reject' && onlyCheck(decision, 'prior_writer_unfenceable')) acceptedOverElsewhere.push({ finding, streams: unfenceableWriterIds(p, decision) });
         else stands(finding);
       }, opts);
+      const unordered = retiredAcrossNodes(db, opts, acceptedOverElsewhere);
+      for (const { finding } of acceptedOverElsewhere) {
+        const reason = unordered.get(finding);
+        if (reason === undefined) stands(finding);
+        else if (!notKnowable.has(finding.session)) notKnowable.set(finding.session, { rule: RULE, session: finding.session, reason });
+      }
       const { divergent, undecided } = stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs);
       for (const finding of divergent) stands(finding);
       for (const f of undecided) {
@@ -135,6 +144,37 @@ function lostSession(p: UpgradePoint, d: EngineDecision): { note: string; create
 
 function withCreation(ids: number[], created: number | undefined): number[] {
   return created === undefined || ids.includes(created) ? ids : [...ids, created].sort((a, b) => a - b);
+}
+
+function onlyCheck(d: EngineDecision, check: string): boolean {
+  return d.checks.length === 1 && d.checks[0] === check;
+}
+
+/**
+ * A server that accepted a resumption over live writers on other nodes, each retired on its node within
+ * CROSS_NODE_ORDER_MS after: it may have fenced them first (the engine holds that a node can fence only its own
+ * writers; a store shared across nodes can fence any), and the nodes' clocks cannot order it, as dual-writer
+ * says of the same takeover. The reason why it is not knowable; undefined where a writer stayed up longer.
+ */
+function retiredAcrossNodes(db: Db, opts: DetectOptions, accepted: { finding: RawFinding; streams: string[] }[]): Map<RawFinding, string> {
+  const out = new Map<RawFinding, string>();
+  if (accepted.length === 0) return out;
+  const sessions = [...new Set(accepted.map((a) => a.finding.session))];
+  const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) });
+  const bySession = new Map<string, typeof ends>();
+  for (const e of ends) {
+    const list = bySession.get(e.session);
+    if (list === undefined) bySession.set(e.session, [e]);
+    else list.push(e);
+  }
+  for (const { finding: f, streams } of accepted) {
+    const own = bySession.get(f.session!) ?? [];
+    const retired = (stream: string) => own.some((e) => (e.stream === stream || e.stream === null) && e.ended_ts > f.atMs && e.ended_ts <= f.atMs + CROSS_NODE_ORDER_MS);
+    if (streams.length > 0 && streams.every(retired)) {
+      out.set(f, `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`);
+    }
+  }
+  return out;
 }
 
 /**
