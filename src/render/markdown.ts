@@ -86,7 +86,7 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
     out.push('', `⚠️ ${plural(s.rejected_lines, 'rejected line')} could not be read as records: \`resumescope query rejected\` lists them.`);
   }
   if (s.repeated_lines) {
-    out.push('', `${plural(s.repeated_lines, 'line')} repeated an earlier line byte for byte and were read once: \`resumescope query repeated\` lists them.`);
+    out.push('', `${plural(s.repeated_lines, 'line')} repeated an earlier line byte for byte and ${s.repeated_lines === 1 ? 'was' : 'were'} read once: \`resumescope query repeated\` lists ${s.repeated_lines === 1 ? 'it' : 'them'}.`);
   }
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }

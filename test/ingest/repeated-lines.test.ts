@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RecentLines } from '../../src/normalize/repeated-lines.js';
 import { renderText } from '../../src/render/text.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderHtml } from '../../src/render/html/index.js';
 import { analyzeLines, at, findingsOf, workspaceOf } from '../helpers/logs.js';
 
 // A shipper that delivers at least once writes some lines twice, byte for byte: read once, with the
@@ -22,6 +24,8 @@ describe('a line delivered twice', () => {
     expect(findingsOf(report, 'silent-truncation')).toEqual([]);
     expect(report.summary).toMatchObject({ records: 7, ignored_lines: 1, repeated_lines: 1 });
     expect(renderText(report)).toContain('0 rejected lines, 1 ignored line (1 repeating an earlier line, read once)');
+    expect(renderMarkdown(report)).toContain('1 line repeated an earlier line byte for byte and was read once: `resumescope query repeated` lists it.');
+    expect(renderHtml(report)).toContain('<span class="n">1</span> <span class="l">of them repeated lines</span>');
   });
 
   it('is listed with the line it repeats', async () => {
@@ -48,6 +52,8 @@ describe('a line delivered twice', () => {
     expect(report.summary).toMatchObject({ ignored_lines: 0 });
     expect(report.summary.repeated_lines).toBeUndefined();
     expect(renderText(report)).not.toContain('repeating an earlier line');
+    expect(renderMarkdown(report)).not.toContain('repeated an earlier line');
+    expect(renderHtml(report)).not.toContain('repeated lines');
   });
 
   it('is rejected again where it is not a record, and counted each time', async () => {

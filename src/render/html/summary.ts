@@ -22,6 +22,8 @@ export function summarySection(report: Report<FindingList>, failOn: FailOn): str
     ...SEVERITIES_DESCENDING.map((sev) => tile(sev, counts[sev], `sev-${sev}${counts[sev] === 0 ? ' zero' : ''}`)),
     tile('rejected lines', s.rejected_lines, s.rejected_lines > 0 ? 'warn' : ''),
     tile('ignored lines', s.ignored_lines),
+    // of the ignored, those a shipper delivered twice (read once: normalize/repeated-lines.ts)
+    ...(s.repeated_lines ? [tile('of them repeated lines', s.repeated_lines)] : []),
   ];
   return `<section id="summary"><h2>Summary</h2>${gate}<ul class="tiles">${tiles.join('')}</ul>
 <div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, noProtocolVersionLogged(report))}${nodesTable(s.nodes)}</div></section>`;
