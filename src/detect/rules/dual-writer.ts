@@ -1,6 +1,6 @@
 import { defineRule, type RuleContext } from '../rule.js';
 import { findingPerRow } from '../finding-batches.js';
-import { at } from '../../model/phrasing.js';
+import { at, duration } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
@@ -70,7 +70,7 @@ function unorderedReason(r: DualWriterRow, retiredMs: number): string {
   const when = gap === 0 ? 'in the same millisecond as the takeover' : `${gap} ms after the takeover`;
   return (
     `${r.old_stream} was retired on ${r.retired_node} ${when} on ${r.up_node} at ${at(r.at_ms)}: ` +
-    `the two nodes' clocks cannot order records less than ${CROSS_NODE_ORDER_MS / 1000} s apart, so whether it was fenced first cannot be told`
+    `the two nodes' clocks cannot order records less than ${duration(CROSS_NODE_ORDER_MS)} apart, so whether it was fenced first cannot be told`
   );
 }
 

@@ -49,6 +49,10 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       const policy = policyOf(opts);
       const findings = new FindingBatches(handOver);
       const notKnowable = new Map<string | null, NotKnowable>();
+      // One reason a session: the first that made one of its reconnects unjudgeable.
+      const unknowable = (session: string | null, reason: string) => {
+        if (!notKnowable.has(session)) notKnowable.set(session, { rule: RULE, session, reason });
+      };
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
       const acceptedOverElsewhere: { finding: RawFinding; streams: string[] }[] = [];
       // A divergence from a position the session emitted twice is not judged (repeatedPosition).
@@ -56,14 +60,11 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       const stands = (finding: RawFinding) => {
         const reason = ambiguity.get(finding);
         if (reason === undefined) findings.push(finding);
-        else if (!notKnowable.has(finding.session)) notKnowable.set(finding.session, { rule: RULE, session: finding.session, reason });
+        else unknowable(finding.session, reason);
       };
       forEachUpgrade(db, (p) => {
         const session = p.upgrade.session;
-        if (p.unknowable !== undefined) {
-          if (!notKnowable.has(session)) notKnowable.set(session, { rule: RULE, session, reason: p.unknowable });
-          return;
-        }
+        if (p.unknowable !== undefined) return unknowable(session, p.unknowable);
         const logged = loggedClass(p.upgrade);
         const decision = reDecide(p, policy, unresumable);
         if (logged === undefined || logged === decision.decision) return;
@@ -82,18 +83,16 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         else if (logged !== 'reject' && onlyCheck(decision, 'prior_writer_unfenceable')) acceptedOverElsewhere.push({ finding, streams: unfenceableWriterIds(p, decision) });
         else stands(finding);
       }, opts);
-      const unordered = retiredAcrossNodes(db, opts, acceptedOverElsewhere);
-      for (const { finding } of acceptedOverElsewhere) {
-        const reason = unordered.get(finding);
+      const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
+      for (const { finding, streams } of acceptedOverElsewhere) {
+        const reason = retiredAcrossNodes(ends, finding, streams);
         if (reason === undefined) stands(finding);
-        else if (!notKnowable.has(finding.session)) notKnowable.set(finding.session, { rule: RULE, session: finding.session, reason });
+        else unknowable(finding.session, reason);
       }
-      const { divergent, undecided } = stillDivergent(db, opts, refusedWhileFencing, policy.fenceGraceMs);
+      const { divergent, undecided } = stillDivergent(db, ends, refusedWhileFencing, policy.fenceGraceMs);
       for (const finding of divergent) stands(finding);
       for (const f of undecided) {
-        if (notKnowable.has(f.session)) continue;
-        const reason = `the log ends within the ${duration(policy.fenceGraceMs)} fence grace period after the reconnect refused at ${at(f.atMs)} while the engine would fence its writer`;
-        notKnowable.set(f.session, { rule: RULE, session: f.session, reason });
+        unknowable(f.session, `the log ends within the ${duration(policy.fenceGraceMs)} fence grace period after the reconnect refused at ${at(f.atMs)} while the engine would fence its writer`);
       }
       return { findings: findings.rest(), notKnowable: [...notKnowable.values()] };
     },
@@ -150,31 +149,37 @@ function onlyCheck(d: EngineDecision, check: string): boolean {
   return d.checks.length === 1 && d.checks[0] === check;
 }
 
+/** When each stream of a session ended (closed or fenced), and (stream null) when the session did. */
+type StreamEnds = (session: string | null, stream: string) => number[];
+
+/**
+ * The ends of the streams these held-back divergences wait on (queries/facts/stream-ends.sql), in one query,
+ * looked up by session and stream: scanning every end per stream asked made many refusals in many sessions
+ * their product.
+ */
+function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]): StreamEnds {
+  const bySession = new Map<string | null, { stream: string | null; ended_ts: number }[]>();
+  if (held.length > 0) {
+    const sessions = [...new Set(held.map((h) => h.finding.session))];
+    for (const e of queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) })) {
+      const list = bySession.get(e.session);
+      if (list === undefined) bySession.set(e.session, [e]);
+      else list.push(e);
+    }
+  }
+  return (session, stream) => (bySession.get(session) ?? []).filter((e) => e.stream === stream || e.stream === null).map((e) => e.ended_ts);
+}
+
 /**
  * A server that accepted a resumption over live writers on other nodes, each retired on its node within
  * CROSS_NODE_ORDER_MS after: it may have fenced them first (the engine holds that a node can fence only its own
  * writers; a store shared across nodes can fence any), and the nodes' clocks cannot order it, as dual-writer
  * says of the same takeover. The reason why it is not knowable; undefined where a writer stayed up longer.
  */
-function retiredAcrossNodes(db: Db, opts: DetectOptions, accepted: { finding: RawFinding; streams: string[] }[]): Map<RawFinding, string> {
-  const out = new Map<RawFinding, string>();
-  if (accepted.length === 0) return out;
-  const sessions = [...new Set(accepted.map((a) => a.finding.session))];
-  const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) });
-  const bySession = new Map<string, typeof ends>();
-  for (const e of ends) {
-    const list = bySession.get(e.session);
-    if (list === undefined) bySession.set(e.session, [e]);
-    else list.push(e);
-  }
-  for (const { finding: f, streams } of accepted) {
-    const own = bySession.get(f.session!) ?? [];
-    const retired = (stream: string) => own.some((e) => (e.stream === stream || e.stream === null) && e.ended_ts > f.atMs && e.ended_ts <= f.atMs + CROSS_NODE_ORDER_MS);
-    if (streams.length > 0 && streams.every(retired)) {
-      out.set(f, `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`);
-    }
-  }
-  return out;
+function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]): string | undefined {
+  const retired = (stream: string) => ends(f.session, stream).some((t) => t > f.atMs && t <= f.atMs + CROSS_NODE_ORDER_MS);
+  if (streams.length === 0 || !streams.every(retired)) return undefined;
+  return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
 }
 
 /**
@@ -199,17 +204,14 @@ function isWriterConflict(u: LoggedUpgrade): boolean {
  */
 function stillDivergent(
   db: Db,
-  opts: DetectOptions,
+  ends: StreamEnds,
   refused: { finding: RawFinding; streams: string[] }[],
   graceMs: number,
 ): { divergent: RawFinding[]; undecided: RawFinding[] } {
   const divergent: RawFinding[] = [];
   const undecided: RawFinding[] = [];
   if (refused.length === 0) return { divergent, undecided };
-  const sessions = [...new Set(refused.map((r) => r.finding.session))];
-  const ends = queryRows<{ session: string; stream: string | null; ended_ts: number }>(db, 'facts/stream-ends', opts, { sessions: JSON.stringify(sessions) });
-  const endedBy = (session: string | null, stream: string, after: number, until: number) =>
-    ends.some((e) => e.session === session && (e.stream === stream || e.stream === null) && e.ended_ts >= after && e.ended_ts <= until);
+  const endedBy = (session: string | null, stream: string, after: number, until: number) => ends(session, stream).some((t) => t >= after && t <= until);
   const logEnd = (db.prepare('SELECT max(ts_ms) FROM records').pluck().get() as number | null) ?? -Infinity;
   const provenStale = new Set<string>();
   for (const { finding: f, streams } of refused) {
