@@ -3,8 +3,9 @@
 // an event id emitted twice (event-id-regression), one call a tools/call executed twice
 // (duplicate-tool-call), one upgrade a second resumption: the independent fuzzed log's 175 repeated
 // lines in 100k made 80 of its 82 event-id-regression errors. A server writes its own records once:
-// two records of one kind, session, stream, id and time to the digit are the same line delivered
-// again, and one of them is read.
+// two lines equal byte for byte, their times to the millisecond, are one line delivered again, and
+// one of them is read. To the second they may be two records (five retries of one request within a
+// second): a line whose times fall on whole seconds is not remembered.
 //
 // Only a line that gave records is remembered (a repeated bad line is rejected again, and counted),
 // and only the last WINDOW of them per source: a shipper re-sends a batch, not the day, and the
@@ -27,8 +28,12 @@ export class RecentLines {
     return this.lines.get(text);
   }
 
-  /** A line that gave records, to recognize it if it comes again (its text is not in the window). */
-  note(text: string, line: number): void {
+  /** A line that gave these records, to recognize it if it comes again (its text is not in the window). */
+  note(text: string, line: number, records: readonly { tsMs: number }[]): void {
+    if (records.every(toTheMillisecond)) this.remember(text, line);
+  }
+
+  private remember(text: string, line: number): void {
     // A ring, not a Map's insertion order: finding a Map's oldest key walks past every key deleted
     // before it, and a window that deletes one key a line made that walk a window long (1M lines: 2 s).
     if (this.order.length < this.window) this.order.push(text);
@@ -39,4 +44,9 @@ export class RecentLines {
     }
     this.lines.set(text, line);
   }
+}
+
+/** A time with digits below the second (one that falls on a whole second is taken as written to the second: at worst a repeat goes unseen). */
+function toTheMillisecond(r: { tsMs: number }): boolean {
+  return r.tsMs % 1000 !== 0;
 }

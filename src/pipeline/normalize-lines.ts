@@ -33,7 +33,7 @@ export class LineStage {
     if (of !== undefined) return { line: l.line, type: 'repeated', of };
     const out = this.normalizer.normalize(l.text);
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
-    if (out.type === 'records' && out.records.every(toTheMillisecond)) this.recent.note(l.text, l.line);
+    if (out.type === 'records') this.recent.note(l.text, l.line, out.records);
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
@@ -48,13 +48,4 @@ export class LineStage {
     if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, PREVIEW_BYTES) };
     return kept;
   }
-}
-
-/**
- * A record whose time has digits below the second. Two lines equal to the millisecond are one line
- * delivered twice; to the second they may be two records (five retries of one request within a second).
- * A time that falls on a whole second is taken as one written to the second: at worst a repeat goes unseen.
- */
-function toTheMillisecond(r: { tsMs: number }): boolean {
-  return r.tsMs % 1000 !== 0;
 }

@@ -65,10 +65,11 @@ describe('a line delivered twice', () => {
 describe('RecentLines', () => {
   it('remembers the lines of the window and forgets the oldest beyond it', () => {
     const recent = new RecentLines(2);
-    recent.note('a', 1);
-    recent.note('b', 2);
+    const timed = [{ tsMs: Date.parse('2026-11-09T10:00:00.013Z') }];
+    recent.note('a', 1, timed);
+    recent.note('b', 2, timed);
     expect(recent.earlier('a')).toBe(1);
-    recent.note('c', 3);
+    recent.note('c', 3, timed);
     expect(recent.earlier('a')).toBeUndefined();
     expect([recent.earlier('b'), recent.earlier('c'), recent.earlier('d')]).toEqual([2, 3, undefined]);
   });
