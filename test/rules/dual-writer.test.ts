@@ -151,5 +151,10 @@ describe('dual-writer', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'dual-writer').map((n) => n.reason)).toEqual([
       `g1 was retired on a in the same millisecond as the takeover on b at ${at(3360)}: the two nodes' clocks cannot order records less than 1 s apart, so whether it was fenced first cannot be told`,
     ]);
+    // the engine says the same of that resumption rather than a divergence no rule explains
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'engine-divergence').map((n) => n.reason)).toEqual([
+      `the writers on other nodes that the resumption at ${at(3360)} took over from were retired within 1 s after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`,
+    ]);
   });
 });

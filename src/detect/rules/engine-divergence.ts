@@ -177,7 +177,9 @@ function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]
  * says of the same takeover. The reason why it is not knowable; undefined where a writer stayed up longer.
  */
 function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]): string | undefined {
-  const retired = (stream: string) => ends(f.session, stream).some((t) => t > f.atMs && t <= f.atMs + CROSS_NODE_ORDER_MS);
+  // From the takeover's own millisecond: an end logged before the takeover retired the writer before the engine decided,
+  // so any end these writers have in that millisecond was logged after it, which the clocks cannot order either.
+  const retired = (stream: string) => ends(f.session, stream).some((t) => t >= f.atMs && t <= f.atMs + CROSS_NODE_ORDER_MS);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
   return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
 }
