@@ -68,8 +68,9 @@ export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Re
  */
 export function toLogLine(record: ResumptionRecord, onDemoted?: (why: string) => void): LoggedLine {
   const outcome = normalizeSpecObject(record as unknown as Record<string, unknown>);
-  if (outcome.type === 'records') return record;
-  const reason = outcome.type === 'rejected' ? outcome.reason : 'not a record';
+  // One that the analyzer reads only after a stateless request's line naming its stream: this recorder writes the version where it has one.
+  if (outcome.type === 'records' && outcome.inherits === undefined) return record;
+  const reason = outcome.type === 'rejected' ? outcome.reason : outcome.type === 'records' ? outcome.inherits!.unless : 'not a record';
   onDemoted?.(reason);
   const { kind, ...rest } = record;
   return { ...rest, msg: NOT_A_RECORD, record_kind: kind, why: reason };

@@ -155,12 +155,45 @@ export class CitedLine implements LineRef {
 }
 
 /**
+ * A record read only if an earlier line made its stream a stateless request's: one with no session and no
+ * protocol version, which inherits its stream's (store/stateless-streams.ts). Which lines came earlier is
+ * the store's to know, not the thread's that normalized this one. `unless`: why the line is rejected
+ * otherwise; `otherwise`: why even so, where it lacks another required field.
+ */
+export interface InheritingRecord {
+  /** Its place among the line's records. */
+  index: number;
+  /** Its place among the line's specs, from 1 (an OTLP export request holds many). */
+  spec: number;
+  unless: string;
+  otherwise?: string;
+}
+
+/**
+ * A line with inheriting records: what the line is once they are settled. `prefix`: the adapter's name, which
+ * a rejection's reason starts with; `bad`, `firstBad`: its specs rejected whatever the store knows.
+ */
+export interface LineInheritance {
+  specs: number;
+  prefix?: string;
+  records: InheritingRecord[];
+  bad: number;
+  firstBad?: { at: number; reason: string };
+}
+
+/** Why a line of several records (an OTLP export request), `bad` of them unreadable, is a rejected line; its other `kept` records are read. */
+export function partlyRejected(prefix: string, firstBad: { at: number; reason: string }, specs: number, bad: number, kept: number): string {
+  const more = bad > 1 ? ` (and ${bad - 1} more)` : '';
+  return `${prefix}: record ${firstBad.at} of ${specs}: ${firstBad.reason}${more}; its other ${kept} records were read`;
+}
+
+/**
  * What one input line became; `redacted` is the line to store instead of the raw one, when it held a credential.
  * `rejected`: a line of several records (an OTLP export request) some of which could not be read, why; the
- * line is a rejected line, and its other records are read.
+ * line is a rejected line, and its other records are read. `inheriting`: records the store settles.
  */
 export type LineOutcome =
-  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string }
+  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string; redacted?: string };
 
@@ -172,10 +205,14 @@ export type LineOutcome =
  */
 export type NormalizedLine =
   /** The line to quote: `raw` (its text, redacted where it held a credential), or only where it is (`at`) when the store keeps no copy. */
-  | { line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes; rejected?: { reason: string; text: string } }
+  /** `key`: its bytes as a number (normalize/repeated-lines.ts), where the store is to read it once if it comes again. */
+  | {
+      line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes; rejected?: { reason: string; text: string };
+      /** `text`: the line's head, to store if the store rejects it. */
+      inheriting?: LineInheritance & { text: string };
+      key?: number;
+    }
   | { line: number; type: 'ignored' }
-  /** The same bytes as an earlier line of the source that gave records (normalize/repeated-lines.ts): counted, not read twice. */
-  | { line: number; type: 'repeated'; of: number }
   | { line: number; type: 'rejected'; reason: string; text: string };
 
 /**

@@ -1,9 +1,8 @@
-import type { LineOutcome, NormalizedRecord } from '../model/record.js';
+import { partlyRejected, type InheritingRecord, type LineOutcome, type NormalizedRecord } from '../model/record.js';
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { kindOf, normalizeSpecObject } from './spec-record.js';
-import { StatelessStreams } from './stateless-streams.js';
 
 export const SPEC_FORMAT = 'resumescope';
 
@@ -14,7 +13,6 @@ export const SPEC_FORMAT = 'resumescope';
  */
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
-  private readonly statelessStreams = new StatelessStreams();
 
   constructor(forced?: string, private readonly formats: InputFormat[] = INPUT_FORMATS) {
     if (forced !== undefined && forced !== 'auto') {
@@ -57,8 +55,8 @@ export class LineNormalizer {
   private read(obj: Json): LineOutcome {
     const format = this.format ?? this.detect(obj);
     if (format === undefined) return { type: 'ignored' };
-    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj, this.statelessStreams), SPEC_FORMAT);
-    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj, this.statelessStreams), SPEC_FORMAT) : { type: 'ignored' };
+    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
+    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj), SPEC_FORMAT) : { type: 'ignored' };
     return this.fromAdapter(format, obj);
   }
 
@@ -84,23 +82,26 @@ export class LineNormalizer {
     // Each record of a batch is read on its own: one bad record of an OTLP export request (the collector
     // writes 8,192 to a line) rejects the line, with its reason, but does not take the others with it.
     const records: NormalizedRecord[] = [];
+    const inheriting: InheritingRecord[] = [];
     let firstBad: { at: number; reason: string } | undefined;
     let bad = 0;
     specs.forEach((s, i) => {
-      const out = normalizeSpecObject(s, this.statelessStreams);
-      if (out.type === 'records') records.push(...out.records);
-      else if (out.type === 'rejected') {
+      const out = normalizeSpecObject(s);
+      if (out.type === 'records') {
+        if (out.inherits !== undefined) inheriting.push({ index: records.length, spec: i + 1, ...out.inherits });
+        records.push(...out.records);
+      } else if (out.type === 'rejected') {
         bad++;
         firstBad ??= { at: i + 1, reason: out.reason };
       }
     });
+    // Whether its inheriting records are read, and so what the line is, the store settles.
+    if (inheriting.length > 0) {
+      return { type: 'records', records, format: format.name, inheriting: { specs: specs.length, prefix: format.name, records: inheriting, bad, ...(firstBad && { firstBad }) } };
+    }
     if (firstBad === undefined) return records.length ? { type: 'records', records, format: format.name } : { type: 'ignored' };
     if (specs.length === 1 || records.length === 0) return { type: 'rejected', reason: `${format.name}: ${firstBad.reason}` };
-    const more = bad > 1 ? ` (and ${bad - 1} more)` : '';
-    return {
-      type: 'records', records, format: format.name,
-      rejected: `${format.name}: record ${firstBad.at} of ${specs.length}: ${firstBad.reason}${more}; its other ${records.length} records were read`,
-    };
+    return { type: 'records', records, format: format.name, rejected: partlyRejected(format.name, firstBad, specs.length, bad, records.length) };
   }
 }
 
@@ -110,5 +111,7 @@ function withRedacted(o: LineOutcome, redacted: string): LineOutcome {
 
 function withFormat(o: ReturnType<typeof normalizeSpecObject>, format: string): LineOutcome {
   // Built, not spread: a spread per line cost a tenth of normalizing it.
-  return o.type === 'records' ? { type: 'records', records: o.records, format } : o;
+  if (o.type !== 'records') return o;
+  if (o.inherits === undefined) return { type: 'records', records: o.records, format };
+  return { type: 'records', records: o.records, format, inheriting: { specs: 1, records: [{ index: 0, spec: 1, ...o.inherits }], bad: 0 } };
 }

@@ -5,48 +5,38 @@
 // lines in 100k made 80 of its 82 event-id-regression errors. A server writes its own records once:
 // two lines equal byte for byte, their times to the millisecond, are one line delivered again, and
 // one of them is read. To the second they may be two records (five retries of one request within a
-// second): a line whose times fall on whole seconds is not remembered.
+// second): a line whose times fall on whole seconds is not remembered. An export cut into pages whose
+// bounds overlap repeats the lines at each bound in the next file: the window runs on across a run's files.
 //
 // Only a line that gave records is remembered (a repeated bad line is rejected again, and counted),
-// and only the last WINDOW of them per source: a shipper re-sends a batch, not the day, and the
-// window keeps memory flat whatever the log's length.
+// and only the last WINDOW of them: a shipper re-sends a batch, not the day, and the window keeps
+// memory flat whatever the log's length.
+//
+// Normalizing says what a line is, on whichever thread reads it: its key, and whether it may be taken
+// for a repeat. Whether it came before is asked in the store (store/recent-lines.ts), which takes every
+// line in order. Each thread asking on its own missed a repeat whose first delivery the other thread
+// had read, as the threads' timing fell.
 
-/** Lines remembered per source: a shipper's batch is at most a few thousand lines. */
-export const WINDOW = 16_384;
-
-export class RecentLines {
-  /** Each remembered line's number, by its text. */
-  private readonly lines = new Map<string, number>();
-  /** The same texts in the order noted, the oldest at `next` once full: the one to forget next. */
-  private readonly order: string[] = [];
-  private next = 0;
-
-  constructor(private readonly window = WINDOW) {}
-
-  /** The line number of an earlier line of these bytes still in the window, if any. */
-  earlier(text: string): number | undefined {
-    return this.lines.get(text);
+/**
+ * A line's bytes as a number, the same on every thread: 53 bits of two 32-bit multiplicative hashes
+ * (cyrb53's construction). Two different lines are taken for one only if their keys and their first
+ * records' milliseconds are equal, and both are in the window: by chance, about once in 10^15 lines.
+ */
+export function lineKey(text: string): number {
+  let h1 = 0xdeadbeef ^ text.length;
+  let h2 = 0x41c6ce57 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
   }
-
-  /** A line that gave these records, to recognize it if it comes again (its text is not in the window). */
-  note(text: string, line: number, records: readonly { tsMs: number }[]): void {
-    if (records.every(toTheMillisecond)) this.remember(text, line);
-  }
-
-  private remember(text: string, line: number): void {
-    // A ring, not a Map's insertion order: finding a Map's oldest key walks past every key deleted
-    // before it, and a window that deletes one key a line made that walk a window long (1M lines: 2 s).
-    if (this.order.length < this.window) this.order.push(text);
-    else {
-      this.lines.delete(this.order[this.next]!);
-      this.order[this.next] = text;
-      this.next = (this.next + 1) % this.window;
-    }
-    this.lines.set(text, line);
-  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** A time with digits below the second (one that falls on a whole second is taken as written to the second: at worst a repeat goes unseen). */
-function toTheMillisecond(r: { tsMs: number }): boolean {
-  return r.tsMs % 1000 !== 0;
+/** Whether a line that gave these records may be recognized when it comes again: every time has digits below the second. */
+export function rememberable(records: readonly { tsMs: number }[]): boolean {
+  // A time on a whole second is taken as written to the second: at worst a repeat goes unseen.
+  return records.length > 0 && records.every((r) => r.tsMs % 1000 !== 0);
 }

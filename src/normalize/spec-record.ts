@@ -1,7 +1,6 @@
 import { DECISIONS, RECORD_KINDS, isStatelessEra, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
-import type { StatelessStreams } from './stateless-streams.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
@@ -58,7 +57,8 @@ const SPEC_NAME: Partial<Record<keyof NormalizedRecord, string>> = {
 };
 
 export type SpecOutcome =
-  | { type: 'records'; records: NormalizedRecord[] }
+  /** `inherits`: its record is read only if its stream is a stateless request's (model/record.ts InheritingRecord). */
+  | { type: 'records'; records: NormalizedRecord[]; inherits?: { unless: string; otherwise?: string } }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string };
 
@@ -142,8 +142,7 @@ function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: 
   return {};
 }
 
-/** `streams`: the file's stateless streams, whose session-less records inherit their version (stateless-streams.ts). */
-export function normalizeSpecObject(obj: Json, streams?: StatelessStreams): SpecOutcome {
+export function normalizeSpecObject(obj: Json): SpecOutcome {
   const v = FIELDS.read(obj);
   const { kind, unknownCanonical } = kindIn(v);
   if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
@@ -227,17 +226,21 @@ export function normalizeSpecObject(obj: Json, streams?: StatelessStreams): Spec
   }
 
   // Since 2026-07-28 a request has no session: its records are valid without one.
-  const version = rec.protocolVersion ?? streams?.inherited(rec);
-  const sessionless = isStatelessEra(version);
-  for (const field of REQUIRED[kind] ?? []) {
-    if (field === 'session' && sessionless) continue;
-    if (rec[field] === undefined || rec[field] === null) {
-      return { type: 'rejected', reason: `${kind}: missing required field ${SPEC_NAME[field] ?? field}` };
-    }
+  const missing = missingField(rec, kind, isStatelessEra(rec.protocolVersion));
+  if (missing !== undefined) {
+    const unless = `${kind}: missing required field ${SPEC_NAME[missing] ?? missing}`;
+    // Without a version it may still be a stateless request's, on a stream an earlier line named: the store knows.
+    if (missing !== 'session' || rec.protocolVersion !== undefined || rec.stream === undefined) return { type: 'rejected', reason: unless };
+    const other = missingField(rec, kind, true);
+    return { type: 'records', records: [rec], inherits: { unless, ...(other !== undefined && { otherwise: `${kind}: missing required field ${SPEC_NAME[other] ?? other}` }) } };
   }
-  streams?.note(rec, version);
   if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
   return { type: 'records', records: [rec] };
+}
+
+/** The first field the kind requires that the record lacks (its session not, where `sessionless`). */
+function missingField(rec: NormalizedRecord, kind: RecordKind, sessionless: boolean): keyof NormalizedRecord | undefined {
+  return (REQUIRED[kind] ?? []).find((field) => !(field === 'session' && sessionless) && (rec[field] === undefined || rec[field] === null));
 }
 
 /** The value was read with the field's type (FIELDS): set only where there is one. */

@@ -3,7 +3,7 @@ import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
-import { RecentLines } from '../normalize/repeated-lines.js';
+import { lineKey, rememberable } from '../normalize/repeated-lines.js';
 
 /** A rejected line keeps this much of its (redacted) text, for `query rejected`. */
 const PREVIEW_BYTES = 4096;
@@ -15,7 +15,6 @@ const PREVIEW_BYTES = 4096;
  */
 export class LineStage {
   private readonly normalizer: LineNormalizer;
-  private readonly recent = new RecentLines();
 
   /** `copyLines` false: a line whose own bytes are the quote is handed over as where it is, without its text. */
   constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true) {
@@ -29,11 +28,8 @@ export class LineStage {
 
   normalize(l: InputLine): NormalizedLine {
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
-    const of = this.recent.earlier(l.text);
-    if (of !== undefined) return { line: l.line, type: 'repeated', of };
     const out = this.normalizer.normalize(l.text);
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
-    if (out.type === 'records') this.recent.note(l.text, l.line, out.records);
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
     if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
@@ -46,6 +42,9 @@ export class LineStage {
       : { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
     // A batch line some of whose records could not be read: rejected, its other records kept.
     if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, PREVIEW_BYTES) };
+    if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = { ...out.inheriting, text: raw.slice(0, PREVIEW_BYTES) };
+    // Whether it came before is the store's to ask: it takes the lines of every thread in order.
+    if (kept.type === 'records' && rememberable(out.records)) kept.key = lineKey(l.text);
     return kept;
   }
 }

@@ -108,6 +108,9 @@ export interface RowShape {
   node: number;
   session: number;
   newSession: number;
+  kind: number;
+  stream: number;
+  protocolVersion: number;
   /** A shape past MAX_SHAPES: its parameters spread over the statement that binds every column. */
   spread?: (params: Param[]) => Param[];
 }
@@ -137,7 +140,8 @@ export function recordWriter(db: Db, sourceId: number): RecordWriter {
       if (s !== undefined) return s;
       const fields = keys.filter((f) => BY_FIELD.has(f));
       const at = (f: string) => (fields.includes(f) ? 2 + fields.indexOf(f) : -1);
-      const layout = { width: fields.length + 5, tsMs: at('tsMs'), seq: at('seq'), node: at('node'), session: at('session'), newSession: at('newSession') };
+      const layout = { width: fields.length + 5, tsMs: at('tsMs'), seq: at('seq'), node: at('node'), session: at('session'), newSession: at('newSession'),
+        kind: at('kind'), stream: at('stream'), protocolVersion: at('protocolVersion') };
       if (byShape.size < MAX_SHAPES) s = { stmt: prepare(fields), ...layout };
       else {
         const slots = fields.map((f) => 2 + all.indexOf(f));

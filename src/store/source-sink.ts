@@ -1,8 +1,11 @@
-import type { NormalizedLine } from '../model/record.js';
+import type { InheritingRecord, LineInheritance, NormalizedLine } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { PARAMS, recordWriter, RowEncoder, SUB_MS, type Param, type RecordWriter, type RowShape } from './insert.js';
 import { interleaveNodeTies } from './node-ties.js';
+import { RecentLines } from './recent-lines.js';
+import { StatelessStreams } from './stateless-streams.js';
+import { noteStream, settleLine, type LineRecord } from './inheriting-line.js';
 
 // The store's side of ingest: it receives normalized lines (pipeline/ reads
 // and normalizes them) and writes one source's records, rejected lines and
@@ -49,15 +52,20 @@ const REJECTED = 1;
 const RECORDS = 2;
 /** A batch line rejected in part: its reason and text as REJECTED's, then its records as RECORDS'. */
 const REJECTED_IN_PART = 3;
-/** A line that repeats an earlier one: its number and the earlier line's. */
-const REPEATED = 4;
+/** Before a line's cells, where it may come again (normalize/repeated-lines.ts): its key, number and first record's time. */
+const KEYED = 4;
+/** Before a line's RECORDS, what the store settles of it (inheriting-line.ts): line, specs, prefix, bad, first bad spec and reason, text, then its inheriting records. */
+const INHERITING = 5;
+/** Cells of each inheriting record after INHERITING's eight: index, spec, unless, otherwise. */
+const INHERITING_RECORD = 4;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,
  * so that handing a batch across threads is a copy of primitives. A line's
- * cells: IGNORED; or REPEATED, line, earlier line; or REJECTED, line, reason, text; or RECORDS, format, the
+ * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
  * number of records, then each record's cells (insert.ts); or REJECTED_IN_PART,
- * line, reason, text, then as RECORDS. `shapes` are the
+ * line, reason, text, then as RECORDS; or INHERITING (above), then as RECORDS; any of the last three after
+ * KEYED, key, line, time. `shapes` are the
  * keys of the record shapes first used in this batch, numbered on from the
  * batches before (one LineEncoder per source).
  */
@@ -81,10 +89,15 @@ export class LineEncoder {
     this.lines++;
     const c = this.cells;
     if (l.type === 'ignored') c.push(IGNORED);
-    else if (l.type === 'repeated') c.push(REPEATED, l.line, l.of);
     else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
     else {
+      if (l.key !== undefined) c.push(KEYED, l.key, l.line, l.records[0]!.tsMs);
       if (l.rejected !== undefined) c.push(REJECTED_IN_PART, l.line, l.rejected.reason, l.rejected.text);
+      const h = l.inheriting;
+      if (h !== undefined) {
+        c.push(INHERITING, l.line, h.specs, h.prefix ?? null, h.bad, h.firstBad?.at ?? null, h.firstBad?.reason ?? null, h.text, h.records.length);
+        for (const r of h.records) c.push(r.index, r.spec, r.unless, r.otherwise ?? null);
+      }
       c.push(RECORDS, l.format, l.records.length);
       // The line's text, or where it is, goes on its first record only: an OTLP export request is one
       // line of a hundred records, and a copy on each took the store (and the port) to 100× the file.
@@ -126,6 +139,9 @@ export class SourceSink {
   private readonly own = new LineEncoder();
   private readonly ownShapes: RowShape[] = [];
   private readonly batchShapes: RowShape[] = [];
+  /** Lines that may come again, and the stateless requests' streams: kept here, which sees every line in order, whichever thread normalized it. */
+  private readonly recent = new RecentLines();
+  private readonly streams = new StatelessStreams();
 
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
@@ -166,44 +182,76 @@ export class SourceSink {
     for (const keys of learnt) shapes.push(this.writer.shape(keys));
     const stats = this.stats;
     let inPart = false;
+    /** A line that may come again, and is remembered once it is known to give records (after INHERITING). */
+    let keyed: { key: number; line: number; tsMs: number } | undefined;
     for (let i = 0; i < c.length; ) {
       const what = c[i++];
       if (what === IGNORED) {
         stats.lines++;
         stats.ignored++;
-      } else if (what === REPEATED) {
-        stats.lines++;
-        stats.ignored++;
-        stats.repeated++;
-        this.repeatStmt.run(this.sourceId, c[i], c[i + 1]);
-        i += 2;
+      } else if (what === KEYED) {
+        const [key, line, tsMs] = [c[i] as number, c[i + 1] as number, c[i + 2] as number];
+        i += 3;
+        const first = this.recent.earlier(key, tsMs);
+        if (first === undefined) {
+          if (c[i] === INHERITING) keyed = { key, line, tsMs };
+          else this.recent.note(key, { source: this.sourceId, line, tsMs });
+        } else {
+          // Delivered again: counted among the ignored lines, and its cells passed over.
+          stats.lines++;
+          stats.ignored++;
+          stats.repeated++;
+          this.repeatStmt.run(this.sourceId, line, first.line);
+          i = pastLine(c, i, shapes);
+        }
       } else if (what === REJECTED || what === REJECTED_IN_PART) {
         const line = c[i] as number;
         const reason = c[i + 1] as string;
         i += 3;
-        stats.lines++;
-        stats.rejected++;
-        stats.firstProblem ??= { line, reason };
-        this.rejectStmt.run(this.sourceId, line, reason, c[i - 1]);
+        this.reject(line, reason, c[i - 1] as string);
         // a line rejected in part: the RECORDS entry that follows is its records, not a line of its own
         inPart = what === REJECTED_IN_PART;
+      } else if (what === INHERITING) {
+        const line = c[i] as number;
+        const h = inheritance(c, i);
+        i += 8 + h.records.length * INHERITING_RECORD;
+        const records: LineRecord[] = [];
+        const format = c[i + 1] as string;
+        i = readRecords(c, i + 1, shapes, (r) => records.push(r));
+        const settled = settleLine(h, records, this.streams);
+        if (settled.rejected !== undefined) this.reject(line, settled.rejected, h.text);
+        if (settled.kept.length > 0) {
+          if (settled.rejected === undefined) this.recordLine(format);
+          else stats.format ??= format;
+          for (const r of settled.kept) this.hold(r.shape, r.params, r.subMs);
+          if (keyed !== undefined) this.recent.note(keyed.key, { source: this.sourceId, line: keyed.line, tsMs: keyed.tsMs });
+        }
+        keyed = undefined;
       } else {
-        if (inPart) inPart = false;
-        else {
-          stats.lines++;
-          stats.recordLines++;
-        }
-        stats.format ??= c[i] as string;
-        let n = c[i + 1] as number;
-        for (i += 2; n > 0; n--) {
-          const shape = shapes[c[i] as number]!;
-          const subMs = c[i + SUB_MS] as number | null;
-          const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
-          i += PARAMS + shape.width;
-          this.hold(shape, params, subMs);
-        }
+        if (inPart) {
+          inPart = false;
+          stats.format ??= c[i] as string;
+        } else this.recordLine(c[i] as string);
+        i = readRecords(c, i, shapes, (r) => {
+          noteStream(this.streams, r);
+          this.hold(r.shape, r.params, r.subMs);
+        });
       }
     }
+  }
+
+  private recordLine(format: string): void {
+    this.stats.lines++;
+    this.stats.recordLines++;
+    this.stats.format ??= format;
+  }
+
+  private reject(line: number, reason: string, text: string): void {
+    const stats = this.stats;
+    stats.lines++;
+    stats.rejected++;
+    stats.firstProblem ??= { line, reason };
+    this.rejectStmt.run(this.sourceId, line, reason, text);
   }
 
   private hold(shape: RowShape, params: Param[], subMs: number | null): void {
@@ -247,6 +295,38 @@ export class SourceSink {
     markDirty(this.db, this.touched);
     return true;
   }
+}
+
+/** Each record of the RECORDS entry whose format is at `i` (after RECORDS), in order; where the entry ends. */
+function readRecords(c: Param[], i: number, shapes: RowShape[], each: (r: LineRecord) => void): number {
+  let n = c[i + 1] as number;
+  for (i += 2; n > 0; n--) {
+    const shape = shapes[c[i] as number]!;
+    const subMs = c[i + SUB_MS] as number | null;
+    const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
+    i += PARAMS + shape.width;
+    each({ shape, params, subMs });
+  }
+  return i;
+}
+
+/** The INHERITING entry whose cells start at `i` (after INHERITING), as the encoder laid it out. */
+function inheritance(c: Param[], i: number): LineInheritance & { text: string } {
+  const firstBad = c[i + 4] === null ? undefined : { at: c[i + 4] as number, reason: c[i + 5] as string };
+  const records: InheritingRecord[] = [];
+  for (let k = 0, j = i + 8; k < (c[i + 7] as number); k++, j += INHERITING_RECORD) {
+    records.push({ index: c[j] as number, spec: c[j + 1] as number, unless: c[j + 2] as string, ...(c[j + 3] !== null && { otherwise: c[j + 3] as string }) });
+  }
+  return { specs: c[i + 1] as number, ...(c[i + 2] !== null && { prefix: c[i + 2] as string }), bad: c[i + 3] as number, ...(firstBad && { firstBad }), records, text: c[i + 6] as string };
+}
+
+/** Where the line whose cells start at `i` (REJECTED_IN_PART, INHERITING or RECORDS) ends. */
+function pastLine(c: Param[], i: number, shapes: RowShape[]): number {
+  if (c[i] === REJECTED_IN_PART) i += 4;
+  else if (c[i] === INHERITING) i += 9 + (c[i + 8] as number) * INHERITING_RECORD;
+  let n = c[i + 2] as number;
+  for (i += 3; n > 0; n--) i += PARAMS + shapes[c[i] as number]!.width;
+  return i;
 }
 
 /**

@@ -4,7 +4,7 @@ import { render } from '../../src/render/index.js';
 import { INPUT_FORMATS } from '../../src/normalize/formats/index.js';
 import { loadMapping } from '../../src/normalize/formats/mapping.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
-import { MAX_STREAMS } from '../../src/normalize/stateless-streams.js';
+import { MAX_STREAMS, StatelessStreams } from '../../src/store/stateless-streams.js';
 import { analyzeLines, at, logSource, type LogLine } from '../helpers/logs.js';
 
 // Log format version 2: protocol_version (and its aliases), records of a
@@ -90,6 +90,59 @@ describe('protocol_version at ingest', () => {
     ]);
   });
 
+  it('rejects a record that inherits but lacks another field, for that field; and a repeat of a rejected line again', async () => {
+    const noId = JSON.stringify({ ts: at(2), kind: 'event.sent', stream: 'p9', rpc_kind: 'notification' });
+    const { rejected } = await rows([
+      { ts: at(1), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' },
+      { ts: at(2), kind: 'event.sent', stream: 'p1', rpc_kind: 'notification' },
+      noId,
+      noId,
+    ]);
+    expect(rejected).toEqual([
+      { line: 2, reason: 'event.sent: missing required field event_id' },
+      { line: 3, reason: 'event.sent: missing required field session' },
+      { line: 4, reason: 'event.sent: missing required field session' },
+    ]);
+  });
+
+  // An OTLP export request holds many records: those that inherit are settled in their order within it.
+  const otlpLine = (records: Record<string, string>[]) =>
+    JSON.stringify({
+      resourceLogs: [{ scopeLogs: [{ logRecords: records.map((r, i) => ({
+        timeUnixNano: String((Date.parse(at(10)) + i) * 1e6),
+        attributes: Object.entries(r).map(([key, v]) => ({ key, value: { stringValue: v } })),
+      })) }] }],
+    });
+
+  it('otlp: reads the records of a batch line that inherit from a stream an earlier record of the line named', async () => {
+    const { recs, rejected } = await rows([
+      otlpLine([
+        { kind: 'stream.opened', stream: 'p1', via: 'post', 'mcp.protocol.version': '2026-07-28' },
+        { kind: 'event.sent', stream: 'p1', event_id: 'e1' },
+        { kind: 'stream.closed', stream: 'p1', reason: 'server' },
+      ]),
+    ]);
+    expect(rejected).toEqual([]);
+    expect(recs.map((r) => r.kind)).toEqual(['stream.opened', 'event.sent', 'stream.closed']);
+  });
+
+  it('otlp: a batch line whose records cannot inherit is rejected in part, counting them with its other bad records', async () => {
+    const { recs, rejected } = await rows([
+      otlpLine([
+        { kind: 'stream.opened', stream: 'p1', via: 'post', 'mcp.protocol.version': '2026-07-28' },
+        { kind: 'event.sent', stream: 'p2', event_id: 'e1' },
+        { kind: 'event.sent', session: 'S1', stream: 'g1' },
+        { kind: 'event.sent', stream: 'p1', event_id: 'e2' },
+      ]),
+      otlpLine([{ kind: 'event.sent', stream: 'p2', event_id: 'e3' }]),
+    ]);
+    expect(recs.map((r) => r.kind)).toEqual(['stream.opened', 'event.sent']);
+    expect(rejected).toEqual([
+      { line: 1, reason: 'otlp: record 2 of 4: event.sent: missing required field session (and 1 more); its other 2 records were read' },
+      { line: 2, reason: 'otlp: event.sent: missing required field session' },
+    ]);
+  });
+
   it('inherits a stateless stream\'s version within its own file only', async () => {
     const ws = await loadWorkspace([
       logSource([{ ts: at(1), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' }], 'a.ndjson'),
@@ -103,11 +156,9 @@ describe('protocol_version at ingest', () => {
   });
 
   it('remembers at most MAX_STREAMS stateless streams at once: the oldest is forgotten first', () => {
-    const normalizer = new LineNormalizer();
-    const line = (o: object) => normalizer.normalize(JSON.stringify({ ts: at(0), ...o })).type;
-    for (let i = 0; i <= MAX_STREAMS; i++) line({ kind: 'stream.opened', stream: `p${i}`, via: 'post', protocol_version: '2026-07-28' });
-    expect(line({ kind: 'event.sent', stream: 'p1', event_id: 'e1' })).toBe('records');
-    expect(line({ kind: 'event.sent', stream: 'p0', event_id: 'e1' })).toBe('rejected');
+    const streams = new StatelessStreams();
+    for (let i = 0; i <= MAX_STREAMS; i++) streams.note('stream.opened', null, `p${i}`, '2026-07-28');
+    expect([streams.inherited('p1'), streams.inherited('p0')]).toEqual(['2026-07-28', undefined]);
   });
 
   it('reads a poll close with retry_ms and a priming event', async () => {

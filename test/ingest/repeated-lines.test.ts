@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RecentLines } from '../../src/normalize/repeated-lines.js';
+import { lineKey } from '../../src/normalize/repeated-lines.js';
+import { RecentLines } from '../../src/store/recent-lines.js';
 import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderHtml } from '../../src/render/html/index.js';
@@ -63,14 +64,32 @@ describe('a line delivered twice', () => {
 });
 
 describe('RecentLines', () => {
+  const tsMs = Date.parse('2026-11-09T10:00:00.013Z');
+  const at = (line: number) => ({ source: 1, line, tsMs });
+
   it('remembers the lines of the window and forgets the oldest beyond it', () => {
     const recent = new RecentLines(2);
-    const timed = [{ tsMs: Date.parse('2026-11-09T10:00:00.013Z') }];
-    recent.note('a', 1, timed);
-    recent.note('b', 2, timed);
-    expect(recent.earlier('a')).toBe(1);
-    recent.note('c', 3, timed);
-    expect(recent.earlier('a')).toBeUndefined();
-    expect([recent.earlier('b'), recent.earlier('c'), recent.earlier('d')]).toEqual([2, 3, undefined]);
+    recent.note(lineKey('a'), at(1));
+    recent.note(lineKey('b'), at(2));
+    expect(recent.earlier(lineKey('a'), tsMs)?.line).toBe(1);
+    recent.note(lineKey('c'), at(3));
+    expect(recent.earlier(lineKey('a'), tsMs)).toBeUndefined();
+    expect([lineKey('b'), lineKey('c'), lineKey('d')].map((k) => recent.earlier(k, tsMs)?.line)).toEqual([2, 3, undefined]);
+  });
+
+  it('does not take a line of another time for the one remembered under its key', () => {
+    const recent = new RecentLines();
+    recent.note(lineKey('a'), at(1));
+    expect(recent.earlier(lineKey('a'), tsMs + 1)).toBeUndefined();
+  });
+});
+
+describe('lineKey', () => {
+  it('tells apart lines that differ in one character, anywhere, or in their length', () => {
+    const line = JSON.stringify({ ts: '2026-11-09T10:00:02.013Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1007 });
+    const keys = new Set([line, line.replace('1007', '1008'), line.replace('S1', 'S2'), `${line} `, line.slice(1), 'x' + line.slice(1)].map(lineKey));
+    expect(keys.size).toBe(6);
+    expect(lineKey(line)).toBe(lineKey(String(line)));
+    expect(Number.isSafeInteger(lineKey(line))).toBe(true);
   });
 });

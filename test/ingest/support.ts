@@ -32,6 +32,8 @@ export function recordOf(line: LogLine): NormalizedRecord {
 
 export function rejectionOf(line: LogLine): string {
   const out = outcomeOf(line);
+  // A line on its own: no line before it made its stream a stateless request's, so its record that would inherit is not read.
+  if (out.type === 'records' && out.inheriting?.specs === 1) return out.inheriting.records[0]!.unless;
   if (out.type !== 'rejected') throw new Error(`expected a rejection, got ${JSON.stringify(out)}`);
   return out.reason;
 }

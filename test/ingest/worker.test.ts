@@ -59,7 +59,18 @@ async function fixture(): Promise<string[]> {
   const request = (l: number, n: number) => JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: Array.from({ length: n }, (_, i) => record(l, i)) }] }] });
   // then three lines of 5,000 records (about 1.5 MB, past BATCH_CHARS: each is normalized where it is read)
   writeFileSync(otlp, [...Array.from({ length: 2500 }, (_, l) => request(l, 3)), ...[2500, 2501, 2502].map((l) => request(l, 5000))].join('\n') + '\n');
-  return [log, odd, gz, cut, otlp];
+  // Per-file state that straddles the first batch: a line delivered again (normalize/repeated-lines.ts) and a
+  // stateless request's stream whose later events carry no version (stateless-streams.ts). Whichever thread
+  // normalizes the batches after the first, the repeat is read once and the events inherit the stream's version.
+  const straddling = join(dir, 'straddling.ndjson');
+  const base = Date.parse('2026-11-09T10:00:00Z');
+  const event = (ms: number, fields: object) => JSON.stringify({ ts: new Date(base + ms).toISOString(), kind: 'event.sent', ...fields });
+  const lines = [JSON.stringify({ ts: new Date(base).toISOString(), kind: 'session.created', session: 'S1' })];
+  lines.push(JSON.stringify({ ts: new Date(base + 3).toISOString(), kind: 'stream.opened', stream: 'sl1', via: 'post', protocol_version: '2026-07-28' }));
+  for (let i = 0; i < 2 * 2000; i++) lines.push(event(5 + i * 3, { session: 'S1', stream: 'g1', event_id: i }));
+  lines.push(event(20_001, { stream: 'sl1', event_id: 'a' }), lines[100]!, event(20_002, { stream: 'sl1', event_id: 'b' }));
+  writeFileSync(straddling, lines.join('\n') + '\n');
+  return [log, odd, gz, cut, otlp, straddling];
 }
 
 async function ingestWith(threads: 'worker' | 'inline', files: string[], handOver?: 'always' | 'never', quotesFromFiles = false) {
@@ -69,7 +80,8 @@ async function ingestWith(threads: 'worker' | 'inline', files: string[], handOve
   const rows = {
     records: db.prepare('SELECT * FROM records ORDER BY id').raw().all(),
     rejected: db.prepare('SELECT * FROM rejected ORDER BY id').raw().all(),
-    sources: db.prepare('SELECT id, name, sha256, format, lines, record_lines, records, ignored, rejected FROM sources ORDER BY id').raw().all(),
+    sources: db.prepare('SELECT id, name, sha256, format, lines, record_lines, records, ignored, repeated, rejected FROM sources ORDER BY id').raw().all(),
+    repeated: db.prepare('SELECT * FROM repeated_lines').raw().all(),
   };
   db.close();
   return { stats, rows };
@@ -88,6 +100,7 @@ describe('normalizing in a worker thread', () => {
     expect(inline.rows.rejected.length).toBeGreaterThan(1);
     expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2503, rejected: 358, records: 7500 - 357 + 15_000 - 1 }); // line 2502 too has a bad record
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
+    expect(inline.stats.find((s) => s.name.endsWith('straddling.ndjson'))).toMatchObject({ lines: 4005, records: 4004, repeated: 1, rejected: 0 });
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
     expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
