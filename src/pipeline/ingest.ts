@@ -9,6 +9,7 @@ import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
+import { RecentLines } from '../store/recent-lines.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
 import type { HandOver } from './worker-protocol.js';
@@ -174,6 +175,8 @@ function useWorker(sources: Source[], opts: IngestOptions): boolean {
 
 export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
   const out: SourceStats[] = [];
+  // One window for the run's files, in the order read: an export's overlapping pages repeat lines across them.
+  const recent = new RecentLines();
   const worker = useWorker(sources, opts) ? new NormalizeWorker(opts.workerScript, opts.handOver) : undefined;
   try {
     for (const s of sources) {
@@ -182,7 +185,7 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
       const copyLines = file === undefined;
       const feed =
         worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines, copyLines) : inlineFeed(s, opts, copyLines);
-      out.push(await loadSource(db, s.name, feed, file));
+      out.push(await loadSource(db, s.name, feed, file, recent));
     }
   } finally {
     await worker?.close();

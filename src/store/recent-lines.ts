@@ -1,5 +1,7 @@
 // Where a line that may come again was first read (normalize/repeated-lines.ts says which lines, and why).
-// Asked by the store, which takes every line in order whichever thread normalized it.
+// Asked by the store, which takes every line in order whichever thread normalized it, and across the
+// files of a run in the order they are read: an export cut into pages whose bounds overlap repeats the
+// lines at each bound at the head of the next page.
 
 /** Lines remembered: a shipper's batch is at most a few thousand lines. */
 export const WINDOW = 16_384;
@@ -36,5 +38,10 @@ export class RecentLines {
       this.next = (this.next + 1) % this.window;
     }
     this.lines.set(key, at);
+  }
+
+  /** A source whose load was undone: no later line may be taken for a repeat of a line that is not stored. */
+  forget(source: number): void {
+    for (const [key, r] of this.lines) if (r.source === source) this.lines.delete(key);
   }
 }

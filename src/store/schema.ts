@@ -1,9 +1,9 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 5.
+-- resumescope timeline, schema version 6.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -35,11 +35,12 @@ CREATE TABLE IF NOT EXISTS rejected (
   text TEXT                       -- the line (first 4 KiB)
 );
 
--- Lines that repeat an earlier line of their source byte for byte (a shipper's second delivery): read once.
+-- Lines that repeat an earlier line byte for byte (a shipper's second delivery; an export's pages that overlap): read once.
 CREATE TABLE IF NOT EXISTS repeated (
   source_id INTEGER NOT NULL REFERENCES sources(id),
   line INTEGER NOT NULL,
-  of_line INTEGER NOT NULL
+  of_line INTEGER NOT NULL,
+  of_source_id INTEGER REFERENCES sources(id) -- the earlier line's file: the same, or one read before it in the run
 );
 
 CREATE TABLE IF NOT EXISTS records (
@@ -134,7 +135,8 @@ CREATE VIEW IF NOT EXISTS evidence AS
 CREATE VIEW IF NOT EXISTS rejected_lines AS
   SELECT s.name AS file, x.line, x.reason, x.text FROM rejected x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
 CREATE VIEW IF NOT EXISTS repeated_lines AS
-  SELECT s.name AS file, x.line, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
+  SELECT s.name AS file, x.line, o.name AS of_file, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id
+  JOIN sources o ON o.id = coalesce(x.of_source_id, x.source_id) ORDER BY s.id, x.line;
 `;
 
 /** Schema 1 → 2: the log format version 2 fields (protocol_version, retry_ms, priming). */
@@ -173,4 +175,14 @@ CREATE TABLE IF NOT EXISTS repeated (source_id INTEGER NOT NULL REFERENCES sourc
 CREATE VIEW IF NOT EXISTS repeated_lines AS
   SELECT s.name AS file, x.line, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id ORDER BY s.id, x.line;
 UPDATE meta SET value = '5' WHERE key = 'schema_version';
+`;
+
+/** Schema 5 → 6: a repeated line's earlier line may be in another file of the run (an export's overlapping pages). */
+export const MIGRATE_5_TO_6 = `
+ALTER TABLE repeated ADD COLUMN of_source_id INTEGER REFERENCES sources(id);
+DROP VIEW IF EXISTS repeated_lines;
+CREATE VIEW repeated_lines AS
+  SELECT s.name AS file, x.line, o.name AS of_file, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id
+  JOIN sources o ON o.id = coalesce(x.of_source_id, x.source_id) ORDER BY s.id, x.line;
+UPDATE meta SET value = '6' WHERE key = 'schema_version';
 `;

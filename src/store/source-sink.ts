@@ -140,16 +140,18 @@ export class SourceSink {
   private readonly ownShapes: RowShape[] = [];
   private readonly batchShapes: RowShape[] = [];
   /** Lines that may come again, and the stateless requests' streams: kept here, which sees every line in order, whichever thread normalized it. */
-  private readonly recent = new RecentLines();
+  private readonly recent: RecentLines;
   private readonly streams = new StatelessStreams();
 
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
    * instead of a copy (re-read by store/line-text.ts while the file is unchanged). Without it every line is copied.
    */
-  constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile } = {}) {
+  /** `recent`: the lines remembered so far in the run, shared by its files (default: this file's own). */
+  constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile; recent?: RecentLines } = {}) {
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
-    this.repeatStmt = db.prepare('INSERT INTO repeated (source_id, line, of_line) VALUES (?, ?, ?)');
+    this.repeatStmt = db.prepare('INSERT INTO repeated (source_id, line, of_source_id, of_line) VALUES (?, ?, ?, ?)');
+    this.recent = opts.recent ?? new RecentLines();
     // A placeholder hash until the content is known; unique per run.
     const placeholder = `pending:${process.pid}:${Date.now()}:${Math.random()}`;
     this.sourceId = Number(
@@ -201,7 +203,7 @@ export class SourceSink {
           stats.lines++;
           stats.ignored++;
           stats.repeated++;
-          this.repeatStmt.run(this.sourceId, line, first.line);
+          this.repeatStmt.run(this.sourceId, line, first.source, first.line);
           i = pastLine(c, i, shapes);
         }
       } else if (what === REJECTED || what === REJECTED_IN_PART) {
@@ -396,20 +398,28 @@ export interface SourceFeed {
  * taken while the export was still being written) is data, not a crash: its
  * lines before the cut are kept (see keepBeforeCut).
  */
-export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: SourceFile): Promise<SourceStats> {
+export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: SourceFile, recent?: RecentLines): Promise<SourceStats> {
   db.exec('BEGIN');
   let sink: SourceSink | undefined;
   // Every COMMIT of this file runs it first: the records indexes may be dropped for the load.
   let rebuildIndexes = () => {};
+  // What this file's lines left in the run's window goes with them when its load is undone.
+  const undone = () => {
+    if (sink !== undefined) recent?.forget(sink.sourceId);
+  };
   try {
     rebuildIndexes = deferIndexes(db, 'records');
-    sink = new SourceSink(db, name, file === undefined ? {} : { file });
+    sink = new SourceSink(db, name, { ...(file !== undefined && { file }), ...(recent !== undefined && { recent }) });
     await feed.run(sink);
     const kept = sink.finish(feed.digest());
     if (kept) rebuildIndexes();
+    else undone();
     db.exec(kept ? 'COMMIT' : 'ROLLBACK');
     return sink.stats;
   } catch (err) {
+    const message = (err as Error).message;
+    const cut = sink !== undefined && db.inTransaction && message.startsWith('gzip:');
+    if (!cut) undone();
     if (isLocked(err)) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw lockedError(db); // the database's problem, not this input's
@@ -418,8 +428,7 @@ export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: 
       if (db.inTransaction) db.exec('ROLLBACK');
       throw err;
     }
-    const message = (err as Error).message;
-    if (sink !== undefined && db.inTransaction && message.startsWith('gzip:')) return keepBeforeCut(db, sink, feed.digest(), message, rebuildIndexes);
+    if (cut) return keepBeforeCut(db, sink!, feed.digest(), message, rebuildIndexes);
     if (db.inTransaction) db.exec('ROLLBACK');
     const stats = sink?.stats ?? { name, lines: 0, recordLines: 0, records: 0, ignored: 0, repeated: 0, rejected: 0 };
     return { ...stats, readError: message };

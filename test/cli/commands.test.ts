@@ -139,7 +139,7 @@ describe('query', () => {
     const sent = JSON.stringify({ ts: '2026-11-09T10:00:01.013Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 });
     writeFileSync(log, [created, sent, sent, created].join('\n') + '\n');
     const r = await cli('query', 'repeated', log, '--format', 'csv');
-    expect(r.out.split('\n').slice(0, 3)).toEqual(['file,line,of_line', `${log},3,2`, `${log},4,1`]);
+    expect(r.out.split('\n').slice(0, 3)).toEqual(['file,line,of_file,of_line', `${log},3,${log},2`, `${log},4,${log},1`]);
     const ingest = await cli('ingest', log);
     expect(ingest.out).toContain('2 records from 4 lines (2 read, 2 ignored, of which 2 repeated an earlier line, 0 rejected)');
     rmSync(dir, { recursive: true, force: true });

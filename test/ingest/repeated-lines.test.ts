@@ -4,7 +4,10 @@ import { RecentLines } from '../../src/store/recent-lines.js';
 import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderHtml } from '../../src/render/html/index.js';
-import { analyzeLines, at, findingsOf, workspaceOf } from '../helpers/logs.js';
+import { Readable } from 'node:stream';
+import { loadWorkspace } from '../../src/api.js';
+import type { Source } from '../../src/read/sources.js';
+import { analyzeLines, at, findingsOf, logSource, workspaceOf } from '../helpers/logs.js';
 
 // A shipper that delivers at least once writes some lines twice, byte for byte: read once, with the
 // repeat counted among the ignored lines and listed (repeated_lines), so that a line delivered twice
@@ -33,8 +36,44 @@ describe('a line delivered twice', () => {
     const twice = JSON.stringify(sent(2013, 2));
     const ws = await workspaceOf([created, opened, twice, sent(3000, 3), twice]);
     try {
-      expect(ws.db.prepare('SELECT line, of_line FROM repeated_lines').all()).toEqual([{ line: 5, of_line: 3 }]);
+      expect(ws.db.prepare('SELECT line, of_file, of_line FROM repeated_lines').all()).toEqual([{ line: 5, of_file: 'server.ndjson', of_line: 3 }]);
       expect(ws.db.prepare('SELECT lines, record_lines, ignored, repeated FROM sources').get()).toEqual({ lines: 5, record_lines: 4, ignored: 1, repeated: 1 });
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('is read once where an export\'s next page repeats the last lines of the page before', async () => {
+    const lines = [created, opened, sent(1000, 1), sent(2013, 2), sent(3017, 3), closed, resumed].map((l) => JSON.stringify(l));
+    const ws = await loadWorkspace([logSource(lines.slice(0, 5), 'page-1.ndjson'), logSource(lines.slice(3), 'page-2.ndjson')]);
+    try {
+      expect(ws.db.prepare('SELECT * FROM repeated_lines').all()).toEqual([
+        { file: 'page-2.ndjson', line: 1, of_file: 'page-1.ndjson', of_line: 4 },
+        { file: 'page-2.ndjson', line: 2, of_file: 'page-1.ndjson', of_line: 5 },
+      ]);
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('is read again where the file that held it first was not stored (it could not be read to its end)', async () => {
+    const lines = [created, opened, sent(1000, 1), sent(2013, 2)].map((l) => JSON.stringify(l));
+    const broken: Source = {
+      name: 'broken.ndjson',
+      path: null,
+      open: () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from(lines.join('\n') + '\n');
+            throw new Error('connection reset');
+          })(),
+        ),
+    };
+    const ws = await loadWorkspace([broken, logSource(lines, 'whole.ndjson')]);
+    try {
+      expect(ws.db.prepare('SELECT * FROM repeated_lines').all()).toEqual([]);
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(4);
     } finally {
       ws.db.close();
     }
