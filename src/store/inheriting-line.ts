@@ -31,7 +31,7 @@ export function settleLine(h: LineInheritance, records: LineRecord[], streams: S
     const reason = inherits === undefined ? undefined : typeof stream === 'string' && streams.inherited(stream) !== undefined ? inherits.otherwise : inherits.unless;
     if (reason === undefined) {
       kept.push(r);
-      noteStream(streams, r);
+      noteStream(streams, r.shape, r.params);
       return;
     }
     bad++;
@@ -44,8 +44,7 @@ export function settleLine(h: LineInheritance, records: LineRecord[], streams: S
 }
 
 /** After a record is read: its stream, where it is a stateless request's, for the records after it. */
-export function noteStream(streams: StatelessStreams, r: { shape: RowShape; params: Param[] }): void {
-  const { shape, params } = r;
+export function noteStream(streams: StatelessStreams, shape: RowShape, params: Param[]): void {
   if (shape.stream < 0 || (shape.session >= 0 && params[shape.session] != null)) return;
   streams.note(params[shape.kind] as string, null, params[shape.stream], shape.protocolVersion < 0 ? undefined : params[shape.protocolVersion]);
 }

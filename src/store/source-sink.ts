@@ -234,10 +234,16 @@ export class SourceSink {
           inPart = false;
           stats.format ??= c[i] as string;
         } else this.recordLine(c[i] as string);
-        i = readRecords(c, i, shapes, (r) => {
-          noteStream(this.streams, r);
-          this.hold(r.shape, r.params, r.subMs);
-        });
+        // Inline, not readRecords: a call and an object per record cost the main thread, which ingest waits on.
+        let n = c[i + 1] as number;
+        for (i += 2; n > 0; n--) {
+          const shape = shapes[c[i] as number]!;
+          const subMs = c[i + SUB_MS] as number | null;
+          const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
+          i += PARAMS + shape.width;
+          if (shape.stream >= 0) noteStream(this.streams, shape, params);
+          this.hold(shape, params, subMs);
+        }
       }
     }
   }
