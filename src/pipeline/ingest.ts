@@ -9,7 +9,7 @@ import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
-import { RecentLines } from '../store/recent-lines.js';
+import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
 import type { HandOver } from './worker-protocol.js';
@@ -175,8 +175,9 @@ function useWorker(sources: Source[], opts: IngestOptions): boolean {
 
 export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions = {}): Promise<SourceStats[]> {
   const out: SourceStats[] = [];
-  // One window for the run's files, in the order read: an export's overlapping pages repeat lines across them.
-  const recent = new RecentLines();
+  // One window for the run's files, in the order read, and on from the run before into the same database:
+  // an export's overlapping pages repeat lines across them.
+  const recent = loadRecentLines(db);
   const worker = useWorker(sources, opts) ? new NormalizeWorker(opts.workerScript, opts.handOver) : undefined;
   try {
     for (const s of sources) {
@@ -190,6 +191,8 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
   } finally {
     await worker?.close();
   }
+  // Only after a load: a run with no input (`query --db`, `analyze --db`) writes nothing, and needs no write lock.
+  if (sources.length > 0) saveRecentLines(db, recent);
   interleaveAcrossSources(db, out);
   return out;
 }

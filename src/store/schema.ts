@@ -40,7 +40,11 @@ CREATE TABLE IF NOT EXISTS repeated (
   source_id INTEGER NOT NULL REFERENCES sources(id),
   line INTEGER NOT NULL,
   of_line INTEGER NOT NULL,
-  of_source_id INTEGER REFERENCES sources(id) -- the earlier line's file: the same, or one read before it in the run
+  of_source_id INTEGER REFERENCES sources(id) -- the earlier line's file: the same, or one read before it
+);
+-- The lines the next run may find repeated (store/recent-lines.ts), oldest first: an export's next page ingested later.
+CREATE TABLE IF NOT EXISTS recent_lines (
+  ord INTEGER PRIMARY KEY, key INTEGER NOT NULL, source_id INTEGER NOT NULL REFERENCES sources(id), line INTEGER NOT NULL, ts_ms INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS records (
@@ -177,9 +181,12 @@ CREATE VIEW IF NOT EXISTS repeated_lines AS
 UPDATE meta SET value = '5' WHERE key = 'schema_version';
 `;
 
-/** Schema 5 → 6: a repeated line's earlier line may be in another file of the run (an export's overlapping pages). */
+/** Schema 5 → 6: a repeated line's earlier line may be in another file, of the run or of an earlier one (an export's overlapping pages). */
 export const MIGRATE_5_TO_6 = `
 ALTER TABLE repeated ADD COLUMN of_source_id INTEGER REFERENCES sources(id);
+CREATE TABLE IF NOT EXISTS recent_lines (
+  ord INTEGER PRIMARY KEY, key INTEGER NOT NULL, source_id INTEGER NOT NULL REFERENCES sources(id), line INTEGER NOT NULL, ts_ms INTEGER NOT NULL
+);
 DROP VIEW IF EXISTS repeated_lines;
 CREATE VIEW repeated_lines AS
   SELECT s.name AS file, x.line, o.name AS of_file, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id

@@ -4,6 +4,9 @@ import { RecentLines } from '../../src/store/recent-lines.js';
 import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderHtml } from '../../src/render/html/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadWorkspace } from '../../src/api.js';
 import type { Source } from '../../src/read/sources.js';
@@ -54,6 +57,27 @@ describe('a line delivered twice', () => {
       expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
     } finally {
       ws.db.close();
+    }
+  });
+
+  it('is read once where the next page is ingested by a later run into the same database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'resumescope-pages-'));
+    const path = join(dir, 'timeline.db');
+    try {
+      const lines = [created, opened, sent(1000, 1), sent(2013, 2), sent(3017, 3), closed, resumed].map((l) => JSON.stringify(l));
+      await loadWorkspace([logSource(lines.slice(0, 5), 'page-1.ndjson')], { db: path }).then((ws) => ws.db.close());
+      const ws = await loadWorkspace([logSource(lines.slice(3), 'page-2.ndjson')], { db: path });
+      try {
+        expect(ws.db.prepare('SELECT file, line, of_file, of_line FROM repeated_lines').all()).toEqual([
+          { file: 'page-2.ndjson', line: 1, of_file: 'page-1.ndjson', of_line: 4 },
+          { file: 'page-2.ndjson', line: 2, of_file: 'page-1.ndjson', of_line: 5 },
+        ]);
+        expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      } finally {
+        ws.db.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -114,6 +138,19 @@ describe('RecentLines', () => {
     recent.note(lineKey('c'), at(3));
     expect(recent.earlier(lineKey('a'), tsMs)).toBeUndefined();
     expect([lineKey('b'), lineKey('c'), lineKey('d')].map((k) => recent.earlier(k, tsMs)?.line)).toEqual([2, 3, undefined]);
+  });
+
+  it('gives back what it remembers oldest first, each line once, without the lines of a source forgotten', () => {
+    const recent = new RecentLines(3);
+    recent.note(lineKey('a'), at(1));
+    recent.note(lineKey('b'), { source: 2, line: 1, tsMs });
+    recent.note(lineKey('c'), at(3));
+    recent.forget(2);
+    recent.note(lineKey('d'), at(4));
+    expect(recent.remembered().map(([, r]) => r.line)).toEqual([3, 4]);
+    const again = new RecentLines(3);
+    for (const [key, r] of recent.remembered()) again.note(key, r);
+    expect(again.earlier(lineKey('c'), tsMs)?.line).toBe(3);
   });
 
   it('does not take a line of another time for the one remembered under its key', () => {
