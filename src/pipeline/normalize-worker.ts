@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
 import { splitLineBatches } from '../read/lines.js';
 import { fileSource } from '../read/sources.js';
-import { LineEncoder } from '../store/source-sink.js';
+import { LineEncoder } from '../store/line-cells.js';
 import { LineStage } from './normalize-lines.js';
 import type { InputLine } from '../read/lines.js';
 import { encodeRawLines } from './raw-lines.js';

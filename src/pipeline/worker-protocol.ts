@@ -1,4 +1,4 @@
-import type { LineBatch } from '../store/source-sink.js';
+import type { LineBatch } from '../store/line-cells.js';
 import type { RawCell } from './raw-lines.js';
 
 // The messages between the pipeline and its normalizing worker thread.

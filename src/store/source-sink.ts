@@ -1,7 +1,10 @@
-import type { InheritingRecord, LineInheritance, NormalizedLine } from '../model/record.js';
+import type { NormalizedLine } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
-import { PARAMS, recordWriter, RowEncoder, SUB_MS, type Param, type RecordWriter, type RowShape } from './insert.js';
+import { PARAMS, recordWriter, SUB_MS, type Param, type RecordWriter, type RowShape } from './insert.js';
+import {
+  IGNORED, INHERITING, INHERITING_RECORD, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
+} from './line-cells.js';
 import { interleaveNodeTies } from './node-ties.js';
 import { RecentLines } from './recent-lines.js';
 import { StatelessStreams } from './stateless-streams.js';
@@ -9,7 +12,8 @@ import { noteStream, settleLine, type LineRecord } from './inheriting-line.js';
 
 // The store's side of ingest: it receives normalized lines (pipeline/ reads
 // and normalizes them) and writes one source's records, rejected lines and
-// counts in one transaction. It imports neither read/ nor normalize/.
+// counts in one transaction (line-cells.ts: how lines cross from the normalizing
+// thread). It imports neither read/ nor normalize/.
 export interface SourceStats {
   name: string;
   lines: number;
@@ -46,73 +50,6 @@ export function isUnusable(s: SourceStats): boolean {
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
 const MAX_TIE_GROUP = 10_000;
 
-/** What a line became, as the first cell of its cells in a LineBatch. */
-const IGNORED = 0;
-const REJECTED = 1;
-const RECORDS = 2;
-/** A batch line rejected in part: its reason and text as REJECTED's, then its records as RECORDS'. */
-const REJECTED_IN_PART = 3;
-/** Before a line's cells, where it may come again (normalize/repeated-lines.ts): its key, number and first record's time. */
-const KEYED = 4;
-/** Before a line's RECORDS, what the store settles of it (inheriting-line.ts): line, specs, prefix, bad, first bad spec and reason, text, then its inheriting records. */
-const INHERITING = 5;
-/** Cells of each inheriting record after INHERITING's eight: index, spec, unless, otherwise. */
-const INHERITING_RECORD = 4;
-
-/**
- * Normalized lines as the store takes them in bulk: flat cells, not objects,
- * so that handing a batch across threads is a copy of primitives. A line's
- * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
- * number of records, then each record's cells (insert.ts); or REJECTED_IN_PART,
- * line, reason, text, then as RECORDS; or INHERITING (above), then as RECORDS; any of the last three after
- * KEYED, key, line, time. `shapes` are the
- * keys of the record shapes first used in this batch, numbered on from the
- * batches before (one LineEncoder per source).
- */
-export interface LineBatch {
-  shapes: string[][];
-  cells: Param[];
-}
-
-export class LineEncoder {
-  private readonly rows = new RowEncoder();
-  private cells: Param[] = [];
-  /** Lines encoded since the last take(). */
-  lines = 0;
-
-  /** Cells encoded since the last take(): what a batch weighs. */
-  get cellCount(): number {
-    return this.cells.length;
-  }
-
-  add(l: NormalizedLine): void {
-    this.lines++;
-    const c = this.cells;
-    if (l.type === 'ignored') c.push(IGNORED);
-    else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
-    else {
-      if (l.key !== undefined) c.push(KEYED, l.key, l.line, l.records[0]!.tsMs);
-      if (l.rejected !== undefined) c.push(REJECTED_IN_PART, l.line, l.rejected.reason, l.rejected.text);
-      const h = l.inheriting;
-      if (h !== undefined) {
-        c.push(INHERITING, l.line, h.specs, h.prefix ?? null, h.bad, h.firstBad?.at ?? null, h.firstBad?.reason ?? null, h.text, h.records.length);
-        for (const r of h.records) c.push(r.index, r.spec, r.unless, r.otherwise ?? null);
-      }
-      c.push(RECORDS, l.format, l.records.length);
-      // The line's text, or where it is, goes on its first record only: an OTLP export request is one
-      // line of a hundred records, and a copy on each took the store (and the port) to 100× the file.
-      l.records.forEach((rec, i) => this.rows.encode(rec, l.line, i === 0 ? (l.raw ?? null) : null, i === 0 ? l.at : undefined, c));
-    }
-  }
-
-  take(): LineBatch {
-    const batch = { shapes: this.rows.newShapes(), cells: this.cells };
-    this.cells = [];
-    this.lines = 0;
-    return batch;
-  }
-}
-
 /** A record waiting for its tie group to be complete: its statement parameters, laid out by its shape. */
 interface Pending {
   shape: RowShape;
@@ -146,8 +83,8 @@ export class SourceSink {
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
    * instead of a copy (re-read by store/line-text.ts while the file is unchanged). Without it every line is copied.
+   * `recent`: the lines remembered so far, shared by a run's files (default: this file's own).
    */
-  /** `recent`: the lines remembered so far in the run, shared by its files (default: this file's own). */
   constructor(private readonly db: Db, name: string, opts: { complete?: boolean; file?: SourceFile; recent?: RecentLines } = {}) {
     this.rejectStmt = db.prepare('INSERT INTO rejected (source_id, line, reason, text) VALUES (?, ?, ?, ?)');
     this.repeatStmt = db.prepare('INSERT INTO repeated (source_id, line, of_source_id, of_line) VALUES (?, ?, ?, ?)');
@@ -218,6 +155,7 @@ export class SourceSink {
         const h = inheritance(c, i);
         i += 8 + h.records.length * INHERITING_RECORD;
         const records: LineRecord[] = [];
+        // its RECORDS entry follows: past the marker, its format
         const format = c[i + 1] as string;
         i = readRecords(c, i + 1, shapes, (r) => records.push(r));
         const settled = settleLine(h, records, this.streams);
@@ -303,38 +241,6 @@ export class SourceSink {
     markDirty(this.db, this.touched);
     return true;
   }
-}
-
-/** Each record of the RECORDS entry whose format is at `i` (after RECORDS), in order; where the entry ends. */
-function readRecords(c: Param[], i: number, shapes: RowShape[], each: (r: LineRecord) => void): number {
-  let n = c[i + 1] as number;
-  for (i += 2; n > 0; n--) {
-    const shape = shapes[c[i] as number]!;
-    const subMs = c[i + SUB_MS] as number | null;
-    const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
-    i += PARAMS + shape.width;
-    each({ shape, params, subMs });
-  }
-  return i;
-}
-
-/** The INHERITING entry whose cells start at `i` (after INHERITING), as the encoder laid it out. */
-function inheritance(c: Param[], i: number): LineInheritance & { text: string } {
-  const firstBad = c[i + 4] === null ? undefined : { at: c[i + 4] as number, reason: c[i + 5] as string };
-  const records: InheritingRecord[] = [];
-  for (let k = 0, j = i + 8; k < (c[i + 7] as number); k++, j += INHERITING_RECORD) {
-    records.push({ index: c[j] as number, spec: c[j + 1] as number, unless: c[j + 2] as string, ...(c[j + 3] !== null && { otherwise: c[j + 3] as string }) });
-  }
-  return { specs: c[i + 1] as number, ...(c[i + 2] !== null && { prefix: c[i + 2] as string }), bad: c[i + 3] as number, ...(firstBad && { firstBad }), records, text: c[i + 6] as string };
-}
-
-/** Where the line whose cells start at `i` (REJECTED_IN_PART, INHERITING or RECORDS) ends. */
-function pastLine(c: Param[], i: number, shapes: RowShape[]): number {
-  if (c[i] === REJECTED_IN_PART) i += 4;
-  else if (c[i] === INHERITING) i += 9 + (c[i + 8] as number) * INHERITING_RECORD;
-  let n = c[i + 2] as number;
-  for (i += 3; n > 0; n--) i += PARAMS + shapes[c[i] as number]!.width;
-  return i;
 }
 
 /**
