@@ -1,6 +1,5 @@
 import type { InheritingRecord, LineInheritance, NormalizedLine } from '../model/record.js';
 import { PARAMS, RowEncoder, SUB_MS, type Param, type RowShape } from './insert.js';
-import type { LineRecord } from './inheriting-line.js';
 
 // Normalized lines as cells: the layout the normalizing side writes (LineEncoder, in either thread)
 // and the store reads (source-sink.ts), in one place so that the two cannot drift.
@@ -72,15 +71,18 @@ export class LineEncoder {
   }
 }
 
-/** Each record of the RECORDS entry whose format is at `i` (after RECORDS), in order; where the entry ends. */
-export function readRecords(c: Param[], i: number, shapes: RowShape[], each: (r: LineRecord) => void): number {
+/**
+ * Each record of the RECORDS entry whose format is at `i` (after RECORDS), in order; where the entry ends.
+ * Handed over as its parts, not an object: ingest waits on the thread that reads them, a record at a time.
+ */
+export function readRecords(c: Param[], i: number, shapes: RowShape[], each: (shape: RowShape, params: Param[], subMs: number | null) => void): number {
   let n = c[i + 1] as number;
   for (i += 2; n > 0; n--) {
     const shape = shapes[c[i] as number]!;
     const subMs = c[i + SUB_MS] as number | null;
     const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
     i += PARAMS + shape.width;
-    each({ shape, params, subMs });
+    each(shape, params, subMs);
   }
   return i;
 }

@@ -1,7 +1,7 @@
 import type { NormalizedLine } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
-import { PARAMS, recordWriter, SUB_MS, type Param, type RecordWriter, type RowShape } from './insert.js';
+import { recordWriter, type Param, type RecordWriter, type RowShape } from './insert.js';
 import {
   IGNORED, INHERITING, INHERITING_RECORD, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
 } from './line-cells.js';
@@ -121,6 +121,10 @@ export class SourceSink {
     for (const keys of learnt) shapes.push(this.writer.shape(keys));
     const stats = this.stats;
     let inPart = false;
+    const store = (shape: RowShape, params: Param[], subMs: number | null) => {
+      if (shape.stream >= 0) noteStream(this.streams, shape, params);
+      this.hold(shape, params, subMs);
+    };
     /** A line that may come again, and is remembered once it is known to give records (after INHERITING). */
     let keyed: { key: number; line: number; tsMs: number } | undefined;
     for (let i = 0; i < c.length; ) {
@@ -157,7 +161,7 @@ export class SourceSink {
         const records: LineRecord[] = [];
         // its RECORDS entry follows: past the marker, its format
         const format = c[i + 1] as string;
-        i = readRecords(c, i + 1, shapes, (r) => records.push(r));
+        i = readRecords(c, i + 1, shapes, (shape, params, subMs) => records.push({ shape, params, subMs }));
         const settled = settleLine(h, records, this.streams);
         if (settled.rejected !== undefined) this.reject(line, settled.rejected, h.text);
         if (settled.kept.length > 0) {
@@ -172,16 +176,7 @@ export class SourceSink {
           inPart = false;
           stats.format ??= c[i] as string;
         } else this.recordLine(c[i] as string);
-        // Inline, not readRecords: a call and an object per record cost the main thread, which ingest waits on.
-        let n = c[i + 1] as number;
-        for (i += 2; n > 0; n--) {
-          const shape = shapes[c[i] as number]!;
-          const subMs = c[i + SUB_MS] as number | null;
-          const params = c.slice(i + PARAMS, i + PARAMS + shape.width);
-          i += PARAMS + shape.width;
-          if (shape.stream >= 0) noteStream(this.streams, shape, params);
-          this.hold(shape, params, subMs);
-        }
+        i = readRecords(c, i, shapes, store);
       }
     }
   }
