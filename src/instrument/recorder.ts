@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { hostname } from 'node:os';
 import { mayHoldCredential, redactInPlace } from '../normalize/redact.js';
 import { normalizeSpecObject } from '../normalize/spec-record.js';
+import { missingField } from '../model/record.js';
 import type { LoggedLine, RecordFields, ResumptionRecord } from './records.js';
 import { NOT_A_RECORD } from './records.js';
 
@@ -70,7 +71,7 @@ export function toLogLine(record: ResumptionRecord, onDemoted?: (why: string) =>
   const outcome = normalizeSpecObject(record as unknown as Record<string, unknown>);
   // One that the analyzer reads only after a stateless request's line naming its stream: this recorder writes the version where it has one.
   if (outcome.type === 'records' && outcome.inherits === undefined) return record;
-  const reason = outcome.type === 'rejected' ? outcome.reason : outcome.type === 'records' ? outcome.inherits!.unless : 'not a record';
+  const reason = outcome.type === 'rejected' ? outcome.reason : outcome.type === 'records' ? missingField(record.kind, 'session') : 'not a record';
   onDemoted?.(reason);
   const { kind, ...rest } = record;
   return { ...rest, msg: NOT_A_RECORD, record_kind: kind, why: reason };

@@ -157,16 +157,20 @@ export class CitedLine implements LineRef {
 /**
  * A record read only if an earlier line made its stream a stateless request's: one with no session and no
  * protocol version, which inherits its stream's (store/stateless-streams.ts). Which lines came earlier is
- * the store's to know, not the thread's that normalized this one. `unless`: why the line is rejected
- * otherwise; `otherwise`: why even so, where it lacks another required field.
+ * the store's to know, not the thread's that normalized this one. Otherwise the line is rejected for its
+ * missing session (missingField(kind, 'session')); `otherwise`: why even so, where it lacks another field.
  */
 export interface InheritingRecord {
   /** Its place among the line's records. */
   index: number;
   /** Its place among the line's specs, from 1 (an OTLP export request holds many). */
   spec: number;
-  unless: string;
   otherwise?: string;
+}
+
+/** Why a record of this kind is rejected without this field (as log-format.md names it). */
+export function missingField(kind: string, field: string): string {
+  return `${kind}: missing required field ${field}`;
 }
 
 /**
@@ -180,6 +184,9 @@ export interface LineInheritance {
   bad: number;
   firstBad?: { at: number; reason: string };
 }
+
+/** A rejected line keeps this much of its (redacted) text, for `query rejected`. */
+export const REJECTED_PREVIEW = 4096;
 
 /** Why a line of several records (an OTLP export request), `bad` of them unreadable, is a rejected line; its other `kept` records are read. */
 export function partlyRejected(prefix: string, firstBad: { at: number; reason: string }, specs: number, bad: number, kept: number): string {
@@ -208,8 +215,7 @@ export type NormalizedLine =
   /** `key`: its bytes as a number (normalize/repeated-lines.ts), where the store is to read it once if it comes again. */
   | {
       line: number; type: 'records'; records: NormalizedRecord[]; format: string; raw?: string; at?: LineBytes; rejected?: { reason: string; text: string };
-      /** `text`: the line's head, to store if the store rejects it. */
-      inheriting?: LineInheritance & { text: string };
+      inheriting?: LineInheritance;
       key?: number;
     }
   | { line: number; type: 'ignored' }

@@ -1,4 +1,4 @@
-import { DECISIONS, RECORD_KINDS, isStatelessEra, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
+import { DECISIONS, RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
@@ -58,7 +58,7 @@ const SPEC_NAME: Partial<Record<keyof NormalizedRecord, string>> = {
 
 export type SpecOutcome =
   /** `inherits`: its record is read only if its stream is a stateless request's (model/record.ts InheritingRecord). */
-  | { type: 'records'; records: NormalizedRecord[]; inherits?: { unless: string; otherwise?: string } }
+  | { type: 'records'; records: NormalizedRecord[]; inherits?: { otherwise?: string } }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string };
 
@@ -226,20 +226,19 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   }
 
   // Since 2026-07-28 a request has no session: its records are valid without one.
-  const missing = missingField(rec, kind, isStatelessEra(rec.protocolVersion));
+  const missing = firstMissing(rec, kind, isStatelessEra(rec.protocolVersion));
   if (missing !== undefined) {
-    const unless = `${kind}: missing required field ${SPEC_NAME[missing] ?? missing}`;
     // Without a version it may still be a stateless request's, on a stream an earlier line named: the store knows.
-    if (missing !== 'session' || rec.protocolVersion !== undefined || rec.stream === undefined) return { type: 'rejected', reason: unless };
-    const other = missingField(rec, kind, true);
-    return { type: 'records', records: [rec], inherits: { unless, ...(other !== undefined && { otherwise: `${kind}: missing required field ${SPEC_NAME[other] ?? other}` }) } };
+    if (missing !== 'session' || rec.protocolVersion !== undefined || rec.stream === undefined) return { type: 'rejected', reason: missingField(kind, SPEC_NAME[missing] ?? missing) };
+    const other = firstMissing(rec, kind, true);
+    return { type: 'records', records: [rec], inherits: other === undefined ? {} : { otherwise: missingField(kind, SPEC_NAME[other] ?? other) } };
   }
   if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
   return { type: 'records', records: [rec] };
 }
 
 /** The first field the kind requires that the record lacks (its session not, where `sessionless`). */
-function missingField(rec: NormalizedRecord, kind: RecordKind, sessionless: boolean): keyof NormalizedRecord | undefined {
+function firstMissing(rec: NormalizedRecord, kind: RecordKind, sessionless: boolean): keyof NormalizedRecord | undefined {
   return (REQUIRED[kind] ?? []).find((field) => !(field === 'session' && sessionless) && (rec[field] === undefined || rec[field] === null));
 }
 

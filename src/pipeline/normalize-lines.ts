@@ -1,12 +1,10 @@
-import type { NormalizedLine } from '../model/record.js';
+import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
 
-/** A rejected line keeps this much of its (redacted) text, for `query rejected`. */
-const PREVIEW_BYTES = 4096;
 
 /**
  * read → normalize for one source: what each input line becomes for the
@@ -32,7 +30,7 @@ export class LineStage {
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
-    if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, PREVIEW_BYTES) };
+    if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, REJECTED_PREVIEW) };
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
     const kept: NormalizedLine =
@@ -41,8 +39,9 @@ export class LineStage {
       : !this.copyLines ? { line: l.line, type: 'records', records: out.records, format: out.format, at }
       : { line: l.line, type: 'records', records: out.records, format: out.format, raw, at };
     // A batch line some of whose records could not be read: rejected, its other records kept.
-    if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, PREVIEW_BYTES) };
-    if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = { ...out.inheriting, text: raw.slice(0, PREVIEW_BYTES) };
+    if (out.rejected !== undefined && kept.type === 'records') kept.rejected = { reason: out.rejected, text: raw.slice(0, REJECTED_PREVIEW) };
+    // Its text, should the store reject it, is the one its first record carries or points to: not sent twice.
+    if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = out.inheriting;
     // Whether it came before is the store's to ask: it takes the lines of every thread in order.
     if (kept.type === 'records' && rememberable(out.records)) kept.key = lineKey(l.text);
     return kept;

@@ -1,4 +1,4 @@
-import { partlyRejected, type InheritingRecord, type LineInheritance } from '../model/record.js';
+import { missingField, partlyRejected, type InheritingRecord, type LineInheritance } from '../model/record.js';
 import type { Param, RowShape } from './insert.js';
 import type { StatelessStreams } from './stateless-streams.js';
 
@@ -21,14 +21,18 @@ export interface SettledLine {
 
 /** Settles a line's records in their order: each one read names its stream for those after it, as earlier lines' did. */
 export function settleLine(h: LineInheritance, records: LineRecord[], streams: StatelessStreams): SettledLine {
-  const inheriting = new Map<number, InheritingRecord>(h.records.map((r) => [r.index, r]));
   const kept: LineRecord[] = [];
   let bad = h.bad;
   let firstBad = h.firstBad;
+  // h.records are in the line's order: one walk past both
+  let next = 0;
   records.forEach((r, index) => {
-    const inherits = inheriting.get(index);
+    const inherits: InheritingRecord | undefined = h.records[next]?.index === index ? h.records[next++] : undefined;
     const stream = r.shape.stream < 0 ? undefined : r.params[r.shape.stream];
-    const reason = inherits === undefined ? undefined : typeof stream === 'string' && streams.inherited(stream) !== undefined ? inherits.otherwise : inherits.unless;
+    const reason =
+      inherits === undefined ? undefined
+      : typeof stream === 'string' && streams.inherited(stream) !== undefined ? inherits.otherwise
+      : missingField(r.params[r.shape.kind] as string, 'session');
     if (reason === undefined) {
       kept.push(r);
       noteStream(streams, r.shape, r.params);

@@ -12,10 +12,10 @@ export const RECORDS = 2;
 export const REJECTED_IN_PART = 3;
 /** Before a line's cells, where it may come again (normalize/repeated-lines.ts): its key, number and first record's time. */
 export const KEYED = 4;
-/** Before a line's RECORDS, what the store settles of it (inheriting-line.ts): line, specs, prefix, bad, first bad spec and reason, text, then its inheriting records. */
+/** Before a line's RECORDS, what the store settles of it (inheriting-line.ts): line, specs, prefix, bad, first bad spec and reason, then its inheriting records. */
 export const INHERITING = 5;
-/** Cells of each inheriting record after INHERITING's eight: index, spec, unless, otherwise. */
-export const INHERITING_RECORD = 4;
+/** Cells of each inheriting record after INHERITING's seven: index, spec, otherwise. */
+export const INHERITING_RECORD = 3;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,
@@ -53,8 +53,8 @@ export class LineEncoder {
       if (l.rejected !== undefined) c.push(REJECTED_IN_PART, l.line, l.rejected.reason, l.rejected.text);
       const h = l.inheriting;
       if (h !== undefined) {
-        c.push(INHERITING, l.line, h.specs, h.prefix ?? null, h.bad, h.firstBad?.at ?? null, h.firstBad?.reason ?? null, h.text, h.records.length);
-        for (const r of h.records) c.push(r.index, r.spec, r.unless, r.otherwise ?? null);
+        c.push(INHERITING, l.line, h.specs, h.prefix ?? null, h.bad, h.firstBad?.at ?? null, h.firstBad?.reason ?? null, h.records.length);
+        for (const r of h.records) c.push(r.index, r.spec, r.otherwise ?? null);
       }
       c.push(RECORDS, l.format, l.records.length);
       // The line's text, or where it is, goes on its first record only: an OTLP export request is one
@@ -87,20 +87,22 @@ export function readRecords(c: Param[], i: number, shapes: RowShape[], each: (sh
   return i;
 }
 
-/** The INHERITING entry whose cells start at `i` (after INHERITING), as the encoder laid it out. */
-export function inheritance(c: Param[], i: number): LineInheritance & { text: string } {
+/** The INHERITING entry whose cells start at `i` (after INHERITING), as the encoder laid it out; and where it ends. */
+export function inheritance(c: Param[], i: number): { h: LineInheritance; end: number } {
   const firstBad = c[i + 4] === null ? undefined : { at: c[i + 4] as number, reason: c[i + 5] as string };
   const records: InheritingRecord[] = [];
-  for (let k = 0, j = i + 8; k < (c[i + 7] as number); k++, j += INHERITING_RECORD) {
-    records.push({ index: c[j] as number, spec: c[j + 1] as number, unless: c[j + 2] as string, ...(c[j + 3] !== null && { otherwise: c[j + 3] as string }) });
+  const n = c[i + 6] as number;
+  for (let k = 0, j = i + 7; k < n; k++, j += INHERITING_RECORD) {
+    records.push({ index: c[j] as number, spec: c[j + 1] as number, ...(c[j + 2] !== null && { otherwise: c[j + 2] as string }) });
   }
-  return { specs: c[i + 1] as number, ...(c[i + 2] !== null && { prefix: c[i + 2] as string }), bad: c[i + 3] as number, ...(firstBad && { firstBad }), records, text: c[i + 6] as string };
+  const h = { specs: c[i + 1] as number, ...(c[i + 2] !== null && { prefix: c[i + 2] as string }), bad: c[i + 3] as number, ...(firstBad && { firstBad }), records };
+  return { h, end: i + 7 + n * INHERITING_RECORD };
 }
 
 /** Where the line whose cells start at `i` (REJECTED_IN_PART, INHERITING or RECORDS) ends. */
 export function pastLine(c: Param[], i: number, shapes: RowShape[]): number {
   if (c[i] === REJECTED_IN_PART) i += 4;
-  else if (c[i] === INHERITING) i += 9 + (c[i + 8] as number) * INHERITING_RECORD;
+  else if (c[i] === INHERITING) i += 8 + (c[i + 7] as number) * INHERITING_RECORD;
   let n = c[i + 2] as number;
   for (i += 3; n > 0; n--) i += PARAMS + shapes[c[i] as number]!.width;
   return i;

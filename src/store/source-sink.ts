@@ -1,11 +1,12 @@
-import type { NormalizedLine } from '../model/record.js';
+import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
 import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type Param, type RecordWriter, type RowShape } from './insert.js';
 import {
-  IGNORED, INHERITING, INHERITING_RECORD, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
+  IGNORED, INHERITING, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
 } from './line-cells.js';
 import { interleaveNodeTies } from './node-ties.js';
+import { lineTextReader } from './line-text.js';
 import { RecentLines } from './recent-lines.js';
 import { StatelessStreams } from './stateless-streams.js';
 import { noteStream, settleLine, type LineRecord } from './inheriting-line.js';
@@ -79,6 +80,7 @@ export class SourceSink {
   /** Lines that may come again, and the stateless requests' streams: kept here, which sees every line in order, whichever thread normalized it. */
   private readonly recent: RecentLines;
   private readonly streams = new StatelessStreams();
+  private readLine: ReturnType<typeof lineTextReader> | undefined;
 
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
@@ -156,14 +158,14 @@ export class SourceSink {
         inPart = what === REJECTED_IN_PART;
       } else if (what === INHERITING) {
         const line = c[i] as number;
-        const h = inheritance(c, i);
-        i += 8 + h.records.length * INHERITING_RECORD;
+        const { h, end } = inheritance(c, i);
+        i = end;
         const records: LineRecord[] = [];
         // its RECORDS entry follows: past the marker, its format
         const format = c[i + 1] as string;
         i = readRecords(c, i + 1, shapes, (shape, params, subMs) => records.push({ shape, params, subMs }));
         const settled = settleLine(h, records, this.streams);
-        if (settled.rejected !== undefined) this.reject(line, settled.rejected, h.text);
+        if (settled.rejected !== undefined) this.reject(line, settled.rejected, this.textOf(records[0]));
         if (settled.kept.length > 0) {
           if (settled.rejected === undefined) this.recordLine(format);
           else stats.format ??= format;
@@ -187,7 +189,16 @@ export class SourceSink {
     this.stats.format ??= format;
   }
 
-  private reject(line: number, reason: string, text: string): void {
+  /** A line's text from its first record: the copy it carries, or the bytes it points to in the file (only a rejection asks). */
+  private textOf(first: LineRecord | undefined): string | null {
+    if (first === undefined) return null;
+    const w = first.shape.width;
+    const [raw, offset, bytes] = [first.params[w - 3] as string | null, first.params[w - 2] as number | null, first.params[w - 1] as number | null];
+    this.readLine ??= lineTextReader(this.db);
+    return this.readLine({ raw, sourceId: this.sourceId, offset, bytes })?.slice(0, REJECTED_PREVIEW) ?? null;
+  }
+
+  private reject(line: number, reason: string, text: string | null): void {
     const stats = this.stats;
     stats.lines++;
     stats.rejected++;

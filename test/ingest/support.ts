@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { loadWorkspace, type Workspace } from '../../src/api.js';
-import type { LineOutcome, NormalizedRecord } from '../../src/model/record.js';
+import { missingField, type LineOutcome, type NormalizedRecord } from '../../src/model/record.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
 import { gunzipIfNeeded, type Source } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
@@ -33,7 +33,7 @@ export function recordOf(line: LogLine): NormalizedRecord {
 export function rejectionOf(line: LogLine): string {
   const out = outcomeOf(line);
   // A line on its own: no line before it made its stream a stateless request's, so its record that would inherit is not read.
-  if (out.type === 'records' && out.inheriting?.specs === 1) return out.inheriting.records[0]!.unless;
+  if (out.type === 'records' && out.inheriting?.specs === 1) return missingField(out.records[0]!.kind, 'session');
   if (out.type !== 'rejected') throw new Error(`expected a rejection, got ${JSON.stringify(out)}`);
   return out.reason;
 }
