@@ -68,7 +68,8 @@ async function fixture(): Promise<string[]> {
   const lines = [JSON.stringify({ ts: new Date(base).toISOString(), kind: 'session.created', session: 'S1' })];
   lines.push(JSON.stringify({ ts: new Date(base + 3).toISOString(), kind: 'stream.opened', stream: 'sl1', via: 'post', protocol_version: '2026-07-28' }));
   for (let i = 0; i < 2 * 2000; i++) lines.push(event(5 + i * 3, { session: 'S1', stream: 'g1', event_id: i }));
-  lines.push(event(20_001, { stream: 'sl1', event_id: 'a' }), lines[100]!, event(20_002, { stream: 'sl1', event_id: 'b' }));
+  // and an event on a stream no stateless request named: rejected, its text read back from the file where no copy was made
+  lines.push(event(20_001, { stream: 'sl1', event_id: 'a' }), lines[100]!, event(20_002, { stream: 'sl1', event_id: 'b' }), event(20_003, { stream: 'nope', event_id: 'c' }));
   writeFileSync(straddling, lines.join('\n') + '\n');
   return [log, odd, gz, cut, otlp, straddling];
 }
@@ -100,7 +101,7 @@ describe('normalizing in a worker thread', () => {
     expect(inline.rows.rejected.length).toBeGreaterThan(1);
     expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2503, rejected: 358, records: 7500 - 357 + 15_000 - 1 }); // line 2502 too has a bad record
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
-    expect(inline.stats.find((s) => s.name.endsWith('straddling.ndjson'))).toMatchObject({ lines: 4005, records: 4004, repeated: 1, rejected: 0 });
+    expect(inline.stats.find((s) => s.name.endsWith('straddling.ndjson'))).toMatchObject({ lines: 4006, records: 4004, repeated: 1, rejected: 1 });
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
     expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
@@ -110,6 +111,7 @@ describe('normalizing in a worker thread', () => {
     const files = await fixture();
     for (const quotesFromFiles of [false, true]) {
       const inline = await ingestWith('inline', files, undefined, quotesFromFiles);
+      expect(inline.rows.rejected.at(-1)).toEqual([expect.any(Number), expect.any(Number), 4006, 'event.sent: missing required field session', expect.stringContaining('"stream":"nope"')]);
       for (const handOver of ['always', 'never'] as const) {
         const worker = await ingestWith('worker', files, handOver, quotesFromFiles);
         expect(worker.stats).toEqual(inline.stats);
