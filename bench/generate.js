@@ -35,6 +35,9 @@ export const SHAPES = {
     'sampling requests answered, cancelled, timed out or reissued (and the reissue answered) in turn, the old stream fenced instead of closed every fifth round, a tools change every tenth; clean',
   'sdk-ids': 'the production mix with ids as the TypeScript SDK mints them: UUID sessions and streams, event ids `${streamId}_${ms}_${random}`',
   fuzz: 'the production mix with 5% of its records mutated as a fuzzer would: ids from other sessions, streams and requests, fields dropped or of the wrong type, kinds swapped, times out of order, lines duplicated, cut short or junk',
+  stateless:
+    "2026-07-28 clients, no session: thousands of requests live at once on three nodes, each a tools/call whose response stream's " +
+    'events and close carry no version (the server writes it only where the request begins), clean',
   hostile:
     'a few clients, each one session thousands of rounds long that repeats what other shapes do once: seen only by the proxy (every other one from before its initialize), ' +
     'one JSON-RPC id reused for every call, no principal logged at all, two nodes sharing the event store, a storm of rejected reconnects while sampling requests wait, ' +
@@ -42,7 +45,7 @@ export const SHAPES = {
 };
 
 /** Which shapes must come out of analyze with no finding at all. */
-export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one', 'lifecycle', 'rotated'];
+export const CLEAN_SHAPES = ['uniform', 'interleaved', 'multinode', 'soak', 'soak-attach', 'soak-one', 'lifecycle', 'rotated', 'stateless'];
 
 const BASE = Date.parse('2026-11-09T10:00:00.000Z');
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
@@ -93,6 +96,7 @@ function profile(shape, lines) {
     case 'fuzz': return { ...profile('production'), fuzz: 0.05 };
     case 'sdk-ids': return { ...profile('production'), sdkIds: true };
     case 'hostile': return { ...p, gapMs: 600_000, rounds: 5000, hostile: true };
+    case 'stateless': return { ...p, gapMs: 2, nodes: NODES.slice(0, 3), statelessRequests: true };
     case 'long-sessions': return { ...p, gapMs: 20_000, nodes: NODES, dialects: true, proxyShare: 0.3, rounds: 300, roundFault: 0.02, restartIds: 0.25 };
     default: throw new Error(`unknown shape "${shape}" (known: ${Object.keys(SHAPES).join(', ')})`);
   }
@@ -119,6 +123,7 @@ function scriptSession(s, p, rnd, start) {
   const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
   // unclosed: a server that never logs a stream's end.
   const add = (rec) => (p.unclosed && rec.kind === 'stream.closed' ? 0 : recs.push({ t, rec: { node, ...rec } }));
+  if (p.statelessRequests) return scriptStatelessRequest(s, p, rnd, start, node);
   if (proxyOnly) return scriptProxyOnly(s, p, rnd, start, session, principal);
   if (p.hostile) return scriptHostile(s, p, rnd, start, session);
   let req = 0;
@@ -268,6 +273,28 @@ function scriptProxyOnly(s, p, rnd, start, session, principal) {
   http('GET', 200, { 'mcp-session-id': session, 'last-event-id': '3' }, { resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: ['4', '5'] });
   step();
   http('DELETE', 200, { 'mcp-session-id': session });
+  return recs;
+}
+
+/**
+ * A 2026-07-28 request (no session): its call and its response stream's opening carry the version; the
+ * stream's progress events, its response and its close do not, and inherit it from the stream.
+ */
+function scriptStatelessRequest(s, p, rnd, start, node) {
+  const recs = [];
+  let t = start;
+  const step = () => (t += 1 + Math.floor(rnd() * p.stepMs));
+  const stream = `sl-${s}`;
+  const add = (rec) => recs.push({ t, rec: { node, ...rec } });
+  add({ kind: 'call', rpc_id: s, method: 'tools/call', tool: 'lookup', args_hash: `h${s}`, status: 200, protocol_version: '2026-07-28' });
+  add({ kind: 'stream.opened', stream, via: 'post', protocol_version: '2026-07-28' });
+  for (let e = 1; e <= 4; e++) {
+    step();
+    add({ kind: 'event.sent', stream, event_id: `${stream}-${e}`, rpc_kind: 'notification', method: 'notifications/progress' });
+  }
+  step();
+  add({ kind: 'event.sent', stream, event_id: `${stream}-5`, rpc_kind: 'response', rpc_id: s });
+  add({ kind: 'stream.closed', stream, reason: 'server' });
   return recs;
 }
 
