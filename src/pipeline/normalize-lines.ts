@@ -5,7 +5,6 @@ import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
 
-
 /**
  * read → normalize for one source: what each input line becomes for the
  * store. The same function runs in this thread and in the worker, so both

@@ -50,5 +50,6 @@ export function settleLine(h: LineInheritance, records: LineRecord[], streams: S
 /** After a record is read: its stream, where it is a stateless request's, for the records after it. */
 export function noteStream(streams: StatelessStreams, shape: RowShape, params: Param[]): void {
   if (shape.stream < 0 || (shape.session >= 0 && params[shape.session] != null)) return;
-  streams.note(params[shape.kind] as string, null, params[shape.stream], shape.protocolVersion < 0 ? undefined : params[shape.protocolVersion]);
+  const stream = params[shape.stream];
+  if (typeof stream === 'string') streams.note(params[shape.kind] as string, stream, shape.protocolVersion < 0 ? undefined : params[shape.protocolVersion]);
 }

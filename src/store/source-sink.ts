@@ -124,7 +124,7 @@ export class SourceSink {
     const stats = this.stats;
     let inPart = false;
     const store = (shape: RowShape, params: Param[], subMs: number | null) => {
-      if (shape.stream >= 0) noteStream(this.streams, shape, params);
+      noteStream(this.streams, shape, params);
       this.hold(shape, params, subMs);
     };
     /** A line that may come again, and is remembered once it is known to give records (after INHERITING). */

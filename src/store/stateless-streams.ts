@@ -23,9 +23,8 @@ export class StatelessStreams {
     return this.versions.get(stream);
   }
 
-  /** After a record is read: a session-less record of a stateless version (its own or inherited) names its stream for the next ones. */
-  note(kind: string, session: unknown, stream: unknown, ownVersion: unknown): void {
-    if (session != null || typeof stream !== 'string') return;
+  /** After a session-less record on `stream` is read: of a stateless version (its own or inherited), it names its stream for the next ones. */
+  note(kind: string, stream: string, ownVersion: unknown): void {
     const version = typeof ownVersion === 'string' ? ownVersion : this.versions.get(stream);
     if (!isStatelessEra(version)) return;
     if (kind === 'stream.closed' || kind === 'stream.fenced') this.versions.delete(stream);

@@ -157,7 +157,7 @@ describe('protocol_version at ingest', () => {
 
   it('remembers at most MAX_STREAMS stateless streams at once: the oldest is forgotten first', () => {
     const streams = new StatelessStreams();
-    for (let i = 0; i <= MAX_STREAMS; i++) streams.note('stream.opened', null, `p${i}`, '2026-07-28');
+    for (let i = 0; i <= MAX_STREAMS; i++) streams.note('stream.opened', `p${i}`, '2026-07-28');
     expect([streams.inherited('p1'), streams.inherited('p0')]).toEqual(['2026-07-28', undefined]);
   });
 

@@ -149,8 +149,8 @@ function onlyCheck(d: EngineDecision, check: string): boolean {
   return d.checks.length === 1 && d.checks[0] === check;
 }
 
-/** When each stream of a session ended (closed or fenced), and (stream null) when the session did. */
-type StreamEnds = (session: string | null, stream: string) => number[];
+/** Whether a stream of a session ended (closed, fenced, or with its session) between two times, both included. */
+type StreamEnds = (session: string | null, stream: string, from: number, until: number) => boolean;
 
 /**
  * The ends of the streams these held-back divergences wait on (queries/facts/stream-ends.sql), in one query,
@@ -167,7 +167,8 @@ function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]
       else list.push(e);
     }
   }
-  return (session, stream) => (bySession.get(session) ?? []).filter((e) => e.stream === stream || e.stream === null).map((e) => e.ended_ts);
+  return (session, stream, from, until) =>
+    (bySession.get(session) ?? []).some((e) => (e.stream === stream || e.stream === null) && e.ended_ts >= from && e.ended_ts <= until);
 }
 
 /**
@@ -179,7 +180,7 @@ function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]
 function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]): string | undefined {
   // From the takeover's own millisecond: an end logged before the takeover retired the writer before the engine decided,
   // so any end these writers have in that millisecond was logged after it, which the clocks cannot order either.
-  const retired = (stream: string) => ends(f.session, stream).some((t) => t >= f.atMs && t <= f.atMs + CROSS_NODE_ORDER_MS);
+  const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
   return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
 }
@@ -213,11 +214,10 @@ function stillDivergent(
   const divergent: RawFinding[] = [];
   const undecided: RawFinding[] = [];
   if (refused.length === 0) return { divergent, undecided };
-  const endedBy = (session: string | null, stream: string, after: number, until: number) => ends(session, stream).some((t) => t >= after && t <= until);
   const logEnd = (db.prepare('SELECT max(ts_ms) FROM records').pluck().get() as number | null) ?? -Infinity;
   const provenStale = new Set<string>();
   for (const { finding: f, streams } of refused) {
-    const up = streams.filter((s) => !endedBy(f.session, s, f.atMs, f.atMs + graceMs));
+    const up = streams.filter((s) => !ends(f.session, s, f.atMs, f.atMs + graceMs));
     if (up.length === 0) continue;
     if (logEnd >= f.atMs + graceMs) {
       for (const s of up) provenStale.add(`${f.session}\0${s}`);
