@@ -17,16 +17,18 @@ interface Remembered {
 }
 
 export class RecentLines {
-  private readonly lines = new Map<number, Remembered>();
-  /** The same keys in the order noted, the oldest at `next` once full: the one to forget next. */
+  /** Each key's latest note, with that note's number: a ring slot forgets its key only if it is the key's latest note. */
+  private readonly lines = new Map<number, { at: Remembered; noted: number }>();
+  /** The keys in the order noted, the oldest at `next` once full: the one to forget next. */
   private readonly order: number[] = [];
   private next = 0;
+  private notes = 0;
 
   constructor(private readonly window = WINDOW) {}
 
   /** Where an earlier line of these bytes still in the window is, if any. */
   earlier(key: number, tsMs: number): Remembered | undefined {
-    const r = this.lines.get(key);
+    const r = this.lines.get(key)?.at;
     return r !== undefined && r.tsMs === tsMs ? r : undefined;
   }
 
@@ -34,32 +36,26 @@ export class RecentLines {
   note(key: number, at: Remembered): void {
     // A ring, not a Map's insertion order: finding a Map's oldest key walks past every key deleted
     // before it, and a window that deletes one key a line made that walk a window long (1M lines: 2 s).
+    // A key can sit in the ring twice (noted again after its source was forgotten, or under another
+    // time): the older slot's eviction must not take the newer note with it.
     if (this.order.length < this.window) this.order.push(key);
     else {
-      this.lines.delete(this.order[this.next]!);
+      const old = this.order[this.next]!;
+      if (this.lines.get(old)?.noted === this.notes - this.window) this.lines.delete(old);
       this.order[this.next] = key;
       this.next = (this.next + 1) % this.window;
     }
-    this.lines.set(key, at);
+    this.lines.set(key, { at, noted: this.notes++ });
   }
 
-  /** The lines remembered, oldest first, each once (a key noted again after it was forgotten sits in the ring twice). */
+  /** The lines remembered, oldest first, each once, in the order of its latest note. */
   remembered(): [number, Remembered][] {
-    const out: [number, Remembered][] = [];
-    const seen = new Set<number>();
-    const n = this.order.length;
-    for (let k = n - 1; k >= 0; k--) {
-      const key = this.order[(this.next + k) % n]!;
-      const r = this.lines.get(key);
-      if (r !== undefined && !seen.has(key)) out.push([key, r]);
-      seen.add(key);
-    }
-    return out.reverse();
+    return [...this.lines].sort((a, b) => a[1].noted - b[1].noted).map(([key, r]) => [key, r.at]);
   }
 
   /** A source whose load was undone: no later line may be taken for a repeat of a line that is not stored. */
   forget(source: number): void {
-    for (const [key, r] of this.lines) if (r.source === source) this.lines.delete(key);
+    for (const [key, r] of this.lines) if (r.at.source === source) this.lines.delete(key);
   }
 }
 

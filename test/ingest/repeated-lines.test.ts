@@ -153,6 +153,20 @@ describe('RecentLines', () => {
     expect(again.earlier(lineKey('c'), tsMs)?.line).toBe(3);
   });
 
+  it('keeps a line noted again until its own note leaves the window, not its earlier one', () => {
+    const recent = new RecentLines(3);
+    recent.note(lineKey('a'), { source: 2, line: 1, tsMs });
+    recent.forget(2);
+    recent.note(lineKey('b'), at(2));
+    recent.note(lineKey('a'), at(3));
+    recent.note(lineKey('c'), at(4)); // the ring's slot of a's first note is the one to go
+    expect(recent.earlier(lineKey('a'), tsMs)?.line).toBe(3);
+    expect(recent.remembered().map(([, r]) => r.line)).toEqual([2, 3, 4]);
+    recent.note(lineKey('d'), at(5));
+    recent.note(lineKey('e'), at(6));
+    expect(recent.earlier(lineKey('a'), tsMs)).toBeUndefined();
+  });
+
   it('does not take a line of another time for the one remembered under its key', () => {
     const recent = new RecentLines();
     recent.note(lineKey('a'), at(1));
