@@ -50,7 +50,11 @@ function eventIdOwners(db: Db, subjects: string[], add: Add): void {
     )
     .all(...subjects, ...subjects, ...subjects, ...subjects) as { session: string; id: number; ts_ms: number; event_id: string }[];
   const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
-  const firstOther = db.prepare('SELECT session FROM events WHERE event_id = ? AND session <> ? AND (ts_ms, id) < (?, ?) ORDER BY id LIMIT 1').pluck();
+  // First by time, as reconnect-references.sql names the other sender: by id alone, a log whose times are out of
+  // order copied another session than the one analyze names.
+  const firstOther = db
+    .prepare('SELECT session FROM events WHERE event_id = ? AND session <> ? AND (ts_ms, id) < (?, ?) ORDER BY ts_ms, id LIMIT 1')
+    .pluck();
   const lastOther = db
     .prepare('SELECT session FROM events WHERE event_id = ? AND session <> ? AND (ts_ms, id) < (?, ?) ORDER BY ts_ms DESC, id DESC LIMIT 1')
     .pluck();

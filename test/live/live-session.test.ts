@@ -135,6 +135,28 @@ describe('LiveSession', () => {
     );
   });
 
+
+  it('names the same other sender as analyze where the log\'s times are out of order', () => {
+    // A logs id 9 first in the file but later in time than C: analyze names the first sender by time, C.
+    const others =
+      healthyLines('A') + rec(50, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 9 }) +
+      healthyLines('C', 5) + rec(20, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 9 }) +
+      // enough other sessions that B alone is judged apart, on what is copied beside it
+      ['D', 'E', 'F', 'G'].map((s, i) => healthyLines(s, 30 + i)).join('');
+    const resume = rec(100, { kind: 'upgrade', session: 'B', last_event_id: 9, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 });
+    const live = new LiveSession(memoryDb());
+    live.addLines('a.ndjson', inputLines(others));
+    live.addLines('b.ndjson', inputLines(healthyLines('B', 60)));
+    live.detect();
+    live.addLines('b.ndjson', inputLines(resume, 4));
+    expect(live.detect().sessions).toEqual(['B']);
+    const expected = wholeLogFindings([
+      { name: 'a.ndjson', text: others },
+      { name: 'b.ndjson', text: healthyLines('B', 60) + resume },
+    ]);
+    expect(expected.find((f) => f.rule === 'foreign-event-id')?.message).toMatch(/session C sent/);
+    expect(sorted(live.book.all())).toEqual(sorted(expected));
+  });
   it('re-judges only the touched sessions, copying a small part of a large log', () => {
     const live = new LiveSession(memoryDb());
     let text = '';
