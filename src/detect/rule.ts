@@ -40,6 +40,16 @@ export interface RuleExplanation {
 export type ContextNeed = 'event-id-owners' | 'same-tool-calls' | 'sessions-on-conn' | 'sessionless-records' | 'log-end';
 
 /**
+ * The sessions live mode judges again, beside those a batch touched, for a rule whose verdict on a
+ * session other sessions' later lines can change (live/dependents.ts implements each once).
+ *   retries-by-principal the sessions that executed, within the duplicate-call window around a batch's
+ *                        lines, a tool call made before for a principal the batch's sessions name: whether
+ *                        it is a retry hangs on what happened between the two (a 404, an end, the client
+ *                        leaving a session), which another node's file or a later line may show
+ */
+export type Rejudge = 'retries-by-principal';
+
+/**
  * When a live finding is final.
  *   at-once      as soon as it is found: later lines cannot undo it
  *   end-of-log   later lines can withdraw it (an answer may still come): announced once it has stood
@@ -55,6 +65,8 @@ export interface RuleLive {
    * grace period after a moment): how long after a session's last record live mode judges it again.
    */
   recheckAfterMs?: (opts: DetectOptions) => number;
+  /** Sessions to judge again when a batch touches others (none by default). */
+  rejudges?: readonly Rejudge[];
 }
 
 /** A fact several rules judge from (reconnects, served upgrades): loaded from the store once per run. */

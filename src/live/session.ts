@@ -10,6 +10,7 @@ import { SourceIngest } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped, SCOPE_CHUNK, type ScopedRun } from './scope.js';
+import { dependentSessions, neededRejudging } from './dependents.js';
 import { appendAll } from '../model/arrays.js';
 
 // The incremental pipeline behind `watch`: batches of lines go into the store
@@ -68,6 +69,7 @@ export class LiveSession {
   private readonly lastSeen;
   private readonly sessionRecords;
   private readonly now: () => number;
+  private readonly rejudging;
 
   constructor(
     readonly db: Db,
@@ -76,6 +78,7 @@ export class LiveSession {
     this.book = new FindingBook(opts.settleMs);
     this.index = new ContextIndex(db);
     this.now = opts.now ?? Date.now;
+    this.rejudging = neededRejudging(opts.detect?.disabled ?? []);
     this.lastRecordId = db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck();
     this.lastSeen = db.prepare('SELECT max(ts_ms) FROM records WHERE session = ?').pluck();
     this.sessionRecords = db.prepare('SELECT count(*) FROM records WHERE session = ?').pluck();
@@ -136,14 +139,17 @@ export class LiveSession {
     const latest = this.latestSince.get(from) as { id: number; ts_ms: number } | undefined;
     const endMoved = latest !== undefined && (this.logEnd === undefined || latest.ts_ms > this.logEnd.ts_ms);
     if (endMoved) this.logEnd = latest;
+    const options = { ...DEFAULT_DETECT_OPTIONS, ...definedOptions(this.opts.detect) };
     const judged = new Set(this.touched);
+    this.index.update();
+    const holds = (session: string, rule: string) => this.book.forSession(session).some((f) => f.rule === rule);
+    for (const s of dependentSessions(this.db, this.index, this.touched, from, this.rejudging, options.duplicateCallWindowMs, holds)) judged.add(s);
     this.touched.clear();
     if (endMoved) for (const s of this.recheck.keys()) judged.add(s);
     const sessions = [...judged];
     const fresh: Finding[] = [];
     let records = 0;
     const now = this.now();
-    const options = { ...DEFAULT_DETECT_OPTIONS, ...definedOptions(this.opts.detect) };
     for (const run of this.judge(sessions, from)) {
       appendAll(fresh, this.book.apply(run.sessions, run.findings, now));
       records += run.records;

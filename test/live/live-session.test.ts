@@ -239,6 +239,56 @@ describe('LiveSession', () => {
     expect(live.settle(true)).toEqual([]);
   });
 
+  describe('judges again a session whose retry another session\'s later lines decide (duplicate-tool-call)', () => {
+    // P calls lookup in A; a session C is created for P; P calls lookup again in B, created since. Whether P
+    // left A for C (the retry clause) depends on A's last client request, which may come in a later batch.
+    const call = (ms: number, session: string, tool = 'lookup') =>
+      rec(ms, { kind: 'call', session, rpc_id: `${session}-${ms}`, method: 'tools/call', tool, args_hash: 'h1', status: 200 });
+    const created = (ms: number, session: string) => rec(ms, { kind: 'session.created', session, principal: 'P' });
+    const fillers = ['D', 'E', 'F', 'G', 'H'].map((s, i) => healthyLines(s, 100 + i)).join('');
+    const before = created(0, 'A') + call(9_500, 'A') + created(9_900, 'C') + created(11_000, 'B') + call(12_300, 'B') + fillers;
+
+    function fedInTwo(later: string): { live: LiveSession; expected: Finding[] } {
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(before));
+      live.detect();
+      live.addLines('a.ndjson', inputLines(later, 100));
+      live.detect();
+      return { live, expected: wholeLogFindings([{ name: 'a.ndjson', text: before + later }]) };
+    }
+
+    it('withdraws the retry once the first session shows the client went on using it', () => {
+      expect(wholeLogFindings([{ name: 'a.ndjson', text: before }]).map((f) => f.rule)).toContain('duplicate-tool-call');
+      const { live, expected } = fedInTwo(call(19_200, 'A', 'other-tool'));
+      expect(expected.map((f) => f.rule)).not.toContain('duplicate-tool-call');
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('finds the retry once a later batch shows the first session ended before it', () => {
+      // (A's call of another tool after B's: the client had not left A for B)
+      const early = created(0, 'A') + call(9_500, 'A') + created(11_000, 'B') + call(12_300, 'B') + call(13_000, 'A', 'other-tool') + fillers;
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(early));
+      live.detect();
+      expect(live.book.all().map((f) => f.rule)).not.toContain('duplicate-tool-call');
+      // another node's file, read later: A ended before B's call
+      live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' })));
+      live.detect();
+      const expected = wholeLogFindings([{ name: 'a.ndjson', text: early }, { name: 'b.ndjson', text: rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' }) }]);
+      expect(expected.map((f) => f.rule)).toContain('duplicate-tool-call');
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('leaves the retries of another principal alone', () => {
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(before + rec(5_000, { kind: 'session.created', session: 'Q1', principal: 'Q' })));
+      live.detect();
+      // Q1 ends between A's call and B's, in another node's file: nothing of P's
+      live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'Q1', reason: 'policy' })));
+      expect(live.detect().sessions).toEqual(['Q1']);
+    });
+  });
+
   it('judges a stale writer once the log has gone past the grace period, though its session is not touched again', () => {
     const live = new LiveSession(memoryDb());
     const s1 =

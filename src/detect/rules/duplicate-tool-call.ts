@@ -154,6 +154,6 @@ export default defineRule({
     shouldHave:
       'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place.',
   },
-  live: { reads: ['same-tool-calls'], settles: 'at-once' },
+  live: { reads: ['same-tool-calls'], settles: 'at-once', rejudges: ['retries-by-principal'] },
   detect: (ctx) => duplicateToolCall(ctx.db, ctx.opts, ctx.handOver),
 });
