@@ -46,8 +46,11 @@ export type ContextNeed = 'event-id-owners' | 'same-tool-calls' | 'sessions-on-c
  *                        lines, a tool call made before for a principal the batch's sessions name: whether
  *                        it is a retry hangs on what happened between the two (a 404, an end, the client
  *                        leaving a session), which another node's file or a later line may show
+ *   event-id-senders     the sessions whose reconnects named an event id no emission of their own places,
+ *                        once a batch shows another session sending it before the reconnect (or up to
+ *                        the clock-skew allowance after): who sent it is read from the other sessions
  */
-export type Rejudge = 'retries-by-principal';
+export type Rejudge = 'retries-by-principal' | 'event-id-senders';
 
 /**
  * When a live finding is final.

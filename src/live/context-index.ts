@@ -19,6 +19,8 @@ export class ContextIndex {
   private readonly principalCalls = new Map<string, CallsByTime>();
   private readonly principals = new Map<string, Set<string>>();
   private readonly conns = new Map<string, Set<string>>();
+  /** Event ids reconnects named that no emission of their own session placed: id → session → the latest such reconnect's time. */
+  private readonly unplaced = new Map<string, Map<string, number>>();
   private readonly newCalls;
   private readonly newPrincipals;
   private readonly newStreams;
@@ -75,6 +77,18 @@ export class ContextIndex {
   /** The principals a session's records name. */
   principalsOf(session: string): Iterable<string> {
     return this.principals.get(session) ?? [];
+  }
+
+  /** A reconnect of `session` at `ts` named `eventId`, which the session had not sent by then. */
+  noteUnplaced(eventId: string, session: string, ts: number): void {
+    let sessions = this.unplaced.get(eventId);
+    if (sessions === undefined) this.unplaced.set(eventId, (sessions = new Map()));
+    sessions.set(session, Math.max(sessions.get(session) ?? ts, ts));
+  }
+
+  /** The sessions whose reconnects named this id unplaced, each with the latest such reconnect's time. */
+  unplacedOf(eventId: string): ReadonlyMap<string, number> | undefined {
+    return this.unplaced.get(eventId);
   }
 
   /** Sessions that opened a stream, with a principal, on this connection. */

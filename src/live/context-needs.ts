@@ -29,26 +29,13 @@ export function contextSessions(db: Db, subjects: string[], needs: ReadonlySet<C
   return out;
 }
 
-/** The first and the last other session that emitted an event id a subject's reconnect names, before it. */
+/**
+ * The first and the last other session that emitted an event id a subject's reconnect names, before it,
+ * and the first to emit it at all: phantom-event-id takes an id first logged soon after the reconnect for
+ * one a node with a clock ahead sent before it (CLOCK_SKEW_ALLOWANCE_MS).
+ */
 function eventIdOwners(db: Db, subjects: string[], add: Add): void {
-  const list = subjects.map(() => '?').join(',');
-  // Event ids the subjects' reconnects name, with the reconnect they are judged at. Another session
-  // is looked up only for an id the session itself had not emitted by then.
-  const refs = db
-    .prepare(
-      `SELECT session, id, ts_ms, last_event_id AS event_id FROM records
-       WHERE session IN (${list}) AND +kind = 'upgrade' AND last_event_id IS NOT NULL
-       UNION ALL
-       SELECT session, id, ts_ms, first_replayed FROM records
-       WHERE session IN (${list}) AND +kind = 'upgrade' AND first_replayed IS NOT NULL
-       UNION ALL
-       SELECT u.session, u.id, u.ts_ms, CAST(j.value AS TEXT) FROM records u, json_each(u.replayed_ids) j
-       WHERE u.session IN (${list}) AND +u.kind = 'upgrade' AND u.replayed_ids IS NOT NULL
-       UNION ALL
-       SELECT session, id, ts_ms, event_id FROM records
-       WHERE session IN (${list}) AND +kind = 'event.replayed' AND event_id IS NOT NULL`,
-    )
-    .all(...subjects, ...subjects, ...subjects, ...subjects) as { session: string; id: number; ts_ms: number; event_id: string }[];
+  const refs = reconnectReferences(db, subjects);
   const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
   // First by time, as reconnect-references.sql names the other sender: by id alone, a log whose times are out of
   // order copied another session than the one analyze names.
@@ -58,11 +45,44 @@ function eventIdOwners(db: Db, subjects: string[], add: Add): void {
   const lastOther = db
     .prepare('SELECT session FROM events WHERE event_id = ? AND session <> ? AND (ts_ms, id) < (?, ?) ORDER BY ts_ms DESC, id DESC LIMIT 1')
     .pluck();
+  const firstEver = db.prepare('SELECT session FROM events WHERE event_id = ? ORDER BY ts_ms, id LIMIT 1').pluck();
   for (const r of refs) {
     const at = [r.event_id, r.session, r.ts_ms, r.id] as const;
     if (own.get(...at) !== undefined) continue;
-    add([firstOther.get(...at), lastOther.get(...at)]);
+    add([firstOther.get(...at), lastOther.get(...at), firstEver.get(r.event_id)]);
   }
+}
+
+export interface EventIdReference {
+  session: string;
+  id: number;
+  ts_ms: number;
+  event_id: string;
+}
+
+/**
+ * The event ids the sessions' reconnects name, with the record they are judged at: a Last-Event-ID,
+ * a first replayed id, each replayed id, an event.replayed.
+ */
+export function reconnectReferences(db: Db, sessions: string[] | 'all'): EventIdReference[] {
+  // A few sessions through records_session; every one (a round that judged the whole log) through records_kind.
+  const IN = sessions === 'all' ? 'IS NOT NULL' : 'IN (SELECT value FROM json_each(?))';
+  const kind = (t: string) => (sessions === 'all' ? `${t}kind` : `+${t}kind`);
+  return db
+    .prepare(
+      `SELECT session, id, ts_ms, last_event_id AS event_id FROM records
+       WHERE session ${IN} AND ${kind('')} = 'upgrade' AND last_event_id IS NOT NULL
+       UNION ALL
+       SELECT session, id, ts_ms, first_replayed FROM records
+       WHERE session ${IN} AND ${kind('')} = 'upgrade' AND first_replayed IS NOT NULL
+       UNION ALL
+       SELECT u.session, u.id, u.ts_ms, CAST(j.value AS TEXT) FROM records u, json_each(u.replayed_ids) j
+       WHERE u.session ${IN} AND ${kind('u.')} = 'upgrade' AND u.replayed_ids IS NOT NULL
+       UNION ALL
+       SELECT session, id, ts_ms, event_id FROM records
+       WHERE session ${IN} AND ${kind('')} = 'event.replayed' AND event_id IS NOT NULL`,
+    )
+    .all(...(sessions === 'all' ? [] : Array<string>(4).fill(JSON.stringify(sessions)))) as EventIdReference[];
 }
 
 /** Sessions that ran the same tool and arguments within the window, and the 404s and session creations for their principals in that span. */

@@ -2,6 +2,8 @@ import type { Rejudge } from '../detect/rule.js';
 import { RULES } from '../detect/rules/index.js';
 import type { Db } from '../store/db.js';
 import type { ContextIndex } from './context-index.js';
+import { reconnectReferences } from './context-needs.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../detect/rules/phantom-event-id.js';
 
 // The sessions a batch did not touch whose verdict it can still change: each
 // rule module declares what it needs judged again (detect/rule.ts, `live.rejudges`),
@@ -31,7 +33,35 @@ export function dependentSessions(
 ): Set<string> {
   const out = new Set<string>();
   if (needs.has('retries-by-principal')) retriesByPrincipal(db, index, touched, fromId, dupWindowMs, holds, out);
+  if (needs.has('event-id-senders')) eventIdSenders(db, index, fromId, out);
   return out;
+}
+
+/** After a round: what the judged sessions' reconnects name that no emission of their own places (event-id-senders). */
+export function noteUnplacedReferences(db: Db, index: ContextIndex, judged: string[] | 'all', needs: ReadonlySet<Rejudge>): void {
+  if (!needs.has('event-id-senders') || judged.length === 0) return;
+  const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
+  for (const r of reconnectReferences(db, judged)) {
+    if (own.get(r.event_id, r.session, r.ts_ms, r.id) === undefined) index.noteUnplaced(r.event_id, r.session, r.ts_ms);
+  }
+}
+
+/**
+ * Who sent the event id a reconnect named, where its own session had not: foreign-event-id names the
+ * first other session by time, phantom-event-id fires where none did (or none before the clock-skew
+ * allowance after it), cross-principal-replay asks whose events were served. Another node's file read
+ * later may hold that sender, so a batch that shows another session sending such an id up to the
+ * allowance after the reconnect has that reconnect's session judged again.
+ */
+function eventIdSenders(db: Db, index: ContextIndex, fromId: number, out: Set<string>): void {
+  const sent = db.prepare(
+    "SELECT session, event_id, ts_ms FROM records WHERE id > ? AND +kind = 'event.sent' AND event_id IS NOT NULL AND session IS NOT NULL",
+  );
+  for (const e of sent.iterate(fromId) as Iterable<{ session: string; event_id: string; ts_ms: number }>) {
+    const named = index.unplacedOf(e.event_id);
+    if (named === undefined) continue;
+    for (const [session, ts] of named) if (session !== e.session && e.ts_ms <= ts + CLOCK_SKEW_ALLOWANCE_MS) out.add(session);
+  }
 }
 
 /**
@@ -51,7 +81,8 @@ function retriesByPrincipal(db: Db, index: ContextIndex, touched: ReadonlySet<st
   const span = db.prepare('SELECT min(ts_ms) AS lo, max(ts_ms) AS hi FROM records WHERE id > ?').get(fromId) as { lo: number | null; hi: number | null };
   if (span.lo === null || span.hi === null) return;
   const { lo, hi } = span;
-  const principals = new Set<string>();
+  // The principals the batch's records name (a proxy's 404 for a session it never saw created names one), and those of its sessions.
+  const principals = new Set(db.prepare('SELECT DISTINCT principal FROM records WHERE id > ? AND principal IS NOT NULL').pluck().all(fromId) as string[]);
   for (const s of touched) for (const p of index.principalsOf(s)) principals.add(p);
   for (const p of principals) {
     for (const later of index.callsOf(p, lo, hi + windowMs)) {

@@ -10,7 +10,7 @@ import { SourceIngest } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped, SCOPE_CHUNK, type ScopedRun } from './scope.js';
-import { dependentSessions, neededRejudging } from './dependents.js';
+import { dependentSessions, neededRejudging, noteUnplacedReferences } from './dependents.js';
 import { appendAll } from '../model/arrays.js';
 
 // The incremental pipeline behind `watch`: batches of lines go into the store
@@ -151,6 +151,7 @@ export class LiveSession {
     let records = 0;
     const now = this.now();
     for (const run of this.judge(sessions, from)) {
+      noteUnplacedReferences(this.db, this.index, run.wholeLog ? 'all' : run.sessions, this.rejudging);
       appendAll(fresh, this.book.apply(run.sessions, run.findings, now));
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
@@ -188,6 +189,7 @@ export class LiveSession {
         findings: report.findings,
         notKnowable: report.not_knowable.filter((n) => n.session !== null),
         contextSessions: 0,
+        wholeLog: true,
         records: report.summary.records,
       },
     ];

@@ -136,6 +136,56 @@ describe('LiveSession', () => {
   });
 
 
+  describe('judges again a resumption whose event id another node\'s file, read later, shows sent', () => {
+    // enough other sessions that B and C are judged apart, on what is copied beside them
+    const fillers = ['D', 'E', 'F', 'G', 'H', 'I', 'J', 'K'].map((s, i) => healthyLines(s, 30 + i)).join('');
+    const resume = rec(100, { kind: 'upgrade', session: 'B', last_event_id: 9, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 });
+    const first = healthyLines('B', 60) + resume + fillers;
+
+    function readLate(other: string): { live: LiveSession; expected: Finding[] } {
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(first));
+      live.detect();
+      live.addLines('c.ndjson', inputLines(other));
+      live.detect();
+      return { live, expected: wholeLogFindings([{ name: 'a.ndjson', text: first }, { name: 'c.ndjson', text: other }]) };
+    }
+
+    it('another session sent it before the resumption: foreign, not phantom', () => {
+      expect(wholeLogFindings([{ name: 'a.ndjson', text: first }]).map((f) => f.rule)).toContain('phantom-event-id');
+      const { live, expected } = readLate(healthyLines('C', 5) + rec(20, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 9 }));
+      expect(expected.map((f) => f.rule)).toContain('foreign-event-id');
+      expect(expected.map((f) => f.rule)).not.toContain('phantom-event-id');
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('another session sent it 5 s after, by a clock ahead: no phantom either', () => {
+      const { live, expected } = readLate(healthyLines('C', 5) + rec(5_100, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 9 }));
+      expect(expected.map((f) => f.rule)).not.toContain('phantom-event-id');
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('copies the session that sent it 5 s after, read first, beside the resumption judged alone', () => {
+      const other = healthyLines('C', 5) + rec(5_100, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 9 });
+      const live = new LiveSession(memoryDb());
+      live.addLines('c.ndjson', inputLines(other + fillers));
+      live.detect();
+      live.addLines('a.ndjson', inputLines(healthyLines('B', 60) + resume));
+      expect(live.detect().sessions).toEqual(['B']);
+      const expected = wholeLogFindings([{ name: 'c.ndjson', text: other + fillers }, { name: 'a.ndjson', text: healthyLines('B', 60) + resume }]);
+      expect(expected.map((f) => f.rule)).not.toContain('phantom-event-id');
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('leaves it alone where the other session sent another id', () => {
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(first));
+      live.detect();
+      live.addLines('c.ndjson', inputLines(healthyLines('C', 5) + rec(20, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 10 })));
+      expect(live.detect().sessions).toEqual(['C']);
+    });
+  });
+
   it('names the same other sender as analyze where the log\'s times are out of order', () => {
     // A logs id 9 first in the file but later in time than C: analyze names the first sender by time, C.
     const others =

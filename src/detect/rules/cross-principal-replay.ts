@@ -57,6 +57,6 @@ export default defineRule({
     shouldHave:
       'Bind each session to the principal that created it, check that binding on every reconnect and POST, and reject (403 or 404) a resumption by anyone else.',
   },
-  live: { reads: ['event-id-owners', 'sessions-on-conn'], settles: 'at-once' },
+  live: { reads: ['event-id-owners', 'sessions-on-conn'], settles: 'at-once', rejudges: ['event-id-senders'] },
   detect: (ctx) => crossPrincipalReplay(ctx.db, ctx.opts, ctx.handOver),
 });

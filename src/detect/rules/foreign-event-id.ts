@@ -85,7 +85,7 @@ export default defineRule({
     shouldHave:
       'Scope the lookup to the presented session and to the stream that emitted the id, and reject a Last-Event-ID that does not belong to them with a distinct resumption error instead of falling back to a global log.',
   },
-  live: { reads: ['event-id-owners'], settles: 'at-once' },
+  live: { reads: ['event-id-owners'], settles: 'at-once', rejudges: ['event-id-senders'] },
   facts: [ReconnectFacts.of],
   detect: (ctx) => judgeForeignEventIds(ctx.shared(ReconnectFacts.of)),
 });

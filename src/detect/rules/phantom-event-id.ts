@@ -80,7 +80,7 @@ export default defineRule({
     shouldHave:
       'Look the id up in the buffer of the stream that emitted it and reject the resumption (409 resumption_unavailable, or 404 when the session is unknown) when it is not there. Never resume from an id the server cannot place.',
   },
-  live: { reads: ['event-id-owners'], settles: 'at-once' },
+  live: { reads: ['event-id-owners'], settles: 'at-once', rejudges: ['event-id-senders'] },
   facts: [ReconnectFacts.of],
   detect: (ctx) => judgePhantomEventIds(ctx.shared(ReconnectFacts.of)),
 });
