@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generate } from '../../bench/generate.js';
+import { detect } from '../../src/detect/run.js';
+import { LiveSession } from '../../src/live/session.js';
+import type { Finding } from '../../src/model/finding.js';
+import { SourceIngest } from '../../src/pipeline/ingest.js';
+import { openDb } from '../../src/store/db.js';
+import { tempDir } from './support.js';
+
+// `watch` tailing several nodes' files ends with the findings `analyze` makes of the same files read
+// whole, though the files arrive at different paces: one node's lines come in batches three times the
+// size of another's, so a session's records, and the other sessions its verdict reads, arrive in any
+// order. Generated logs with faults of every rule family, and the fuzz shape's mutations (ids from other
+// sessions, times out of order), split by the node each line names.
+
+const dir = tempDir();
+afterAll(() => dir.remove());
+
+interface NodeFile {
+  name: string;
+  lines: { line: number; text: string }[];
+}
+
+/** The log's lines split by the node each names (whatever its dialect calls the field), into `parts` files. */
+function splitByNode(path: string, parts: number): NodeFile[] {
+  const files: NodeFile[] = Array.from({ length: parts }, (_, i) => ({ name: `node-${i}.ndjson`, lines: [] }));
+  for (const text of readFileSync(path, 'utf8').split('\n')) {
+    if (text === '') continue;
+    const node = /"(?:node|instance|hostname|host\.name)":"([^"]+)"/.exec(text)?.[1] ?? '';
+    let h = 0;
+    for (const ch of node) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    const file = files[h % parts]!;
+    file.lines.push({ line: file.lines.length + 1, text });
+  }
+  return files;
+}
+
+function analyzed(files: NodeFile[]): Finding[] {
+  const db = openDb(':memory:');
+  for (const f of files) {
+    const ingest = new SourceIngest(db, f.name);
+    for (const l of f.lines) ingest.add(l);
+    ingest.finish(null);
+  }
+  const findings = detect(db).findings;
+  db.close();
+  return findings;
+}
+
+/** Round by round, file i gives (i + 1) × `batch` lines. */
+function watched(files: NodeFile[], batch: number): Finding[] {
+  const db = openDb(':memory:');
+  const live = new LiveSession(db);
+  const at = files.map(() => 0);
+  while (files.some((f, i) => at[i]! < f.lines.length)) {
+    files.forEach((f, i) => {
+      const n = (i + 1) * batch;
+      live.addLines(f.name, f.lines.slice(at[i]!, at[i]! + n));
+      at[i]! += n;
+    });
+    live.detect();
+  }
+  live.settle(true);
+  const findings = live.book.all();
+  db.close();
+  return findings;
+}
+
+const sorted = (fs: Finding[]) => fs.map((f) => JSON.stringify(f)).sort();
+
+describe('watch over node files read at different paces ends with what analyze finds', () => {
+  it.each([
+    ['fuzz', 1],
+    ['fuzz', 2],
+    ['production', 1],
+  ] as const)('%s, seed %i, 8k lines in three files', async (shape, seed) => {
+    const path = dir.file(`${shape}-${seed}.ndjson`);
+    await generate(path, 8000, { shape, seed });
+    const files = splitByNode(path, 3);
+    expect(files.every((f) => f.lines.length > 1000)).toBe(true);
+    const expected = analyzed(files);
+    expect(expected.length).toBeGreaterThan(20);
+    expect(sorted(watched(files, 150))).toEqual(sorted(expected));
+  });
+});
