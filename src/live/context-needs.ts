@@ -64,25 +64,25 @@ export interface EventIdReference {
  * The event ids the sessions' reconnects name, with the record they are judged at: a Last-Event-ID,
  * a first replayed id, each replayed id, an event.replayed.
  */
-export function reconnectReferences(db: Db, sessions: string[] | 'all'): EventIdReference[] {
-  // A few sessions through records_session; every one (a round that judged the whole log) through records_kind.
-  const IN = sessions === 'all' ? 'IS NOT NULL' : 'IN (SELECT value FROM json_each(?))';
-  const kind = (t: string) => (sessions === 'all' ? `${t}kind` : `+${t}kind`);
+export function reconnectReferences(db: Db, of: string[] | { after: number }): EventIdReference[] {
+  // A few sessions through records_session; the records after a rowid (the last round's) by that range.
+  const where = (t: string) =>
+    Array.isArray(of) ? `${t}session IN (SELECT value FROM json_each(?)) AND +${t}kind` : `${t}id > ? AND ${t}session IS NOT NULL AND +${t}kind`;
   return db
     .prepare(
       `SELECT session, id, ts_ms, last_event_id AS event_id FROM records
-       WHERE session ${IN} AND ${kind('')} = 'upgrade' AND last_event_id IS NOT NULL
+       WHERE ${where('')} = 'upgrade' AND last_event_id IS NOT NULL
        UNION ALL
        SELECT session, id, ts_ms, first_replayed FROM records
-       WHERE session ${IN} AND ${kind('')} = 'upgrade' AND first_replayed IS NOT NULL
+       WHERE ${where('')} = 'upgrade' AND first_replayed IS NOT NULL
        UNION ALL
        SELECT u.session, u.id, u.ts_ms, CAST(j.value AS TEXT) FROM records u, json_each(u.replayed_ids) j
-       WHERE u.session ${IN} AND ${kind('u.')} = 'upgrade' AND u.replayed_ids IS NOT NULL
+       WHERE ${where('u.')} = 'upgrade' AND u.replayed_ids IS NOT NULL
        UNION ALL
        SELECT session, id, ts_ms, event_id FROM records
-       WHERE session ${IN} AND ${kind('')} = 'event.replayed' AND event_id IS NOT NULL`,
+       WHERE ${where('')} = 'event.replayed' AND event_id IS NOT NULL`,
     )
-    .all(...(sessions === 'all' ? [] : Array<string>(4).fill(JSON.stringify(sessions)))) as EventIdReference[];
+    .all(...Array<string | number>(4).fill(Array.isArray(of) ? JSON.stringify(of) : of.after)) as EventIdReference[];
 }
 
 /** Sessions that ran the same tool and arguments within the window, and the 404s and session creations for their principals in that span. */

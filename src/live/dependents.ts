@@ -37,11 +37,15 @@ export function dependentSessions(
   return out;
 }
 
-/** After a round: what the judged sessions' reconnects name that no emission of their own places (event-id-senders). */
-export function noteUnplacedReferences(db: Db, index: ContextIndex, judged: string[] | 'all', needs: ReadonlySet<Rejudge>): void {
-  if (!needs.has('event-id-senders') || judged.length === 0) return;
+/**
+ * Each round: what the new records' reconnects name that no emission of their own session places by then
+ * (event-id-senders). One noted so that its own session's emission comes later stays noted: at worst its
+ * session is judged once more.
+ */
+export function noteUnplacedReferences(db: Db, index: ContextIndex, fromId: number, needs: ReadonlySet<Rejudge>): void {
+  if (!needs.has('event-id-senders')) return;
   const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
-  for (const r of reconnectReferences(db, judged)) {
+  for (const r of reconnectReferences(db, { after: fromId })) {
     if (own.get(r.event_id, r.session, r.ts_ms, r.id) === undefined) index.noteUnplaced(r.event_id, r.session, r.ts_ms);
   }
 }

@@ -96,10 +96,8 @@ export async function runLive(live: LiveSession, events: AsyncIterable<FollowEve
   }
   if (failure !== undefined) throw failure;
   // The end of the run is the end of the log: judge what arrived last, and announce what still stands.
-  if (live.pending) {
-    const judged = live.detect();
-    opts.onRound?.(judged);
-  }
+  const last = live.finish();
+  if (last !== undefined) opts.onRound?.(last);
   const settled = live.settle(true);
   if (settled.length > 0) opts.onRound?.({ fresh: settled, sessions: [], records: 0, deriveMs: 0, detectMs: 0 });
 }

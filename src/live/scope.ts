@@ -24,8 +24,6 @@ export interface ScopedRun {
   notKnowable: NotKnowable[];
   /** Sessions copied for lookups only. */
   contextSessions: number;
-  /** The whole database judged in place: `sessions` is every session. */
-  wholeLog?: boolean;
   records: number;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/run.js';
-import { LiveSession } from '../../src/live/session.js';
+import { LiveSession, REJUDGE_AFTER_MS } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
@@ -148,6 +148,7 @@ describe('LiveSession', () => {
       live.detect();
       live.addLines('c.ndjson', inputLines(other));
       live.detect();
+      live.finish();
       return { live, expected: wholeLogFindings([{ name: 'a.ndjson', text: first }, { name: 'c.ndjson', text: other }]) };
     }
 
@@ -183,6 +184,7 @@ describe('LiveSession', () => {
       live.detect();
       live.addLines('c.ndjson', inputLines(healthyLines('C', 5) + rec(20, { kind: 'event.sent', session: 'C', stream: 'g1', event_id: 10 })));
       expect(live.detect().sessions).toEqual(['C']);
+      expect(live.finish()).toBeUndefined();
     });
   });
 
@@ -304,6 +306,7 @@ describe('LiveSession', () => {
       live.detect();
       live.addLines('a.ndjson', inputLines(later, 100));
       live.detect();
+      live.finish();
       return { live, expected: wholeLogFindings([{ name: 'a.ndjson', text: before + later }]) };
     }
 
@@ -324,9 +327,24 @@ describe('LiveSession', () => {
       // another node's file, read later: A ended before B's call
       live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' })));
       live.detect();
+      live.finish();
       const expected = wholeLogFindings([{ name: 'a.ndjson', text: early }, { name: 'b.ndjson', text: rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' }) }]);
       expect(expected.map((f) => f.rule)).toContain('duplicate-tool-call');
       expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
+    it('judges such a session once the log has gone on past the batch, not in its round', () => {
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(before));
+      live.detect();
+      live.addLines('a.ndjson', inputLines(call(19_200, 'A', 'other-tool'), 100));
+      expect(live.detect().sessions).toEqual(['A']);
+      expect(live.book.forSession('B').map((f) => f.rule)).toContain('duplicate-tool-call');
+      // 5 s of log later (REJUDGE_AFTER_MS), B is judged again: the client had not left A
+      live.addLines('a.ndjson', inputLines(rec(19_200 + REJUDGE_AFTER_MS, { kind: 'event.sent', session: 'D', stream: 'g1', event_id: 2 }), 101));
+      expect(live.detect().sessions.sort()).toEqual(['B', 'D']);
+      expect(live.book.forSession('B').map((f) => f.rule)).not.toContain('duplicate-tool-call');
+      expect(live.finish()).toBeUndefined();
     });
 
     it('leaves the retries of another principal alone', () => {
@@ -336,6 +354,7 @@ describe('LiveSession', () => {
       // Q1 ends between A's call and B's, in another node's file: nothing of P's
       live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'Q1', reason: 'policy' })));
       expect(live.detect().sessions).toEqual(['Q1']);
+      expect(live.finish()).toBeUndefined();
     });
   });
 

@@ -61,6 +61,8 @@ function watched(files: NodeFile[], batch: number): Finding[] {
     });
     live.detect();
   }
+  // the end of the run, as watch ends it (live/runner.ts)
+  live.finish();
   live.settle(true);
   const findings = live.book.all();
   db.close();

@@ -10,7 +10,7 @@ import type { FollowEvent } from '../../src/read/follow.js';
 function slowSession(costMs: number): { live: LiveSession; rounds: { start: number; end: number }[] } {
   const rounds: { start: number; end: number }[] = [];
   let pending = false;
-  const live = {
+  const live: Record<string, unknown> = {
     get pending() {
       return pending;
     },
@@ -30,8 +30,10 @@ function slowSession(costMs: number): { live: LiveSession; rounds: { start: numb
     },
     settle: () => [],
     nextSettle: () => undefined,
-  } as unknown as LiveSession;
-  return { live, rounds };
+    // the end of the run: the last round if lines wait, as LiveSession.finish
+    finish: (): DetectionRound | undefined => (pending ? (live.detect as () => DetectionRound)() : undefined),
+  };
+  return { live: live as unknown as LiveSession, rounds };
 }
 
 async function* batches(count: number, everyMs: number): AsyncGenerator<FollowEvent> {
