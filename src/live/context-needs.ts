@@ -35,8 +35,6 @@ export function contextSessions(db: Db, subjects: string[], needs: ReadonlySet<C
  * one a node with a clock ahead sent before it (CLOCK_SKEW_ALLOWANCE_MS).
  */
 function eventIdOwners(db: Db, subjects: string[], add: Add): void {
-  const refs = reconnectReferences(db, subjects);
-  const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
   // First by time, as reconnect-references.sql names the other sender: by id alone, a log whose times are out of
   // order copied another session than the one analyze names.
   const firstOther = db
@@ -46,11 +44,19 @@ function eventIdOwners(db: Db, subjects: string[], add: Add): void {
     .prepare('SELECT session FROM events WHERE event_id = ? AND session <> ? AND (ts_ms, id) < (?, ?) ORDER BY ts_ms DESC, id DESC LIMIT 1')
     .pluck();
   const firstEver = db.prepare('SELECT session FROM events WHERE event_id = ? ORDER BY ts_ms, id LIMIT 1').pluck();
-  for (const r of refs) {
+  for (const r of unplacedReferences(db, subjects)) {
     const at = [r.event_id, r.session, r.ts_ms, r.id] as const;
-    if (own.get(...at) !== undefined) continue;
     add([firstOther.get(...at), lastOther.get(...at), firstEver.get(r.event_id)]);
   }
+}
+
+/**
+ * The references (reconnectReferences) to an event id their own session had not emitted by then: only
+ * for these does who else sent it matter.
+ */
+export function unplacedReferences(db: Db, of: string[] | { after: number }): EventIdReference[] {
+  const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
+  return reconnectReferences(db, of).filter((r) => own.get(r.event_id, r.session, r.ts_ms, r.id) === undefined);
 }
 
 export interface EventIdReference {
@@ -64,7 +70,7 @@ export interface EventIdReference {
  * The event ids the sessions' reconnects name, with the record they are judged at: a Last-Event-ID,
  * a first replayed id, each replayed id, an event.replayed.
  */
-export function reconnectReferences(db: Db, of: string[] | { after: number }): EventIdReference[] {
+function reconnectReferences(db: Db, of: string[] | { after: number }): EventIdReference[] {
   // A few sessions through records_session; the records after a rowid (the last round's) by that range.
   const where = (t: string) =>
     Array.isArray(of) ? `${t}session IN (SELECT value FROM json_each(?)) AND +${t}kind` : `${t}id > ? AND ${t}session IS NOT NULL AND +${t}kind`;

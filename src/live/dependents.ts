@@ -2,7 +2,7 @@ import type { Rejudge } from '../detect/rule.js';
 import { RULES } from '../detect/rules/index.js';
 import type { Db } from '../store/db.js';
 import type { ContextIndex } from './context-index.js';
-import { reconnectReferences } from './context-needs.js';
+import { unplacedReferences } from './context-needs.js';
 import { CLOCK_SKEW_ALLOWANCE_MS } from '../detect/rules/phantom-event-id.js';
 
 // The sessions a batch did not touch whose verdict it can still change: each
@@ -44,10 +44,7 @@ export function dependentSessions(
  */
 export function noteUnplacedReferences(db: Db, index: ContextIndex, fromId: number, needs: ReadonlySet<Rejudge>): void {
   if (!needs.has('event-id-senders')) return;
-  const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');
-  for (const r of reconnectReferences(db, { after: fromId })) {
-    if (own.get(r.event_id, r.session, r.ts_ms, r.id) === undefined) index.noteUnplaced(r.event_id, r.session, r.ts_ms);
-  }
+  for (const r of unplacedReferences(db, { after: fromId })) index.noteUnplaced(r.event_id, r.session, r.ts_ms);
 }
 
 /**

@@ -34,11 +34,12 @@ const TABLES = ['records', 'incarnations', 'streams', 'events', 'requests'] as c
 
 /**
  * Judges `sessions` (already derived) and the session-less records with ids
- * above `newFromId`. The caller's database is only read.
+ * above `newFromId`. The caller's database is only read; `index` must be
+ * current (ContextIndex.update, which LiveSession.detect calls first: the
+ * sessions it judges again are found in it too).
  */
 export function detectScoped(db: Db, index: ContextIndex, sessions: string[], newFromId: number, opts: RunOptions = {}, logEndId?: number): ScopedRun[] {
   const out: ScopedRun[] = [];
-  index.update();
   const needs = neededContext(opts.disabled ?? []);
   const sessionless = needs.has('sessionless-records') && db.prepare('SELECT 1 FROM records WHERE id > ? AND +session IS NULL LIMIT 1').get(newFromId) !== undefined;
   const end = needs.has('log-end') ? logEndId : undefined;
