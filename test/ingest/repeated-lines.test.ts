@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadWorkspace } from '../../src/api.js';
 import type { Source } from '../../src/read/sources.js';
+import type { Db } from '../../src/store/db.js';
 import { analyzeLines, at, findingsOf, logSource, workspaceOf } from '../helpers/logs.js';
 
 // A shipper that delivers at least once writes some lines twice, byte for byte: read once, with the
@@ -46,15 +47,22 @@ describe('a line delivered twice', () => {
     }
   });
 
+  // An export in two pages whose bounds overlap by two lines: page 2 begins with page 1's last two.
+  const pageLines = () => [created, opened, sent(1000, 1), sent(2013, 2), sent(3017, 3), closed, resumed].map((l) => JSON.stringify(l));
+  const page1 = () => logSource(pageLines().slice(0, 5), 'page-1.ndjson');
+  const page2 = () => logSource(pageLines().slice(3), 'page-2.ndjson');
+  function expectOverlapReadOnce(db: Db): void {
+    expect(db.prepare('SELECT * FROM repeated_lines').all()).toEqual([
+      { file: 'page-2.ndjson', line: 1, of_file: 'page-1.ndjson', of_line: 4 },
+      { file: 'page-2.ndjson', line: 2, of_file: 'page-1.ndjson', of_line: 5 },
+    ]);
+    expect(db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+  }
+
   it('is read once where an export\'s next page repeats the last lines of the page before', async () => {
-    const lines = [created, opened, sent(1000, 1), sent(2013, 2), sent(3017, 3), closed, resumed].map((l) => JSON.stringify(l));
-    const ws = await loadWorkspace([logSource(lines.slice(0, 5), 'page-1.ndjson'), logSource(lines.slice(3), 'page-2.ndjson')]);
+    const ws = await loadWorkspace([page1(), page2()]);
     try {
-      expect(ws.db.prepare('SELECT * FROM repeated_lines').all()).toEqual([
-        { file: 'page-2.ndjson', line: 1, of_file: 'page-1.ndjson', of_line: 4 },
-        { file: 'page-2.ndjson', line: 2, of_file: 'page-1.ndjson', of_line: 5 },
-      ]);
-      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      expectOverlapReadOnce(ws.db);
     } finally {
       ws.db.close();
     }
@@ -64,15 +72,10 @@ describe('a line delivered twice', () => {
     const dir = mkdtempSync(join(tmpdir(), 'resumescope-pages-'));
     const path = join(dir, 'timeline.db');
     try {
-      const lines = [created, opened, sent(1000, 1), sent(2013, 2), sent(3017, 3), closed, resumed].map((l) => JSON.stringify(l));
-      await loadWorkspace([logSource(lines.slice(0, 5), 'page-1.ndjson')], { db: path }).then((ws) => ws.db.close());
-      const ws = await loadWorkspace([logSource(lines.slice(3), 'page-2.ndjson')], { db: path });
+      await loadWorkspace([page1()], { db: path }).then((ws) => ws.db.close());
+      const ws = await loadWorkspace([page2()], { db: path });
       try {
-        expect(ws.db.prepare('SELECT file, line, of_file, of_line FROM repeated_lines').all()).toEqual([
-          { file: 'page-2.ndjson', line: 1, of_file: 'page-1.ndjson', of_line: 4 },
-          { file: 'page-2.ndjson', line: 2, of_file: 'page-1.ndjson', of_line: 5 },
-        ]);
-        expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+        expectOverlapReadOnce(ws.db);
       } finally {
         ws.db.close();
       }
