@@ -3,8 +3,9 @@
 -- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
 -- execution's session ended or was replaced (a fresh upgrade presenting it; or a new session created for that principal
--- after the session's last client request, the later execution made in it or in one created since: a session the client
--- goes on using, as a principal running several at once does, was not replaced, nor does a call in one of those count),
+-- after the session's last client request: a session the client goes on using, as a principal running several at once
+-- does, was not replaced) and the later execution was made in a session begun since (a call in one already running is
+-- another client's),
 -- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
 -- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
 -- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
@@ -99,7 +100,8 @@ WITH not_found_by AS MATERIALIZED (
 )
 -- what happens between two executions, merged with the executions in log order, in two scopes:
 -- 'principal' (a POST of it got 404) and 'session' (the execution's session ended, a fresh upgrade
--- replaced it, or its principal left it for a new session)
+-- replaced it, or its principal left it for a new session: the client lost or left that session, so its
+-- retry is made in one created since)
 SELECT scope, key, ts_ms, id, how, a_id, row_number() OVER (PARTITION BY scope, key ORDER BY ts_ms, id) AS n FROM (
   SELECT 'principal' AS scope, principal AS key, ts_ms, id, '404' AS how, NULL AS a_id FROM not_found_by WHERE principal IS NOT NULL
   UNION ALL SELECT 'principal', principal, ts_ms, id, NULL, id FROM keyed
@@ -218,12 +220,16 @@ WITH marker_next AS (
   UNION ALL
   SELECT b.a_id, b.close_id, c.ts_ms, 'stream-broke', b.stream FROM broken b JOIN records c ON c.id = b.close_id
 )
--- the first thing after an execution that makes a later identical one a retry: every later one after it is
+-- the first thing after an execution that makes a later identical one a retry, in two lanes. Lane 0 (a 404 of the
+-- principal, a broken stream): every later one after it is. Lane 1 (the first session ended, was replaced or left):
+-- a later one made in a session created since. One lane's marker must not hide the other's: a new session the
+-- principal opened before a 404 still leaves the 404 to activate the execution for a call in a running session.
 SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id, k.session AS first_session,
-  f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
+  f.lane, f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
 FROM keyed k
-JOIN (SELECT *, row_number() OVER (PARTITION BY a_id ORDER BY ts_ms, id) AS first FROM first_markers) f ON f.a_id = k.id AND f.first = 1;
-CREATE INDEX temp.activated_group ON activated (principal, tool, args_hash, r);
+JOIN (SELECT *, row_number() OVER (PARTITION BY a_id, lane ORDER BY ts_ms, id) AS first
+      FROM (SELECT *, how IN ('ended', 'replaced', 'new-session') AS lane FROM first_markers)) f ON f.a_id = k.id AND f.first = 1;
+CREATE INDEX temp.activated_group ON activated (principal, tool, args_hash, lane, r);
 
 WITH same_rpc AS MATERIALIZED (
   -- per execution, the earliest earlier one of the same call under its rpc id: the first execution of some
@@ -252,26 +258,36 @@ WITH same_rpc AS MATERIALIZED (
       ORDER BY a.ts_ms, a.id LIMIT 1) END AS first_id
     FROM reused b)
   WHERE first_id IS NOT NULL
+), candidates AS MATERIALIZED (
+  -- the calls that may be retries (not the same rpc id again, with an identical execution), and where each stands in
+  -- lane 1: when its session began (its incarnation's creation, else its first record; a call without a session
+  -- begins its own)
+  SELECT k.principal, k.tool, k.args_hash, k.ts_ms, k.id,
+    COALESCE(i.created_ts, (SELECT r.ts_ms FROM records r WHERE r.session = k.session ORDER BY r.ts_ms, r.id LIMIT 1), k.ts_ms) AS began_ts,
+    COALESCE(i.created_id, (SELECT r.id FROM records r WHERE r.session = k.session ORDER BY r.ts_ms, r.id LIMIT 1), k.id) AS began_id
+  FROM keyed k JOIN attributed ba ON ba.id = k.id LEFT JOIN incarnations i ON i.created_id = ba.created_id
+  WHERE k.group_size > 1 AND k.id NOT IN (SELECT later_id FROM same_rpc)
 ), sweep AS (
-  -- per call: the latest earlier execution activated before it (the nearest one with something between)
-  SELECT b_id, a_r FROM (
-    SELECT b_id, max(a_r) OVER (PARTITION BY principal, tool, args_hash ORDER BY ts_ms, id GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS a_r
+  -- per call and lane: the latest earlier execution activated before it (the nearest one with something between).
+  -- Lane 1 places the call where its session began: at or after the marker (hence the tiebreak) is created since.
+  SELECT b_id, lane, a_r FROM (
+    SELECT b_id, lane, max(a_r) OVER (PARTITION BY principal, tool, args_hash, lane ORDER BY ts_ms, id, tiebreak
+      GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS a_r
     FROM (
-      SELECT principal, tool, args_hash, between_ts AS ts_ms, between_id AS id, r AS a_r, NULL AS b_id FROM activated
+      SELECT principal, tool, args_hash, lane, between_ts AS ts_ms, between_id AS id, 0 AS tiebreak, r AS a_r, NULL AS b_id FROM activated
       UNION ALL
-      SELECT principal, tool, args_hash, ts_ms, id, NULL, id FROM keyed WHERE id NOT IN (SELECT later_id FROM same_rpc)))
+      SELECT principal, tool, args_hash, 0, ts_ms, id, 0, NULL, id FROM candidates
+      UNION ALL
+      SELECT principal, tool, args_hash, 1, began_ts, began_id, 1, NULL, id FROM candidates))
   WHERE b_id IS NOT NULL AND a_r IS NOT NULL
-), retries AS (
-  SELECT b.id AS later_id, a.first_id, a.between_id, a.how
+), lane_retries AS (
+  SELECT b.id AS later_id, a.first_id, a.between_id, a.how,
+    row_number() OVER (PARTITION BY b.id ORDER BY a.r DESC, a.between_ts, a.between_id) AS pick
   -- in this order (CROSS JOIN): from activated, the planner may walk a whole (principal, tool, args) group per row
   FROM sweep s
   CROSS JOIN keyed b ON b.id = s.b_id
-  CROSS JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.r = s.a_r
+  CROSS JOIN activated a ON a.principal = b.principal AND a.tool = b.tool AND a.args_hash = b.args_hash AND a.lane = s.lane AND a.r = s.a_r
   WHERE b.ts_ms - a.first_ts <= :duplicate_call_window_ms
-    -- a new session replaced the first only for a retry made in a session created since, not in one already running
-    AND (a.how IS NOT 'new-session' OR EXISTS (
-      SELECT 1 FROM attributed ba JOIN incarnations bi ON bi.created_id = ba.created_id
-      WHERE ba.id = b.id AND (bi.created_ts, bi.created_id) >= (a.between_ts, a.between_id)))
     -- a client that had the first execution's response before it called again made no retry: an answer written to a live
     -- stream (attached) in the first session, to its rpc id and before any later call of that id there (a 404, the
     -- session's end or its replacement after a delivered answer leave nothing to retry; a broken stream is judged above)
@@ -291,6 +307,9 @@ WITH same_rpc AS MATERIALIZED (
         AND (u.ts_ms, u.id) < (b.ts_ms, b.id) AND +u.kind = 'upgrade' AND u.shadowed = 0 AND u.decision = 'resume' AND u.status BETWEEN 200 AND 299
         AND (us.lane = bs.lane
           OR EXISTS (SELECT 1 FROM events l WHERE l.session = u.session AND l.event_id = u.last_event_id AND l.lane = bs.lane))))
+), retries AS (
+  -- of the two lanes' first executions that passed, the later one (the same one in both: its earlier marker)
+  SELECT later_id, first_id, between_id, how FROM lane_retries WHERE pick = 1
 ), found AS (
   SELECT later_id, first_id, between_id, how FROM same_rpc
   UNION ALL

@@ -82,6 +82,24 @@ describe('duplicate-tool-call', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 4]);
   });
 
+  // A client that lost its session re-initializes: a session running since before the end is another client's.
+  const endedThenCalledIn = (began: number) => [
+    created('S1'),
+    created('S3', began),
+    call(1000, 'S1', '7'),
+    { ts: at(2000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' },
+    call(4000, 'S3', '2'),
+  ];
+
+  it('flags a retry after the first session ended, made in a session created since', async () => {
+    const found = findingsOf(await analyzeLines(endedThenCalledIn(3000)), 'duplicate-tool-call');
+    expect(found.map((f) => [f.session, evidenceLines(f)])).toEqual([['S3', [3, 4, 5]]]);
+  });
+
+  it('near miss: the first session ended, and the call came again in a session running since before', async () => {
+    expect(findingsOf(await analyzeLines(endedThenCalledIn(500)), 'duplicate-tool-call')).toEqual([]);
+  });
+
   // A client that had the first execution's answer before it called again made no retry: the same call is a new one.
   const answeredThenEnded = (attached: boolean) => [
     created('S1'),
@@ -139,6 +157,44 @@ describe('duplicate-tool-call', () => {
       { ts: at(4000), kind: 'call', rpc_id: '2', method: 'tools/call', tool: 'send_email', args_hash: 'h1', status: 200, principal: 'alice', protocol_version: '2026-07-28' },
     ]);
     expect(findingsOf(statelessCalls, 'duplicate-tool-call')).toEqual([]);
+  });
+
+  // A new session the principal moved to comes first, and counts only for a retry made in a session created
+  // since; a 404 after it counts for every later execution, and must not be hidden behind it.
+  const leftThen404 = (notFoundMs: number) => [
+    created('S0'), created('S1', 10), created('SX', 20),
+    call(1000, 'S1', '7'),
+    call(1200, 'SX', '3'),
+    created('S3', 1300),
+    { ts: at(notFoundMs), kind: 'request.answered', session: 'S1', request_id: 'r5', status: 404 },
+  ];
+
+  it('flags a retry after a 404 that came after a new session of the principal', async () => {
+    const report = await analyzeLines([...leftThen404(1500), call(2000, 'S0', '1')]);
+    const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
+    expect(rest).toEqual([]);
+    expect(f?.session).toBe('S0');
+    expect(f?.message).toContain('in SX (rpc id 3) at 2026-11-09T10:00:01.200Z, then after a POST of alice got 404 at 2026-11-09T10:00:01.500Z again in S0');
+    expect(evidenceLines(f!)).toEqual([5, 7, 8]);
+  });
+
+  it('flags a retry of an older execution after a 404, where the nearer one was only left for a new session', async () => {
+    const report = await analyzeLines([
+      created('S0'), created('S1', 10), created('SX', 20),
+      call(1000, 'S1', '7'),
+      { ts: at(1100), kind: 'request.answered', session: 'S1', request_id: 'r5', status: 404 },
+      call(1200, 'SX', '3'),
+      created('S3', 1300),
+      call(2000, 'S0', '1'),
+    ]);
+    const found = findingsOf(report, 'duplicate-tool-call');
+    expect(found.map((f) => f.session)).toEqual(['SX', 'S0']);
+    expect(found[1]?.message).toContain('in S1 (rpc id 7) at 2026-11-09T10:00:01.000Z, then after a POST of alice got 404 at 2026-11-09T10:00:01.100Z again in S0');
+  });
+
+  it('near miss: the 404 came after the call, which the new session did not replace', async () => {
+    const report = await analyzeLines([...leftThen404(2500), call(2000, 'S0', '1')]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
   });
 
   it('does not flag the same call repeated with nothing in between, outside the window, or by another principal', async () => {
