@@ -85,4 +85,15 @@ describe('watch over node files read at different paces ends with what analyze f
     expect(expected.length).toBeGreaterThan(20);
     expect(sorted(watched(files, 150))).toEqual(sorted(expected));
   });
+
+  // One principal across hundreds of sessions, a 404 storm: whether a call retries another
+  // session's hangs on what third sessions do between the two.
+  it('storms, seed 2, 12k lines in one file', async () => {
+    const path = dir.file('storms-2.ndjson');
+    await generate(path, 12_000, { shape: 'storms', seed: 2 });
+    const [file] = splitByNode(path, 1);
+    const expected = analyzed([file!]);
+    expect(expected.filter((f) => f.rule === 'duplicate-tool-call').length).toBeGreaterThan(10);
+    expect(sorted(watched([file!], 150))).toEqual(sorted(expected));
+  });
 });
