@@ -148,7 +148,7 @@ export default defineRule({
   seeds: ['000', '004'],
   explanation: {
     meaning:
-      'One tools/call was executed twice for one client: the same JSON-RPC id twice in one session, or the same tool and arguments twice by one principal within 60 seconds with, in between, a 404, the end or replacement of the first session, or the first execution\'s response stream closing before its response was delivered (the client re-issued it, as a 2026-07-28 client must). A client that had the first answer on a live stream before calling again made a new call, not a retry.',
+      'One tools/call was executed twice for one client: the same JSON-RPC id twice in one session, or the same tool and arguments twice by one principal within 60 seconds with, in between, a 404, the end or replacement of the first session (the later call then made in a session begun since: a session already running is another client\'s), or the first execution\'s response stream closing before its response was delivered (the client re-issued it, as a 2026-07-28 client must). A client that had the first answer on a live stream before calling again made a new call, not a retry.',
     whyItBreaks:
       'A client that lost its session or got a 404 sends the call again, and a server that takes it for a new call repeats its side effect (a write, a payment). This is where a blurred boundary between stream and session costs the most.',
     shouldHave:
