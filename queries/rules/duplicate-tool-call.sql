@@ -2,10 +2,10 @@
 -- Executed: executed = 1, or not logged and a 2xx status (executed = 0 was deduplicated by the server).
 -- Twice: the same rpc_id again in the same session (for the same tool and arguments, where logged), or the same tool and args_hash again by the same principal
 -- within :duplicate_call_window_ms (default 60000) where in between a POST of that principal got 404, or the first
--- execution's session ended or was replaced (a fresh upgrade presenting it; or a new session created for that principal
--- after the session's last client request: a session the client goes on using, as a principal running several at once
--- does, was not replaced) and the later execution was made in a session begun since (a call in one already running is
--- another client's),
+-- execution's session ended or was replaced by a fresh upgrade presenting it, and the later execution was made in a
+-- session begun since (a call in one already running is another client's), or the principal left it for a new session
+-- (the first one created for that principal after the session's last client request: a session the client goes on
+-- using, as a principal running several at once does, was not left) and the later execution was made in that one,
 -- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
 -- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
 -- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
@@ -220,15 +220,18 @@ WITH marker_next AS (
   UNION ALL
   SELECT b.a_id, b.close_id, c.ts_ms, 'stream-broke', b.stream FROM broken b JOIN records c ON c.id = b.close_id
 )
--- the first thing after an execution that makes a later identical one a retry, in two lanes. Lane 0 (a 404 of the
--- principal, a broken stream): every later one after it is. Lane 1 (the first session ended, was replaced or left):
--- a later one made in a session created since. One lane's marker must not hide the other's: a new session the
--- principal opened before a 404 still leaves the 404 to activate the execution for a call in a running session.
+-- the first thing after an execution that makes a later identical one a retry, in three lanes. Lane 0 (a 404 of the
+-- principal, a broken stream): every later one after it is. Lane 1 (the first session ended or was replaced): a later
+-- one made in a session begun since. Lane 2 (the principal left the first session for a new one, `lane_session`): a
+-- later one made in that new session. One lane's marker must not hide another's: a new session the principal opened
+-- before a 404 still leaves the 404 to activate the execution for a call in a session already running.
 SELECT k.principal, k.tool, k.args_hash, k.r, k.ts_ms AS first_ts, k.id AS first_id, k.session AS first_session,
-  f.lane, f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
+  f.lane, CASE f.lane WHEN 2 THEN (SELECT i.session FROM incarnations i WHERE i.created_id = f.id) END AS lane_session,
+  f.id AS between_id, f.ts_ms AS between_ts, f.how, f.broken_stream
 FROM keyed k
 JOIN (SELECT *, row_number() OVER (PARTITION BY a_id, lane ORDER BY ts_ms, id) AS first
-      FROM (SELECT *, how IN ('ended', 'replaced', 'new-session') AS lane FROM first_markers)) f ON f.a_id = k.id AND f.first = 1;
+      FROM (SELECT *, CASE how WHEN 'new-session' THEN 2 WHEN 'ended' THEN 1 WHEN 'replaced' THEN 1 ELSE 0 END AS lane
+            FROM first_markers)) f ON f.a_id = k.id AND f.first = 1;
 CREATE INDEX temp.activated_group ON activated (principal, tool, args_hash, lane, r);
 
 WITH same_rpc AS MATERIALIZED (
@@ -260,25 +263,29 @@ WITH same_rpc AS MATERIALIZED (
   WHERE first_id IS NOT NULL
 ), candidates AS MATERIALIZED (
   -- the calls that may be retries (not the same rpc id again, with an identical execution), and where each stands in
-  -- lane 1: when its session began (its incarnation's creation, else its first record; a call without a session
+  -- lanes 1 and 2: when its session began (its incarnation's creation, else its first record; a call without a session
   -- begins its own)
-  SELECT k.principal, k.tool, k.args_hash, k.ts_ms, k.id,
+  SELECT k.principal, k.tool, k.args_hash, k.session, k.ts_ms, k.id,
     COALESCE(i.created_ts, (SELECT r.ts_ms FROM records r WHERE r.session = k.session ORDER BY r.ts_ms, r.id LIMIT 1), k.ts_ms) AS began_ts,
     COALESCE(i.created_id, (SELECT r.id FROM records r WHERE r.session = k.session ORDER BY r.ts_ms, r.id LIMIT 1), k.id) AS began_id
   FROM keyed k JOIN attributed ba ON ba.id = k.id LEFT JOIN incarnations i ON i.created_id = ba.created_id
   WHERE k.group_size > 1 AND k.id NOT IN (SELECT later_id FROM same_rpc)
 ), sweep AS (
   -- per call and lane: the latest earlier execution activated before it (the nearest one with something between).
-  -- Lane 1 places the call where its session began: at or after the marker (hence the tiebreak) is created since.
+  -- Lanes 1 and 2 place the call where its session began: at or after the marker (hence the tiebreak) is begun
+  -- since; lane 2 only among the executions left for the call's own session.
   SELECT b_id, lane, a_r FROM (
-    SELECT b_id, lane, max(a_r) OVER (PARTITION BY principal, tool, args_hash, lane ORDER BY ts_ms, id, tiebreak
+    SELECT b_id, lane, max(a_r) OVER (PARTITION BY principal, tool, args_hash, lane, lane_session ORDER BY ts_ms, id, tiebreak
       GROUPS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS a_r
     FROM (
-      SELECT principal, tool, args_hash, lane, between_ts AS ts_ms, between_id AS id, 0 AS tiebreak, r AS a_r, NULL AS b_id FROM activated
+      SELECT principal, tool, args_hash, lane, lane_session, between_ts AS ts_ms, between_id AS id, 0 AS tiebreak, r AS a_r, NULL AS b_id
+      FROM activated
       UNION ALL
-      SELECT principal, tool, args_hash, 0, ts_ms, id, 0, NULL, id FROM candidates
+      SELECT principal, tool, args_hash, 0, NULL, ts_ms, id, 0, NULL, id FROM candidates
       UNION ALL
-      SELECT principal, tool, args_hash, 1, began_ts, began_id, 1, NULL, id FROM candidates))
+      SELECT principal, tool, args_hash, 1, NULL, began_ts, began_id, 1, NULL, id FROM candidates
+      UNION ALL
+      SELECT principal, tool, args_hash, 2, session, began_ts, began_id, 1, NULL, id FROM candidates WHERE session IS NOT NULL))
   WHERE b_id IS NOT NULL AND a_r IS NOT NULL
 ), lane_retries AS (
   SELECT b.id AS later_id, a.first_id, a.between_id, a.how,
@@ -308,7 +315,7 @@ WITH same_rpc AS MATERIALIZED (
         AND (us.lane = bs.lane
           OR EXISTS (SELECT 1 FROM events l WHERE l.session = u.session AND l.event_id = u.last_event_id AND l.lane = bs.lane))))
 ), retries AS (
-  -- of the two lanes' first executions that passed, the later one (the same one in both: its earlier marker)
+  -- of the lanes' first executions that passed, the latest one (the same one in two: its earliest marker)
   SELECT later_id, first_id, between_id, how FROM lane_retries WHERE pick = 1
 ), found AS (
   SELECT later_id, first_id, between_id, how FROM same_rpc

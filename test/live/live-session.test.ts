@@ -292,13 +292,13 @@ describe('LiveSession', () => {
   });
 
   describe('judges again a session whose retry another session\'s later lines decide (duplicate-tool-call)', () => {
-    // P calls lookup in A; a session C is created for P; P calls lookup again in B, created since. Whether P
-    // left A for C (the retry clause) depends on A's last client request, which may come in a later batch.
+    // P calls lookup in A; a session B is created for P, and P calls lookup again in B. Whether P left A for B
+    // (the retry clause) depends on A's last client request, which may come in a later batch.
     const call = (ms: number, session: string, tool = 'lookup') =>
       rec(ms, { kind: 'call', session, rpc_id: `${session}-${ms}`, method: 'tools/call', tool, args_hash: 'h1', status: 200 });
     const created = (ms: number, session: string) => rec(ms, { kind: 'session.created', session, principal: 'P' });
     const fillers = ['D', 'E', 'F', 'G', 'H'].map((s, i) => healthyLines(s, 100 + i)).join('');
-    const before = created(0, 'A') + call(9_500, 'A') + created(9_900, 'C') + created(11_000, 'B') + call(12_300, 'B') + fillers;
+    const before = created(0, 'A') + call(9_500, 'A') + created(11_000, 'B') + call(12_300, 'B') + fillers;
 
     function fedInTwo(later: string): { live: LiveSession; expected: Finding[] } {
       const live = new LiveSession(memoryDb());

@@ -140,6 +140,13 @@ describe('duplicate-tool-call', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 4]);
   });
 
+  // The session a principal left the first for is where its client went; a later session of a principal that
+  // creates them all the time (a CI service account) is another client's.
+  it('near miss: the call came again in a session created after the one the principal moved to', async () => {
+    const report = await analyzeLines([created('S1'), call(1000, 'S1', '7'), created('S2', 3000), created('S3', 3500), call(4000, 'S3', '1')]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+  });
+
   // A principal running several sessions at once (a CI service account): a session created for it does not
   // replace one it goes on using.
   it('near miss: a new session of the principal while the first goes on', async () => {
