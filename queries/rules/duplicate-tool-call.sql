@@ -5,7 +5,8 @@
 -- execution's session ended or was replaced by a fresh upgrade presenting it, and the later execution was made in a
 -- session begun since (a call in one already running is another client's), or the principal left it for a new session
 -- (the first one created for that principal after the session's last client request: a session the client goes on
--- using, as a principal running several at once does, was not left) and the later execution was made in that one,
+-- using, as a principal running several at once does, was not left) and the later execution was made in that one
+-- (a session lost or left is retried once: by the first such later execution),
 -- or the first execution's response stream closed before its response was delivered (a broken stream: since 2026-07-28
 -- the client re-issues the call under a new id, so the tool-and-arguments clause covers calls without a session too).
 -- Its response stream: the call's own `stream`, else the stream its response was written to, else the POST stream opened
@@ -287,9 +288,9 @@ WITH same_rpc AS MATERIALIZED (
       UNION ALL
       SELECT principal, tool, args_hash, 2, session, began_ts, began_id, 1, NULL, id FROM candidates WHERE session IS NOT NULL))
   WHERE b_id IS NOT NULL AND a_r IS NOT NULL
-), lane_retries AS (
-  SELECT b.id AS later_id, a.first_id, a.between_id, a.how,
-    row_number() OVER (PARTITION BY b.id ORDER BY a.r DESC, a.between_ts, a.between_id) AS pick
+), lane_pairs AS (
+  SELECT b.id AS later_id, s.lane, a.r, a.first_id, a.between_ts, a.between_id, a.how,
+    row_number() OVER (PARTITION BY s.lane, a.first_id ORDER BY b.ts_ms, b.id) AS taker
   -- in this order (CROSS JOIN): from activated, the planner may walk a whole (principal, tool, args) group per row
   FROM sweep s
   CROSS JOIN keyed b ON b.id = s.b_id
@@ -314,6 +315,12 @@ WITH same_rpc AS MATERIALIZED (
         AND (u.ts_ms, u.id) < (b.ts_ms, b.id) AND +u.kind = 'upgrade' AND u.shadowed = 0 AND u.decision = 'resume' AND u.status BETWEEN 200 AND 299
         AND (us.lane = bs.lane
           OR EXISTS (SELECT 1 FROM events l WHERE l.session = u.session AND l.event_id = u.last_event_id AND l.lane = bs.lane))))
+), lane_retries AS (
+  -- A session the client lost or left is retried once, from the next one: of the later calls made in sessions begun
+  -- since, the first is the retry (a service account's later jobs repeat its calls, each in a session of its own)
+  SELECT later_id, first_id, between_id, how,
+    row_number() OVER (PARTITION BY later_id ORDER BY r DESC, between_ts, between_id) AS pick
+  FROM lane_pairs WHERE lane = 0 OR taker = 1
 ), retries AS (
   -- of the lanes' first executions that passed, the latest one (the same one in two: its earliest marker)
   SELECT later_id, first_id, between_id, how FROM lane_retries WHERE pick = 1

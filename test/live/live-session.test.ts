@@ -347,6 +347,23 @@ describe('LiveSession', () => {
       expect(live.finish()).toBeUndefined();
     });
 
+    it('moves the retry of an ended session to an earlier call another node logs later', () => {
+      // A ends; D's call is its retry until C's, earlier, comes in another node's file: a session is retried once
+      const first = created(0, 'A') + call(9_500, 'A') + rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' }) +
+        created(10_500, 'D') + call(13_000, 'D') + fillers;
+      const second = created(11_000, 'C') + call(12_000, 'C');
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(first));
+      live.detect();
+      expect(live.book.all().filter((f) => f.rule === 'duplicate-tool-call').map((f) => f.session)).toEqual(['D']);
+      live.addLines('b.ndjson', inputLines(second));
+      live.detect();
+      live.finish();
+      const expected = wholeLogFindings([{ name: 'a.ndjson', text: first }, { name: 'b.ndjson', text: second }]);
+      expect(expected.filter((f) => f.rule === 'duplicate-tool-call').map((f) => f.session)).toEqual(['C']);
+      expect(sorted(live.book.all())).toEqual(sorted(expected));
+    });
+
     it('leaves the retries of another principal alone', () => {
       const live = new LiveSession(memoryDb());
       live.addLines('a.ndjson', inputLines(before + rec(5_000, { kind: 'session.created', session: 'Q1', principal: 'Q' })));

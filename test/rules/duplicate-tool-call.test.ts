@@ -100,6 +100,16 @@ describe('duplicate-tool-call', () => {
     expect(findingsOf(await analyzeLines(endedThenCalledIn(500)), 'duplicate-tool-call')).toEqual([]);
   });
 
+  // The client that lost the session re-initializes once: a service account's later jobs repeat the call, each in a
+  // session of its own, and are not the same call again.
+  it('takes only the first call from a session begun since the end for its retry', async () => {
+    const found = findingsOf(
+      await analyzeLines([...endedThenCalledIn(3000), created('S4', 2500), created('S5', 2600), call(5000, 'S4', '1'), call(6000, 'S5', '1')]),
+      'duplicate-tool-call',
+    );
+    expect(found.map((f) => f.session)).toEqual(['S3']);
+  });
+
   // A client that had the first execution's answer before it called again made no retry: the same call is a new one.
   const answeredThenEnded = (attached: boolean) => [
     created('S1'),
