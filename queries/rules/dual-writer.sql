@@ -1,5 +1,6 @@
 -- Which accepted upgrades superseded a stream that was neither closed nor fenced at that moment (two writers)?
--- Closed or fenced must come strictly before the upgrade in log order; the end of the session also ends a stream.
+-- Closed or fenced must come strictly before the upgrade in log order; the end of the session also ends a stream, and
+-- so does the server's own record that it had no live body for it (an event written `attached: false`).
 -- Evidence: the old stream's opening, then the upgrade that took over from it, then its later close or fence.
 -- The nodes of the upgrade and of that close or fence: two nodes' clocks order them only so closely (dual-writer.ts).
 -- The ends of sessions, set apart and indexed: looked up among a session's records, each candidate read its
@@ -7,6 +8,13 @@
 CREATE TEMP TABLE session_ends AS
 SELECT id, ts_ms, session FROM records WHERE kind IN ('session.terminated', 'session.evicted') AND shadowed = 0;
 CREATE INDEX temp.session_ends_at ON session_ends (session, ts_ms, id);
+
+-- The events a server wrote for replay only (`attached: false`): no response body was live on that stream, and the
+-- server knew it. A stream it so wrote to before a takeover had no writer left, whatever close the log lacks (an
+-- export that begins after the client went away shows the buffering, not the close).
+CREATE TEMP TABLE detached_writes AS
+SELECT session, stream, ts_ms, id FROM events WHERE attached = 0;
+CREATE INDEX temp.detached_writes_at ON detached_writes (session, stream, ts_ms, id);
 
 SELECT upgrade_id, session, at_ms, up_node, old_stream, old_via, lane, decision, last_event_id, new_stream, closed_ts, fenced_ts,
   (SELECT r.node FROM records r WHERE r.id = retired_id) AS retired_node,
@@ -25,5 +33,8 @@ FROM (
     AND NOT EXISTS (
       SELECT 1 FROM session_ends x
       WHERE x.session = s.session AND (x.ts_ms, x.id) > (COALESCE(s.opened_ts, -1), COALESCE(s.opened_id, -1))
-        AND (x.ts_ms, x.id) < (u.ts_ms, u.id))) d
+        AND (x.ts_ms, x.id) < (u.ts_ms, u.id))
+    AND NOT EXISTS (
+      SELECT 1 FROM detached_writes w
+      WHERE w.session = s.session AND w.stream = s.stream AND (w.ts_ms, w.id) < (u.ts_ms, u.id))) d
 ORDER BY at_ms, upgrade_id, old_stream;

@@ -28,6 +28,22 @@ describe('dual-writer', () => {
     expect(evidenceLines(f!)).toEqual([2, 4, 5]);
   });
 
+  // An export that begins after the client went away: the close is not in it, but the server wrote the old
+  // stream's events for replay only, so it knew no body was live there.
+  const bufferedThenResumed = (attached: boolean) => [
+    { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1007 },
+    { ts: at(500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1008, ...(attached ? {} : { attached: false }) },
+    { ...resume(1000), replayed: 1 },
+  ];
+
+  it('near miss: the server had written the old stream\'s events for replay only before the takeover', async () => {
+    expect(findingsOf(await analyzeLines(bufferedThenResumed(false)), 'dual-writer')).toEqual([]);
+  });
+
+  it('flags the same takeover where the old stream\'s last write went to a live body', async () => {
+    expect(findingsOf(await analyzeLines(bufferedThenResumed(true)), 'dual-writer').map((f) => f.session)).toEqual(['S1']);
+  });
+
   it('flags an attach while the earlier GET stream is still open', async () => {
     const report = await analyzeLines([
       created,

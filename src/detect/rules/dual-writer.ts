@@ -82,7 +82,7 @@ export default defineRule({
   seeds: ['001'],
   explanation: {
     meaning:
-      'An accepted upgrade superseded a stream that was neither closed nor fenced at that moment: two writers for one stream lineage (or, on an attach, for the session\'s standalone stream).',
+      'An accepted upgrade superseded a stream that was neither closed nor fenced at that moment, nor one the server had already written to for replay only (attached: false, its own record that no body was live): two writers for one stream lineage (or, on an attach, for the session\'s standalone stream).',
     whyItBreaks:
       'A resumed stream continues one lineage, and only one writer may hold it. An old stream still registered as live (a half-open socket) keeps receiving server messages that go nowhere, while the new stream never sees them.',
     shouldHave:
