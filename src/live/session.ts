@@ -160,7 +160,7 @@ export class LiveSession {
     for (const s of dependentSessions(this.db, this.index, this.touched, from, this.rejudging, options.duplicateCallWindowMs, holds)) {
       if (!this.deferred.has(s)) this.deferred.set(s, logTime + REJUDGE_AFTER_MS);
     }
-    for (const [s, due] of this.deferred) if (all || due <= logTime || judged.has(s)) judged.add(s);
+    for (const [s, due] of this.deferred) if (all || due <= logTime) judged.add(s);
     for (const s of judged) this.deferred.delete(s);
     this.touched.clear();
     if (endMoved) for (const s of this.recheck.keys()) judged.add(s);
