@@ -4,8 +4,12 @@
 // (issue 10, 27th session): it shares none of bench/generate.js's assumptions. Kept as written, so that
 // the measurements in docs/performance.md can be made again:  npm run bench -- --files a.ndjson,b.ndjson
 // node gen.mjs --shape prod|soak|chaos --lines N --seed S [--off f1,f2] [--only f1,f2]
-//               [--fault-rate 0.03] [--faults a,b] [--dialects canon,pino,...] [--stats]
+//               [--fault-rate 0.03] [--faults a,b] [--dialects canon,pino,...] [--stats] [--fault-log FILE]
 // Writes NDJSON to stdout. Seeded PRNG (sfc32), reproducible.
+// --fault-log FILE: one JSON line per injected fault ({fault, session, t_ms}: the session it was injected
+// into and the generator's clock when it was done), the answer key for a recall check; stdout is unchanged.
+
+import { writeFileSync } from 'node:fs';
 
 // ---------------------------------------------------------------- args
 const argv = process.argv.slice(2);
@@ -22,6 +26,9 @@ const SHAPE = A.shape || 'prod';
 const N = parseInt(A.lines || '10000', 10);
 const SEED = A.seed || '1';
 const STATS = A.stats === 'true';
+const FAULT_LOG = A['fault-log'] && A['fault-log'] !== 'true' ? A['fault-log'] : null;
+const faultLog = [];
+const noteFault = (name, session, tMs) => { if (FAULT_LOG) faultLog.push(JSON.stringify({ fault: name, session, t_ms: Math.round(tMs) }) + '\n'); };
 
 // Features (each can be turned off with --off, or restricted with --only)
 const ALL_FEATURES = [
@@ -407,7 +414,7 @@ function* sessionActor(o) {
   yield* flush();
 
   let faultDone = !s.fault;
-  const markFault = (name) => { faultDone = true; G.stats.faults[name] = (G.stats.faults[name] || 0) + 1; };
+  const markFault = (name) => { noteFault(name, s.sid, t); faultDone = true; G.stats.faults[name] = (G.stats.faults[name] || 0) + 1; };
 
   // ---------------- activity loop
   const lifeEnd = o.lifeMs === Infinity ? Infinity : t + o.lifeMs;
@@ -942,10 +949,13 @@ function* statelessActor(o) {
     if (o.fault === 'stateless-replay' && i === 0) {
       t += 500;
       emit('upgrade', { session: null, last_event_id: String(eid - 1), stream: sid, new_stream: 'p-' + R.uuid(), decision: 'resume', status: 200, replayed: 1, reemitted: 0, cancelled: 0, first_replayed: eid - 1, principal, ...pv });
+      noteFault('stateless-replay', null, t);
       G.stats.faults['stateless-replay'] = (G.stats.faults['stateless-replay'] || 0) + 1;
     }
     if (o.fault === 'stateless-session' && i === 0) {
-      emit('session.created', { session: 'S-' + R.hex(10), principal, ...pv });
+      const minted = 'S-' + R.hex(10);
+      emit('session.created', { session: minted, principal, ...pv });
+      noteFault('stateless-session', minted, t);
       G.stats.faults['stateless-session'] = (G.stats.faults['stateless-session'] || 0) + 1;
     }
   }
@@ -1132,4 +1142,5 @@ while (actors.size && written < N) {
 }
 drainOut(Infinity);
 flushStdout(true);
+if (FAULT_LOG) writeFileSync(FAULT_LOG, faultLog.join(''));
 if (STATS) process.stderr.write(JSON.stringify({ shape: SHAPE, features: Object.keys(F).filter((k) => F[k]), written, ...G.stats }) + '\n');
