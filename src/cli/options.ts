@@ -114,18 +114,16 @@ export function loadConfig(path: string | undefined): Config {
   }
 }
 
-/** Flags win over the config file, which wins over the defaults. */
+/**
+ * Flags win over the config file, which wins over the defaults. Every threshold setting is a detect option of
+ * the same name, read from the one list: a flag listed by hand here was once offered and then ignored.
+ */
 export function detectOptions(flags: SettingFlags, config: Config): RunOptions {
-  const value = <T>(name: SettingName) => settingValue(name, flags, config) as T | undefined;
-  return {
-    stormCount: value<number>('stormCount'),
-    stormWindowMs: value<number>('stormWindowMs'),
-    duplicateCallWindowMs: value<number>('duplicateCallWindowMs'),
-    fenceGraceMs: value<number>('fenceGraceMs'),
-    sharedSessionStore: value<boolean>('sharedSessionStore'),
-    disabled: value<RuleId[]>('disabledRules') ?? [],
-  };
+  const thresholds = Object.fromEntries(THRESHOLD_SETTINGS.map((name) => [name, settingValue(name, flags, config)])) as Pick<RunOptions, ThresholdName>;
+  return { ...thresholds, disabled: (settingValue('disabledRules', flags, config) as RuleId[] | undefined) ?? [] };
 }
+
+type ThresholdName = (typeof THRESHOLD_SETTINGS)[number];
 
 const DURATION_UNITS = 'a number with a unit ms, s, m or h (e.g. 500ms, 10s, 5m)';
 

@@ -66,6 +66,17 @@ describe('the settings table', () => {
     expect(() => parseConfig(JSON.stringify(wrong))).toThrow(new RegExp(`unknown key .*expected one of .*${key ?? head}`));
   });
 
+  // --stranding-window was offered, read and then dropped: detectOptions listed the thresholds by hand.
+  it.each(THRESHOLD_SETTINGS)('hands %s to the detectors, from its flag and from the config file', (name) => {
+    const s: Setting = SETTINGS[name];
+    const sample = SAMPLE[s.type];
+    const [head, key] = s.config.split('.') as [string, string?];
+    const config = parseConfig(JSON.stringify(key === undefined ? { [head]: sample.config } : { [head]: { [key]: sample.config } }));
+    expect(detectOptions({}, config)[name]).toEqual(sample.value);
+    expect(detectOptions({ [flagKey(name)]: sample.flag }, {})[name]).toEqual(sample.value);
+    expect(detectOptions({}, {})[name]).toBeUndefined();
+  });
+
   it('hands every threshold to the detectors, from flags or from the config file', () => {
     const config = parseConfig(JSON.stringify({ thresholds: { stormCount: 8, stormWindowMs: 2000, duplicateCallWindowMs: '3s', fenceGraceMs: '4s' }, sharedSessionStore: true, rules: { disable: ['dual-writer'] } }));
     expect(detectOptions({}, config)).toEqual({ stormCount: 8, stormWindowMs: 2000, duplicateCallWindowMs: 3000, fenceGraceMs: 4000, sharedSessionStore: true, disabled: ['dual-writer'] });
