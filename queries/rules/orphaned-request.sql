@@ -4,6 +4,8 @@
 -- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
 -- out, and it timed out or is still pending when the log ends.
 -- Evidence: the request, the first thing that stranded it, its time-out.
+-- within_window: still pending when the log ends, less than :orphan_window_ms (default 0: never) after it was
+-- stranded; the rule reports it not knowable, for a log cut while its client may be coming back for it.
 -- Only a request's first end of each kind can be its first cause: each is looked up by session and time, then read
 -- by its id (joined with every later rejection, a storm of rejected reconnects cost each pending request the
 -- storm's length). CROSS JOIN keeps the requests outside: the planner would scan them once per end.
@@ -51,12 +53,17 @@ WITH req AS MATERIALIZED (
   FROM causes c JOIN req q ON q.sent_id = c.sent_id
   -- while pending: before the time-out, if any
   WHERE q.timed_out_id IS NULL OR (c.cause_ts, c.cause_id) < (q.timed_out_ts, q.timed_out_id)
+), log_end AS (
+  -- read only where a window asks for it (the one scan of every record's time)
+  SELECT CASE WHEN :orphan_window_ms > 0 THEN (SELECT max(ts_ms) FROM records) END AS ts_ms
 )
 SELECT q.session, COALESCE(q.timed_out_ts, max(q.sent_ts, c.cause_ts)) AS at_ms,
   q.request_id, q.method, q.stream, q.sent_ts, c.how, c.cause_ts, u.decision AS cause_decision, u.status AS cause_status,
   u.new_stream AS cause_new_stream, q.timed_out_ts,
   (SELECT count(*) FROM refused_answers a WHERE a.session = q.session AND a.request_id = q.request_id AND a.ts_ms >= q.sent_ts) AS failed_answers,
-  json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence
+  json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence,
+  (SELECT ts_ms FROM log_end) AS log_end_ms,
+  q.timed_out_id IS NULL AND (SELECT ts_ms FROM log_end) < max(q.sent_ts, c.cause_ts) + :orphan_window_ms AS within_window
 FROM req q
 JOIN first_cause c ON c.sent_id = q.sent_id AND c.k = 1
 JOIN records u ON u.id = c.cause_id

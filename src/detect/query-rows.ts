@@ -17,6 +17,7 @@ export function queryParams(sql: string, opts: DetectOptions, extra: Record<stri
     duplicate_call_window_ms: opts.duplicateCallWindowMs,
     fence_grace_ms: opts.fenceGraceMs,
     stranding_window_ms: opts.strandingWindowMs,
+    orphan_window_ms: opts.orphanWindowMs,
     pairing_slack_ms: PAIRING_SLACK_MS,
     cited_rejections: REJECTIONS_CITED,
     ...extra,

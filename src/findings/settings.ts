@@ -97,6 +97,14 @@ export const SETTINGS = {
     help: 'stranded-response: how long a stored response may wait for a resumption, e.g. 60s',
     whatIf: 'what if a stored response could wait this long for a resumption, e.g. 60s',
   },
+  orphanWindowMs: {
+    flag: '--orphan-window',
+    argument: '<duration>',
+    config: 'thresholds.orphanWindowMs',
+    type: 'duration',
+    default: DEFAULT_DETECT_OPTIONS.orphanWindowMs,
+    help: "orphaned-request: a request still pending when the log ends less than this long after it was stranded is not knowable, e.g. 30s for a soak log cut while clients reconnect (0: rules.md's letter)",
+  },
   retentionMaxAgeMs: {
     flag: '--retention',
     argument: '<duration>',
@@ -131,7 +139,7 @@ export type SettingName = keyof typeof SETTINGS;
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
 /** The settings that analyze, explain, query, tui and watch judge with. */
-export const THRESHOLD_SETTINGS = ['stormCount', 'stormWindowMs', 'duplicateCallWindowMs', 'fenceGraceMs', 'strandingWindowMs', 'sharedSessionStore'] as const satisfies readonly SettingName[];
+export const THRESHOLD_SETTINGS = ['stormCount', 'stormWindowMs', 'duplicateCallWindowMs', 'fenceGraceMs', 'strandingWindowMs', 'orphanWindowMs', 'sharedSessionStore'] as const satisfies readonly SettingName[];
 
 /** The settings whatif can vary (its flags ask "what if …"). */
 export const WHATIF_SETTINGS = ['retentionMaxAgeMs', 'retentionMaxEvents', 'fenceGraceMs', 'stormCount', 'stormWindowMs', 'duplicateCallWindowMs'] as const satisfies readonly SettingName[];

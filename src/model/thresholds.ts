@@ -10,6 +10,12 @@ export interface DetectOptions {
   /** stranded-response: a log that ends this soon after a response was stored for replay cannot judge it yet. */
   strandingWindowMs: number;
   /**
+   * orphaned-request: a request still pending when the log ends less than this long after it was stranded is
+   * not knowable (the client may be about to come back for it). 0, the default, is rules.md's letter: every one
+   * is a finding. A soak test's gate whose log is cut while clients reconnect opts in.
+   */
+  orphanWindowMs: number;
+  /**
    * 'as-logged': a position is retained unless the log shows it trimmed or the
    * session log evicted. A number override re-judges retention by age/count.
    */
@@ -28,6 +34,7 @@ export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
   duplicateCallWindowMs: 60_000,
   fenceGraceMs: 5_000,
   strandingWindowMs: 60_000,
+  orphanWindowMs: 0,
   retention: 'as-logged',
   sharedSessionStore: false,
 };

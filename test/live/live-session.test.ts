@@ -390,6 +390,28 @@ describe('LiveSession', () => {
     expect(sorted(live.book.all())).toEqual(sorted(wholeLogFindings([{ name: 'app.ndjson', text: s1 + later }])));
   });
 
+  it('judges an orphan the window left not knowable once the log has gone past it, though its session is not touched again', () => {
+    const detectOpts = { orphanWindowMs: 30_000 };
+    const live = new LiveSession(memoryDb(), { detect: detectOpts });
+    const s1 =
+      rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }) +
+      rec(10, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }) +
+      rec(100, { kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 'r1', method: 'sampling/createMessage' }) +
+      rec(2000, { kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' });
+    live.addLines('app.ndjson', inputLines(s1));
+    live.detect();
+    expect(live.book.all().map((f) => f.rule)).not.toContain('orphaned-request');
+    const later = rec(40_000, { kind: 'session.created', session: 'S2', principal: 'bob' });
+    live.addLines('app.ndjson', inputLines(later, 5));
+    live.detect();
+    expect(live.book.all().map((f) => [f.rule, f.session])).toContainEqual(['orphaned-request', 'S1']);
+    const whole = memoryDb();
+    const ingest = new SourceIngest(whole, 'app.ndjson');
+    for (const l of inputLines(s1 + later)) ingest.add(l);
+    ingest.finish(null);
+    expect(sorted(live.book.all())).toEqual(sorted(detect(whole, detectOpts).findings));
+  });
+
   it('judges the records a --db file already holds in its first round', () => {
     const db = memoryDb();
     const ingest = new SourceIngest(db, 'earlier.ndjson');

@@ -88,3 +88,42 @@ describe('orphaned-request', () => {
     ]);
   });
 });
+
+describe('orphaned-request with an orphan window (--orphan-window, a soak log cut mid-flight)', () => {
+  const ping = (ms: number) => ({ ts: at(ms), kind: 'call', session: 'S1', rpc_id: 9, method: 'ping', status: 200 });
+  const cut = [created, opened, request(100, 'r1'), closed(2000)];
+  const notKnowable = (r: Awaited<ReturnType<typeof analyzeLines>>) => r.not_knowable.filter((n) => n.rule === 'orphaned-request');
+
+  it('is a finding by default, however soon the log ends (rules.md)', async () => {
+    const report = await analyzeLines([...cut, ping(12_000)]);
+    expect(findingsOf(report, 'orphaned-request')).toHaveLength(1);
+    expect(notKnowable(report)).toEqual([]);
+  });
+
+  it('is not knowable when the log ends within the window after the request was stranded', async () => {
+    const report = await analyzeLines([...cut, ping(12_000)], { orphanWindowMs: 30_000 });
+    expect(findingsOf(report, 'orphaned-request')).toEqual([]);
+    expect(notKnowable(report)).toEqual([
+      {
+        rule: 'orphaned-request',
+        session: 'S1',
+        reason:
+          'server request r1 (sampling/createMessage) is still pending when the log ends, 10 s after g1 was closed at 2026-11-09T10:00:02.000Z, within the 30 s orphan window: the client may still come back for it',
+      },
+    ]);
+  });
+
+  it('is a finding when the log goes on past the window', async () => {
+    const report = await analyzeLines([...cut, ping(32_001)], { orphanWindowMs: 30_000 });
+    expect(findingsOf(report, 'orphaned-request')).toHaveLength(1);
+    expect(notKnowable(report)).toEqual([]);
+  });
+
+  it('leaves a request that timed out a finding, inside the window too', async () => {
+    const report = await analyzeLines([...cut, timedOut(3000, 'r1'), ping(12_000)], { orphanWindowMs: 30_000 });
+    const [f, ...rest] = findingsOf(report, 'orphaned-request');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('timed out at');
+    expect(notKnowable(report)).toEqual([]);
+  });
+});

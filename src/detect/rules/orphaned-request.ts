@@ -1,7 +1,7 @@
 import { defineRule, type RuleContext } from '../rule.js';
 import { findingPerRow } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
-import { at, plural } from '../../model/phrasing.js';
+import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
@@ -23,6 +23,8 @@ interface OrphanRow {
   timed_out_ts: number | null;
   failed_answers: number;
   evidence: string;
+  log_end_ms: number;
+  within_window: number | null;
 }
 
 function strandedBy(r: OrphanRow): string {
@@ -42,7 +44,14 @@ function strandedBy(r: OrphanRow): string {
 }
 
 function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
-  const findings = findingPerRow(eachQueryRow<OrphanRow>(db, 'rules/orphaned-request', opts), (r): RawFinding => {
+  const notKnowable: NotKnowable[] = [];
+  const judged = function* (): Generator<OrphanRow> {
+    for (const r of eachQueryRow<OrphanRow>(db, 'rules/orphaned-request', opts)) {
+      if (r.within_window) notKnowable.push(cutShort(r, opts.orphanWindowMs));
+      else yield r;
+    }
+  };
+  const findings = findingPerRow(judged(), (r): RawFinding => {
     const cause = strandedBy(r);
     const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
     const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
@@ -56,8 +65,20 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
     };
   }, handOver);
   const proxySessions = db.prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND decision <> 'fresh'`).pluck().all() as string[];
-  const notKnowable = [...proxyOnlySessions(db, proxySessions)].map((session): NotKnowable => ({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN }));
+  for (const session of proxyOnlySessions(db, proxySessions)) notKnowable.push({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN });
   return { findings, notKnowable };
+}
+
+/** A request the log leaves pending, cut off within the orphan window after it was stranded (--orphan-window). */
+function cutShort(r: OrphanRow, windowMs: number): NotKnowable {
+  const stranded = Math.max(r.sent_ts, r.cause_ts);
+  return {
+    rule: 'orphaned-request',
+    session: r.session,
+    reason:
+      `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} is still pending when the log ends, ${duration(r.log_end_ms - stranded)} after ${strandedBy(r)}, ` +
+      `within the ${duration(windowMs)} orphan window: the client may still come back for it`,
+  };
 }
 
 export default defineRule({
@@ -74,6 +95,6 @@ export default defineRule({
     shouldHave:
       'When a stream ends or is superseded, re-issue its pending requests on the session\'s new stream under fresh ids (tombstoning the old ones), or fail them explicitly to the application.',
   },
-  live: { reads: [], settles: 'end-of-log' },
+  live: { reads: ['log-end'], settles: 'end-of-log', recheckAfterMs: (opts) => opts.orphanWindowMs },
   detect: (ctx) => orphanedRequest(ctx.db, ctx.opts, ctx.handOver),
 });
