@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/findings/config.js';
 import { defaultText, SETTING_NAMES, SETTINGS, THRESHOLD_SETTINGS, WHATIF_SETTINGS, type Setting, type SettingName } from '../../src/findings/settings.js';
@@ -64,6 +65,19 @@ describe('the settings table', () => {
     // A key beside it is refused, and the message lists the declared one.
     const wrong = key === undefined ? { [`${head}X`]: sample.config } : { [head]: { [`${key}X`]: sample.config } };
     expect(() => parseConfig(JSON.stringify(wrong))).toThrow(new RegExp(`unknown key .*expected one of .*${key ?? head}`));
+  });
+
+  // The README's table is what a user reads before --help: it had no row for --stranding-window.
+  it('is what the README\'s settings table lists, row for row', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('| flag | config key | type | default | meaning |')).split('\n\n')[0]!;
+    const rows = table.split('\n').slice(2).map((row) => row.split(' | ').slice(0, 4).map((cell) => cell.replace(/^\| /, '')));
+    expect(rows).toEqual(
+      SETTING_NAMES.map((name) => {
+        const s: Setting = SETTINGS[name];
+        return [s.flag === undefined ? '—' : `\`${s.flag}${s.argument ? ` ${s.argument}` : ''}\``, `\`${s.config}\``, s.type, defaultText(s)];
+      }),
+    );
   });
 
   // --stranding-window was offered, read and then dropped: detectOptions listed the thresholds by hand.
