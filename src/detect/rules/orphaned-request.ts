@@ -69,14 +69,13 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
   return { findings, notKnowable };
 }
 
-/** A request the log leaves pending, cut off within the orphan window after it was stranded (--orphan-window). */
+/** A request the log leaves pending (its at_ms is when it was stranded), cut off within the orphan window (--orphan-window). */
 function cutShort(r: OrphanRow, windowMs: number): NotKnowable {
-  const stranded = Math.max(r.sent_ts, r.cause_ts);
   return {
     rule: 'orphaned-request',
     session: r.session,
     reason:
-      `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} is still pending when the log ends, ${duration(r.log_end_ms - stranded)} after ${strandedBy(r)}, ` +
+      `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} is still pending when the log ends, ${duration(r.log_end_ms - r.at_ms)} after ${strandedBy(r)}, ` +
       `within the ${duration(windowMs)} orphan window: the client may still come back for it`,
   };
 }
