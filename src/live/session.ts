@@ -174,9 +174,10 @@ export class LiveSession {
       records += run.records;
       for (const s of run.sessions) this.recheck.delete(s);
       for (const n of run.notKnowable) {
-        const after = RECHECK_AFTER.get(n.rule);
-        if (n.session === null || after === undefined) continue;
-        const until = (this.lastSeen.get(n.session) as number) + after(options);
+        const period = RECHECK_AFTER.get(n.rule)?.(options) ?? 0;
+        // A period of 0 (orphaned-request's default window): the log going on settles nothing of this rule.
+        if (n.session === null || period <= 0) continue;
+        const until = (this.lastSeen.get(n.session) as number) + period;
         this.recheck.set(n.session, Math.max(this.recheck.get(n.session) ?? until, until));
       }
     }
