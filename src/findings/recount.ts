@@ -12,6 +12,18 @@ function countEach(findings: readonly Finding[]): Map<string, number> {
   return counts;
 }
 
+/** Findings per rule, in catalogue order, on these sessions, each after its own time (what followed a node's loss of them). */
+export function countFollowing(findings: FindingList, sessions: readonly { session: string; after_ms: number }[]): Record<string, number> {
+  if (!Array.isArray(findings)) return countsInCatalogueOrder(findings.countByRuleOn(sessions));
+  const after = new Map(sessions.map((s) => [s.session, s.after_ms]));
+  const counts = new Map<string, number>();
+  for (const f of findings) {
+    const from = f.session === null ? undefined : after.get(f.session);
+    if (from !== undefined && Date.parse(f.at) > from) counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
+  }
+  return countsInCatalogueOrder(counts);
+}
+
 /** The findings `keep` keeps, held as they were (in memory, or in their table). */
 export function keepFindings<F extends FindingList>(findings: F, keep: (f: Finding) => boolean): F {
   return (Array.isArray(findings) ? findings.filter(keep) : findings.filter(keep)) as F;

@@ -41,6 +41,30 @@ export interface Summary {
   protocol_versions: Record<string, number>;
   /** Internal (not in the JSON report): some record without a session logged a version. */
   sessionless_versions?: boolean;
+  /**
+   * Internal (not in the JSON report; `resumescope query lost-sessions` lists the sessions): per node, the
+   * sessions it answered 404 that it had created and never ended, grouped as one loss where their first 404s
+   * follow each other closely (detect/node-losses.ts). Absent where there is none.
+   */
+  lost_sessions?: NodeLoss[];
+}
+
+/** Sessions a node lost without a log line saying so: a restart or evictions the log does not show. */
+export interface NodeLoss {
+  /** The node that created the sessions and answered 404 for them (null: the log names no node). */
+  node: string | null;
+  sessions: number;
+  /** The 404s the node answered for them. */
+  not_found: number;
+  /** The first and the last of the sessions' first 404s. */
+  from_ms: number;
+  until_ms: number;
+  /** The latest record the node logged of any of them before the first 404: one event that lost them all came after it. */
+  last_seen_ms?: number;
+  /** Those two lines (that record, the first 404). */
+  evidence: LineRef[];
+  /** Each session, with the time after which its findings follow from the loss (its last record on the node). */
+  lost: { session: string; after_ms: number }[];
 }
 
 /**
@@ -53,6 +77,8 @@ export interface OrderedFindings extends Iterable<Finding> {
   countByRule(): ReadonlyMap<string, number>;
   /** One rule's findings, in timeline order. */
   ofRule(rule: string): Iterable<Finding>;
+  /** Findings per rule id on these sessions, each after its own time (a node loss's sessions: NodeLoss.lost). */
+  countByRuleOn(sessions: readonly { session: string; after_ms: number }[]): ReadonlyMap<string, number>;
   filter(keep: (f: Finding) => boolean): OrderedFindings;
 }
 

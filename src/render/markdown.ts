@@ -17,6 +17,8 @@ import {
   type LineText,
 } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
+import { LOSSES_INTRO, LOSSES_TITLE, lossFollowing, lossHeadline, moreLosses, shownLosses } from './node-losses.js';
+import { isoTime } from '../model/phrasing.js';
 
 export interface MarkdownOptions {
   lineText?: LineText;
@@ -50,6 +52,7 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
   const out: string[] = [
     `${status} **resumescope**: ${found} in ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')} (gate: fail on ${failOn})`,
   ];
+  out.push(...lossItems(report, quoting));
 
   const groups = ruleGroups(report.findings);
   if (groups.length > 0) {
@@ -89,6 +92,22 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
     out.push('', `${plural(s.repeated_lines, 'line')} repeated an earlier line byte for byte and ${s.repeated_lines === 1 ? 'was' : 'were'} read once: \`resumescope query repeated\` lists ${s.repeated_lines === 1 ? 'it' : 'them'}.`);
   }
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+/** What many findings may follow from (render/node-losses.ts), each loss with the two lines that bound it. */
+function lossItems(report: Report<FindingList>, quoting: EvidenceQuoting): string[] {
+  const { shown, more } = shownLosses(report);
+  if (shown.length === 0) return [];
+  const out = ['', `**${LOSSES_TITLE}** (${LOSSES_INTRO}):`, ''];
+  for (const loss of shown) {
+    const following = lossFollowing(report.findings, loss);
+    out.push(`- ${inline(lossHeadline(loss))}${following === undefined ? '' : `; findings on these sessions since: ${following}`}`);
+    const evidence = loss.evidence.map((ref) => quoteEvidence(ref, quoting, { at: isoTime(loss.from_ms) }));
+    const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
+    out.push('', `  ${fence}text`, ...evidence.map((e) => `  ${e}`), `  ${fence}`);
+  }
+  if (more > 0) out.push('', moreLosses(more));
+  return out;
 }
 
 function details(f: Finding, quoting: EvidenceQuoting): string[] {

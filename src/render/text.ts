@@ -2,6 +2,7 @@ import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { tallyBySession } from '../model/session-tally.js';
 import { printable } from '../model/printable.js';
+import { isoTime } from '../model/phrasing.js';
 import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
@@ -21,6 +22,7 @@ import {
   type LineText,
 } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
+import { LOSSES_INTRO, LOSSES_TITLE, lossFollowing, lossHeadline, moreLosses, shownLosses } from './node-losses.js';
 
 export interface TextOptions {
   lineText?: LineText;
@@ -50,7 +52,7 @@ const LISTED_SESSIONS = 10;
 export function renderText(report: Report<FindingList>, opts: TextOptions = {}): string {
   const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const paint = painter(opts.color);
-  const out: string[] = [summaryLine(report)];
+  const out: string[] = [summaryLine(report), ...lossLines(report, quoting, paint)];
   let number = 0; // #N, as `explain -n N` numbers them (reportOrder)
 
   const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
@@ -88,6 +90,23 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Before the findings: what many of them may follow from (render/node-losses.ts). */
+function lossLines(report: Report<FindingList>, quoting: EvidenceQuoting, paint: Paint): string[] {
+  const { shown, more } = shownLosses(report);
+  if (shown.length === 0) return [];
+  const out = ['', `${paint('strong', LOSSES_TITLE.toUpperCase())} ${paint('faint', `(${LOSSES_INTRO})`)}`];
+  for (const loss of shown) {
+    out.push(`  ${lossHeadline(loss)}`);
+    // The headline names no session, so the evidence keeps its own; times of that day show as time of day.
+    const ctx = { at: isoTime(loss.from_ms) };
+    for (const ref of loss.evidence) out.push(paint('faint', `      ${quoteEvidence(ref, quoting, ctx)}`));
+    const following = lossFollowing(report.findings, loss);
+    if (following !== undefined) out.push(`    findings on these sessions since: ${following}`);
+  }
+  if (more > 0) out.push(`  ${moreLosses(more).replace(/`/g, '')}`);
+  return out;
 }
 
 /**

@@ -46,6 +46,20 @@ describe('a finding table', () => {
     expect([...table.ofRule('replay-on-attach')]).toEqual([]);
   });
 
+  it('counts per rule the findings on given sessions after each one\'s own time, in the view\'s narrowing, as an array of them counts', async () => {
+    const { countFollowing } = await import('../../src/findings/recount.js');
+    const table = tableOf(
+      [raw('404-storm', 'S1', 30, 'a'), raw('404-storm', 'S2', 30, 'b'), raw('404-storm', 'S3', 30, 'c')],
+      [raw('engine-divergence', 'S1', 10, 'at the loss itself'), raw('engine-divergence', 'S1', 5, 'before'), raw('engine-divergence', null, 40, 'no session')],
+    );
+    const lost = [{ session: 'S1', after_ms: Date.parse(at(9)) }, { session: 'S2', after_ms: Date.parse(at(30)) }];
+    expect(Object.fromEntries(table.countByRuleOn(lost))).toEqual({ '404-storm': 1, 'engine-divergence': 1 });
+    expect(countFollowing([...table], lost)).toEqual(countFollowing(table, lost));
+    const narrowed = table.filter((f) => f.rule === 'engine-divergence');
+    expect(Object.fromEntries(narrowed.countByRuleOn(lost))).toEqual({ 'engine-divergence': 1 });
+    expect(narrowed.countByRuleOn([]).size).toBe(0);
+  });
+
   it('keeps the order of two findings alike in time, rule, session and message: the first reported is read first', async () => {
     const ws = await workspaceOf([0, 1].map((i) => ({ ts: at(i), kind: 'session.created', session: `S${i}` })));
     const [first, second] = ws.db.prepare('SELECT id FROM records ORDER BY line').pluck().all() as [number, number];

@@ -30,7 +30,7 @@ export function renderHtml(report: Report<FindingList>, opts: HtmlOptions = {}):
     maxFindings: opts.maxFindings ?? DEFAULT_HTML_MAX_FINDINGS,
   });
   const body = [
-    summarySection(report, opts.failOn ?? 'error'),
+    summarySection(report, opts.failOn ?? 'error', lines),
     findings,
     timelinesSection(timelines),
     chartsSection(opts.series),

@@ -6,9 +6,11 @@ import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING } from 
 import { counted } from './words.js';
 import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
+import type { LineTable } from './findings.js';
+import { LOSSES_INTRO, LOSSES_TITLE, lossFollowing, lossHeadline, moreLosses, shownLosses } from '../node-losses.js';
 
 /** The counts a reader takes in first: the gate, records and sessions, findings by severity and by rule, versions, nodes. */
-export function summarySection(report: Report<FindingList>, failOn: FailOn): string {
+export function summarySection(report: Report<FindingList>, failOn: FailOn, lines: LineTable): string {
   const s = report.summary;
   const counts = countBySeverity(report.findings);
   const failed = exitCodeFor(report, failOn) === 1;
@@ -26,7 +28,24 @@ export function summarySection(report: Report<FindingList>, failOn: FailOn): str
     ...(s.repeated_lines ? [tile('of them repeated lines', s.repeated_lines)] : []),
   ];
   return `<section id="summary"><h2>Summary</h2>${gate}<ul class="tiles">${tiles.join('')}</ul>
-<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, noProtocolVersionLogged(report))}${nodesTable(s.nodes)}</div></section>`;
+<div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, noProtocolVersionLogged(report))}${nodesTable(s.nodes)}</div>${lossesBlock(report, lines)}</section>`;
+}
+
+/** What many findings may follow from (render/node-losses.ts), each loss with the two lines that bound it. */
+function lossesBlock(report: Report<FindingList>, lines: LineTable): string {
+  const { shown, more } = shownLosses(report);
+  if (shown.length === 0) return '';
+  const items = shown.map((loss) => {
+    const following = lossFollowing(report.findings, loss);
+    const quoted = loss.evidence.map((ref) => {
+      const [f, line, raw] = lines.lines[lines.indexOf(ref)]!;
+      return `<li><span class="where">${text(`${lines.files[f]}:${line}`)}</span>${raw === null ? '' : `<code>${text(raw)}</code>`}</li>`;
+    });
+    const since = following === undefined ? '' : `<p class="note">findings on these sessions since: ${text(following)}</p>`;
+    return `<li><p class="msg">${text(lossHeadline(loss))}</p>${since}<ol class="evidence">${quoted.join('')}</ol></li>`;
+  });
+  const rest = more > 0 ? `<p class="note">${text(moreLosses(more))}</p>` : '';
+  return `<div class="losses"><h3>${text(LOSSES_TITLE)}</h3><p class="note">${text(LOSSES_INTRO)}</p><ul>${items.join('')}</ul>${rest}</div>`;
 }
 
 function tile(label: string, n: number, cls = ''): string {

@@ -1,0 +1,38 @@
+import type { FindingList, NodeLoss, Report } from '../model/finding.js';
+import { countFollowing } from '../findings/recount.js';
+import { duration, isoTime, plural } from '../model/phrasing.js';
+import { printable } from '../model/printable.js';
+
+// The words every human format uses for a node's unlogged loss of sessions (detect/node-losses.ts);
+// each format lays them out its own way.
+
+/** Losses shown in full; the rest are counted. */
+export const LOSSES_SHOWN = 5;
+
+export const LOSSES_TITLE = 'Sessions lost without a log line';
+export const LOSSES_INTRO =
+  'answered 404 by the node that created them, their end never logged: a restart or evictions the log does not show?';
+
+/** "mcp-d answered 404 for 40 sessions it had created and never ended (212 404s), from … to …; it last logged one of them at …, 918 ms before the first 404" */
+export function lossHeadline(loss: NodeLoss): string {
+  const node = loss.node === null ? 'the server' : printable(loss.node);
+  const span = loss.from_ms === loss.until_ms ? `at ${isoTime(loss.from_ms)}` : `from ${isoTime(loss.from_ms)} to ${isoTime(loss.until_ms)}`;
+  const seen = loss.last_seen_ms === undefined ? '' : `; it last logged one of them at ${isoTime(loss.last_seen_ms)}, ${duration(loss.from_ms - loss.last_seen_ms)} before the first 404`;
+  return `${node} answered 404 for ${plural(loss.sessions, 'session')} it had created and never ended (${plural(loss.not_found, '404')}), ${span}${seen}`;
+}
+
+/** "67 engine-divergence, 12 404-storm" in catalogue order, or undefined where the report holds none on those sessions. */
+export function lossFollowing(findings: FindingList, loss: NodeLoss): string | undefined {
+  const counts = Object.entries(countFollowing(findings, loss.lost));
+  return counts.length === 0 ? undefined : counts.map(([rule, n]) => `${n} ${rule}`).join(', ');
+}
+
+/** The losses a report shows, and how many more there are. */
+export function shownLosses(report: Report<FindingList>): { shown: NodeLoss[]; more: number } {
+  const all = report.summary.lost_sessions ?? [];
+  return { shown: all.slice(0, LOSSES_SHOWN), more: Math.max(0, all.length - LOSSES_SHOWN) };
+}
+
+export function moreLosses(more: number): string {
+  return `… and ${plural(more, 'more loss', 'more losses')}: \`resumescope query lost-sessions\` lists every lost session`;
+}

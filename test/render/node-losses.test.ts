@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeLines, at, type LogLine } from '../helpers/logs.js';
+import { renderText } from '../../src/render/text.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderHtml } from '../../src/render/html/index.js';
+import { cli } from '../cli/run-cli.js';
+
+// The human formats open with the sessions a node lost without a log line (detect/node-losses.ts):
+// one line per loss, the two log lines that bound it, and the findings on those sessions since, so
+// that a reader sees one restart before reading its dozens of findings one by one.
+
+describe('analyze: sessions lost without a log line, in the text report', () => {
+  it('comes before the findings, bounded by the node\'s last record of the sessions and the first 404, with what followed', async () => {
+    const r = await cli('analyze', 'samples/node-restart.ndjson');
+    const lines = r.out.split('\n');
+    const title = lines.findIndex((l) => l.startsWith('SESSIONS LOST WITHOUT A LOG LINE'));
+    expect(title).toBe(2);
+    expect(lines.findIndex((l) => l === 'WARNING')).toBeGreaterThan(title);
+    expect(lines[title + 1]).toBe(
+      '  mcp-b answered 404 for 2 sessions it had created and never ended (6 404s), from 2026-11-09T10:00:24.100Z to 2026-11-09T10:00:24.300Z; it last logged one of them at 2026-11-09T10:00:18.000Z, 6100 ms before the first 404',
+    );
+    expect(lines[title + 2]).toMatch(/^ {6}samples\/node-restart\.ndjson:17 {2}10:00:18\.000 request\.sent session=b0b-102/);
+    expect(lines[title + 3]).toMatch(/^ {6}samples\/node-restart\.ndjson:18 {2}10:00:24\.100 upgrade session=b0b-101 reject 404/);
+    expect(lines[title + 4]).toBe('    findings on these sessions since: 1 404-storm, 1 engine-divergence');
+  });
+
+  it('counts only the findings the report shows (--rule), and leaves out a node that logged its sessions\' end', async () => {
+    const narrowed = await cli('analyze', 'samples/node-restart.ndjson', '--rule', '404-storm');
+    expect(narrowed.out).toContain('    findings on these sessions since: 1 404-storm\n');
+    const evicted = await cli('analyze', 'samples/http-edge.ndjson', '--fail-on', 'never');
+    expect(evicted.out).toContain('404-storm');
+    expect(evicted.out).not.toContain('SESSIONS LOST');
+  });
+});
+
+describe('sessions lost without a log line, in every human format, from hostile node names', () => {
+  const node = '<img src=x onerror=alert(1)>\u001b[2J';
+  const lines: LogLine[] = [
+    { ts: at(0), kind: 'session.created', session: 'S1', node, principal: 'tok:a' },
+    { ts: at(500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, rpc_kind: 'notification', node },
+    { ts: at(4000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node },
+  ];
+
+  it('text and markdown show the loss with the node made printable, html escapes it', async () => {
+    const report = await analyzeLines(lines);
+    const text = renderText(report);
+    expect(text).toContain('SESSIONS LOST WITHOUT A LOG LINE');
+    expect(text).toContain('for 1 session it had created and never ended (1 404), at 2026-11-09T10:00:04.000Z');
+    expect(text).toContain('findings on these sessions since: 1 engine-divergence');
+    expect(text).not.toContain('\u001b');
+    const md = renderMarkdown(report);
+    expect(md).toContain('**Sessions lost without a log line**');
+    expect(md).not.toContain('<img');
+    const html = renderHtml(report);
+    expect(html).toContain('<h3>Sessions lost without a log line</h3>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toContain('<img src=x');
+  });
+
+  it('nothing is said where no session was lost', async () => {
+    const report = await analyzeLines(lines.slice(0, 2));
+    expect(renderText(report)).not.toContain('LOST');
+    expect(renderMarkdown(report)).not.toContain('lost');
+    expect(renderHtml(report)).not.toContain('class="losses"');
+  });
+});
