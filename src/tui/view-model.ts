@@ -71,6 +71,17 @@ export interface DashboardModel {
   series: Series;
   /** What happened to a followed file lately (rotated, truncated), newest last; live mode. */
   sourceEvents?: SourceEvent[];
+  /** Sessions nodes lost without a log line (detect/node-losses.ts), oldest first. */
+  losses?: LossNotice[];
+}
+
+/** One node's loss of sessions it created and never ended: the 404s say so, no log line did. */
+export interface LossNotice {
+  node: string | null;
+  sessions: number;
+  /** RFC 3339: the first and the last of the sessions' first 404s. */
+  from: string;
+  until: string;
 }
 
 export interface SourceEvent {

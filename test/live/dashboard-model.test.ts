@@ -199,3 +199,30 @@ describe('detailLoader', () => {
     expect(after.rows).toHaveLength(4);
   });
 });
+
+describe('DashboardModelSource: sessions lost without a log line', () => {
+  const created = (session: string, at: number) => rec(at, { kind: 'session.created', session, node: 'mcp-b', principal: `tok:${session}` });
+  const notFound = (session: string, at: number) =>
+    rec(at, { kind: 'upgrade', session, last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node: 'mcp-b' });
+
+  it('carries the losses the reports open with, read again after a new 404 at most every 5 s of wall time', () => {
+    let wall = 0;
+    const h = harness(() => wall);
+    h.feed(created('S1', 0) + created('S2', 10));
+    expect(h.model.model().losses).toEqual([]);
+    h.feed(notFound('S1', 5000));
+    expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 1, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:05.000Z' }]);
+    wall = 4000;
+    h.feed(notFound('S2', 6000)); // too soon: the 404 waits for the next refresh after the 5 s
+    expect(h.model.model().losses).toMatchObject([{ sessions: 1 }]);
+    wall = 5000;
+    h.feed(rec(7000, { kind: 'stream.opened', session: 'S3', stream: 'g9', via: 'get', node: 'mcp-a' }));
+    expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 2, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:06.000Z' }]);
+  });
+
+  it('a 404 from a node that logged the session\'s end is no loss', () => {
+    const h = harness();
+    h.feed(created('S1', 0) + rec(1000, { kind: 'session.evicted', session: 'S1', reason: 'idle_timeout', node: 'mcp-b' }) + notFound('S1', 5000));
+    expect(h.model.model().losses).toEqual([]);
+  });
+});

@@ -347,6 +347,21 @@ describe('header, loading', () => {
     expect(text).toContain('↻ 10:00:05 app.log rotated: following the new file from its start');
   });
 
+  it('shows the latest loss of sessions without a log line, how many came before, and a hostile node name made safe', () => {
+    const losses = [
+      { node: 'mcp-a', sessions: 3, from: '2026-11-09T09:50:00Z', until: '2026-11-09T09:50:02Z' },
+      { node: 'mcp-b\u001b[2J', sessions: 40, from: '2026-11-09T10:02:16.886Z', until: '2026-11-09T10:02:38.911Z' },
+    ];
+    const frame = render(<Header {...fixtureModel()} losses={losses} width={200} lines={2} />).lastFrame()!;
+    expect(plain(frame)).toContain('⚠ mcp-b');
+    expect(plain(frame)).toContain('[2J lost 40 sessions without a log line, 404s 10:02:16–10:02:38 (+1 earlier)');
+    expect(frame).not.toContain('\u001b[2J');
+    const one = plain(render(<Header {...fixtureModel()} losses={[{ ...losses[0]!, sessions: 1, until: losses[0]!.from }]} width={200} lines={2} />).lastFrame());
+    expect(one).toContain('⚠ mcp-a lost 1 session without a log line, 404s 09:50:00');
+    expect(one).not.toContain('earlier');
+    expect(plain(render(<Header {...fixtureModel()} width={200} lines={2} />).lastFrame())).not.toContain('⚠');
+  });
+
   it('says it is loading, with the line count', () => {
     expect(plain(render(<Loading lines={1234567} source="big.ndjson" phase="reading" width={80} />).lastFrame())).toMatch(
       /resumescope\s+loading 1,234,567 lines…\n\s+big\.ndjson/,

@@ -60,7 +60,7 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     const sessions = sessionIds(ws.db);
     book.apply(sessions, report.findings);
     const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : (ws.db.prepare('SELECT name FROM sources ORDER BY id').pluck().all() as string[]);
-    const source = new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded' });
+    const source = new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded', sharedSessionStore: options.sharedSessionStore });
     source.refresh(sessions);
     const keys = openKeyboard(false)!;
     try {

@@ -77,7 +77,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
 
   // Output: the dashboard, or one NDJSON line per new finding.
   if (keys !== undefined) {
-    model = new DashboardModelSource(db, live.book, { sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)), mode: 'live' });
+    model = new DashboardModelSource(db, live.book, {
+      sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)),
+      mode: 'live',
+      sharedSessionStore: options.sharedSessionStore,
+    });
     const source = model;
     dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
       loadRejected: rejectedLoader(db),

@@ -15,6 +15,8 @@ export type HeaderProps = Pick<
   heldBack?: number;
   /** Rotations and truncations of followed files, newest last. */
   sourceEvents?: DashboardModel['sourceEvents'];
+  /** Sessions nodes lost without a log line, oldest first. */
+  losses?: DashboardModel['losses'];
   width: number;
   /** 2: title and findings, then counts and sources; 1: counts only (short terminals). */
   lines: 0 | 1 | 2;
@@ -50,6 +52,16 @@ function liveMark(p: HeaderProps): Segment {
   return { text: '  ● live', color: 'green' };
 }
 
+/** The latest loss, as the reports open with it (render/node-losses.ts): a restart the log does not show is news. */
+function lossMark(losses: HeaderProps['losses']): Segment[] {
+  const loss = losses?.[losses.length - 1];
+  if (loss === undefined) return [];
+  const when = loss.from === loss.until ? formatClock(loss.from) : `${formatClock(loss.from)}–${formatClock(loss.until)}`;
+  const more = losses!.length > 1 ? ` (+${losses!.length - 1} earlier)` : '';
+  const node = loss.node ?? 'the server';
+  return [{ text: `  ⚠ ${node} lost ${formatCount(loss.sessions)} session${loss.sessions === 1 ? '' : 's'} without a log line, 404s ${when}${more}`, color: 'red', bold: true }];
+}
+
 export function Header(props: HeaderProps) {
   const { width, lines } = props;
   if (lines === 0) return null;
@@ -64,6 +76,7 @@ export function Header(props: HeaderProps) {
     ...recordCounts(props),
     // A rotation is news: it goes before the (long) source list.
     ...(event ? [{ text: `  ↻ ${formatClock(event.at)} ${event.text}`, color: 'yellow', bold: true }] : []),
+    ...lossMark(props.losses),
     { text: props.sources.length > 0 ? `  ← ${props.sources.join(', ')}` : '', dim: true },
   ];
   if (lines === 1) {

@@ -2,7 +2,9 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { FindingBook } from '../../live/finding-book.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { toFeedItem, type DashboardModel, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
+import { nodeLosses } from '../../detect/node-losses.js';
+import { DEFAULT_DETECT_OPTIONS } from '../../model/thresholds.js';
+import { toFeedItem, type DashboardModel, type LossNotice, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
 import { SeriesCounter } from './series.js';
 import { chartRecordsAfter } from './store-series.js';
 
@@ -16,6 +18,8 @@ export interface ModelSourceOptions {
   mode: DashboardModel['mode'];
   /** Wall clock for the record rate (live mode). */
   now?: () => number;
+  /** The nodes share one session store (--shared-session-store): any node may lose a session. */
+  sharedSessionStore?: boolean;
 }
 
 const MAX_SOURCE_EVENTS = 20;
@@ -23,6 +27,11 @@ const MAX_SOURCE_EVENTS = 20;
 const RATE_WINDOW_MS = 5_000;
 /** Session rows' sessions whose state is judged from their findings. */
 const FORK_RULES = new Set(['silent-fork', 'session-id-reuse']);
+/**
+ * Live, the losses are read again at most this often, and only after a new 404: the question reads the whole
+ * log's 404s (0.4 s at 1M lines), where every other one here reads what changed.
+ */
+const LOSS_RECHECK_MS = 5_000;
 
 interface StoredRow extends Omit<SessionRow, 'findings' | 'state'> {
   incarnations: number;
@@ -37,6 +46,9 @@ export class DashboardModelSource {
   private snapshot: DashboardModel | undefined;
   private bookVersion = -1;
   private events: SourceEvent[] = [];
+  private losses: LossNotice[] = [];
+  private lossesDue = false;
+  private lossesReadAt = -Infinity;
   private readonly now: () => number;
   private readonly q;
 
@@ -50,6 +62,7 @@ export class DashboardModelSource {
       totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(rejected), 0) AS rejected, coalesce(sum(ignored), 0) AS ignored FROM sources'),
       newRecords: chartRecordsAfter(db),
       maxId: db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck(),
+      new404: db.prepare("SELECT 1 FROM records WHERE id > ? AND status = 404 AND origin = 'server' LIMIT 1").pluck(),
       // Not DISTINCT: that walks the session index over the whole table instead of the new rowids.
       newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
       lastSeen: db.prepare('SELECT max(ts_ms) FROM records WHERE session = ? AND shadowed = 0').pluck(),
@@ -76,7 +89,18 @@ export class DashboardModelSource {
     const stale = new Set(sessions);
     for (const s of this.q.newSessions.all(from) as string[]) stale.add(s);
     for (const s of stale) this.readRow(s);
+    if (this.q.new404.get(from) !== undefined) this.lossesDue = true;
+    this.readLosses();
     this.snapshot = undefined;
+  }
+
+  private readLosses(): void {
+    const at = this.now();
+    if (!this.lossesDue || (this.opts.mode === 'live' && at - this.lossesReadAt < LOSS_RECHECK_MS)) return;
+    const opts = { ...DEFAULT_DETECT_OPTIONS, sharedSessionStore: this.opts.sharedSessionStore ?? false };
+    this.losses = nodeLosses(this.db, opts).map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
+    this.lossesDue = false;
+    this.lossesReadAt = at;
   }
 
   /** A followed file was rotated or truncated: the header says so. */
@@ -109,6 +133,7 @@ export class DashboardModelSource {
       sessions,
       series: this.counter.series(),
       sourceEvents: this.events,
+      losses: this.losses,
     };
     return this.snapshot;
   }
