@@ -52,7 +52,7 @@ describe('sessions lost without a log line, in every human format, from hostile 
     expect(md).toContain('**Sessions lost without a log line**');
     expect(md).not.toContain('<img');
     const html = renderHtml(report);
-    expect(html).toContain('<h3>Sessions lost without a log line</h3>');
+    expect(html).toContain('<h3>Sessions lost without a log line</h3><p class="note">Answered 404 by the node that created them');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(html).not.toContain('<img src=x');
   });

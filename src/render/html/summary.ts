@@ -45,7 +45,9 @@ function lossesBlock(report: Report<FindingList>, lines: LineTable): string {
     return `<li><p class="msg">${text(lossHeadline(loss))}</p>${since}<ol class="evidence">${quoted.join('')}</ol></li>`;
   });
   const rest = more > 0 ? `<p class="note">${text(moreLosses(more))}</p>` : '';
-  return `<div class="losses"><h3>${text(LOSSES_TITLE)}</h3><p class="note">${text(LOSSES_INTRO)}</p><ul>${items.join('')}</ul>${rest}</div>`;
+  // A sentence of its own here, where the other formats put it in brackets after the title.
+  const intro = `${LOSSES_INTRO[0]!.toUpperCase()}${LOSSES_INTRO.slice(1)}`;
+  return `<div class="losses"><h3>${text(LOSSES_TITLE)}</h3><p class="note">${text(intro)}</p><ul>${items.join('')}</ul>${rest}</div>`;
 }
 
 function tile(label: string, n: number, cls = ''): string {
