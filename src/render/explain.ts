@@ -1,7 +1,8 @@
-import type { Finding } from '../model/finding.js';
+import type { Finding, NodeLoss } from '../model/finding.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { printable } from '../model/printable.js';
 import { quoteLine, sessionLabel, type LineText } from './common.js';
+import { lossBehind, lossHeadline } from './node-losses.js';
 
 const WIDTH = 78;
 
@@ -12,8 +13,11 @@ const WIDTH = 78;
  * have done. The witness lines are quoted raw (redacted), whole: explain is
  * where a reader goes for the line itself.
  */
-export function explainFinding(finding: Finding, lineText: LineText, cwd?: string): string {
+export function explainFinding(finding: Finding, lineText: LineText, cwd?: string, losses?: readonly NodeLoss[]): string {
   const text = ruleOf(finding.rule).explanation;
+  // The one fact about the log as a whole a reader of this finding needs: its session was lost with others.
+  const loss = lossBehind(losses, finding);
+  const context = loss === undefined ? [] : ['', 'What it follows from', ...wrap(`The session was lost without a log line${loss.sessions > 1 ? ', with others' : ''}: ${lossHeadline(loss)}.`, '  ')];
   const witness =
     finding.evidence.length === 0
       ? ['  (no evidence lines recorded)']
@@ -26,6 +30,7 @@ export function explainFinding(finding: Finding, lineText: LineText, cwd?: strin
     ...wrap(printable(finding.message), '  '),
     '  The lines that show it, in order:',
     ...witness,
+    ...context,
     '',
     'Why this breaks the boundary between stream and session resumption',
     ...wrap(text.whyItBreaks, '  '),

@@ -36,3 +36,10 @@ export function shownLosses(report: Report<FindingList>): { shown: NodeLoss[]; m
 export function moreLosses(more: number): string {
   return `… and ${plural(more, 'more loss', 'more losses')}: \`resumescope query lost-sessions\` lists every lost session`;
 }
+
+/** The loss a finding follows from: its session is one of the loss's, and the finding came after the node last logged it. */
+export function lossBehind(losses: readonly NodeLoss[] | undefined, finding: { session: string | null; at: string }): NodeLoss | undefined {
+  if (losses === undefined || finding.session === null) return undefined;
+  const at = Date.parse(finding.at);
+  return losses.find((l) => l.lost.some((s) => s.session === finding.session && at > s.after_ms));
+}

@@ -58,6 +58,24 @@ describe('explainFinding', () => {
     expect(text).toContain(LOG_LINES['server-b.ndjson']![1]);
   });
 
+  it('says what a finding follows from where its session was one a node lost without a log line, after the node last logged it', () => {
+    const f = FINDINGS[4]!; // dual-writer, session S2, at 10:00:09
+    const loss = (sessions: { session: string; after_ms: number }[]) => ({
+      node: 'b', sessions: sessions.length, not_found: 3, from_ms: Date.parse('2026-11-09T10:00:08.000Z'), until_ms: Date.parse('2026-11-09T10:00:08.500Z'),
+      last_seen_ms: Date.parse('2026-11-09T10:00:07.000Z'), evidence: [], lost: sessions,
+    });
+    const before = Date.parse('2026-11-09T10:00:07.000Z');
+    const two = squash(explainFinding(f, lineText, undefined, [loss([{ session: 'S1', after_ms: before }, { session: 'S2', after_ms: before }])]));
+    expect(two).toContain('What it follows from The session was lost without a log line, with others: b answered 404 for 2 sessions it had created and never ended (3 404s)');
+    expect(two.indexOf('What it follows from')).toBeLessThan(two.indexOf('Why this breaks'));
+    const one = squash(explainFinding(f, lineText, undefined, [loss([{ session: 'S2', after_ms: before }])]));
+    expect(one).toContain('The session was lost without a log line: b answered 404 for 1 session');
+    // another session's loss, a loss after the finding, no losses: nothing said
+    for (const losses of [[loss([{ session: 'S1', after_ms: before }])], [loss([{ session: 'S2', after_ms: Date.parse(f.at) }])], [], undefined]) {
+      expect(explainFinding(f, lineText, undefined, losses)).not.toContain('What it follows from');
+    }
+  });
+
   it('still explains a finding whose lines cannot be read', () => {
     const text = explainFinding(FINDINGS[3]!, () => undefined);
     expect(text).toContain('server-b.ndjson:3');

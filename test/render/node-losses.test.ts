@@ -33,6 +33,18 @@ describe('analyze: sessions lost without a log line, in the text report', () => 
   });
 });
 
+describe('explain: what a finding on a lost session follows from', () => {
+  it('each finding of the restart sample names the loss; a session the node did not lose gets no such section', async () => {
+    const r = await cli('explain', 'samples/node-restart.ndjson');
+    const parts = r.out.split(/\n(?=#\d+ {2})/);
+    expect(parts).toHaveLength(2);
+    for (const part of parts) expect(part).toMatch(/What it follows from\n {2}The session was lost without a log line, with others: mcp-b answered 404 for\n {2}2 sessions/);
+    const other = await cli('explain', 'samples/http-edge.ndjson');
+    expect(other.out).toContain('404-storm');
+    expect(other.out).not.toContain('What it follows from');
+  });
+});
+
 describe('sessions lost without a log line, in every human format, from hostile node names', () => {
   const node = '<img src=x onerror=alert(1)>\u001b[2J';
   const lines: LogLine[] = [

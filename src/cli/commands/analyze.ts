@@ -6,7 +6,7 @@ import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/base
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, lineRecordsResolver, renderChunks, type LineText } from '../../render/index.js';
-import type { Finding, Report } from '../../model/finding.js';
+import type { Finding, NodeLoss, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
 import {
@@ -87,7 +87,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
       ...(format === 'html' && htmlReaders(ws.db)),
     });
     // The HTML report explains every rule it shows; text appended after </html> would be lost.
-    const explained = flags.explain && format !== 'html' && report.findings.length > 0 ? explanations(report.findings, lineText, cwd) : [];
+    const explained = flags.explain && format !== 'html' && report.findings.length > 0 ? explanations(report.findings, lineText, cwd, report.summary.lost_sessions) : [];
     progress.finish(`${report.findings.length} finding(s)`);
     await writeChunks([chunks, explained], flags.output, io);
     if (ws.unusable) return 2;
@@ -98,10 +98,10 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
 }
 
 /** --explain: every finding explained, in timeline order, one at a time. */
-function* explanations(findings: Iterable<Finding>, lineText: LineText, cwd: string): Generator<string> {
+function* explanations(findings: Iterable<Finding>, lineText: LineText, cwd: string, losses: readonly NodeLoss[] | undefined): Generator<string> {
   let first = true;
   for (const f of findings) {
-    yield `${first ? '\n' : '\n\n'}${explainFinding(f, lineText, cwd)}`;
+    yield `${first ? '\n' : '\n\n'}${explainFinding(f, lineText, cwd, losses)}`;
     first = false;
   }
   yield '\n';

@@ -58,7 +58,7 @@ function* explained(report: Report<FindingTable>, lineText: LineText, only: numb
   for (const f of reportOrder(report.findings)) {
     n += 1;
     if (only !== undefined && n !== only) continue;
-    yield `${n > 1 && only === undefined ? '\n\n' : ''}#${n}  ${explainFinding(f, lineText, process.cwd())}`;
+    yield `${n > 1 && only === undefined ? '\n\n' : ''}#${n}  ${explainFinding(f, lineText, process.cwd(), report.summary.lost_sessions)}`;
     if (only !== undefined) break;
   }
   if (report.findings.length > 0) yield '\n';
