@@ -30,22 +30,22 @@ interface LostSessionRow {
 export function nodeLosses(db: Db, opts: DetectOptions): NodeLoss[] {
   const groups = groupLosses(queryRows<LostSessionRow>(db, 'reports/lost-sessions', opts));
   if (groups.length === 0) return [];
-  const refs = resolveEvidence(db, groups.flatMap((rows) => rows.flatMap((r) => (r.last_seen_id === null ? [r.first_404_id] : [r.last_seen_id, r.first_404_id]))));
-  return groups.map((rows) => {
-    const first = rows[0]!;
-    const seen = lastSeenBefore(rows, first.first_404_ms);
-    const ids = seen === undefined ? [first.first_404_id] : [seen.last_seen_id!, first.first_404_id];
-    return {
-      node: first.node,
-      sessions: rows.length,
-      not_found: rows.reduce((n, r) => n + r.not_found, 0),
-      from_ms: first.first_404_ms,
-      until_ms: rows[rows.length - 1]!.first_404_ms,
-      ...(seen !== undefined && { last_seen_ms: seen.last_seen_ms! }),
-      evidence: evidenceInLogOrder(ids, refs),
-      lost: rows.map((r) => ({ session: r.session, after_ms: r.last_seen_ms ?? r.first_404_ms })),
-    };
+  // Two lines a loss: the latest record of any of its sessions before the first 404, and that 404.
+  const cited = groups.map((rows) => {
+    const seen = lastSeenBefore(rows, rows[0]!.first_404_ms);
+    return { rows, seen, ids: seen === undefined ? [rows[0]!.first_404_id] : [seen.last_seen_id!, rows[0]!.first_404_id] };
   });
+  const refs = resolveEvidence(db, cited.flatMap((c) => c.ids));
+  return cited.map(({ rows, seen, ids }) => ({
+    node: rows[0]!.node,
+    sessions: rows.length,
+    not_found: rows.reduce((n, r) => n + r.not_found, 0),
+    from_ms: rows[0]!.first_404_ms,
+    until_ms: rows[rows.length - 1]!.first_404_ms,
+    ...(seen !== undefined && { last_seen_ms: seen.last_seen_ms! }),
+    evidence: evidenceInLogOrder(ids, refs),
+    lost: rows.map((r) => ({ session: r.session, after_ms: r.last_seen_ms ?? r.first_404_ms })),
+  }));
 }
 
 /**

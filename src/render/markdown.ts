@@ -103,7 +103,7 @@ function lossItems(report: Report<FindingList>, quoting: EvidenceQuoting): strin
     const following = lossFollowing(report.findings, loss);
     out.push(`- ${inline(lossHeadline(loss))}${following === undefined ? '' : `; findings on these sessions since: ${following}`}`);
     const evidence = loss.evidence.map((ref) => quoteEvidence(ref, quoting, { at: isoTime(loss.from_ms) }));
-    const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
+    const fence = codeFence(evidence);
     out.push('', `  ${fence}text`, ...evidence.map((e) => `  ${e}`), `  ${fence}`);
   }
   if (more > 0) out.push('', moreLosses(more));
@@ -112,7 +112,7 @@ function lossItems(report: Report<FindingList>, quoting: EvidenceQuoting): strin
 
 function details(f: Finding, quoting: EvidenceQuoting): string[] {
   const evidence = f.evidence.map((ref) => quoteEvidence(ref, quoting, { session: f.session, at: f.at }));
-  const fence = '`'.repeat(Math.max(3, longestBacktickRun(evidence.join('\n')) + 1));
+  const fence = codeFence(evidence);
   return [
     '<details>',
     `<summary><b>${f.severity}</b> <code>${htmlText(f.rule)}</code> · session <code>${htmlText(sessionLabel(f.session))}</code> · ${htmlText(f.at)}</summary>`,
@@ -141,6 +141,11 @@ function inline(s: string): string {
 /** Log text inside an HTML block (the `<summary>` line), where markdown is not read: printable, entities only. */
 function htmlText(s: string): string {
   return printable(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** A code fence no backtick run in these lines can close: a log line may hold any. */
+function codeFence(lines: readonly string[]): string {
+  return '`'.repeat(Math.max(3, longestBacktickRun(lines.join('\n')) + 1));
 }
 
 function longestBacktickRun(s: string): number {

@@ -133,14 +133,17 @@ function pager(key: string, size: number, total: number, first: number): string 
 <noscript><p class="note">Showing the first ${size} of ${total.toLocaleString('en-US')}; the report's inline script pages through the rest (or use --format json).</p></noscript>`;
 }
 
+/** One quoted evidence line, by its index in the table: `file:line` and the line as stored. */
+export function evidenceItem(lines: LineTable, index: number): string {
+  const [f, line, raw] = lines.lines[index]!;
+  return `<li><span class="where">${text(`${lines.files[f]}:${line}`)}</span>${raw === null ? '' : `<code>${text(raw)}</code>`}</li>`;
+}
+
 /** One finding; script.ts builds the same elements in the browser for the other pages (a test holds them equal). */
 function findingCard(item: FindingItem, number: number, lines: LineTable): string {
   const [at, session, message, evidence, timeline] = item;
   const link = timeline >= 0 ? ` · <a href="#${timelineAnchor(timeline)}">timeline</a>` : '';
-  const quoted = evidence.map((i) => {
-    const [f, line, raw] = lines.lines[i]!;
-    return `<li><span class="where">${text(`${lines.files[f]}:${line}`)}</span>${raw === null ? '' : `<code>${text(raw)}</code>`}</li>`;
-  });
+  const quoted = evidence.map((i) => evidenceItem(lines, i));
   const ev = quoted.length ? `<ol class="evidence">${quoted.join('')}</ol>` : '<p class="note">(no evidence lines recorded)</p>';
   return `<article class="finding" id="${findingAnchor(number)}"><div class="meta"><span class="num">#${number}</span> <time>${text(at)}</time> · session <code>${text(sessionLabel(session))}</code>${link}</div><p class="msg">${text(message)}</p>${ev}</article>`;
 }

@@ -6,7 +6,7 @@ import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING } from 
 import { counted } from './words.js';
 import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
-import type { LineTable } from './findings.js';
+import { evidenceItem, type LineTable } from './findings.js';
 import { LOSSES_INTRO, LOSSES_TITLE, lossFollowing, lossHeadline, moreLosses, shownLosses } from '../node-losses.js';
 
 /** The counts a reader takes in first: the gate, records and sessions, findings by severity and by rule, versions, nodes. */
@@ -37,10 +37,7 @@ function lossesBlock(report: Report<FindingList>, lines: LineTable): string {
   if (shown.length === 0) return '';
   const items = shown.map((loss) => {
     const following = lossFollowing(report.findings, loss);
-    const quoted = loss.evidence.map((ref) => {
-      const [f, line, raw] = lines.lines[lines.indexOf(ref)]!;
-      return `<li><span class="where">${text(`${lines.files[f]}:${line}`)}</span>${raw === null ? '' : `<code>${text(raw)}</code>`}</li>`;
-    });
+    const quoted = loss.evidence.map((ref) => evidenceItem(lines, lines.indexOf(ref)));
     const since = following === undefined ? '' : `<p class="note">findings on these sessions since: ${text(following)}</p>`;
     return `<li><p class="msg">${text(lossHeadline(loss))}</p>${since}<ol class="evidence">${quoted.join('')}</ol></li>`;
   });
