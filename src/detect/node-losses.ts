@@ -4,10 +4,12 @@ import { evidenceInLogOrder, resolveEvidence } from './evidence.js';
 import { queryRows } from './query-rows.js';
 import type { DetectOptions } from './types.js';
 
-// A node that restarts, or evicts sessions, without a log line loses every session it held, and the log
-// shows it only as 404s, one session at a time: each its own engine-divergence ("as the log shows the
-// session live"), its 404 storm, its orphaned requests. Set side by side per node, the 404s for sessions
-// the node created and never ended are one event an on-call engineer can look for. They are read from
+// A node that restarts, crashes or evicts sessions without a log line loses every session it held, and
+// the log shows it only as 404s, one session at a time: each its own engine-divergence ("as the log shows
+// the session live"), its 404 storm, its orphaned requests; or, where the node came back under another
+// name (host/pid) or its clients went to another node, no finding at all. Set side by side per node, the
+// 404s for sessions the node created and never ended (answered by it, or by another node once it had
+// fallen silent) are one event an on-call engineer can look for. They are read from
 // queries/reports/lost-sessions.sql (`resumescope query lost-sessions` lists them) and grouped here.
 
 /**
@@ -19,33 +21,46 @@ export const LOSS_GAP_MS = 60_000;
 interface LostSessionRow {
   node: string | null;
   session: string;
+  answered_by: string | null;
   not_found: number;
   last_seen_id: number | null;
   last_seen_ms: number | null;
   first_404_id: number;
   first_404_ms: number;
+  /** Where another node answered: the losing node's last record of all. */
+  node_last_id: number | null;
+  node_last_ms: number | null;
 }
 
 /** The sessions lost per node, grouped where their first 404s follow each other within LOSS_GAP_MS, in time order. */
 export function nodeLosses(db: Db, opts: DetectOptions): NodeLoss[] {
   const groups = groupLosses(queryRows<LostSessionRow>(db, 'reports/lost-sessions', opts));
   if (groups.length === 0) return [];
-  // Two lines a loss: the latest record of any of its sessions before the first 404, and that 404.
+  // Two lines a loss: the latest record of any of its sessions before the first 404, and that 404; where
+  // another node answered, a third between them: the last line the node logged at all.
   const cited = groups.map((rows) => {
     const seen = lastSeenBefore(rows, rows[0]!.first_404_ms);
-    return { rows, seen, ids: seen === undefined ? [rows[0]!.first_404_id] : [seen.last_seen_id!, rows[0]!.first_404_id] };
+    const silent = rows.find((r) => r.node_last_id !== null);
+    const ids = [seen?.last_seen_id, silent?.node_last_id, rows[0]!.first_404_id].filter((id): id is number => id != null);
+    return { rows, seen, silent, ids: [...new Set(ids)] };
   });
   const refs = resolveEvidence(db, cited.flatMap((c) => c.ids));
-  return cited.map(({ rows, seen, ids }) => ({
+  return cited.map(({ rows, seen, silent, ids }) => ({
     node: rows[0]!.node,
     sessions: rows.length,
     not_found: rows.reduce((n, r) => n + r.not_found, 0),
     from_ms: rows[0]!.first_404_ms,
     until_ms: rows[rows.length - 1]!.first_404_ms,
     ...(seen !== undefined && { last_seen_ms: seen.last_seen_ms! }),
+    ...(silent !== undefined && { silent_after_ms: silent.node_last_ms!, answered_by: answeredBy(rows) }),
     evidence: evidenceInLogOrder(ids, refs),
     lost: rows.map((r) => ({ session: r.session, after_ms: r.last_seen_ms ?? r.first_404_ms })),
   }));
+}
+
+/** The nodes that answered a loss's first 404s, in the order they first did. */
+function answeredBy(rows: readonly LostSessionRow[]): (string | null)[] {
+  return [...new Set(rows.map((r) => r.answered_by))];
 }
 
 /**

@@ -61,7 +61,14 @@ export interface NodeLoss {
   until_ms: number;
   /** The latest record the node logged of any of them before the first 404: one event that lost them all came after it. */
   last_seen_ms?: number;
-  /** Those two lines (that record, the first 404). */
+  /**
+   * Where other nodes answered the 404s (the node had fallen silent: without a shared session store, only it
+   * could know its sessions): its last record of all, and the nodes that answered the first 404s, itself too
+   * where it did (null: a record that names no node).
+   */
+  silent_after_ms?: number;
+  answered_by?: (string | null)[];
+  /** Those lines in log order: that record, the node's last (where other nodes answered), the first 404. */
   evidence: LineRef[];
   /** Each session, with the time after which its findings follow from the loss (its last record on the node). */
   lost: { session: string; after_ms: number }[];

@@ -11,14 +11,29 @@ export const LOSSES_SHOWN = 5;
 
 export const LOSSES_TITLE = 'Sessions lost without a log line';
 export const LOSSES_INTRO =
-  'answered 404 by the node that created them, their end never logged: a restart or evictions the log does not show?';
+  'answered 404 by the node that created them, or by another once that node had fallen silent, their end never logged: a restart, a crash or evictions the log does not show?';
 
-/** "mcp-d answered 404 for 40 sessions it had created and never ended (212 404s), from … to …; it last logged one of them at …, 918 ms before the first 404" */
+/**
+ * "mcp-d answered 404 for 40 sessions it had created and never ended (212 404s), from … to …; it last logged one of them at …, 918 ms before the first 404",
+ * or where other nodes answered: "mcp-1 logged nothing after …, and 1 session it had created and never ended got 404 from mcp-1-restarted (2 404s), at …; …"
+ */
 export function lossHeadline(loss: NodeLoss): string {
-  const node = loss.node === null ? 'the server' : printable(loss.node);
+  const node = nodeName(loss.node);
   const span = loss.from_ms === loss.until_ms ? `at ${isoTime(loss.from_ms)}` : `from ${isoTime(loss.from_ms)} to ${isoTime(loss.until_ms)}`;
   const seen = loss.last_seen_ms === undefined ? '' : `; it last logged one of them at ${isoTime(loss.last_seen_ms)}, ${duration(loss.from_ms - loss.last_seen_ms)} before the first 404`;
-  return `${node} answered 404 for ${plural(loss.sessions, 'session')} it had created and never ended (${plural(loss.not_found, '404')}), ${span}${seen}`;
+  if (loss.silent_after_ms === undefined || loss.answered_by === undefined) {
+    return `${node} answered 404 for ${plural(loss.sessions, 'session')} it had created and never ended (${plural(loss.not_found, '404')}), ${span}${seen}`;
+  }
+  const others = loss.answered_by.filter((n) => n !== loss.node).map((n) => (n === null ? 'a node the log does not name' : printable(n)));
+  const named = loss.answered_by.includes(loss.node) ? [...others, `${node} itself`] : others;
+  const by = named.length < 2 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
+  // Its last line of all may be one of these sessions': then it is said once.
+  const seenBefore = loss.last_seen_ms === loss.silent_after_ms ? '' : seen;
+  return `${node} logged nothing after ${isoTime(loss.silent_after_ms)}, and ${plural(loss.sessions, 'session')} it had created and never ended got 404 from ${by} (${plural(loss.not_found, '404')}), ${span}${seenBefore}`;
+}
+
+function nodeName(node: string | null): string {
+  return node === null ? 'the server' : printable(node);
 }
 
 /** "67 engine-divergence, 12 404-storm" in catalogue order, or undefined where the report holds none on those sessions. */

@@ -49,12 +49,43 @@ describe('sessions a node lost without a log line', () => {
       { ts: at(4000), kind: 'session.terminated', session: 'R1', reason: 'client_delete', node: 'b' },
       ...session('R1', 'a', 5000), // created again, on a
       notFound('R1', 'b', 7000), // b did not create the incarnation it is asked for
+      { ts: at(8000), kind: 'session.created', session: 'Z1', node: 'a', principal: 'tok:z' }, // and a, which did, logs on
     ]);
     expect(report.summary.lost_sessions).toBeUndefined();
   });
 
+  it('a 404 from another node after the creating node fell silent is a loss of the creating node (a crash, or a restart as host/pid)', async () => {
+    const report = await analyzeLines([
+      ...session('S1', 'a/101', 0),
+      ...session('S2', 'a/101', 500), // a/101's sessions last logged at 1500
+      { ts: at(2000), kind: 'session.created', session: 'Z1', node: 'a/101', principal: 'tok:z' }, // its last line of all
+      notFound('S1', 'a/202', 5000), // the restarted process, under its new pid
+      { ts: at(5200), kind: 'call', session: 'S2', rpc_id: 3, method: 'tools/call', status: 404, node: 'a/202' },
+      notFound('S1', 'a/202', 5400),
+    ]);
+    const [loss, ...rest] = report.summary.lost_sessions ?? [];
+    expect(rest).toEqual([]);
+    expect(loss).toMatchObject({
+      node: 'a/101', answered_by: ['a/202'], sessions: 2, not_found: 3,
+      from_ms: Date.parse(at(5000)), until_ms: Date.parse(at(5200)), last_seen_ms: Date.parse(at(1500)), silent_after_ms: Date.parse(at(2000)),
+    });
+    // the sessions' last record, the node's last line of all, the first 404
+    expect(loss!.evidence.map((e) => e.line)).toEqual([4, 5, 6]);
+  });
+
+  it('not a loss: another node\'s 404 while the creating node still logs, however little or late', async () => {
+    const lines: LogLine[] = [...session('S1', 'a', 0), notFound('S1', 'b', 5000)];
+    expect((await analyzeLines(lines)).summary.lost_sessions).toHaveLength(1);
+    // a record of another session, in the 404's own millisecond or an hour on: a is alive, and the 404 says where the request went
+    for (const t of [5000, 3_600_000]) {
+      const alive = await analyzeLines([...lines, { ts: at(t), kind: 'session.created', session: 'Z1', node: 'a', principal: 'tok:z' }]);
+      expect(alive.summary.lost_sessions).toBeUndefined();
+    }
+  });
+
   it('with --shared-session-store, a 404 from any node for a live session is a loss of that node', async () => {
-    const lines = [...session('X1', 'a', 0), notFound('X1', 'b', 3000)];
+    // a logs on after the 404: without a shared store, b's 404 only says where the request went
+    const lines = [...session('X1', 'a', 0), notFound('X1', 'b', 3000), { ts: at(4000), kind: 'session.created', session: 'Z1', node: 'a', principal: 'tok:z' }];
     expect((await analyzeLines(lines)).summary.lost_sessions).toBeUndefined();
     const shared = await analyzeLines(lines, { sharedSessionStore: true });
     expect(shared.summary.lost_sessions).toMatchObject([{ node: 'b', sessions: 1, not_found: 1, last_seen_ms: Date.parse(at(1000)) }]);

@@ -4,6 +4,8 @@ import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { cli } from '../cli/run-cli.js';
+import { lossHeadline } from '../../src/render/node-losses.js';
+import type { NodeLoss } from '../../src/model/finding.js';
 
 // The human formats open with the sessions a node lost without a log line (detect/node-losses.ts):
 // one line per loss, the two log lines that bound it, and the findings on those sessions since, so
@@ -30,6 +32,32 @@ describe('analyze: sessions lost without a log line, in the text report', () => 
     const evicted = await cli('analyze', 'samples/http-edge.ndjson', '--fail-on', 'never');
     expect(evicted.out).toContain('404-storm');
     expect(evicted.out).not.toContain('SESSIONS LOST');
+  });
+});
+
+describe('a loss other nodes answered: the creating node fell silent', () => {
+  it('the SDK restart sample (node mcp-1, then mcp-1-restarted) says when mcp-1 went quiet and who answered 404', async () => {
+    const r = await cli('analyze', 'samples/sdk/sdk-restart.ndjson');
+    const lines = r.out.split('\n');
+    const title = lines.findIndex((l) => l.startsWith('SESSIONS LOST WITHOUT A LOG LINE'));
+    expect(lines[title + 1]).toBe(
+      '  mcp-1 logged nothing after 2026-11-29T11:19:04.859Z, and 1 session it had created and never ended got 404 from mcp-1-restarted (2 404s), at 2026-11-29T11:19:04.962Z',
+    );
+    // its last line was the session's own: two lines, not three
+    expect(lines[title + 2]).toMatch(/^ {6}samples\/sdk\/sdk-restart\.ndjson:15 {2}11:19:04\.859 stream\.closed/);
+    expect(lines[title + 3]).toMatch(/^ {6}samples\/sdk\/sdk-restart\.ndjson:16 {2}11:19:04\.962 upgrade/);
+    expect(lines[title + 4]).toBe('');
+  });
+
+  it('names the node itself among those that answered, and the sessions\' last record where it came before the node\'s last line', () => {
+    const loss: NodeLoss = {
+      node: 'a', sessions: 3, not_found: 4, from_ms: Date.parse(at(5000)), until_ms: Date.parse(at(9000)), last_seen_ms: Date.parse(at(1000)),
+      silent_after_ms: Date.parse(at(6000)), answered_by: ['a', 'b', null], evidence: [], lost: [],
+    };
+    expect(lossHeadline(loss)).toBe(
+      'a logged nothing after 2026-11-09T10:00:06.000Z, and 3 sessions it had created and never ended got 404 from b, a node the log does not name and a itself (4 404s), ' +
+        'from 2026-11-09T10:00:05.000Z to 2026-11-09T10:00:09.000Z; it last logged one of them at 2026-11-09T10:00:01.000Z, 4 s before the first 404',
+    );
   });
 });
 
