@@ -8,10 +8,11 @@
 -- is gone. A node that logs its process id in its name (host/pid) is such a node after a restart. With
 -- --shared-session-store any node may answer for a session, and the one that answered 404 lost it.
 WITH node_last AS MATERIALIZED (
-  -- each node's last record (read only where a 404 came from a node that did not create the session); the row's
-  -- id is the one max() picked (SQLite's bare column)
-  SELECT node, max(ts_ms) AS last_ms, id AS last_id FROM records NOT INDEXED
-  WHERE origin = 'server' AND shadowed = 0 GROUP BY node
+  -- each node's last server record, of all its sources (counted as they were stored: no scan of the records)
+  SELECT node, last_ms, last_id FROM (
+    SELECT node, last_ms, last_id, row_number() OVER (PARTITION BY node ORDER BY last_ms DESC, last_id DESC) AS rn
+    FROM node_records WHERE last_ms IS NOT NULL)
+  WHERE rn = 1
 ), not_found AS MATERIALIZED (
   SELECT id, ts_ms, session, answered_by, CASE WHEN :shared_session_store THEN answered_by ELSE created_on END AS node
   FROM (

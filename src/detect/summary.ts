@@ -3,11 +3,6 @@ import type { Db } from '../store/db.js';
 import { nodeLosses } from './node-losses.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
-// Records are what the input holds (log-format.md: a line whose kind is a known
-// kind; an OTLP export holds many): what the analyzer infers from a proxy's
-// `http` record (origin proxy, another kind) is its reading, not input.
-const INPUT_RECORD = "(origin = 'server' OR kind = 'http')";
-
 /** What the input held: the report's summary but the findings' counts. */
 export type InputSummary = Omit<Summary, 'by_rule'>;
 
@@ -15,10 +10,12 @@ export function summarize(db: Db, opts: DetectOptions = DEFAULT_DETECT_OPTIONS):
   const totals = db
     .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
     .get() as { rejected: number; ignored: number; repeated: number };
-  // The input's records and each node's share, counted in one scan of the table.
+  // The input's records and each node's share, counted as they were stored (store/source-sink.ts). Records are
+  // what the input holds (log-format.md: a line whose kind is a known kind; an OTLP export holds many): what the
+  // analyzer infers from a proxy's `http` record (origin proxy, another kind) is its reading, not input.
   let records = 0;
   const nodes: Record<string, NodeSummary> = {};
-  for (const row of db.prepare(`SELECT node, count(*) AS n FROM records WHERE ${INPUT_RECORD} GROUP BY node ORDER BY node`).all() as { node: string | null; n: number }[]) {
+  for (const row of db.prepare('SELECT node, sum(records) AS n FROM node_records GROUP BY node HAVING n > 0 ORDER BY node').all() as { node: string | null; n: number }[]) {
     records += row.n;
     if (row.node !== null) nodes[row.node] = { records: row.n };
   }

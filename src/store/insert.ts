@@ -109,6 +109,7 @@ export interface RowShape {
   session: number;
   newSession: number;
   kind: number;
+  origin: number;
   stream: number;
   protocolVersion: number;
   /** A shape past MAX_SHAPES: its parameters spread over the statement that binds every column. */
@@ -118,8 +119,8 @@ export interface RowShape {
 export interface RecordWriter {
   /** The statement and layout of records with these keys. */
   shape(keys: string[]): RowShape;
-  /** Writes one record's parameters (source id first, which this sets), as laid out by its shape. */
-  write(shape: RowShape, params: Param[]): void;
+  /** Writes one record's parameters (source id first, which this sets), as laid out by its shape; returns its id. */
+  write(shape: RowShape, params: Param[]): number;
 }
 
 export function recordWriter(db: Db, sourceId: number): RecordWriter {
@@ -141,7 +142,7 @@ export function recordWriter(db: Db, sourceId: number): RecordWriter {
       const fields = keys.filter((f) => BY_FIELD.has(f));
       const at = (f: string) => (fields.includes(f) ? 2 + fields.indexOf(f) : -1);
       const layout = { width: fields.length + 5, tsMs: at('tsMs'), seq: at('seq'), node: at('node'), session: at('session'), newSession: at('newSession'),
-        kind: at('kind'), stream: at('stream'), protocolVersion: at('protocolVersion') };
+        kind: at('kind'), origin: at('origin'), stream: at('stream'), protocolVersion: at('protocolVersion') };
       if (byShape.size < MAX_SHAPES) s = { stmt: prepare(fields), ...layout };
       else {
         const slots = fields.map((f) => 2 + all.indexOf(f));
@@ -152,7 +153,7 @@ export function recordWriter(db: Db, sourceId: number): RecordWriter {
     },
     write(shape, params) {
       params[0] = sourceId;
-      shape.stmt.run(shape.spread ? shape.spread(params) : params);
+      return Number(shape.stmt.run(shape.spread ? shape.spread(params) : params).lastInsertRowid);
     },
   };
 }

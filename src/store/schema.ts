@@ -1,9 +1,19 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
+
+const NODE_RECORDS = `
+-- Each node's share of a source, counted as its records are stored (source-sink.ts): the input's records
+-- (summary.nodes: server records and proxy http records) and its last server record by time (lost-sessions.sql:
+-- a node that logged nothing more), so that neither question reads every record again. node NULL: records
+-- that name none.
+CREATE TABLE IF NOT EXISTS node_records (
+  source_id INTEGER NOT NULL REFERENCES sources(id), node TEXT, records INTEGER NOT NULL, last_ms INTEGER, last_id INTEGER
+);
+`;
 
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 6.
+-- resumescope timeline, schema version 7.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
 -- events, requests. Views give each record kind a table of its own, lnav style.
@@ -81,6 +91,8 @@ CREATE INDEX IF NOT EXISTS records_req ON records (req) WHERE req IS NOT NULL;
 CREATE INDEX IF NOT EXISTS records_new_session ON records (new_session) WHERE new_session IS NOT NULL;
 -- Few records carry a protocol version (a session's first, mostly): a session's version is one probe, not a scan of every record.
 CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
+
+${NODE_RECORDS}
 
 -- Sessions touched since the last derive (live mode re-evaluates only these).
 CREATE TABLE IF NOT EXISTS dirty_sessions (session TEXT PRIMARY KEY);
@@ -192,4 +204,15 @@ CREATE VIEW repeated_lines AS
   SELECT s.name AS file, x.line, o.name AS of_file, x.of_line FROM repeated x JOIN sources s ON s.id = x.source_id
   JOIN sources o ON o.id = coalesce(x.of_source_id, x.source_id) ORDER BY s.id, x.line;
 UPDATE meta SET value = '6' WHERE key = 'schema_version';
+`;
+
+/** Schema 6 → 7: each node's records and last server record per source, counted from the records already stored. */
+export const MIGRATE_6_TO_7 = `
+${NODE_RECORDS}
+INSERT INTO node_records (source_id, node, records, last_ms, last_id)
+SELECT source_id, node, sum(origin = 'server' OR kind = 'http'),
+  max(CASE WHEN origin = 'server' THEN ts_ms END),
+  (SELECT r.id FROM records r WHERE r.source_id = g.source_id AND r.node IS g.node AND r.origin = 'server' ORDER BY r.ts_ms DESC, r.id DESC LIMIT 1)
+FROM records g GROUP BY source_id, node;
+UPDATE meta SET value = '7' WHERE key = 'schema_version';
 `;

@@ -10,6 +10,7 @@ import { lineTextReader } from './line-text.js';
 import { RecentLines } from './recent-lines.js';
 import { StatelessStreams } from './stateless-streams.js';
 import { noteStream, settleLine, type LineRecord } from './inheriting-line.js';
+import { NodeTally } from './node-tally.js';
 
 // The store's side of ingest: it receives normalized lines (pipeline/ reads
 // and normalizes them) and writes one source's records, rejected lines and
@@ -81,6 +82,7 @@ export class SourceSink {
   private readonly recent: RecentLines;
   private readonly streams = new StatelessStreams();
   private readLine: ReturnType<typeof lineTextReader> | undefined;
+  private readonly nodes = new NodeTally();
 
   /**
    * `file`: the source is this regular, uncompressed file, and the store keeps where each line is in it
@@ -220,7 +222,7 @@ export class SourceSink {
     const group = this.tieGroup;
     if (group.length === 0) return;
     for (const { shape, params: p } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
-      this.writer.write(shape, p);
+      this.nodes.add(shape, p, this.writer.write(shape, p));
       this.stats.records++;
       if (shape.seq >= 0 && shape.node >= 0) this.seqNodes.add(p[shape.node] as string);
       if (shape.session >= 0 && p[shape.session]) this.touched.add(p[shape.session] as string);
@@ -245,6 +247,7 @@ export class SourceSink {
       .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, repeated = ?, rejected = ? WHERE id = ?')
       .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.repeated, s.rejected, this.sourceId);
     markDirty(this.db, this.touched);
+    this.nodes.save(this.db, this.sourceId);
     return true;
   }
 }
