@@ -3,7 +3,7 @@ import { LiveSession } from '../../src/live/session.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { detailLoader } from '../../src/tui/wire/detail.js';
-import { DashboardModelSource } from '../../src/tui/wire/store-model.js';
+import { DashboardModelSource, LIVE_SILENCE_MS } from '../../src/tui/wire/store-model.js';
 import { intervalWidth, MAX_INTERVALS, SeriesCounter } from '../../src/tui/wire/series.js';
 import { healthyLines, rec, violatingLine } from './support.js';
 
@@ -218,6 +218,35 @@ describe('DashboardModelSource: sessions lost without a log line', () => {
     wall = 5000;
     h.feed(rec(7000, { kind: 'stream.opened', session: 'S3', stream: 'g9', via: 'get', node: 'mcp-a' }));
     expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 2, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:06.000Z' }]);
+  });
+
+  it('live, a loss another node answered is shown once the silent node has logged nothing for 30 s of log time', () => {
+    let wall = 0;
+    const h = harness(() => wall);
+    const other = (at: number) => rec(at, { kind: 'stream.opened', session: 'Z1', stream: `g${at}`, via: 'get', node: 'mcp-c' });
+    const fromC = (session: string, at: number) =>
+      rec(at, { kind: 'upgrade', session, last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node: 'mcp-c' });
+    h.feed(created('S1', 0) + fromC('S1', 5000));
+    // mcp-b may only be late: its file could still bring lines after 5 s
+    expect(h.model.model().losses).toEqual([]);
+    wall = 5000;
+    h.feed(other(LIVE_SILENCE_MS - 1));
+    expect(h.model.model().losses).toEqual([]);
+    wall = 10_000;
+    h.feed(other(LIVE_SILENCE_MS)); // no new 404: the held-back loss is asked about again
+    expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 1, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:05.000Z' }]);
+  });
+
+  it('live, a node that turns out to be late, not silent, is never shown as a loss', () => {
+    let wall = 0;
+    const h = harness(() => wall);
+    const fromC = rec(5000, { kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node: 'mcp-c' });
+    h.feed(created('S1', 0) + fromC);
+    wall = 5000;
+    h.feed(created('S2', 6000)); // mcp-b's late lines arrive: it still logs
+    wall = 10_000;
+    h.feed(rec(LIVE_SILENCE_MS + 10_000, { kind: 'stream.opened', session: 'Z1', stream: 'g1', via: 'get', node: 'mcp-c' }));
+    expect(h.model.model().losses).toEqual([]);
   });
 
   it('a 404 from a node that logged the session\'s end is no loss', () => {

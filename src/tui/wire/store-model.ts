@@ -32,6 +32,11 @@ const FORK_RULES = new Set(['silent-fork', 'session-id-reuse']);
  * log's 404s (0.4 s at 1M lines), where every other one here reads what changed.
  */
 const LOSS_RECHECK_MS = 5_000;
+/**
+ * Live, a node whose file comes in late looks silent for a moment: a loss other nodes answered (the node that
+ * created the sessions logged nothing more) is shown once the log has gone on this long after its last line.
+ */
+export const LIVE_SILENCE_MS = 30_000;
 
 interface StoredRow extends Omit<SessionRow, 'findings' | 'state'> {
   incarnations: number;
@@ -62,6 +67,7 @@ export class DashboardModelSource {
       totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(rejected), 0) AS rejected, coalesce(sum(ignored), 0) AS ignored FROM sources'),
       newRecords: chartRecordsAfter(db),
       maxId: db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck(),
+      newestMs: db.prepare('SELECT max(last_ms) FROM node_records').pluck(),
       new404: db.prepare("SELECT 1 FROM records WHERE id > ? AND status = 404 AND origin = 'server' LIMIT 1").pluck(),
       // Not DISTINCT: that walks the session index over the whole table instead of the new rowids.
       newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
@@ -98,8 +104,12 @@ export class DashboardModelSource {
     const at = this.now();
     if (!this.lossesDue || (this.opts.mode === 'live' && at - this.lossesReadAt < LOSS_RECHECK_MS)) return;
     const opts = { ...DEFAULT_DETECT_OPTIONS, sharedSessionStore: this.opts.sharedSessionStore ?? false };
-    this.losses = nodeLosses(this.db, opts).map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
-    this.lossesDue = false;
+    const all = nodeLosses(this.db, opts);
+    const newest = this.opts.mode === 'live' ? ((this.q.newestMs.get() as number | null) ?? -Infinity) : Infinity;
+    const shown = all.filter((l) => l.silent_after_ms === undefined || newest - l.silent_after_ms >= LIVE_SILENCE_MS);
+    this.losses = shown.map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
+    // one held back is asked about again at the next refresh (after LOSS_RECHECK_MS), new 404 or not
+    this.lossesDue = shown.length < all.length;
     this.lossesReadAt = at;
   }
 
