@@ -23,7 +23,8 @@ export interface FeedItem {
   evidence: EvidenceLine[];
 }
 
-export type SessionState = 'live' | 'ended' | 'forked' | 'unknown';
+/** `lost`: one of the sessions a node lost without a log line (the header's loss; detect/node-losses.ts). */
+export type SessionState = 'live' | 'ended' | 'forked' | 'lost' | 'unknown';
 
 /** The last upgrade a session saw: what the client presented and what the server decided. */
 export interface DecisionTriple {

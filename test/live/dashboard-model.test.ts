@@ -249,9 +249,18 @@ describe('DashboardModelSource: sessions lost without a log line', () => {
     expect(h.model.model().losses).toEqual([]);
   });
 
+  it('the sessions of a loss shown are `lost` in the sessions table; the node\'s others stay live', () => {
+    const h = harness();
+    h.feed(created('S1', 0) + created('S2', 10) + notFound('S1', 5000));
+    const state = (session: string) => h.model.model().sessions.find((r) => r.session === session)?.state;
+    expect(state('S1')).toBe('lost');
+    expect(state('S2')).toBe('live');
+  });
+
   it('a 404 from a node that logged the session\'s end is no loss', () => {
     const h = harness();
     h.feed(created('S1', 0) + rec(1000, { kind: 'session.evicted', session: 'S1', reason: 'idle_timeout', node: 'mcp-b' }) + notFound('S1', 5000));
     expect(h.model.model().losses).toEqual([]);
+    expect(h.model.model().sessions.find((r) => r.session === 'S1')?.state).toBe('ended');
   });
 });

@@ -84,6 +84,11 @@ describe('SessionsTable', () => {
     expect(text).toMatch(/S-0a9f12\s+unknown\s+0 —/);
   });
 
+  it('names a session a node lost without a log line `lost`', () => {
+    const rows = [{ ...SESSIONS[0]!, session: 'S-10571a', state: 'lost' as const }, ...SESSIONS.slice(1)];
+    expect(plain(render(<SessionsTable {...props} rows={rows} />).lastFrame())).toMatch(/S-10571a\s+lost\s+2 1204 → resume 200/);
+  });
+
   it('marks the sort column and direction in the header', () => {
     const lines = frameLines(render(<SessionsTable {...props} />).lastFrame());
     expect(lines[0]).toContain('sort: findings ▼');

@@ -28,7 +28,7 @@ const MARKER_WIDTH = 2;
 /** The filter/status line and the column header line. */
 export const SESSIONS_TABLE_CHROME = 2;
 
-const STATE_COLOURS: Record<SessionState, string> = { live: 'green', ended: 'gray', forked: 'red', unknown: 'yellow' };
+const STATE_COLOURS: Record<SessionState, string> = { live: 'green', ended: 'gray', forked: 'red', lost: 'magenta', unknown: 'yellow' };
 const DECISION_COLOURS: Record<string, string> = { resume: 'green', attach: 'cyan', fresh: 'yellow', reject: 'red' };
 
 const SORT_LABELS: Record<SortColumn, string> = {

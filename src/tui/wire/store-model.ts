@@ -52,6 +52,8 @@ export class DashboardModelSource {
   private bookVersion = -1;
   private events: SourceEvent[] = [];
   private losses: LossNotice[] = [];
+  /** The sessions of the losses shown: their rows say `lost`. */
+  private lost = new Set<string>();
   private lossesDue = false;
   private lossesReadAt = -Infinity;
   private readonly now: () => number;
@@ -108,6 +110,7 @@ export class DashboardModelSource {
     const newest = this.opts.mode === 'live' ? ((this.q.newestMs.get() as number | null) ?? -Infinity) : Infinity;
     const shown = all.filter((l) => l.silent_after_ms === undefined || newest - l.silent_after_ms >= LIVE_SILENCE_MS);
     this.losses = shown.map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
+    this.lost = new Set(shown.flatMap((l) => l.lost.map((x) => x.session)));
     // one held back is asked about again at the next refresh (after LOSS_RECHECK_MS), new 404 or not
     this.lossesDue = shown.length < all.length;
     this.lossesReadAt = at;
@@ -173,7 +176,7 @@ export class DashboardModelSource {
     const findings = this.book.forSession(r.session);
     return {
       session: r.session,
-      state: stateOf(r, findings.some((f) => FORK_RULES.has(f.rule))),
+      state: stateOf(r, findings.some((f) => FORK_RULES.has(f.rule)), this.lost.has(r.session)),
       streams: r.streams,
       lastTriple: r.lastTriple,
       replayed: r.replayed,
@@ -200,8 +203,10 @@ export class DashboardModelSource {
   }
 }
 
-function stateOf(r: StoredRow, forked: boolean): SessionState {
+function stateOf(r: StoredRow, forked: boolean, lost: boolean): SessionState {
   if (forked || r.incarnations > 1) return 'forked';
+  // the log never ends a lost session: its 404s say it is gone
+  if (lost) return 'lost';
   if (r.ended) return 'ended';
   return r.incarnations > 0 ? 'live' : 'unknown';
 }
