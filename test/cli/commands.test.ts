@@ -132,6 +132,33 @@ describe('query', () => {
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,4,');
   });
 
+  it('runs a named query: the nodes, the one that fell quiet first first, with its last line and how long before the end', async () => {
+    const rows = JSON.parse((await cli('query', 'nodes', 'samples/multi-node', '--format', 'json')).out);
+    expect(rows).toEqual([
+      { node: 'node-a', records: 11, sessions_created: 2, last_line: '2026-11-09T11:00:00.800Z', last_line_source: 'samples/multi-node/node-a.ndjson:11', quiet_before_end_ms: 200 },
+      { node: 'node-b', records: 4, sessions_created: 1, last_line: '2026-11-09T11:00:01.000Z', last_line_source: 'samples/multi-node/node-b.ndjson:4', quiet_before_end_ms: 0 },
+    ]);
+    // a proxy writes no server line: it comes last, with no last line; records that name no node are a row of their own
+    const dir = mkdtempSync(join(tmpdir(), 'rs-nodes-'));
+    const log = join(dir, 'mixed.ndjson');
+    const http = { ts: '2026-11-09T10:00:03.000Z', kind: 'http', node: 'edge', method: 'POST', path: '/mcp', status: 202, req_headers: { 'mcp-session-id': 'S1' } };
+    const lines = [
+      { ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S1', node: 'z' },
+      { ts: '2026-11-09T10:00:01.000Z', kind: 'session.created', session: 'S2' },
+      { ts: '2026-11-09T10:00:02.000Z', kind: 'session.created', session: 'S3', node: 'a' },
+      http,
+    ];
+    writeFileSync(log, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const mixed = JSON.parse((await cli('query', 'nodes', log, '--format', 'json')).out);
+    expect(mixed).toEqual([
+      { node: 'z', records: 1, sessions_created: 1, last_line: '2026-11-09T10:00:00.000Z', last_line_source: `${log}:1`, quiet_before_end_ms: 2000 },
+      { node: null, records: 1, sessions_created: 1, last_line: '2026-11-09T10:00:01.000Z', last_line_source: `${log}:2`, quiet_before_end_ms: 1000 },
+      { node: 'a', records: 1, sessions_created: 1, last_line: '2026-11-09T10:00:02.000Z', last_line_source: `${log}:3`, quiet_before_end_ms: 0 },
+      { node: 'edge', records: 1, sessions_created: 0, last_line: null, last_line_source: null, quiet_before_end_ms: null },
+    ]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('runs a named query: lines read once because they repeat an earlier line, with the line they repeat', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rs-repeated-'));
     const log = join(dir, 'shipped-twice.ndjson');
