@@ -76,8 +76,12 @@ function lastSeenBefore(rows: readonly LostSessionRow[], firstNotFoundMs: number
   return latest;
 }
 
-/** Per node, the rows cut where a first 404 comes LOSS_GAP_MS or more after the one before; the groups by their first 404. */
-export function groupLosses<R extends { node: string | null; first_404_ms: number }>(rows: readonly R[]): R[][] {
+/**
+ * Per node, the rows cut where a first 404 comes LOSS_GAP_MS or more after the one before; the groups by their first 404.
+ * Rows that other nodes answered after the node fell silent are never cut apart: the node logged nothing more, so
+ * however long its idle clients took to come back, one event lost them all.
+ */
+export function groupLosses<R extends { node: string | null; first_404_ms: number; node_last_ms?: number | null }>(rows: readonly R[]): R[][] {
   const byNode = new Map<string | null, R[]>();
   for (const r of rows) {
     const list = byNode.get(r.node);
@@ -89,7 +93,9 @@ export function groupLosses<R extends { node: string | null; first_404_ms: numbe
     list.sort((a, b) => a.first_404_ms - b.first_404_ms);
     let group: R[] = [];
     for (const r of list) {
-      if (group.length > 0 && r.first_404_ms - group[group.length - 1]!.first_404_ms >= LOSS_GAP_MS) {
+      const before = group[group.length - 1];
+      const silent = before != null && before.node_last_ms != null && r.node_last_ms != null;
+      if (before !== undefined && !silent && r.first_404_ms - before.first_404_ms >= LOSS_GAP_MS) {
         groups.push(group);
         group = [];
       }

@@ -73,6 +73,11 @@ describe('sessions a node lost without a log line', () => {
     expect(loss!.evidence.map((e) => e.line)).toEqual([4, 5, 6]);
   });
 
+  it('one loss for a node that fell silent, however long its idle clients take to come back', async () => {
+    const report = await analyzeLines([...session('S1', 'a', 0), ...session('S2', 'a', 0), notFound('S1', 'b', 5000), notFound('S2', 'b', 5000 + 5 * LOSS_GAP_MS)]);
+    expect(report.summary.lost_sessions).toMatchObject([{ node: 'a', sessions: 2, from_ms: Date.parse(at(5000)), until_ms: Date.parse(at(5000 + 5 * LOSS_GAP_MS)) }]);
+  });
+
   it('not a loss: another node\'s 404 while the creating node still logs, however little or late', async () => {
     const lines: LogLine[] = [...session('S1', 'a', 0), notFound('S1', 'b', 5000)];
     expect((await analyzeLines(lines)).summary.lost_sessions).toHaveLength(1);
@@ -105,6 +110,14 @@ describe('groupLosses', () => {
   it('cuts a node\'s losses where a first 404 comes LOSS_GAP_MS or more after the one before, and orders the groups by time', () => {
     const groups = groupLosses([row('a', 0), row('b', 10), row('a', LOSS_GAP_MS - 1), row('a', 2 * LOSS_GAP_MS - 1), row(null, 5)]);
     expect(groups).toEqual([[row('a', 0), row('a', LOSS_GAP_MS - 1)], [row(null, 5)], [row('b', 10)], [row('a', 2 * LOSS_GAP_MS - 1)]]);
+  });
+
+  it('never cuts apart the 404s other nodes answered after the node fell silent, however far apart', () => {
+    const silent = (ms: number) => ({ node: 'a', first_404_ms: ms, node_last_ms: 0 });
+    const own = (ms: number) => ({ node: 'a', first_404_ms: ms, node_last_ms: null });
+    expect(groupLosses([silent(1000), silent(10 * LOSS_GAP_MS), silent(20 * LOSS_GAP_MS)])).toEqual([[silent(1000), silent(10 * LOSS_GAP_MS), silent(20 * LOSS_GAP_MS)]]);
+    // the node's own 404s are cut by the gap, as before, from each other and from the silent ones
+    expect(groupLosses([own(0), own(2 * LOSS_GAP_MS), silent(4 * LOSS_GAP_MS)])).toEqual([[own(0)], [own(2 * LOSS_GAP_MS)], [silent(4 * LOSS_GAP_MS)]]);
   });
 
   it('no rows, no groups', () => {
