@@ -12,6 +12,7 @@ import { renderText } from './text.js';
 export type { LineText } from './common.js';
 export { lineRecordsResolver, type LineRecords } from './evidence-summary.js';
 export { explainFinding } from './explain.js';
+export { lossNotes } from './node-losses.js';
 export type { RuleExplanation } from '../detect/rule.js';
 export type { ChartSeries, RejectedLineView } from './html/index.js';
 
@@ -43,6 +44,11 @@ export interface RenderOptions {
   series?: HtmlOptions['series'];
   /** HTML: rejected lines, a page at a time. */
   rejected?: HtmlOptions['rejected'];
+}
+
+/** The formats that open with the sessions lost without a log line; the others' shape has no place for them. */
+export function showsLosses(format: Format): boolean {
+  return format === 'text' || format === 'markdown' || format === 'html';
 }
 
 export function isFormat(s: string): s is Format {

@@ -48,6 +48,18 @@ export function shownLosses(report: Report<FindingList>): { shown: NodeLoss[]; m
   return { shown: all.slice(0, LOSSES_SHOWN), more: Math.max(0, all.length - LOSSES_SHOWN) };
 }
 
+/**
+ * The losses as lines for stderr, beside a report whose format has no place for them (json, sarif, junit: their
+ * shape is fixed), so that a pipeline's log still tells of a restart: at most LOSSES_SHOWN, the rest counted.
+ */
+export function lossNotes(report: Report<FindingList>): string[] {
+  const { shown, more } = shownLosses(report);
+  return [
+    ...shown.map((loss) => `resumescope: ${LOSSES_TITLE.toLowerCase()}: ${lossHeadline(loss)}\n`),
+    ...(more > 0 ? [`resumescope: ${moreLosses(more).replace(/`/g, '')}\n`] : []),
+  ];
+}
+
 export function moreLosses(more: number): string {
   return `… and ${plural(more, 'more loss', 'more losses')}: \`resumescope query lost-sessions\` lists every lost session`;
 }

@@ -61,6 +61,25 @@ describe('a loss other nodes answered: the creating node fell silent', () => {
   });
 });
 
+describe('analyze: the losses on stderr beside a report with no place for them', () => {
+  it('json, sarif and junit keep their shape, and stderr tells of the loss in a line of its own', async () => {
+    for (const format of ['json', 'sarif', 'junit']) {
+      const r = await cli('analyze', 'samples/node-restart.ndjson', '--format', format, '--fail-on', 'never');
+      expect(r.err).toBe(
+        'resumescope: sessions lost without a log line: mcp-b answered 404 for 2 sessions it had created and never ended (6 404s), from 2026-11-09T10:00:24.100Z to 2026-11-09T10:00:24.300Z; it last logged one of them at 2026-11-09T10:00:18.000Z, 6100 ms before the first 404\n',
+      );
+      expect(r.out).not.toContain('lost without a log line');
+    }
+  });
+
+  it('not where the report itself opens with the losses, nor where no session was lost', async () => {
+    for (const format of ['text', 'markdown', 'html']) {
+      expect((await cli('analyze', 'samples/node-restart.ndjson', '--format', format, '--fail-on', 'never')).err).toBe('');
+    }
+    expect((await cli('analyze', 'samples/http-edge.ndjson', '--format', 'json', '--fail-on', 'never')).err).toBe('');
+  });
+});
+
 describe('explain: what a finding on a lost session follows from', () => {
   it('each finding of the restart sample names the loss; a session the node did not lose gets no such section', async () => {
     const r = await cli('explain', 'samples/node-restart.ndjson');

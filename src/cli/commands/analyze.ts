@@ -5,7 +5,7 @@ import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, lineRecordsResolver, renderChunks, type LineText } from '../../render/index.js';
+import { explainFinding, lineRecordsResolver, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
 import type { Finding, NodeLoss, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
@@ -90,6 +90,8 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     const explained = flags.explain && format !== 'html' && report.findings.length > 0 ? explanations(report.findings, lineText, cwd, report.summary.lost_sessions) : [];
     progress.finish(`${report.findings.length} finding(s)`);
     await writeChunks([chunks, explained], flags.output, io);
+    // A pipeline that keeps the JSON, SARIF or JUnit report still hears of a node's restart in its log.
+    if (!showsLosses(format)) for (const line of lossNotes(report)) io.err(line);
     if (ws.unusable) return 2;
     return exitCodeFor(report, failOn);
   } finally {
