@@ -9,10 +9,7 @@
 -- --shared-session-store any node may answer for a session, and the one that answered 404 lost it.
 WITH node_last AS MATERIALIZED (
   -- each node's last server record, of all its sources (counted as they were stored: no scan of the records)
-  SELECT node, last_ms, last_id FROM (
-    SELECT node, last_ms, last_id, row_number() OVER (PARTITION BY node ORDER BY last_ms DESC, last_id DESC) AS rn
-    FROM node_records WHERE last_ms IS NOT NULL)
-  WHERE rn = 1
+  SELECT node, last_ms, last_id FROM node_totals WHERE last_ms IS NOT NULL
 ), not_found AS MATERIALIZED (
   SELECT id, ts_ms, session, answered_by, CASE WHEN :shared_session_store THEN answered_by ELSE created_on END AS node
   FROM (

@@ -10,12 +10,12 @@ export function summarize(db: Db, opts: DetectOptions = DEFAULT_DETECT_OPTIONS):
   const totals = db
     .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
     .get() as { rejected: number; ignored: number; repeated: number };
-  // The input's records and each node's share, counted as they were stored (store/source-sink.ts). Records are
+  // The input's records and each node's share, counted as they were stored (store/node-tally.ts). Records are
   // what the input holds (log-format.md: a line whose kind is a known kind; an OTLP export holds many): what the
   // analyzer infers from a proxy's `http` record (origin proxy, another kind) is its reading, not input.
   let records = 0;
   const nodes: Record<string, NodeSummary> = {};
-  for (const row of db.prepare('SELECT node, sum(records) AS n FROM node_records GROUP BY node HAVING n > 0 ORDER BY node').all() as { node: string | null; n: number }[]) {
+  for (const row of db.prepare('SELECT node, records AS n FROM node_totals WHERE records > 0 ORDER BY node').all() as { node: string | null; n: number }[]) {
     records += row.n;
     if (row.node !== null) nodes[row.node] = { records: row.n };
   }

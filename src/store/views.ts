@@ -41,6 +41,17 @@ CROSS JOIN records a ON a.session = q.session AND +a.kind = 'upgrade' AND a.shad
 WHERE a.decision IN ('resume', 'attach') AND a.status BETWEEN 200 AND 299
   AND (q.end_id IS NULL OR (a.ts_ms, a.id) < (q.end_ts, q.end_id));
 
+-- Each node over every source: the input's records, and its last server line by (time, id) (records that name no
+-- node: node NULL). node_records (store/node-tally.ts, counted as records are stored) summed: the one definition
+-- behind summary.nodes, queries/reports/lost-sessions.sql (a node that logged nothing more) and
+-- queries/reports/nodes.sql. A node with no server line (a proxy) has last_ms NULL.
+CREATE TEMP VIEW IF NOT EXISTS node_totals AS
+SELECT node, records, last_ms, last_id FROM (
+  SELECT node, sum(records) OVER (PARTITION BY node) AS records, last_ms, last_id,
+    row_number() OVER (PARTITION BY node ORDER BY last_ms DESC, last_id DESC) AS k
+  FROM node_records)
+WHERE k = 1;
+
 -- A session's protocol version: the first its records log (log-format.md: a session's records inherit
 -- it). One row per session that logs one. The one definition behind summary.protocol_versions,
 -- queries/rules/session-in-stateless-era.sql, queries/rules/replay-in-stateless-era.sql and the engine
