@@ -94,8 +94,8 @@ export function groupLosses<R extends { node: string | null; first_404_ms: numbe
     let group: R[] = [];
     for (const r of list) {
       const before = group[group.length - 1];
-      const silent = before != null && before.node_last_ms != null && r.node_last_ms != null;
-      if (before !== undefined && !silent && r.first_404_ms - before.first_404_ms >= LOSS_GAP_MS) {
+      const afterSilence = before?.node_last_ms != null && r.node_last_ms != null;
+      if (before !== undefined && !afterSilence && r.first_404_ms - before.first_404_ms >= LOSS_GAP_MS) {
         groups.push(group);
         group = [];
       }

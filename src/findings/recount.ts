@@ -1,4 +1,4 @@
-import type { Finding, FindingList, NotKnowable, NotKnowableList, Report } from '../model/finding.js';
+import type { Finding, FindingList, LostSession, NotKnowable, NotKnowableList, Report } from '../model/finding.js';
 import { countsInCatalogueOrder } from '../detect/rules/index.js';
 
 /** Findings per rule, in catalogue order, only rules that have some. */
@@ -13,7 +13,7 @@ function countEach(findings: readonly Finding[]): Map<string, number> {
 }
 
 /** Findings per rule, in catalogue order, on these sessions, each after its own time (what followed a node's loss of them). */
-export function countFollowing(findings: FindingList, sessions: readonly { session: string; after_ms: number }[]): Record<string, number> {
+export function countFollowing(findings: FindingList, sessions: readonly LostSession[]): Record<string, number> {
   if (!Array.isArray(findings)) return countsInCatalogueOrder(findings.countByRuleOn(sessions));
   const after = new Map(sessions.map((s) => [s.session, s.after_ms]));
   const counts = new Map<string, number>();

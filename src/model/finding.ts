@@ -43,18 +43,22 @@ export interface Summary {
   sessionless_versions?: boolean;
   /**
    * Internal (not in the JSON report; `resumescope query lost-sessions` lists the sessions): per node, the
-   * sessions it answered 404 that it had created and never ended, grouped as one loss where their first 404s
-   * follow each other closely (detect/node-losses.ts). Absent where there is none.
+   * sessions it had created and never ended that got 404, from it or, once it had fallen silent, from another
+   * node, grouped as one loss where their first 404s follow each other closely (detect/node-losses.ts).
+   * Absent where there is none.
    */
   lost_sessions?: NodeLoss[];
 }
 
-/** Sessions a node lost without a log line saying so: a restart or evictions the log does not show. */
+/** Sessions a node lost without a log line saying so: a restart, a crash or evictions the log does not show. */
 export interface NodeLoss {
-  /** The node that created the sessions and answered 404 for them (null: the log names no node). */
+  /**
+   * The node that created the sessions (null: the log names no node); with a shared session store, the node
+   * that answered 404 for them.
+   */
   node: string | null;
   sessions: number;
-  /** The 404s the node answered for them. */
+  /** The 404s answered for them. */
   not_found: number;
   /** The first and the last of the sessions' first 404s. */
   from_ms: number;
@@ -70,8 +74,13 @@ export interface NodeLoss {
   answered_by?: (string | null)[];
   /** Those lines in log order: that record, the node's last (where other nodes answered), the first 404. */
   evidence: LineRef[];
-  /** Each session, with the time after which its findings follow from the loss (its last record on the node). */
-  lost: { session: string; after_ms: number }[];
+  lost: LostSession[];
+}
+
+/** One session of a loss, with the time after which its findings follow from the loss (its last record on the node). */
+export interface LostSession {
+  session: string;
+  after_ms: number;
 }
 
 /**
@@ -85,7 +94,7 @@ export interface OrderedFindings extends Iterable<Finding> {
   /** One rule's findings, in timeline order. */
   ofRule(rule: string): Iterable<Finding>;
   /** Findings per rule id on these sessions, each after its own time (a node loss's sessions: NodeLoss.lost). */
-  countByRuleOn(sessions: readonly { session: string; after_ms: number }[]): ReadonlyMap<string, number>;
+  countByRuleOn(sessions: readonly LostSession[]): ReadonlyMap<string, number>;
   filter(keep: (f: Finding) => boolean): OrderedFindings;
 }
 

@@ -94,7 +94,7 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
-/** What many findings may follow from (render/node-losses.ts), each loss with the two lines that bound it. */
+/** What many findings may follow from (render/node-losses.ts), each loss with the lines that bound it. */
 function lossItems(report: Report<FindingList>, quoting: EvidenceQuoting): string[] {
   const { shown, more } = shownLosses(report);
   if (shown.length === 0) return [];

@@ -56,12 +56,13 @@ export function lossNotes(report: Report<FindingList>): string[] {
   const { shown, more } = shownLosses(report);
   return [
     ...shown.map((loss) => `resumescope: ${LOSSES_TITLE.toLowerCase()}: ${lossHeadline(loss)}\n`),
-    ...(more > 0 ? [`resumescope: ${moreLosses(more).replace(/`/g, '')}\n`] : []),
+    ...(more > 0 ? [`resumescope: ${moreLosses(more, '')}\n`] : []),
   ];
 }
 
-export function moreLosses(more: number): string {
-  return `… and ${plural(more, 'more loss', 'more losses')}: \`resumescope query lost-sessions\` lists every lost session`;
+/** "… and 3 more losses: `resumescope query lost-sessions` lists every lost session", the command in `quote` (none in plain text). */
+export function moreLosses(more: number, quote = '`'): string {
+  return `… and ${plural(more, 'more loss', 'more losses')}: ${quote}resumescope query lost-sessions${quote} lists every lost session`;
 }
 
 /** The loss a finding follows from: its session is one of the loss's, and the finding came after the node last logged it. */

@@ -105,7 +105,7 @@ function lossLines(report: Report<FindingList>, quoting: EvidenceQuoting, paint:
     const following = lossFollowing(report.findings, loss);
     if (following !== undefined) out.push(`    findings on these sessions since: ${following}`);
   }
-  if (more > 0) out.push(`  ${moreLosses(more).replace(/`/g, '')}`);
+  if (more > 0) out.push(`  ${moreLosses(more, '')}`);
   return out;
 }
 

@@ -4,7 +4,7 @@ import { renderText } from '../../src/render/text.js';
 import { renderMarkdown } from '../../src/render/markdown.js';
 import { renderHtml } from '../../src/render/html/index.js';
 import { cli } from '../cli/run-cli.js';
-import { lossHeadline } from '../../src/render/node-losses.js';
+import { lossHeadline, lossNotes } from '../../src/render/node-losses.js';
 import type { NodeLoss } from '../../src/model/finding.js';
 
 // The human formats open with the sessions a node lost without a log line (detect/node-losses.ts):
@@ -77,6 +77,29 @@ describe('analyze: the losses on stderr beside a report with no place for them',
       expect((await cli('analyze', 'samples/node-restart.ndjson', '--format', format, '--fail-on', 'never')).err).toBe('');
     }
     expect((await cli('analyze', 'samples/http-edge.ndjson', '--format', 'json', '--fail-on', 'never')).err).toBe('');
+  });
+});
+
+describe('more losses than are shown', () => {
+  it('five are shown in full; the rest are counted, with the command that lists them, quoted only in markdown', async () => {
+    const lines: LogLine[] = [];
+    for (let n = 1; n <= 7; n++) {
+      const node = `mcp-${n}`;
+      lines.push(
+        { ts: at(n * 100), kind: 'session.created', session: `S${n}`, node, principal: `tok:${n}` },
+        { ts: at(100_000 * n), kind: 'upgrade', session: `S${n}`, last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node },
+      );
+    }
+    const report = await analyzeLines(lines);
+    expect(report.summary.lost_sessions).toHaveLength(7);
+    const more = '… and 2 more losses: resumescope query lost-sessions lists every lost session';
+    const text = renderText(report);
+    expect(text.match(/^ {2}mcp-\d answered 404/gm)).toHaveLength(5);
+    expect(text).toContain(`\n  ${more}\n`);
+    expect(renderMarkdown(report)).toContain('… and 2 more losses: `resumescope query lost-sessions` lists every lost session');
+    const notes = lossNotes(report);
+    expect(notes).toHaveLength(6);
+    expect(notes[5]).toBe(`resumescope: ${more}\n`);
   });
 });
 

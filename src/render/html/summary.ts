@@ -31,7 +31,7 @@ export function summarySection(report: Report<FindingList>, failOn: FailOn, line
 <div class="columns">${byRuleTable(report)}${versionsTable(s.protocol_versions ?? {}, noProtocolVersionLogged(report))}${nodesTable(s.nodes)}</div>${lossesBlock(report, lines)}</section>`;
 }
 
-/** What many findings may follow from (render/node-losses.ts), each loss with the two lines that bound it. */
+/** What many findings may follow from (render/node-losses.ts), each loss with the lines that bound it. */
 function lossesBlock(report: Report<FindingList>, lines: LineTable): string {
   const { shown, more } = shownLosses(report);
   if (shown.length === 0) return '';
