@@ -55,9 +55,14 @@ export function shownLosses(report: Report<FindingList>): { shown: NodeLoss[]; m
 export function lossNotes(report: Report<FindingList>): string[] {
   const { shown, more } = shownLosses(report);
   return [
-    ...shown.map((loss) => `resumescope: ${LOSSES_TITLE.toLowerCase()}: ${lossHeadline(loss)}\n`),
+    ...shown.map((loss) => lossNote(loss)),
     ...(more > 0 ? [`resumescope: ${moreLosses(more, '')}\n`] : []),
   ];
+}
+
+/** One loss as a line for stderr; `when` says at what point of a run it is told (watch: "by the end of the run"). */
+export function lossNote(loss: NodeLoss, when?: string): string {
+  return `resumescope: ${LOSSES_TITLE.toLowerCase()}${when === undefined ? '' : ` (${when})`}: ${lossHeadline(loss)}\n`;
 }
 
 /** "… and 3 more losses: `resumescope query lost-sessions` lists every lost session", the command in `quote` (none in plain text). */

@@ -3,7 +3,8 @@ import { LiveSession } from '../../src/live/session.js';
 import type { InputLine } from '../../src/read/lines.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { detailLoader } from '../../src/tui/wire/detail.js';
-import { DashboardModelSource, LIVE_SILENCE_MS } from '../../src/tui/wire/store-model.js';
+import { LIVE_SILENCE_MS } from '../../src/live/losses.js';
+import { DashboardModelSource } from '../../src/tui/wire/store-model.js';
 import { intervalWidth, MAX_INTERVALS, SeriesCounter } from '../../src/tui/wire/series.js';
 import { healthyLines, rec, violatingLine } from './support.js';
 
@@ -247,6 +248,20 @@ describe('DashboardModelSource: sessions lost without a log line', () => {
     wall = 10_000;
     h.feed(rec(LIVE_SILENCE_MS + 10_000, { kind: 'stream.opened', session: 'Z1', stream: 'g1', via: 'get', node: 'mcp-c' }));
     expect(h.model.model().losses).toEqual([]);
+  });
+
+  it('live, a loss shown because its node fell silent is taken back once that node logs again (its file was late), 404 or not', () => {
+    let wall = 0;
+    const h = harness(() => wall);
+    const fromC = rec(5000, { kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node: 'mcp-c' });
+    h.feed(created('S1', 0) + fromC + rec(LIVE_SILENCE_MS + 10_000, { kind: 'stream.opened', session: 'Z1', stream: 'g1', via: 'get', node: 'mcp-c' }));
+    expect(h.model.model().losses).toMatchObject([{ node: 'mcp-b', sessions: 1 }]);
+    const state = () => h.model.model().sessions.find((r) => r.session === 'S1')?.state;
+    expect(state()).toBe('lost');
+    wall = 5000;
+    h.feed(created('S2', 6000)); // mcp-b's file catches up: a line after the 404, and no new 404
+    expect(h.model.model().losses).toEqual([]);
+    expect(state()).toBe('live');
   });
 
   it('the sessions of a loss shown are `lost` in the sessions table; the node\'s others stay live', () => {

@@ -2,7 +2,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
 import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
-import { healthyLines, sleep, tempDir, violatingLine, waitFor } from './support.js';
+import { healthyLines, rec, sleep, tempDir, violatingLine, waitFor } from './support.js';
 
 // `resumescope watch` headless, through the built binary: stdout is a pipe here.
 
@@ -119,6 +119,43 @@ describe('resumescope watch --format ndjson', () => {
     await waitFor('the notice', () => w.stderr().includes('does not exist yet'), 5000);
     writeFileSync(file, violatingLine(100));
     await waitFor('the finding', () => withoutSession(w).length === 1, 5000);
+  });
+});
+
+describe('resumescope watch --format ndjson: sessions lost without a log line, on stderr', () => {
+  // A loss is no finding (its 404s are right): stdout stays one finding a line, stderr tells of it, as `analyze` does beside JSON.
+  const created = (session: string, at: number) => rec(at, { kind: 'session.created', session, node: 'mcp-b', principal: `tok:${session}` });
+  const notFound = (session: string, at: number, node = 'mcp-b') =>
+    rec(at, { kind: 'upgrade', session, last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node });
+  const lossLines = (w: ReturnType<typeof resumescope>) => w.stderr().split('\n').filter((l) => l.startsWith('resumescope: sessions lost without a log line'));
+
+  it('tells a loss once as it is found, and the count it grew to at the end', async () => {
+    const file = logFile(created('S1', 0) + created('S2', 10) + notFound('S1', 5000));
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1500ms', file]);
+    await waitFor('the loss', () => lossLines(w).length === 1, 5000);
+    expect(lossLines(w)[0]).toContain(': mcp-b answered 404 for 1 session it had created and never ended (1 404), at 2026-11-09T10:00:05.000Z');
+    appendFileSync(file, notFound('S2', 6000));
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(lossLines(w)).toHaveLength(2);
+    expect(lossLines(w)[1]).toContain('(by the end of the run): mcp-b answered 404 for 2 sessions');
+    expect(w.stdout().split('\n').filter(Boolean).every((l) => 'rule' in JSON.parse(l))).toBe(true);
+  });
+
+  it('caught up at --idle-exit, tells a loss other nodes answered once the node that created the sessions fell silent', async () => {
+    const file = logFile(created('S1', 0) + notFound('S1', 5000, 'mcp-c'));
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(lossLines(w)).toEqual([expect.stringContaining('(by the end of the run): mcp-b logged nothing after 2026-11-09T10:00:00.000Z, and 1 session it had created and never ended got 404 from mcp-c')]);
+  });
+
+  it('tells nothing where the node logged the session\'s end, or went on logging after another node\'s 404', async () => {
+    const ended = created('S1', 0) + rec(1000, { kind: 'session.terminated', session: 'S1', node: 'mcp-b' }) + notFound('S1', 5000);
+    const routed = created('S2', 0) + notFound('S2', 5000, 'mcp-c') + created('S3', 6000);
+    for (const content of [ended, routed]) {
+      const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', logFile(content)]);
+      expect(await exitWithin(w, 8000)).toBe(0);
+      expect(w.stderr()).not.toContain('lost');
+    }
   });
 });
 

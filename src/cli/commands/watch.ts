@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
+import { LossAnnouncer } from '../../live/loss-announcer.js';
+import { LiveLosses } from '../../live/losses.js';
 import { FindingLines } from '../../live/ndjson-out.js';
 import { runLive } from '../../live/runner.js';
 import { LiveSession } from '../../live/session.js';
@@ -10,6 +12,7 @@ import { follow, STDIN_NAME } from '../../read/follow.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
+import { lossNote } from '../../render/index.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
@@ -68,9 +71,12 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
   let model: DashboardModelSource | undefined;
-  const stop = (exitCode: number) => {
+  /** Whether the run ended with every line read: no line came for --idle-exit, or stdin ended. */
+  let caughtUp = false;
+  const stop = (exitCode: number, readAll = false) => {
     if (controller.signal.aborted) return;
     code = exitCode;
+    caughtUp = readAll;
     controller.abort();
     dashboard?.stop();
   };
@@ -95,6 +101,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   } else {
     lines = new FindingLines(process.stdout, () => stop(0));
   }
+  // Beside the NDJSON, each loss of sessions on stderr, as `analyze` does beside a JSON report (a loss is no finding).
+  const losses = lines === undefined ? undefined : new LossTeller(db, options.sharedSessionStore ?? false, io);
   const announce = (fresh: Finding[]) => {
     for (const f of fresh) {
       if (controller.signal.aborted && code !== 0) return;
@@ -113,7 +121,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const resetIdle = () => {
     if (idleExitMs === undefined) return;
     clearTimeout(idle);
-    idle = setTimeout(() => stop(0), idleExitMs);
+    idle = setTimeout(() => stop(0, true), idleExitMs);
   };
   resetIdle();
   // The rate in the header moves with the clock, lines or not.
@@ -128,6 +136,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       onLines: resetIdle,
       onRound: (round) => {
         model?.refresh(round.sessions);
+        losses?.tell();
         announce(round.fresh);
         dashboard?.notify();
       },
@@ -138,10 +147,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
           model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();
         }
-        if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0);
+        if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0, true);
       },
     });
     if (dashboard !== undefined) await dashboard.done;
+    losses?.tellAtEnd(caughtUp);
     return code;
   } finally {
     process.off('SIGINT', onSignal);
@@ -154,6 +164,31 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     // Stdin is ours to end: left open, it would hold the process.
     if (readsStdin) process.stdin.destroy();
     db.close();
+  }
+}
+
+/** The losses of a followed log, told on stderr: each when first shown, and those grown since at the end. */
+class LossTeller {
+  private readonly losses: LiveLosses;
+  private readonly announcer = new LossAnnouncer();
+
+  constructor(
+    db: Db,
+    sharedSessionStore: boolean,
+    private readonly io: Io,
+  ) {
+    this.losses = new LiveLosses(db, { live: true, sharedSessionStore });
+  }
+
+  tell(): void {
+    this.losses.refresh();
+    for (const loss of this.announcer.fresh(this.losses.shown)) this.io.err(lossNote(loss));
+  }
+
+  /** Caught up, a node that logged nothing more is silent, not late; otherwise a silent node's loss is still held back. */
+  tellAtEnd(caughtUp: boolean): void {
+    this.losses.refresh({ caughtUp });
+    for (const loss of this.announcer.untold(this.losses.shown)) this.io.err(lossNote(loss, 'by the end of the run'));
   }
 }
 

@@ -2,8 +2,7 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { FindingBook } from '../../live/finding-book.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { nodeLosses } from '../../detect/node-losses.js';
-import { DEFAULT_DETECT_OPTIONS } from '../../model/thresholds.js';
+import { LiveLosses } from '../../live/losses.js';
 import { toFeedItem, type DashboardModel, type LossNotice, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
 import { SeriesCounter } from './series.js';
 import { chartRecordsAfter } from './store-series.js';
@@ -27,16 +26,6 @@ const MAX_SOURCE_EVENTS = 20;
 const RATE_WINDOW_MS = 5_000;
 /** Session rows' sessions whose state is judged from their findings. */
 const FORK_RULES = new Set(['silent-fork', 'session-id-reuse']);
-/**
- * Live, the losses are read again at most this often, and only after a new 404: the question reads the whole
- * log's 404s (0.4 s at 1M lines), where every other one here reads what changed.
- */
-const LOSS_RECHECK_MS = 5_000;
-/**
- * Live, a node whose file comes in late looks silent for a moment: a loss other nodes answered (the node that
- * created the sessions logged nothing more) is shown once the log has gone on this long after its last line.
- */
-export const LIVE_SILENCE_MS = 30_000;
 
 interface StoredRow extends Omit<SessionRow, 'findings' | 'state'> {
   incarnations: number;
@@ -51,11 +40,10 @@ export class DashboardModelSource {
   private snapshot: DashboardModel | undefined;
   private bookVersion = -1;
   private events: SourceEvent[] = [];
+  private readonly liveLosses: LiveLosses;
   private losses: LossNotice[] = [];
   /** The sessions of the losses shown: their rows say `lost`. */
   private lost = new Set<string>();
-  private lossesDue = false;
-  private lossesReadAt = -Infinity;
   private readonly now: () => number;
   private readonly q;
 
@@ -65,12 +53,11 @@ export class DashboardModelSource {
     private readonly opts: ModelSourceOptions,
   ) {
     this.now = opts.now ?? Date.now;
+    this.liveLosses = new LiveLosses(db, { live: opts.mode === 'live', sharedSessionStore: opts.sharedSessionStore ?? false, now: this.now });
     this.q = {
       totals: db.prepare('SELECT coalesce(sum(records), 0) AS records, coalesce(sum(rejected), 0) AS rejected, coalesce(sum(ignored), 0) AS ignored FROM sources'),
       newRecords: chartRecordsAfter(db),
       maxId: db.prepare('SELECT coalesce(max(id), 0) FROM records').pluck(),
-      newestMs: db.prepare('SELECT max(last_ms) FROM node_records').pluck(),
-      new404: db.prepare("SELECT 1 FROM records WHERE id > ? AND status = 404 AND origin = 'server' LIMIT 1").pluck(),
       // Not DISTINCT: that walks the session index over the whole table instead of the new rowids.
       newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
       lastSeen: db.prepare('SELECT max(ts_ms) FROM records WHERE session = ? AND shadowed = 0').pluck(),
@@ -97,23 +84,17 @@ export class DashboardModelSource {
     const stale = new Set(sessions);
     for (const s of this.q.newSessions.all(from) as string[]) stale.add(s);
     for (const s of stale) this.readRow(s);
-    if (this.q.new404.get(from) !== undefined) this.lossesDue = true;
     this.readLosses();
     this.snapshot = undefined;
   }
 
   private readLosses(): void {
-    const at = this.now();
-    if (!this.lossesDue || (this.opts.mode === 'live' && at - this.lossesReadAt < LOSS_RECHECK_MS)) return;
-    const opts = { ...DEFAULT_DETECT_OPTIONS, sharedSessionStore: this.opts.sharedSessionStore ?? false };
-    const all = nodeLosses(this.db, opts);
-    const newest = this.opts.mode === 'live' ? ((this.q.newestMs.get() as number | null) ?? -Infinity) : Infinity;
-    const shown = all.filter((l) => l.silent_after_ms === undefined || newest - l.silent_after_ms >= LIVE_SILENCE_MS);
+    const before = this.liveLosses.shown;
+    this.liveLosses.refresh();
+    const shown = this.liveLosses.shown;
+    if (shown === before) return;
     this.losses = shown.map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
     this.lost = new Set(shown.flatMap((l) => l.lost.map((x) => x.session)));
-    // one held back is asked about again at the next refresh (after LOSS_RECHECK_MS), new 404 or not
-    this.lossesDue = shown.length < all.length;
-    this.lossesReadAt = at;
   }
 
   /** A followed file was rotated or truncated: the header says so. */
