@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { RULES } from '../detect/rules/index.js';
 import { detect, type RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../detect/types.js';
+import { isProxyOnlyReason } from '../detect/facts/proxy-only.js';
 import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
@@ -175,8 +176,9 @@ export class LiveSession {
       for (const s of run.sessions) this.recheck.delete(s);
       for (const n of run.notKnowable) {
         const period = RECHECK_AFTER.get(n.rule)?.(options) ?? 0;
-        // A period of 0 (orphaned-request's default window): the log going on settles nothing of this rule.
-        if (n.session === null || period <= 0) continue;
+        // A period of 0 (orphaned-request's default window): the log going on settles nothing of this rule. Nor of a
+        // session only a proxy saw: a server line of it would touch it, and it is judged again then.
+        if (n.session === null || period <= 0 || isProxyOnlyReason(n.reason)) continue;
         const until = (this.lastSeen.get(n.session) as number) + period;
         this.recheck.set(n.session, Math.max(this.recheck.get(n.session) ?? until, until));
       }

@@ -412,6 +412,24 @@ describe('LiveSession', () => {
     expect(sorted(live.book.all())).toEqual(sorted(detect(whole, detectOpts).findings));
   });
 
+  it('does not judge a proxy-only session again as the log goes on: only its own lines can change what the proxy hides', () => {
+    const live = new LiveSession(memoryDb(), { detect: { orphanWindowMs: 30_000 } });
+    // a resumption only the proxy saw: orphaned-request says it cannot see the streams
+    const proxied = rec(0, {
+      kind: 'http', method: 'GET', path: '/mcp', status: 200, duration_ms: 500, node: 'edge',
+      req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '4' }, resp_headers: { 'content-type': 'text/event-stream' },
+    });
+    live.addLines('proxy.ndjson', inputLines(proxied));
+    expect(live.detect().sessions).toContain('P1');
+    const whole = memoryDb();
+    const ingest = new SourceIngest(whole, 'proxy.ndjson');
+    for (const l of inputLines(proxied)) ingest.add(l);
+    ingest.finish(null);
+    expect(detect(whole, { orphanWindowMs: 30_000 }).not_knowable).toContainEqual(expect.objectContaining({ rule: 'orphaned-request', session: 'P1', reason: expect.stringContaining('proxy log only') }));
+    live.addLines('app.ndjson', inputLines(rec(10_000, { kind: 'session.created', session: 'S2', principal: 'bob' })));
+    expect(live.detect().sessions).toEqual(['S2']);
+  });
+
   it('judges the records a --db file already holds in its first round', () => {
     const db = memoryDb();
     const ingest = new SourceIngest(db, 'earlier.ndjson');

@@ -11,6 +11,11 @@ export const SERVER_STATE_HIDDEN = 'proxy log only: the server state behind its 
 /** Writers and in-flight requests: streams and their writers live on the server. */
 export const STREAMS_HIDDEN = 'proxy log only: streams, their writers and server requests are not visible';
 
+/** Whether a rule said this because only a proxy saw the session: the session's own lines may change it, the log going on cannot. */
+export function isProxyOnlyReason(reason: string): boolean {
+  return reason === SERVER_STATE_HIDDEN || reason === STREAMS_HIDDEN;
+}
+
 /** Sessions of accepted resumptions/attaches that only a proxy saw: the stream-level rules cannot judge them. */
 export function proxyOnlyReconnects(db: Db, rule: string, decisions: string[]): NotKnowable[] {
   const sessions = db
