@@ -148,6 +148,20 @@ describe('resumescope watch --format ndjson: sessions lost without a log line, o
     expect(lossLines(w)).toEqual([expect.stringContaining('(by the end of the run): mcp-b logged nothing after 2026-11-09T10:00:00.000Z, and 1 session it had created and never ended got 404 from mcp-c')]);
   });
 
+  it('stopped by --exit-after, not caught up: the silent node may only be late, and its loss is still held back', async () => {
+    const file = logFile(created('S1', 0) + notFound('S1', 5000, 'mcp-c'));
+    const w = resumescope(['watch', '--format', 'ndjson', '--exit-after', '1500ms', file]);
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(lossLines(w)).toEqual([]);
+  });
+
+  it('at the end of stdin, caught up: tells the silent node\'s loss', async () => {
+    const w = resumescope(['watch', '-']);
+    w.child.stdin!.end(created('S1', 0) + notFound('S1', 5000, 'mcp-c'));
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(lossLines(w)).toEqual([expect.stringContaining('(by the end of the run): mcp-b logged nothing after')]);
+  });
+
   it('tells nothing where the node logged the session\'s end, or went on logging after another node\'s 404', async () => {
     const ended = created('S1', 0) + rec(1000, { kind: 'session.terminated', session: 'S1', node: 'mcp-b' }) + notFound('S1', 5000);
     const routed = created('S2', 0) + notFound('S2', 5000, 'mcp-c') + created('S3', 6000);
