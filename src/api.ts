@@ -2,7 +2,7 @@ import { inMemory } from './findings/recount.js';
 import type { Report } from './model/finding.js';
 import type { RunOptions } from './detect/run.js';
 import { detectOnTwoThreads } from './detect/parallel.js';
-import { expandPaths, type Source } from './read/sources.js';
+import { expandInputs, type Source } from './read/sources.js';
 import type { Db } from './store/db.js';
 import { loadInputs, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
@@ -19,6 +19,8 @@ export interface AnalyzeOptions extends RunOptions {
   formats?: InputFormat[];
   /** Told the lines read and each stage begun, for a progress display (the CLI's, the tui's loading screen). */
   onProgress?: ProgressListener;
+  /** analyzeFiles: a folder's subfolders are read too (default: its own log files). */
+  recursive?: boolean;
 }
 
 export interface Workspace {
@@ -46,7 +48,7 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
 }
 
 export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): Promise<Report> {
-  return analyzeSources(expandPaths(paths), opts);
+  return analyzeSources(expandInputs(paths, { recursive: opts.recursive ?? false }).sources, opts);
 }
 
 /** Ingest options that also report lines read to a progress listener. */

@@ -11,7 +11,7 @@ export interface Example {
 
 export const EXAMPLES: Record<string, Example[]> = {
   analyze: [
-    { line: 'resumescope analyze samples/', what: 'report on every log in a folder (exit 1 at an error or worse)' },
+    { line: 'resumescope analyze samples/', what: 'report on the logs in a folder (-r: its subfolders too; exit 1 at an error or worse)' },
     { line: 'resumescope analyze samples/writers.ndjson --rule dual-writer --raw', what: 'one rule, its evidence quoted as logged' },
     { line: 'resumescope analyze samples/proxy --no-not-knowable --fail-on warning', what: 'a proxy log, gate on warnings' },
     { line: 'resumescope analyze samples/ --format sarif -o resumescope.sarif', what: 'for code scanning' },

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { expandPaths, InputError, type Source } from '../read/sources.js';
+import { basename } from 'node:path';
+import { expandInputs, InputError, type Source, type UnreadSubfolders } from '../read/sources.js';
 import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
@@ -15,6 +16,8 @@ export interface InputOptions {
   mapping?: string;
   /** Copy every line's text into the throw-away database too (see IngestOptions.copyLines). */
   copyLines?: boolean;
+  /** A folder's subfolders are read too. */
+  recursive?: boolean;
 }
 
 export interface OpenedWorkspace {
@@ -41,7 +44,9 @@ export async function openWorkspace(
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
   let sources;
   try {
-    sources = expandPaths(paths);
+    const expanded = expandInputs(paths, { recursive: opts.recursive ?? false });
+    sources = expanded.sources;
+    for (const u of expanded.unread) io.err(`resumescope: ${printable(unreadNote(u))}\n`);
   } catch (err) {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
@@ -54,6 +59,13 @@ export async function openWorkspace(
   });
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
+}
+
+/** A folder's subfolders that hold logs and were not read: an export split per node must not lose nodes unsaid. */
+function unreadNote(u: UnreadSubfolders): string {
+  const n = u.subfolders.length;
+  const names = u.subfolders.map((s) => basename(s)).join(', ');
+  return `${u.folder}: ${n === 1 ? '1 subfolder' : `${n} subfolders`} with log files not read (${names}): name ${n === 1 ? 'it' : 'them'} too, or pass --recursive`;
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */

@@ -1,7 +1,8 @@
-import { closeSync, createReadStream, openSync, readdirSync, readSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { folderContents } from './folders.js';
 
 /** An input the reader can open: a file, a folder's member, or stdin. */
 export interface Source {
@@ -11,13 +12,30 @@ export interface Source {
   open(): Readable;
 }
 
-const LOG_FILE = /\.(ndjson|jsonl|log|json)(\.gz)?$/i;
-
 export class InputError extends Error {}
 
-/** Expands PATH arguments: files, folders (their log files, sorted), or `-` for stdin. */
+export interface ExpandOptions {
+  /** Read subfolders too, depth first (read/folders.ts). */
+  recursive?: boolean;
+  stdin?: () => Readable;
+}
+
+/** A folder's subfolders holding log files that were not read: the caller says so. */
+export interface UnreadSubfolders {
+  folder: string;
+  subfolders: string[];
+}
+
+/** Expands PATH arguments: files, folders (their log files, in reading order), or `-` for stdin. */
 export function expandPaths(paths: string[], stdin: () => Readable = () => process.stdin): Source[] {
+  return expandInputs(paths, { stdin }).sources;
+}
+
+/** expandPaths, and each folder's subfolders left unread (without `recursive`). */
+export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sources: Source[]; unread: UnreadSubfolders[] } {
+  const stdin = opts.stdin ?? (() => process.stdin);
   const out: Source[] = [];
+  const unread: UnreadSubfolders[] = [];
   for (const p of paths) {
     if (p === '-') {
       out.push({ name: '<stdin>', path: null, open: () => gunzipIfNeeded(stdin()) });
@@ -31,21 +49,29 @@ export function expandPaths(paths: string[], stdin: () => Readable = () => proce
       out.push(unreadableSource(p, `cannot read (${whyUnreadable(err)})`));
       continue;
     }
-    if (st.isDirectory()) {
-      let members: string[];
-      try {
-        members = readdirSync(p).filter((f) => LOG_FILE.test(f)).sort();
-      } catch (err) {
-        out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
-        continue;
-      }
-      if (members.length === 0) throw new InputError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or .gz log files`);
-      for (const f of members) out.push(fileSource(join(p, f)));
-    } else {
+    if (!st.isDirectory()) {
       out.push(fileSource(p));
+      continue;
     }
+    let found;
+    try {
+      found = folderContents(p, opts.recursive ?? false);
+    } catch (err) {
+      out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
+      continue;
+    }
+    if (found.files.length === 0 && found.unlistable.length === 0) throw new InputError(noLogFiles(p, found.unread));
+    out.push(...found.files.map(fileSource));
+    out.push(...found.unlistable.map((u) => unreadableSource(u.path, `cannot read folder (${whyUnreadable(u.why)})`)));
+    if (found.unread.length > 0) unread.push({ folder: p, subfolders: found.unread });
   }
-  return out;
+  return { sources: out, unread };
+}
+
+function noLogFiles(folder: string, unread: string[]): string {
+  const none = `${folder}: folder holds no *.ndjson, *.jsonl, *.log or *.json log files (plain, rotated or .gz)`;
+  if (unread.length === 0) return none;
+  return `${none} of its own; ${unread.length === 1 ? 'its subfolder' : 'its subfolders'} ${unread.map((u) => basename(u)).join(', ')} ${unread.length === 1 ? 'does' : 'do'}: name ${unread.length === 1 ? 'it' : 'them'}, or pass --recursive`;
 }
 
 const ERRNO_WORDS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -124,6 +124,39 @@ describe('analyze: the gate', () => {
   it('--explain adds a plain-English account per finding', async () => {
     const r = await cli('analyze', 'samples/stream-vs-session.ndjson', '--explain', '--rule', 'pending-not-reemitted');
     expect(r.out.toLowerCase()).toContain('should');
+  });
+});
+
+describe('analyze: a folder split per node, and rotated', () => {
+  /** An export as a cluster's log tooling writes it: one subfolder per node, each node's log rotated. */
+  function export_(): string {
+    const line = (ts: string, kind: string, node: string, extra = '') =>
+      `{"ts":"2026-11-09T10:00:${ts}Z","kind":"${kind}","session":"S-${node}","node":"${node}"${extra}}\n`;
+    mkdirSync(join(dir, 'node-a'));
+    mkdirSync(join(dir, 'node-b'));
+    writeFileSync(join(dir, 'node-a', 'mcp.log.1'), line('00.000', 'session.created', 'a'));
+    writeFileSync(join(dir, 'node-a', 'mcp.log'), line('05.000', 'session.terminated', 'a', ',"reason":"client_delete"'));
+    writeFileSync(join(dir, 'node-b', 'mcp.log'), line('01.000', 'session.created', 'b'));
+    return dir;
+  }
+
+  it('says which subfolders it did not read, and --recursive reads them, rotated generations included', async () => {
+    const root = export_();
+    writeFileSync(join(root, 'proxy.ndjson'), '{"ts":"2026-11-09T10:00:02.000Z","kind":"session.created","session":"S-p","node":"p"}\n');
+    const top = await cli('analyze', root, '--format', 'json', '--fail-on', 'never');
+    expect(top.code).toBe(0);
+    expect(JSON.parse(top.out).summary.records).toBe(1);
+    expect(top.err).toContain(`resumescope: ${root}: 2 subfolders with log files not read (node-a, node-b): name them too, or pass --recursive`);
+    const all = await cli('analyze', root, '--recursive', '--format', 'json', '--fail-on', 'never');
+    expect(JSON.parse(all.out).summary.records).toBe(4);
+    expect(all.err).not.toContain('not read');
+  });
+
+  it('refuses a folder whose logs all lie in subfolders, naming them, and exits as a usage error', async () => {
+    const r = await cli('analyze', export_());
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('its subfolders node-a, node-b do: name them, or pass --recursive');
+    expect((await cli('analyze', '-r', dir, '--fail-on', 'never')).code).toBe(0);
   });
 });
 

@@ -1,0 +1,123 @@
+import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A log file's name: *.ndjson, *.jsonl, *.log or *.json, maybe gzipped, maybe a generation rotated away
+ * as logrotate, Docker and the kubelet name them: `mcp.log.1`, `mcp.log.2.gz`, `mcp.log-20261207`,
+ * `0.log.20261207-101500`. An export of a node's logs holds its history in those; read only the live
+ * file, an incident review would miss everything before the last rotation, silently.
+ */
+const LOG_NAME = /^(.*\.(?:ndjson|jsonl|log|json))(?:[.-](\d[\d-]*))?(\.gz)?$/i;
+
+export function isLogFileName(name: string): boolean {
+  return LOG_NAME.test(name);
+}
+
+/** What reading a folder found: its log files in reading order, and what it could not read. */
+export interface FolderContents {
+  files: string[];
+  /** Subfolders holding log files that were not read (not recursive): the user is told, nothing is lost unsaid. */
+  unread: string[];
+  /** Subfolders that could not be listed (recursive): each becomes an unusable input. */
+  unlistable: { path: string; why: unknown }[];
+}
+
+/**
+ * A folder's log files. Without `recursive`, its own members, and the subfolders that hold log files,
+ * to be named in a note. With it, its members then each subfolder's, depth first, in name order.
+ * Hidden entries (a leading dot: `.git`, an editor's swap folder) are never walked into. A folder
+ * reached again through a symbolic link is read once.
+ */
+export function folderContents(folder: string, recursive: boolean): FolderContents {
+  const out: FolderContents = { files: [], unread: [], unlistable: [] };
+  const seen = new Set<string>();
+  const walk = (dir: string, top: boolean): void => {
+    if (!firstVisit(dir, seen)) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch (err) {
+      if (top) throw err;
+      out.unlistable.push({ path: dir, why: err });
+      return;
+    }
+    out.files.push(...inReadingOrder(entries.filter(isLogFileName)).map((f) => join(dir, f)));
+    for (const sub of subfolders(dir, entries)) {
+      if (recursive) walk(sub, false);
+      else if (holdsLogFiles(sub, seen)) out.unread.push(sub);
+    }
+  };
+  walk(folder, true);
+  return out;
+}
+
+function subfolders(dir: string, entries: string[]): string[] {
+  return entries
+    .filter((e) => !e.startsWith('.') && isFolder(join(dir, e)))
+    .sort()
+    .map((e) => join(dir, e));
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Marks a folder visited by its real path: false if it was already. */
+function firstVisit(dir: string, seen: Set<string>): boolean {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    real = dir;
+  }
+  if (seen.has(real)) return false;
+  seen.add(real);
+  return true;
+}
+
+/** Whether a log file lies anywhere below: stops at the first. Its own visits do not count as reads. */
+function holdsLogFiles(dir: string, seen: ReadonlySet<string>): boolean {
+  const visited = new Set(seen);
+  const look = (d: string): boolean => {
+    if (!firstVisit(d, visited)) return false;
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return false;
+    }
+    return entries.some(isLogFileName) || subfolders(d, entries).some(look);
+  };
+  return look(dir);
+}
+
+/**
+ * Names in reading order: by name, as ever, except that a rotated generation goes just before its
+ * live file, the oldest first (`mcp.log.3`, `mcp.log.2.gz`, `mcp.log.1`, `mcp.log`; dated ones by
+ * date), so a node's lines come in the order it wrote them: ties within one millisecond keep file order.
+ */
+export function inReadingOrder(names: string[]): string[] {
+  return names
+    .map((name) => ({ name, ...generationOf(name) }))
+    .sort((a, b) => cmp(a.key, b.key) || a.rank - b.rank || cmp(a.stamp, b.stamp) || cmp(a.name, b.name))
+    .map((n) => n.name);
+}
+
+/**
+ * key: the live file's name (a name without a generation is its own key); rank: numbered generations
+ * first, then dated, then the live file; stamp: orders generations of one rank, oldest first.
+ */
+function generationOf(name: string): { key: string; rank: number; stamp: string } {
+  const m = LOG_NAME.exec(name);
+  const gen = m?.[2];
+  if (m === null || gen === undefined) return { key: name, rank: 2, stamp: '' };
+  const numbered = /^\d{1,7}$/.test(gen);
+  // A larger number is an older generation: padded and complemented, it sorts first.
+  return { key: m[1]!, rank: numbered ? 0 : 1, stamp: numbered ? String(9_999_999 - Number(gen)).padStart(7, '0') : gen };
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,0 +1,98 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expandInputs, InputError } from '../../src/read/sources.js';
+import { inReadingOrder, isLogFileName } from '../../src/read/folders.js';
+
+// A folder given as input: which of its files are logs, in which order they are read, and what
+// happens to its subfolders. An export split per node, or rotated by logrotate, must not lose
+// lines without a word.
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-folders-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function files(root: string, names: string[]): void {
+  for (const n of names) {
+    mkdirSync(join(root, n, '..'), { recursive: true });
+    writeFileSync(join(root, n), '');
+  }
+}
+
+const read = (paths: string[], recursive = false) => expandInputs(paths, { recursive });
+const names = (paths: string[], recursive = false) => read(paths, recursive).sources.map((s) => s.name.slice(dir.length + 1));
+
+describe('log file names', () => {
+  it('takes rotated generations (numbered, dated, gzipped) for logs, and backups or notes not', () => {
+    for (const n of ['mcp.log.1', 'mcp.log.2.gz', 'mcp.ndjson.10', 'mcp.log-20261207', 'mcp.log-20261207.gz', '0.log.20261207-101500', '0.log.20261207-101500.gz', 'A.JSONL.3']) {
+      expect(isLogFileName(n), n).toBe(true);
+    }
+    for (const n of ['mcp.log.bak', 'mcp.ndjson.old', 'notes.txt', 'mcp.log.1.swp', 'README.md', 'mcp.log~']) {
+      expect(isLogFileName(n), n).toBe(false);
+    }
+  });
+
+  it('reads a rotated log oldest generation first and its live file last, beside other files in name order', () => {
+    expect(inReadingOrder(['mcp.log', 'mcp.log.1', 'mcp.log.2.gz', 'mcp.log.10', 'a.ndjson', 'z.ndjson'])).toEqual([
+      'a.ndjson', 'mcp.log.10', 'mcp.log.2.gz', 'mcp.log.1', 'mcp.log', 'z.ndjson',
+    ]);
+    expect(inReadingOrder(['app.log', 'app.log-20261207', 'app.log-20261205.gz', 'app.log-20261206'])).toEqual([
+      'app.log-20261205.gz', 'app.log-20261206', 'app.log-20261207', 'app.log',
+    ]);
+  });
+
+  it('keeps plain names in plain name order (a gzipped live file after its plain namesake)', () => {
+    expect(inReadingOrder(['b.jsonl', 'a.ndjson.gz', 'a.ndjson', 'c.log'])).toEqual(['a.ndjson', 'a.ndjson.gz', 'b.jsonl', 'c.log']);
+  });
+
+  it('a folder holding only rotated logs is read, not refused as holding no log files', () => {
+    files(dir, ['mcp.log.2.gz', 'mcp.log.1']);
+    expect(names([dir])).toEqual(['mcp.log.2.gz', 'mcp.log.1']);
+  });
+});
+
+describe('subfolders', () => {
+  beforeEach(() => {
+    files(dir, ['top.ndjson', 'node-b/b.ndjson', 'node-a/a.ndjson', 'node-a/deep/a2.log', 'docs/notes.txt', '.git/x.log']);
+  });
+
+  it('without --recursive, reads the folder own files and names the subfolders holding logs it did not read', () => {
+    const r = read([dir]);
+    expect(r.sources.map((s) => s.name)).toEqual([join(dir, 'top.ndjson')]);
+    // docs holds no log file, .git is hidden: neither is worth a word.
+    expect(r.unread).toEqual([{ folder: dir, subfolders: [join(dir, 'node-a'), join(dir, 'node-b')] }]);
+  });
+
+  it('with --recursive, reads its own files, then each subfolder depth first, in name order; hidden ones never', () => {
+    const r = read([dir], true);
+    expect(r.sources.map((s) => s.name.slice(dir.length + 1))).toEqual(['top.ndjson', 'node-a/a.ndjson', 'node-a/deep/a2.log', 'node-b/b.ndjson']);
+    expect(r.unread).toEqual([]);
+  });
+
+  it('a folder that holds logs only in subfolders is refused with their names and how to read them', () => {
+    rmSync(join(dir, 'top.ndjson'));
+    expect(() => read([dir])).toThrow(InputError);
+    expect(() => read([dir])).toThrow(/subfolders node-a, node-b do: name them, or pass --recursive/);
+    expect(names([dir], true)).toEqual(['node-a/a.ndjson', 'node-a/deep/a2.log', 'node-b/b.ndjson']);
+  });
+
+  it('a folder with no logs anywhere is still refused, recursive or not', () => {
+    const empty = join(dir, 'docs');
+    expect(() => read([empty])).toThrow(`${empty}: folder holds no`);
+    expect(() => read([empty], true)).toThrow(InputError);
+  });
+
+  it('reads a folder reached again through a symbolic link once', () => {
+    symlinkSync(dir, join(dir, 'node-b', 'loop'));
+    expect(names([dir], true)).toEqual(['top.ndjson', 'node-a/a.ndjson', 'node-a/deep/a2.log', 'node-b/b.ndjson']);
+  });
+
+  it('notes nothing when the subfolders hold no logs', () => {
+    rmSync(join(dir, 'node-a'), { recursive: true });
+    rmSync(join(dir, 'node-b'), { recursive: true });
+    expect(read([dir]).unread).toEqual([]);
+  });
+});
