@@ -46,7 +46,7 @@ export async function openWorkspace(
   try {
     const expanded = expandInputs(paths, { recursive: opts.recursive ?? false });
     sources = expanded.sources;
-    for (const u of expanded.unread) io.err(`resumescope: ${printable(unreadNote(u))}\n`);
+    for (const u of expanded.unread) io.err(`resumescope: ${printable(unreadSubfoldersNote(u))}\n`);
   } catch (err) {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
@@ -62,7 +62,7 @@ export async function openWorkspace(
 }
 
 /** A folder's subfolders that hold logs and were not read: an export split per node must not lose nodes unsaid. */
-function unreadNote(u: UnreadSubfolders): string {
+export function unreadSubfoldersNote(u: UnreadSubfolders): string {
   const n = u.subfolders.length;
   const names = u.subfolders.map((s) => basename(s)).join(', ');
   return `${u.folder}: ${n === 1 ? '1 subfolder' : `${n} subfolders`} with log files not read (${names}): name ${n === 1 ? 'it' : 'them'} too, or pass --recursive`;

@@ -13,6 +13,15 @@ export function isLogFileName(name: string): boolean {
   return LOG_NAME.test(name);
 }
 
+/** A log file that may still grow: no rotated generation's suffix, not compressed (what `watch` follows). */
+export function isLiveLogFileName(name: string): boolean {
+  const m = LOG_NAME.exec(name);
+  return m !== null && m[2] === undefined && m[3] === undefined;
+}
+
+/** Which of a folder's log files to take: every one, or the live ones only. */
+export type LogFiles = 'all' | 'live';
+
 /** What reading a folder found: its log files in reading order, and what it could not read. */
 export interface FolderContents {
   files: string[];
@@ -28,7 +37,8 @@ export interface FolderContents {
  * Hidden entries (a leading dot: `.git`, an editor's swap folder) are never walked into. A folder
  * reached again through a symbolic link is read once.
  */
-export function folderContents(folder: string, recursive: boolean): FolderContents {
+export function folderContents(folder: string, recursive: boolean, which: LogFiles = 'all'): FolderContents {
+  const isLog = which === 'all' ? isLogFileName : isLiveLogFileName;
   const out: FolderContents = { files: [], unread: [], unlistable: [] };
   const seen = new Set<string>();
   const walk = (dir: string, top: boolean): void => {
@@ -41,10 +51,10 @@ export function folderContents(folder: string, recursive: boolean): FolderConten
       out.unlistable.push({ path: dir, why: err });
       return;
     }
-    out.files.push(...inReadingOrder(entries.filter(isLogFileName)).map((f) => join(dir, f)));
+    out.files.push(...inReadingOrder(entries.filter(isLog)).map((f) => join(dir, f)));
     for (const sub of subfolders(dir, entries)) {
       if (recursive) walk(sub, false);
-      else if (holdsLogFiles(sub, seen)) out.unread.push(sub);
+      else if (holdsLogFiles(sub, seen, isLog)) out.unread.push(sub);
     }
   };
   walk(folder, true);
@@ -80,7 +90,7 @@ function firstVisit(dir: string, seen: Set<string>): boolean {
 }
 
 /** Whether a log file lies anywhere below: stops at the first. Its own visits do not count as reads. */
-function holdsLogFiles(dir: string, seen: ReadonlySet<string>): boolean {
+function holdsLogFiles(dir: string, seen: ReadonlySet<string>, isLog: (name: string) => boolean): boolean {
   const visited = new Set(seen);
   const look = (d: string): boolean => {
     if (!firstVisit(d, visited)) return false;
@@ -90,7 +100,7 @@ function holdsLogFiles(dir: string, seen: ReadonlySet<string>): boolean {
     } catch {
       return false;
     }
-    return entries.some(isLogFileName) || subfolders(d, entries).some(look);
+    return entries.some(isLog) || subfolders(d, entries).some(look);
   };
   return look(dir);
 }

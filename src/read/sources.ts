@@ -70,8 +70,13 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
 
 function noLogFiles(folder: string, unread: string[]): string {
   const none = `${folder}: folder holds no *.ndjson, *.jsonl, *.log or *.json log files (plain, rotated or .gz)`;
-  if (unread.length === 0) return none;
-  return `${none} of its own; ${unread.length === 1 ? 'its subfolder' : 'its subfolders'} ${unread.map((u) => basename(u)).join(', ')} ${unread.length === 1 ? 'does' : 'do'}: name ${unread.length === 1 ? 'it' : 'them'}, or pass --recursive`;
+  return unread.length === 0 ? none : `${none} of its own; ${subfoldersThatDo(unread)}`;
+}
+
+/** "its subfolders a, b do: name them, or pass --recursive": where a folder's logs lie instead. */
+export function subfoldersThatDo(unread: string[]): string {
+  const one = unread.length === 1;
+  return `${one ? 'its subfolder' : 'its subfolders'} ${unread.map((u) => basename(u)).join(', ')} ${one ? 'does' : 'do'}: name ${one ? 'it' : 'them'}, or pass --recursive`;
 }
 
 const ERRNO_WORDS: Record<string, string> = {

@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
 import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
@@ -109,6 +109,24 @@ describe('resumescope watch --format ndjson', () => {
     w.child.stdin!.end(violatingLine(100));
     expect(await exitWithin(w, 5000)).toBe(0);
     expect(withoutSession(w)).toMatchObject([{ evidence: [{ file: '<stdin>', line: 4 }] }]);
+  });
+
+  it('follows a folder\'s live files, names the subfolders it does not follow, and follows them too with -r', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    mkdirSync(d.file('node-b'));
+    writeFileSync(d.file('mcp.log'), violatingLine(100, 5));
+    // A rotated generation no longer grows: not followed (its violation, event 7, never shows).
+    writeFileSync(d.file('mcp.log.1'), violatingLine(50, 7));
+    writeFileSync(d.file('node-b/mcp.log'), violatingLine(200, 6));
+    const top = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1s', d.path]);
+    expect(await exitWithin(top, 10_000)).toBe(0);
+    expect(withoutSession(top).map((f) => f.evidence[0]!.file)).toEqual([d.file('mcp.log')]);
+    expect(top.stderr()).toContain(`${d.path}: 1 subfolder with log files not read (node-b): name it too, or pass --recursive`);
+    const all = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1s', '-r', d.path]);
+    expect(await exitWithin(all, 10_000)).toBe(0);
+    expect(withoutSession(all).map((f) => f.evidence[0]!.file).sort()).toEqual([d.file('mcp.log'), d.file('node-b/mcp.log')]);
+    expect(all.stderr()).not.toContain('not read');
   });
 
   it('waits for a file that does not exist yet, and says so', async () => {

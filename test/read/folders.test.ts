@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expandInputs, InputError } from '../../src/read/sources.js';
-import { inReadingOrder, isLogFileName } from '../../src/read/folders.js';
+import { folderContents, inReadingOrder, isLiveLogFileName, isLogFileName } from '../../src/read/folders.js';
 
 // A folder given as input: which of its files are logs, in which order they are read, and what
 // happens to its subfolders. An export split per node, or rotated by logrotate, must not lose
@@ -46,6 +46,13 @@ describe('log file names', () => {
 
   it('keeps plain names in plain name order (a gzipped live file after its plain namesake)', () => {
     expect(inReadingOrder(['b.jsonl', 'a.ndjson.gz', 'a.ndjson', 'c.log'])).toEqual(['a.ndjson', 'a.ndjson.gz', 'b.jsonl', 'c.log']);
+  });
+
+  it('takes only live files for following: no rotated generation, nothing compressed', () => {
+    for (const n of ['mcp.log', 'a.ndjson', '0.log']) expect(isLiveLogFileName(n), n).toBe(true);
+    for (const n of ['mcp.log.1', 'mcp.log.gz', 'mcp.log-20261207', 'notes.txt']) expect(isLiveLogFileName(n), n).toBe(false);
+    files(dir, ['mcp.log', 'mcp.log.1', 'mcp.log.2.gz', 'old/mcp.log.3']);
+    expect(folderContents(dir, false, 'live')).toEqual({ files: [join(dir, 'mcp.log')], unread: [], unlistable: [] });
   });
 
   it('a folder holding only rotated logs is read, not refused as holding no log files', () => {

@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { LossAnnouncer } from '../../live/loss-announcer.js';
 import { LiveLosses } from '../../live/losses.js';
@@ -8,7 +7,9 @@ import { runLive } from '../../live/runner.js';
 import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
+import { folderContents } from '../../read/folders.js';
 import { follow, STDIN_NAME } from '../../read/follow.js';
+import { subfoldersThatDo } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
@@ -19,7 +20,7 @@ import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
-import type { InputOptions } from '../workspace.js';
+import { unreadSubfoldersNote, type InputOptions } from '../workspace.js';
 
 interface WatchFlags extends InputOptions, SettingFlags {
   format?: string;
@@ -32,7 +33,7 @@ export function registerWatch(program: Command, io: Io, done: (code: number) => 
   const cmd = program
     .command('watch')
     .description('follow growing logs (tail -F) and report each new finding within a second: the dashboard on a terminal, NDJSON otherwise')
-    .argument('<paths...>', 'log files to follow (they may not exist yet, and may be rotated or truncated), folders (their log files), or - for stdin');
+    .argument('<paths...>', 'log files to follow (they may not exist yet, and may be rotated or truncated), folders (their live log files; -r: their subfolders\' too), or - for stdin');
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   cmd
@@ -47,7 +48,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const options = detectOptions(flags, loadConfig(flags.config));
   const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
   const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
-  const targets = followTargets(paths);
+  const targets = followTargets(paths, flags.recursive ?? false, io);
   const readsStdin = targets.includes('-');
 
   let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
@@ -206,14 +207,23 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
   }
 }
 
-/** Files to follow: `-`, files (present or not), and the log files a folder holds now. */
-function followTargets(paths: string[]): string[] {
+/**
+ * Files to follow: `-`, files (present or not), and the live log files a folder holds now (its
+ * subfolders' too with --recursive; without it, those holding logs are named on stderr). A rotated
+ * generation no longer grows: `watch` sees each rotation happen instead.
+ */
+function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
   const out: string[] = [];
   for (const p of paths) {
     if (p !== '-' && existsSync(p) && statSync(p).isDirectory()) {
-      const members = readdirSync(p).filter((f) => /\.(ndjson|jsonl|log|json)$/i.test(f)).sort();
-      if (members.length === 0) throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow`);
-      out.push(...members.map((f) => join(p, f)));
+      const found = folderContents(p, recursive, 'live');
+      if (found.files.length === 0) {
+        const sub = found.unread.length > 0 ? ` of its own; ${subfoldersThatDo(found.unread)}` : '';
+        throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow${sub}`);
+      }
+      if (found.unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: found.unread }))}\n`);
+      for (const u of found.unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
+      out.push(...found.files);
     } else if (/\.gz$/i.test(p)) {
       throw new UsageError(`${p}: a compressed file cannot be followed as it grows; read it with resumescope analyze`);
     } else {
