@@ -2,7 +2,8 @@ import { partlyRejected, type InheritingRecord, type LineOutcome, type Normalize
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
-import { kindOf, normalizeSpecObject } from './spec-record.js';
+import { containerLine, mayBeContainerLine, PARTIAL_LINE, type ContainerLine } from './container-lines.js';
+import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
 
@@ -34,6 +35,14 @@ export class LineNormalizer {
    * read (so no record carries one) and the outcome says what to store instead.
    */
   normalize(text: string): LineOutcome {
+    if (mayBeContainerLine(text)) {
+      const c = containerLine(text);
+      if (c !== undefined) return this.fromContainer(text, c);
+    }
+    return this.line(text);
+  }
+
+  private line(text: string, defaults?: RecordDefaults): LineOutcome {
     if (text.trim() === '') return { type: 'ignored' };
     const suspect = mayHoldCredential(text);
     let obj: unknown;
@@ -48,15 +57,30 @@ export class LineNormalizer {
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
-    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj), JSON.stringify(obj));
-    return this.read(obj);
+    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj, defaults), JSON.stringify(obj));
+    return this.read(obj, defaults);
   }
 
-  private read(obj: Json): LineOutcome {
+  /**
+   * The application's line inside a container runtime's (normalize/container-lines.ts). Text that is
+   * no JSON object there is the application's other output (a banner, a stack trace): ignored, as a
+   * JSON line naming no kind is. One that starts as an object and does not parse is rejected.
+   */
+  private fromContainer(text: string, c: ContainerLine): LineOutcome {
+    if (c.partial) {
+      const redacted = mayHoldCredential(text) ? redactText(text) : text;
+      return redacted === text ? { type: 'rejected', reason: PARTIAL_LINE } : { type: 'rejected', reason: PARTIAL_LINE, redacted };
+    }
+    if (!c.inner.trimStart().startsWith('{')) return { type: 'ignored' };
+    const out = this.line(c.inner, { ...(c.time !== undefined && { ts: c.time }), ...(c.pod !== undefined && { node: c.pod }) });
+    return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: c.rewrap(out.redacted) };
+  }
+
+  private read(obj: Json, defaults?: RecordDefaults): LineOutcome {
     const format = this.format ?? this.detect(obj);
     if (format === undefined) return { type: 'ignored' };
-    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj), SPEC_FORMAT);
-    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj), SPEC_FORMAT) : { type: 'ignored' };
+    if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT);
+    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT) : { type: 'ignored' };
     return this.fromAdapter(format, obj);
   }
 

@@ -142,13 +142,19 @@ function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: 
   return {};
 }
 
-export function normalizeSpecObject(obj: Json): SpecOutcome {
+/** What a record's surroundings say where the record itself says nothing: a container runtime's time, kubectl's pod. */
+export interface RecordDefaults {
+  ts?: string;
+  node?: string;
+}
+
+export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecOutcome {
   const v = FIELDS.read(obj);
   const { kind, unknownCanonical } = kindIn(v);
   if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
   if (kind === undefined) return { type: 'ignored' };
 
-  const tsRaw = v[F.ts] as string | number | undefined;
+  const tsRaw = (v[F.ts] as string | number | undefined) ?? defaults?.ts;
   if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };
   const tsMs = parseTime(tsRaw);
   if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: ${timeProblem(tsRaw)}` };
@@ -160,7 +166,7 @@ export function normalizeSpecObject(obj: Json): SpecOutcome {
   const subMs = subMillisecond(tsRaw);
   if (subMs !== undefined) rec.tsSubMs = subMs;
   put(rec, 'seq', v[F.seq]);
-  put(rec, 'node', v[F.node]);
+  put(rec, 'node', v[F.node] ?? defaults?.node);
   // `session` may be explicitly null on an upgrade (header absent).
   const session = idString(v[F.session]);
   if (session !== undefined) rec.session = session;

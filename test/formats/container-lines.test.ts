@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { loadWorkspace } from '../../src/api.js';
+import { LineNormalizer } from '../../src/normalize/normalize-line.js';
+import { PARTIAL_LINE } from '../../src/normalize/container-lines.js';
+import { logSource } from '../helpers/logs.js';
+import { iso, load } from './rows.js';
+
+// A server in a container logs to stdout, and the export is what the runtime wrote around each line:
+// CRI (containerd, CRI-O), Docker's json-file driver, kubectl logs --timestamps / --prefix.
+
+const T = '2026-11-09T10:00:00.250Z';
+const created = { ts: T, kind: 'session.created', session: 'S1', node: 'mcp-a' };
+const opened = { ts: '2026-11-09T10:00:00.260Z', kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', node: 'mcp-a' };
+const json = (o: object) => JSON.stringify(o);
+const cri = (o: object | string, tag = 'F', time = '2026-11-09T10:00:01.123456789Z') => `${time} stdout ${tag} ${typeof o === 'string' ? o : json(o)}`;
+const docker = (log: string, time = '2026-11-09T10:00:01.123456789Z') => json({ log, stream: 'stdout', time });
+
+describe('container runtime lines', () => {
+  it('reads the record inside a CRI line, a Docker json-file line and kubectl --timestamps / --prefix lines alike', async () => {
+    const plain = await load([created, opened]);
+    for (const lines of [
+      [cri(created), cri(opened)],
+      [docker(`${json(created)}\n`), docker(`${json(opened)}\r\n`)],
+      [`2026-11-09T10:00:01.1Z ${json(created)}`, `2026-11-09T10:00:01.2Z ${json(opened)}`],
+      [`[pod/mcp-a-7d9f/mcp] ${json(created)}`, `[pod/mcp-a-7d9f/mcp] 2026-11-09T10:00:01.2Z ${json(opened)}`],
+    ]) {
+      const got = await load(lines);
+      expect(got.rows, lines[0]).toEqual(plain.rows);
+      expect(got.stats).toMatchObject({ records: 2, ignored: 0, rejected: 0 });
+    }
+  });
+
+  it("takes the runtime's time where the record logs none, and the record's own where it does", async () => {
+    const { ts: _ts, ...untimed } = opened;
+    const { rows } = await load([cri(created, 'F', '2026-11-09T10:00:09.000000001Z'), cri(untimed, 'F', '2026-11-09T10:00:05.5Z')]);
+    expect(rows.map((r) => [r.kind, iso(r.ts_ms)])).toEqual([
+      ['session.created', T],
+      ['stream.opened', '2026-11-09T10:00:05.500Z'],
+    ]);
+  });
+
+  it("takes kubectl --prefix's pod for the node where the record names none", async () => {
+    const { node: _n, ...nameless } = opened;
+    const { rows } = await load([`[pod/mcp-b-55c/mcp] ${json(created)}`, `[pod/mcp-b-55c/mcp] ${json(nameless)}`]);
+    expect(rows.map((r) => r.node)).toEqual(['mcp-a', 'mcp-b-55c']);
+  });
+
+  it("counts the application's other output (a banner, a stack trace) as ignored, and a broken record as rejected", async () => {
+    const got = await load([cri('server listening on :3000'), docker('    at Server.listen (node:net:1)\n'), cri(created), cri('{"ts":"2026-11-09T10:00:02Z","kind":')]);
+    expect(got.stats).toMatchObject({ lines: 4, records: 1, ignored: 2, rejected: 1 });
+    expect(got.rejected).toEqual([{ line: 4, reason: expect.stringMatching(/^invalid JSON/) }]);
+  });
+
+  it('rejects a piece of a line the runtime split, saying why, rather than guessing the whole', async () => {
+    const whole = json({ ...opened, pad: 'x'.repeat(40) });
+    const got = await load([cri(whole.slice(0, 30), 'P'), cri(whole.slice(30)), docker(whole.slice(0, 30)), cri(created)]);
+    // The last piece (no `{` of its own) reads as other output; the line's loss shows on its first piece.
+    expect(got.rejected).toEqual([{ line: 1, reason: PARTIAL_LINE }, { line: 3, reason: PARTIAL_LINE }]);
+    expect(got.stats).toMatchObject({ records: 1, ignored: 1, rejected: 2 });
+  });
+
+  it('stores a credential inside the wrapped line redacted, the envelope kept around it', async () => {
+    const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
+    const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
+    for (const line of [cri(rec), docker(`${json(rec)}\n`)]) {
+      const ws = await loadWorkspace([logSource([line])]);
+      try {
+        const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
+        expect(raw).not.toContain(secret);
+        expect(raw.startsWith(line.slice(0, 20))).toBe(true);
+        if (line.startsWith('{')) expect(JSON.parse(raw)).toMatchObject({ stream: 'stdout', log: expect.stringMatching(/\n$/) });
+      } finally {
+        ws.db.close();
+      }
+    }
+  });
+});
+
+describe('near misses: lines that only look wrapped', () => {
+  const n = () => new LineNormalizer();
+
+  it('a record with a `log` field of its own is read as the record it is', () => {
+    const out = n().normalize(json({ log: 'x', ...created }));
+    expect(out).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S1' }] });
+  });
+
+  it('an object shaped like Docker but with other keys is no Docker line', () => {
+    const out = n().normalize(json({ log: `${json(created)}\n`, stream: 'stdout', time: T, kind: 'session.created', session: 'S9' }));
+    expect(out).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S9' }] });
+  });
+
+  it('a line that starts with digits but no time is still invalid JSON', () => {
+    expect(n().normalize(`12345 ${json(created)}`)).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
+  });
+
+  it('a bracket that is no kubectl pod prefix is JSON as ever (an array: ignored)', () => {
+    expect(n().normalize(`[${json(created)}]`)).toEqual({ type: 'ignored' });
+  });
+});
