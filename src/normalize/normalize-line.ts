@@ -2,7 +2,7 @@ import { partlyRejected, type InheritingRecord, type LineOutcome, type Normalize
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
-import { containerLine, mayBeContainerLine, PARTIAL_LINE, type ContainerLine } from './container-lines.js';
+import { envelopeOf, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
 import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -35,9 +35,9 @@ export class LineNormalizer {
    * read (so no record carries one) and the outcome says what to store instead.
    */
   normalize(text: string): LineOutcome {
-    if (mayBeContainerLine(text)) {
-      const c = containerLine(text);
-      if (c !== undefined) return this.fromContainer(text, c);
+    if (mayBeEnveloped(text)) {
+      const e = envelopeOf(text);
+      if (e !== undefined) return this.fromEnvelope(text, e);
     }
     return this.line(text);
   }
@@ -62,18 +62,18 @@ export class LineNormalizer {
   }
 
   /**
-   * The application's line inside a container runtime's (normalize/container-lines.ts). Text that is
-   * no JSON object there is the application's other output (a banner, a stack trace): ignored, as a
-   * JSON line naming no kind is. One that starts as an object and does not parse is rejected.
+   * The server's line inside another's (normalize/envelopes.ts: a container runtime's, journald's).
+   * Text that is no JSON object there is the application's other output (a banner, a stack trace):
+   * ignored, as a JSON line naming no kind is. One that starts as an object and does not parse is rejected.
    */
-  private fromContainer(text: string, c: ContainerLine): LineOutcome {
-    if (c.partial) {
+  private fromEnvelope(text: string, e: Envelope): LineOutcome {
+    if (e.partial) {
       const redacted = mayHoldCredential(text) ? redactText(text) : text;
       return redacted === text ? { type: 'rejected', reason: PARTIAL_LINE } : { type: 'rejected', reason: PARTIAL_LINE, redacted };
     }
-    if (!c.inner.trimStart().startsWith('{')) return { type: 'ignored' };
-    const out = this.line(c.inner, { ...(c.time !== undefined && { ts: c.time }), ...(c.pod !== undefined && { node: c.pod }) });
-    return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: c.rewrap(out.redacted) };
+    if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
+    const out = this.line(e.inner, { ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) });
+    return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 
   private read(obj: Json, defaults?: RecordDefaults): LineOutcome {

@@ -142,7 +142,7 @@ function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: 
   return {};
 }
 
-/** What a record's surroundings say where the record itself says nothing: a container runtime's time, kubectl's pod. */
+/** What a record's envelope says where the record itself says nothing (normalize/envelopes.ts): when, and which host or pod. */
 export interface RecordDefaults {
   ts?: string;
   node?: string;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
-import { PARTIAL_LINE } from '../../src/normalize/container-lines.js';
+import { PARTIAL_LINE } from '../../src/normalize/envelopes.js';
 import { logSource } from '../helpers/logs.js';
 import { iso, load } from './rows.js';
 
-// A server in a container logs to stdout, and the export is what the runtime wrote around each line:
-// CRI (containerd, CRI-O), Docker's json-file driver, kubectl logs --timestamps / --prefix.
+// A server logs to stdout, and the export is what something else wrote around each line: a container
+// runtime (CRI, Docker's json-file driver), kubectl logs --timestamps / --prefix, journalctl -o json.
 
 const T = '2026-11-09T10:00:00.250Z';
 const created = { ts: T, kind: 'session.created', session: 'S1', node: 'mcp-a' };
@@ -14,15 +14,19 @@ const opened = { ts: '2026-11-09T10:00:00.260Z', kind: 'stream.opened', session:
 const json = (o: object) => JSON.stringify(o);
 const cri = (o: object | string, tag = 'F', time = '2026-11-09T10:00:01.123456789Z') => `${time} stdout ${tag} ${typeof o === 'string' ? o : json(o)}`;
 const docker = (log: string, time = '2026-11-09T10:00:01.123456789Z') => json({ log, stream: 'stdout', time });
+/** As `journalctl -o json` writes an entry: the cursor, the time in µs, then the rest. */
+const journal = (message: unknown, us = '1794218401123456', host = 'vm-7') =>
+  json({ __CURSOR: 's=9f2c;i=1a2b', __REALTIME_TIMESTAMP: us, __MONOTONIC_TIMESTAMP: '8123456', _HOSTNAME: host, SYSLOG_IDENTIFIER: 'mcp', _PID: '812', MESSAGE: message });
 
-describe('container runtime lines', () => {
-  it('reads the record inside a CRI line, a Docker json-file line and kubectl --timestamps / --prefix lines alike', async () => {
+describe('lines inside lines', () => {
+  it('reads the record inside a CRI line, a Docker json-file line, kubectl --timestamps / --prefix lines and a journald entry alike', async () => {
     const plain = await load([created, opened]);
     for (const lines of [
       [cri(created), cri(opened)],
       [docker(`${json(created)}\n`), docker(`${json(opened)}\r\n`)],
       [`2026-11-09T10:00:01.1Z ${json(created)}`, `2026-11-09T10:00:01.2Z ${json(opened)}`],
       [`[pod/mcp-a-7d9f/mcp] ${json(created)}`, `[pod/mcp-a-7d9f/mcp] 2026-11-09T10:00:01.2Z ${json(opened)}`],
+      [journal(json(created)), journal(json(opened))],
     ]) {
       const got = await load(lines);
       expect(got.rows, lines[0]).toEqual(plain.rows);
@@ -45,6 +49,15 @@ describe('container runtime lines', () => {
     expect(rows.map((r) => r.node)).toEqual(['mcp-a', 'mcp-b-55c']);
   });
 
+  it("takes journald's time (to the microsecond) and host where the record logs none, and reads a message kept as bytes", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const { rows } = await load([journal(json(created)), journal([...Buffer.from(json(bare))], '1794218405500250', 'vm-9')]);
+    expect(rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
+      ['session.created', T, 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:05.500Z', 'vm-9'],
+    ]);
+  });
+
   it("counts the application's other output (a banner, a stack trace) as ignored, and a broken record as rejected", async () => {
     const got = await load([cri('server listening on :3000'), docker('    at Server.listen (node:net:1)\n'), cri(created), cri('{"ts":"2026-11-09T10:00:02Z","kind":')]);
     expect(got.stats).toMatchObject({ lines: 4, records: 1, ignored: 2, rejected: 1 });
@@ -62,13 +75,14 @@ describe('container runtime lines', () => {
   it('stores a credential inside the wrapped line redacted, the envelope kept around it', async () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
     const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
-    for (const line of [cri(rec), docker(`${json(rec)}\n`)]) {
+    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec))]) {
       const ws = await loadWorkspace([logSource([line])]);
       try {
         const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
         expect(raw).not.toContain(secret);
         expect(raw.startsWith(line.slice(0, 20))).toBe(true);
-        if (line.startsWith('{')) expect(JSON.parse(raw)).toMatchObject({ stream: 'stdout', log: expect.stringMatching(/\n$/) });
+        if (line.startsWith('{"log"')) expect(JSON.parse(raw)).toMatchObject({ stream: 'stdout', log: expect.stringMatching(/\n$/) });
+        if (line.startsWith('{"__')) expect(JSON.parse(raw)).toMatchObject({ _HOSTNAME: 'vm-7', MESSAGE: expect.stringContaining('session.created') });
       } finally {
         ws.db.close();
       }
@@ -87,6 +101,14 @@ describe('near misses: lines that only look wrapped', () => {
   it('an object shaped like Docker but with other keys is no Docker line', () => {
     const out = n().normalize(json({ log: `${json(created)}\n`, stream: 'stdout', time: T, kind: 'session.created', session: 'S9' }));
     expect(out).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S9' }] });
+  });
+
+  it('a journald-looking object without its time, or without a message, is read as the object it is', () => {
+    expect(n().normalize(json({ __CURSOR: 's=1', MESSAGE: json(created) }))).toEqual({ type: 'ignored' });
+    expect(n().normalize(json({ __CURSOR: 's=1', __REALTIME_TIMESTAMP: '1794218401123456', ...created }))).toMatchObject({
+      type: 'records',
+      records: [{ kind: 'session.created', session: 'S1' }],
+    });
   });
 
   it('a line that starts with digits but no time is still invalid JSON', () => {

@@ -1,0 +1,116 @@
+/**
+ * Lines that carry the server's own line inside another's: what a log export holds when the server
+ * logged to stdout and something else wrote the file.
+ *   CRI (containerd, CRI-O: /var/log/pods/…/0.log)   `2026-12-07T10:00:00.123456789Z stdout F {…}`
+ *   Docker's json-file driver                         `{"log":"{…}\n","stream":"stdout","time":"…"}`
+ *   kubectl logs --timestamps                         `2026-12-07T10:00:00.123456789Z {…}`
+ *   kubectl logs --prefix (several pods at once)      `[pod/mcp-7d9f/mcp] {…}`, before the time if both
+ *   journalctl -o json (a systemd service)            `{"__CURSOR":"…","__REALTIME_TIMESTAMP":"…",…,"MESSAGE":"{…}"}`
+ * Read as they are, the first and third are invalid JSON and the others name no record kind: every
+ * line rejected or ignored, the whole export unusable.
+ */
+export interface Envelope {
+  /** The server's line. */
+  inner: string;
+  /** When the runtime, kubectl or journald says the line was written: the record's time where it logs none. */
+  time?: string;
+  /** The host or pod that wrote it (journald's `_HOSTNAME`, kubectl's pod): the record's node where it names none. */
+  node?: string;
+  /** One piece of a line the runtime split at its limit (16 KiB by default). */
+  partial: boolean;
+  /** The whole line again, with another inner line in its place (to store a redacted copy). */
+  rewrap(inner: string): string;
+}
+
+const POD_PREFIX = /^\[pod\/([^/\]\s]+)\/[^\]\s]*\] /;
+const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
+/** CRI: the stream, then tags joined by `:`, of which `P` marks a partial line and `F` a full one. */
+const CRI_FIELDS = /^(?:stdout|stderr) ([A-Z](?::[A-Z])*)(?: |$)/;
+const DOCKER_KEYS = new Set(['log', 'stream', 'time', 'attrs']);
+const DOCKER_HEAD = '{"log":';
+/** journalctl writes the cursor first, then the time; an export trimmed of the cursor starts at the time. */
+const JOURNAL_HEADS = ['{"__CURSOR":', '{"__REALTIME_TIMESTAMP":'];
+
+/** Whether a line may be enveloped: a cheap test before envelopeOf. */
+export function mayBeEnveloped(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return (c >= 48 && c <= 57) || c === 91 /* [ */ || (c === 123 /* { */ && (text.startsWith(DOCKER_HEAD) || JOURNAL_HEADS.some((h) => text.startsWith(h))));
+}
+
+export function envelopeOf(text: string): Envelope | undefined {
+  if (text.startsWith(DOCKER_HEAD)) return dockerLine(text);
+  if (text.charCodeAt(0) === 123) return journalLine(text);
+  return prefixedLine(text);
+}
+
+function prefixedLine(text: string): Envelope | undefined {
+  let rest = text;
+  const pod = POD_PREFIX.exec(rest);
+  if (pod !== null) rest = rest.slice(pod[0].length);
+  const time = TIME_PREFIX.exec(rest);
+  if (time !== null) rest = rest.slice(time[0].length);
+  if (pod === null && time === null) return undefined;
+  let partial = false;
+  const cri = time !== null ? CRI_FIELDS.exec(rest) : null;
+  if (cri !== null) {
+    partial = cri[1]!.split(':').includes('P');
+    rest = rest.slice(cri[0].length);
+  }
+  const head = text.slice(0, text.length - rest.length);
+  return {
+    inner: rest,
+    ...(time !== null && { time: time[1]! }),
+    ...(pod !== null && { node: pod[1]! }),
+    partial,
+    rewrap: (inner) => head + inner,
+  };
+}
+
+function parsedObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const obj: unknown = JSON.parse(text);
+    return typeof obj === 'object' && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function dockerLine(text: string): Envelope | undefined {
+  const o = parsedObject(text);
+  if (o === undefined || typeof o.log !== 'string' || typeof o.time !== 'string' || (o.stream !== 'stdout' && o.stream !== 'stderr')) return undefined;
+  if (!Object.keys(o).every((k) => DOCKER_KEYS.has(k))) return undefined;
+  const log = o.log;
+  const ending = log.endsWith('\r\n') ? '\r\n' : log.endsWith('\n') ? '\n' : '';
+  return {
+    inner: log.slice(0, log.length - ending.length),
+    time: o.time,
+    // json-file ends each full line with its newline; a piece of a longer one has none.
+    partial: ending === '',
+    rewrap: (inner) => JSON.stringify({ ...o, log: inner + ending }),
+  };
+}
+
+/** journald keeps a message that is not valid UTF-8 as an array of bytes; `null` where it dropped one too large. */
+function journalLine(text: string): Envelope | undefined {
+  const o = parsedObject(text);
+  if (o === undefined || typeof o.__REALTIME_TIMESTAMP !== 'string' || !/^\d+$/.test(o.__REALTIME_TIMESTAMP)) return undefined;
+  const message = o.MESSAGE;
+  const inner = typeof message === 'string' ? message : Array.isArray(message) ? Buffer.from(message as number[]).toString('utf8') : undefined;
+  if (inner === undefined) return undefined;
+  return {
+    inner,
+    time: microsecondsToIso(o.__REALTIME_TIMESTAMP),
+    ...(typeof o._HOSTNAME === 'string' && o._HOSTNAME !== '' && { node: o._HOSTNAME }),
+    partial: false,
+    rewrap: (redacted) => JSON.stringify({ ...o, MESSAGE: redacted }),
+  };
+}
+
+/** `1794225600123456` (µs since the epoch) → `2026-11-09T12:00:00.123456Z`: the digits below the millisecond kept. */
+function microsecondsToIso(us: string): string {
+  const ms = Number(us.slice(0, -3) || '0');
+  return `${new Date(ms).toISOString().slice(0, -1)}${us.slice(-3).padStart(3, '0')}Z`;
+}
+
+export const PARTIAL_LINE =
+  'a piece of a longer line, split by the container runtime at its limit (16 KiB by default): pieces are not joined, each line is read on its own';
