@@ -3,7 +3,8 @@
 
 export type Json = Record<string, unknown>;
 
-export const WRAPPERS = ['mcp', 'data', 'fields', 'attributes'] as const;
+/** log-format.md's four, and Google Cloud Logging's `jsonPayload` (a structured line as its export keeps it). */
+export const WRAPPERS = ['mcp', 'data', 'fields', 'attributes', 'jsonPayload'] as const;
 
 export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -11,6 +11,15 @@ describe('wrapper objects', () => {
     expect(r).toMatchObject({ kind: 'event.sent', tsMs: T0_MS, session: 'S1', stream: 'g1', eventId: '3' });
   });
 
+  it("reads a Google Cloud Logging export's entry: the line in jsonPayload, the time at the top", () => {
+    const r = recordOf({
+      insertId: '1x9k', timestamp: T0, receiveTimestamp: '2026-11-09T10:00:09.000Z', severity: 'INFO', logName: 'projects/p/logs/stdout',
+      resource: { type: 'k8s_container', labels: { pod_name: 'mcp-0', container_name: 'mcp' } },
+      jsonPayload: { msg: 'upgrade', hostname: 'mcp-0', session: 'S1', last_event_id: 5, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200 },
+    });
+    expect(r).toMatchObject({ kind: 'upgrade', tsMs: T0_MS, node: 'mcp-0', session: 'S1', lastEventId: '5', decision: 'resume', status: 200 });
+  });
+
   it("reads the spec's pino-shaped upgrade", () => {
     const r = recordOf({
       level: 30, time: T0_MS, pid: 7, hostname: 'web-1', msg: 'upgrade',
