@@ -15,7 +15,12 @@ export const SPEC_FORMAT = 'resumescope';
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
 
-  constructor(forced?: string, private readonly formats: InputFormat[] = INPUT_FORMATS) {
+  /** `fileDefaults`: what the file's name says of every record in it (its pod, from a kubelet's log path). */
+  constructor(
+    forced?: string,
+    private readonly formats: InputFormat[] = INPUT_FORMATS,
+    private readonly fileDefaults?: RecordDefaults,
+  ) {
     if (forced !== undefined && forced !== 'auto') {
       if (forced === SPEC_FORMAT) this.format = SPEC_FORMAT;
       else {
@@ -39,7 +44,7 @@ export class LineNormalizer {
       const e = envelopeOf(text);
       if (e !== undefined) return this.fromEnvelope(text, e);
     }
-    return this.line(text);
+    return this.line(text, this.fileDefaults);
   }
 
   private line(text: string, defaults?: RecordDefaults): LineOutcome {
@@ -72,7 +77,7 @@ export class LineNormalizer {
       return redacted === text ? { type: 'rejected', reason: PARTIAL_LINE } : { type: 'rejected', reason: PARTIAL_LINE, redacted };
     }
     if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
-    const out = this.line(e.inner, { ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) });
+    const out = this.line(e.inner, { ...this.fileDefaults, ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) });
     return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 

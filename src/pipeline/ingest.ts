@@ -49,7 +49,7 @@ function inlineFeed(source: Source, opts: IngestOptions, copyLines = true): Sour
   let digest: string | undefined;
   return {
     async run(sink) {
-      const stage = new LineStage(opts.inputFormat, opts.formats, copyLines);
+      const stage = new LineStage(opts.inputFormat, opts.formats, copyLines, source.path);
       for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
         for (const l of batch) sink.add(stage.normalize(l));
         opts.onLines?.(source.name, sink.stats.lines);
@@ -206,7 +206,7 @@ export class SourceIngest {
   private readonly stage: LineStage;
 
   constructor(db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
-    this.stage = new LineStage(opts.inputFormat, opts.formats);
+    this.stage = new LineStage(opts.inputFormat, opts.formats, true, name);
     this.sink = new SourceSink(db, name, opts.complete === undefined ? {} : { complete: opts.complete });
   }
 

@@ -3,6 +3,7 @@ import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { redactText } from '../normalize/redact.js';
 import type { InputLine } from '../read/lines.js';
+import { podOfLogPath } from '../read/folders.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
 
 /**
@@ -14,8 +15,9 @@ export class LineStage {
   private readonly normalizer: LineNormalizer;
 
   /** `copyLines` false: a line whose own bytes are the quote is handed over as where it is, without its text. */
-  constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true) {
-    this.normalizer = new LineNormalizer(inputFormat, formats);
+  constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true, path?: string | null) {
+    const pod = path ? podOfLogPath(path) : undefined;
+    this.normalizer = new LineNormalizer(inputFormat, formats, pod === undefined ? undefined : { node: pod });
   }
 
   /** The file's format once a line showed it (or as forced); from then on it is kept to the file's end. */

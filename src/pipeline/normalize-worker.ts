@@ -94,7 +94,7 @@ class Batch {
 
 async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean, handOver: HandOver): Promise<void> {
   const hash = createHash('sha256');
-  const stage = new LineStage(inputFormat, undefined, copyLines);
+  const stage = new LineStage(inputFormat, undefined, copyLines, path);
   // The store's encoding (flat cells) crosses the thread far cheaper than line objects would.
   const batch = new Batch(stage, handOver);
   try {

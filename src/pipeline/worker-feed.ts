@@ -14,6 +14,7 @@ export function workerAvailable(script: URL = WORKER_SCRIPT): boolean {
 
 interface Pending {
   name: string;
+  path: string;
   sink: SourceSink;
   copyLines: boolean;
   /** Normalizes the lines the worker hands over as read (made with the first of them: it brings the format). */
@@ -59,7 +60,7 @@ export class NormalizeWorker {
         new Promise<void>((resolve, reject) => {
           if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
           this.sha256 = null;
-          this.pending = { name: sink.stats.name, sink, copyLines, onLines, resolve, reject };
+          this.pending = { name: sink.stats.name, path, sink, copyLines, onLines, resolve, reject };
           this.post({ type: 'open', path, copyLines, handOver: this.handOver, ...(inputFormat !== undefined && { inputFormat }) });
         }),
       digest: () => this.sha256,
@@ -82,7 +83,7 @@ export class NormalizeWorker {
       try {
         if (m.type === 'lines') p.sink.addBatch(m.batch);
         else {
-          const stage = (p.stage ??= new LineStage(m.format, undefined, p.copyLines));
+          const stage = (p.stage ??= new LineStage(m.format, undefined, p.copyLines, p.path));
           p.sink.addLines(Array.from(decodeRawLines(m.lines), (l) => stage.normalize(l)));
         }
       } catch (err) {

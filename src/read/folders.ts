@@ -131,3 +131,16 @@ function generationOf(name: string): { key: string; rank: number; stamp: string 
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The pod a kubelet's log path names: `/var/log/pods/<namespace>_<pod>_<uid>/<container>/0.log` (any
+ * generation of it), or the `/var/log/containers/<pod>_<namespace>_<container>-<id>.log` link to it.
+ * Its records that name no node were written by that pod: one node per pod, as `kubectl --prefix` says.
+ */
+export function podOfLogPath(path: string): string | undefined {
+  const p = path.replaceAll('\\', '/');
+  return (POD_LOG_DIR.exec(p) ?? CONTAINER_LOG_LINK.exec(p))?.[1];
+}
+
+const POD_LOG_DIR = /(?:^|\/)[a-z0-9-]+_([a-z0-9.-]+)_[0-9a-f-]{8,}\/[a-z0-9-]+\/\d+\.log(?:[.-][\d-]+)?(?:\.gz)?$/;
+const CONTAINER_LOG_LINK = /(?:^|\/)([a-z0-9.-]+)_[a-z0-9-]+_[a-z0-9-]+-[0-9a-f]{64}\.log$/;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -119,6 +119,25 @@ describe('normalizing in a worker thread', () => {
         expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');
       }
     }
+  }, 60_000);
+
+  it("takes the pod a kubelet's log path names for the node of records naming none, whichever thread reads them", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
+    const podDir = join(dir, 'billing_mcp-0_3f1c9a2e-5b7d-4c1e-9a0f-2b8e6d4c7a91', 'mcp');
+    mkdirSync(podDir, { recursive: true });
+    const file = join(podDir, '0.log');
+    const base = Date.parse('2026-11-09T10:00:00Z');
+    const cri = (ms: number, rec: object) => `${new Date(base + ms).toISOString()} stdout F ${JSON.stringify({ ts: new Date(base + ms).toISOString(), ...rec })}`;
+    // Past the first batch (BATCH_LINES), so that the worker hands lines over in one of the runs.
+    const lines = [cri(0, { kind: 'session.created', session: 'S1', node: 'named-node' })];
+    for (let i = 0; i < 4500; i++) lines.push(cri(1 + i, { kind: 'event.sent', session: 'S1', stream: 'g1', event_id: i }));
+    writeFileSync(file, lines.join('\n') + '\n');
+    // records columns: id, source_id, line, ts_ms, kind, origin, shadowed, seq, node
+    const nodes = (rows: unknown[][]) => new Set(rows.map((r) => r[8]));
+    const inline = await ingestWith('inline', [file]);
+    expect(nodes(inline.rows.records)).toEqual(new Set(['named-node', 'mcp-0']));
+    expect(inline.rows.records.filter((r) => r[8] === 'mcp-0')).toHaveLength(4500);
+    for (const handOver of ['always', 'never'] as const) expect((await ingestWith('worker', [file], handOver)).rows).toEqual(inline.rows);
   }, 60_000);
 
   it('sends lines of a hundred records each (an OTLP export request per line) in messages of a few dozen lines, not 2,000', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expandInputs, InputError } from '../../src/read/sources.js';
-import { folderContents, inReadingOrder, isLiveLogFileName, isLogFileName } from '../../src/read/folders.js';
+import { folderContents, inReadingOrder, isLiveLogFileName, isLogFileName, podOfLogPath } from '../../src/read/folders.js';
 
 // A folder given as input: which of its files are logs, in which order they are read, and what
 // happens to its subfolders. An export split per node, or rotated by logrotate, must not lose
@@ -101,5 +101,20 @@ describe('subfolders', () => {
     rmSync(join(dir, 'node-a'), { recursive: true });
     rmSync(join(dir, 'node-b'), { recursive: true });
     expect(read([dir]).unread).toEqual([]);
+  });
+});
+
+describe("a kubelet's log paths", () => {
+  it('name their pod: the pod folder (any generation of its log), and the container log link', () => {
+    const uid = '3f1c9a2e-5b7d-4c1e-9a0f-2b8e6d4c7a91';
+    expect(podOfLogPath(`/var/log/pods/billing_mcp-7d9f5-x2kq8_${uid}/mcp/0.log`)).toBe('mcp-7d9f5-x2kq8');
+    expect(podOfLogPath(`export/billing_mcp-0_${uid}/mcp/3.log.20261207-101500.gz`)).toBe('mcp-0');
+    expect(podOfLogPath(`/var/log/containers/mcp-0_billing_mcp-${'ab12'.repeat(16)}.log`)).toBe('mcp-0');
+  });
+
+  it('near misses name none: a plain log, an underscore name outside the layout, a pod folder without its container folder', () => {
+    expect(podOfLogPath('/var/log/mcp/server.ndjson')).toBeUndefined();
+    expect(podOfLogPath('logs/node_a_b/server.log')).toBeUndefined();
+    expect(podOfLogPath('billing_mcp-0_3f1c9a2e-5b7d-4c1e-9a0f-2b8e6d4c7a91/0.log')).toBeUndefined();
   });
 });
