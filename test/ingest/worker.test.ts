@@ -133,10 +133,10 @@ describe('normalizing in a worker thread', () => {
     for (let i = 0; i < 4500; i++) lines.push(cri(1 + i, { kind: 'event.sent', session: 'S1', stream: 'g1', event_id: i }));
     writeFileSync(file, lines.join('\n') + '\n');
     // records columns: id, source_id, line, ts_ms, kind, origin, shadowed, seq, node
-    const nodes = (rows: unknown[][]) => new Set(rows.map((r) => r[8]));
+    const nodeOf = (r: unknown) => (r as unknown[])[8];
     const inline = await ingestWith('inline', [file]);
-    expect(nodes(inline.rows.records)).toEqual(new Set(['named-node', 'mcp-0']));
-    expect(inline.rows.records.filter((r) => r[8] === 'mcp-0')).toHaveLength(4500);
+    expect(new Set(inline.rows.records.map(nodeOf))).toEqual(new Set(['named-node', 'mcp-0']));
+    expect(inline.rows.records.filter((r) => nodeOf(r) === 'mcp-0')).toHaveLength(4500);
     for (const handOver of ['always', 'never'] as const) expect((await ingestWith('worker', [file], handOver)).rows).toEqual(inline.rows);
   }, 60_000);
 
