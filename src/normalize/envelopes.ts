@@ -6,6 +6,7 @@
  *   kubectl logs --timestamps                         `2026-12-07T10:00:00.123456789Z {…}`
  *   kubectl logs --prefix (several pods at once)      `[pod/mcp-7d9f/mcp] {…}`, before the time if both
  *   journalctl -o json (a systemd service)            `{"__CURSOR":"…","__REALTIME_TIMESTAMP":"…",…,"MESSAGE":"{…}"}`
+ *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
  * line rejected or ignored, the whole export unusable.
  */
@@ -31,10 +32,9 @@ const DOCKER_HEAD = '{"log":';
 /** journalctl writes the cursor first, then the time; an export trimmed of the cursor starts at the time. */
 const JOURNAL_HEADS = ['{"__CURSOR":', '{"__REALTIME_TIMESTAMP":'];
 
-/** Whether a line may be enveloped: a cheap test before envelopeOf. */
+/** Whether a line may be enveloped: a cheap test before envelopeOf (a line that starts as an object rarely is). */
 export function mayBeEnveloped(text: string): boolean {
-  const c = text.charCodeAt(0);
-  return (c >= 48 && c <= 57) || c === 91 /* [ */ || (c === 123 /* { */ && (text.startsWith(DOCKER_HEAD) || JOURNAL_HEADS.some((h) => text.startsWith(h))));
+  return text.charCodeAt(0) !== 123 /* { */ || text.startsWith(DOCKER_HEAD) || JOURNAL_HEADS.some((h) => text.startsWith(h));
 }
 
 export function envelopeOf(text: string): Envelope | undefined {
@@ -43,19 +43,31 @@ export function envelopeOf(text: string): Envelope | undefined {
   return prefixedLine(text);
 }
 
+/**
+ * kubectl's pod, a time, CRI's stream and tag, each where it is; then any other text up to a JSON
+ * object, which a writer put before the server's line (syslog's `host app[pid]:`, `aws logs tail`'s
+ * log stream, a logger's level): the object is the line. Only a time with its zone is taken for the
+ * record's; the rest of the prefix says nothing the analyzer reads.
+ */
 function prefixedLine(text: string): Envelope | undefined {
   let rest = text;
   const pod = POD_PREFIX.exec(rest);
   if (pod !== null) rest = rest.slice(pod[0].length);
   const time = TIME_PREFIX.exec(rest);
   if (time !== null) rest = rest.slice(time[0].length);
-  if (pod === null && time === null) return undefined;
   let partial = false;
   const cri = time !== null ? CRI_FIELDS.exec(rest) : null;
   if (cri !== null) {
     partial = cri[1]!.split(':').includes('P');
     rest = rest.slice(cri[0].length);
   }
+  if (!rest.startsWith('{')) {
+    const object = rest.indexOf(' {"');
+    if (object >= 0) rest = rest.slice(object + 1);
+    // Text before an object, and nothing else: is it the whole line as JSON (an array, a number), or no envelope at all?
+    else if (pod === null && time === null) return undefined;
+  }
+  if (pod === null && time === null && (rest === text || isJson(text))) return undefined;
   const head = text.slice(0, text.length - rest.length);
   return {
     inner: rest,
@@ -64,6 +76,15 @@ function prefixedLine(text: string): Envelope | undefined {
     partial,
     rewrap: (inner) => head + inner,
   };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function parsedObject(text: string): Record<string, unknown> | undefined {

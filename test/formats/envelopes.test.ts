@@ -34,6 +34,26 @@ describe('lines inside lines', () => {
     }
   });
 
+  it('reads the record after text another writer put before it: syslog, aws logs tail, a logger\'s level', async () => {
+    const plain = await load([created, opened]);
+    for (const lines of [
+      [`Nov  9 10:00:01 web-1 mcp[812]: ${json(created)}`, `Nov  9 10:00:01 web-1 mcp[812]: ${json(opened)}`],
+      [`2026-11-09T10:00:01.123000+00:00 ecs/mcp/0a1b2c3d ${json(created)}`, `2026-11-09T10:00:01.124000+00:00 ecs/mcp/0a1b2c3d ${json(opened)}`],
+      [`2026-11-09T10:00:01 ${json(created)}`, `2026-11-09 10:00:01,123 INFO  ${json(opened)}`],
+    ]) {
+      const got = await load(lines);
+      expect(got.rows, lines[0]).toEqual(plain.rows);
+      expect(got.stats).toMatchObject({ records: 2, ignored: 0, rejected: 0 });
+    }
+  });
+
+  it('takes no time from a prefix without its zone, nor a node from a prefix\'s words', async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const got = await load([`2026-11-09 10:00:05 web-1 ${json(bare)}`, `2026-11-09T10:00:05.5Z web-1 ${json(bare)}`]);
+    expect(got.rejected).toEqual([{ line: 1, reason: 'stream.opened: missing ts' }]);
+    expect(got.rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([['2026-11-09T10:00:05.500Z', null]]);
+  });
+
   it("takes the runtime's time where the record logs none, and the record's own where it does", async () => {
     const { ts: _ts, ...untimed } = opened;
     const { rows } = await load([cri(created, 'F', '2026-11-09T10:00:09.000000001Z'), cri(untimed, 'F', '2026-11-09T10:00:05.5Z')]);
@@ -111,8 +131,13 @@ describe('near misses: lines that only look wrapped', () => {
     });
   });
 
-  it('a line that starts with digits but no time is still invalid JSON', () => {
-    expect(n().normalize(`12345 ${json(created)}`)).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
+  it('text with a brace but no JSON object after it is still invalid JSON', () => {
+    expect(n().normalize('12345 {not json}')).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
+    expect(n().normalize('Error: unexpected { in config')).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
+  });
+
+  it('a JSON array holding objects is JSON as ever (ignored), not text before an object', () => {
+    expect(n().normalize(`[1, ${json(created)}]`)).toEqual({ type: 'ignored' });
   });
 
   it('a bracket that is no kubectl pod prefix is JSON as ever (an array: ignored)', () => {
