@@ -29,10 +29,18 @@ export interface FollowOptions {
   stdin?: Readable;
   /** Most bytes read from one file before the batch is handed over (default 4 MiB). */
   maxBatchBytes?: number;
+  /**
+   * The files to follow now, asked again at most every `discoverMs` (default 1 s): a path it names
+   * for the first time is followed from its start (a followed folder's new file: a pod a rolling
+   * update started). Paths it no longer names are still followed.
+   */
+  discover?: () => string[];
+  discoverMs?: number;
 }
 
 export const STDIN_NAME = '<stdin>';
 export const DEFAULT_POLL_MS = 250;
+export const DEFAULT_DISCOVER_MS = 1000;
 
 /** The source name of a file generation: the path itself, then marked by what replaced the previous one. */
 export function generationName(path: string, generation: number, why: 'rotated' | 'truncated' | null): string {
@@ -49,12 +57,27 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
   const stdin = paths.includes('-') ? new FollowedStdin(opts.stdin ?? process.stdin, () => wake.kick()) : undefined;
   const watchers = watchDirectories(files, () => wake.kick());
   const poll = setInterval(() => wake.kick(), pollMs);
+  const followed = new Set(files.map((f) => f.path));
+  const discoverMs = opts.discoverMs ?? DEFAULT_DISCOVER_MS;
+  let discoveredAt = Date.now();
+  const discover = () => {
+    if (opts.discover === undefined || Date.now() - discoveredAt < discoverMs) return;
+    discoveredAt = Date.now();
+    for (const p of opts.discover()) {
+      if (followed.has(p)) continue;
+      followed.add(p);
+      const f = new FollowedFile(p);
+      files.push(f);
+      watchers.push(...watchDirectories([f], () => wake.kick()));
+    }
+  };
   const onAbort = () => wake.kick();
   signal.addEventListener('abort', onAbort);
   try {
     while (!signal.aborted) {
       const events: FollowEvent[] = [];
       let more = false;
+      discover();
       for (const f of files) more = f.check(events, maxBatch) || more;
       if (stdin) appendAll(events, stdin.drain());
       for (const e of events) {

@@ -129,6 +129,22 @@ describe('resumescope watch --format ndjson', () => {
     expect(all.stderr()).not.toContain('not read');
   });
 
+  it("follows a followed folder's files that appear later (with -r, in new subfolders: a new pod), not its rotated generations", async () => {
+    const d = tempDir();
+    dirs.push(d);
+    mkdirSync(d.file('pod-a'));
+    writeFileSync(d.file('pod-a/0.log'), violatingLine(100, 5));
+    const w = resumescope(['watch', '--format', 'ndjson', '-r', d.path]);
+    await waitFor('the first finding', () => withoutSession(w).length === 1, 10_000);
+    // A rolling update: a new pod's folder and log; and a rotation's old generation, which no longer grows.
+    writeFileSync(d.file('pod-a/0.log.20261109-120010'), violatingLine(150, 7));
+    mkdirSync(d.file('pod-b'));
+    writeFileSync(d.file('pod-b/0.log'), violatingLine(200, 6));
+    await waitFor('the new pod\'s finding', () => withoutSession(w).length === 2, 10_000);
+    await sleep(1500);
+    expect(withoutSession(w).map((f) => f.evidence[0]!.file)).toEqual([d.file('pod-a/0.log'), d.file('pod-b/0.log')]);
+  });
+
   it('waits for a file that does not exist yet, and says so', async () => {
     const d = tempDir();
     dirs.push(d);

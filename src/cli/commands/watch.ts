@@ -132,7 +132,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   process.on('SIGTERM', onSignal);
 
   try {
-    await runLive(live, follow(targets, { signal: controller.signal }), {
+    await runLive(live, follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) }), {
       signal: controller.signal,
       onLines: resetIdle,
       onRound: (round) => {
@@ -209,9 +209,26 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
 
 /**
  * Files to follow: `-`, files (present or not), and the live log files a folder holds now (its
- * subfolders' too with --recursive; without it, those holding logs are named on stderr). A rotated
- * generation no longer grows: `watch` sees each rotation happen instead.
+ * subfolders' too with --recursive; without it, those holding logs are named on stderr), then those
+ * that appear in it later (folderDiscovery). A rotated generation no longer grows: `watch` sees each
+ * rotation happen instead.
  */
+/** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
+function folderDiscovery(paths: string[], recursive: boolean): { discover?: () => string[] } {
+  const folders = paths.filter((p) => p !== '-' && existsSync(p) && statSync(p).isDirectory());
+  if (folders.length === 0) return {};
+  return {
+    discover: () =>
+      folders.flatMap((f) => {
+        try {
+          return folderContents(f, recursive, 'live').files;
+        } catch {
+          return []; // the folder went away: what it held is still followed
+        }
+      }),
+  };
+}
+
 function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
   const out: string[] = [];
   for (const p of paths) {
