@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
-import { expandInputs, InputError, type Source, type UnreadSubfolders } from '../read/sources.js';
+import { expandInputs, InputError, unreadSubfoldersNote, type Source } from '../read/sources.js';
 import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
@@ -59,13 +58,6 @@ export async function openWorkspace(
   });
   for (const s of stats) reportSource(s, io, opts.db);
   return { db, sources: stats, unusable: stats.some(isUnusable) };
-}
-
-/** A folder's subfolders that hold logs and were not read: an export split per node must not lose nodes unsaid. */
-export function unreadSubfoldersNote(u: UnreadSubfolders): string {
-  const n = u.subfolders.length;
-  const names = u.subfolders.map((s) => basename(s)).join(', ');
-  return `${u.folder}: ${n === 1 ? '1 subfolder' : `${n} subfolders`} with log files not read (${names}): name ${n === 1 ? 'it' : 'them'} too, or pass --recursive`;
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */

@@ -31,13 +31,22 @@ export interface FolderContents {
   unlistable: { path: string; why: unknown }[];
 }
 
+export interface FolderReading {
+  recursive: boolean;
+  /** Which log files to take (default all). */
+  which?: LogFiles;
+  /** Look for the subfolders holding logs that are not read (default true): a walk of each, for the note. */
+  unread?: boolean;
+}
+
 /**
  * A folder's log files. Without `recursive`, its own members, and the subfolders that hold log files,
  * to be named in a note. With it, its members then each subfolder's, depth first, in name order.
  * Hidden entries (a leading dot: `.git`, an editor's swap folder) are never walked into. A folder
  * reached again through a symbolic link is read once.
  */
-export function folderContents(folder: string, recursive: boolean, which: LogFiles = 'all'): FolderContents {
+export function folderContents(folder: string, reading: FolderReading): FolderContents {
+  const { recursive, which = 'all', unread = true } = reading;
   const isLog = which === 'all' ? isLogFileName : isLiveLogFileName;
   const out: FolderContents = { files: [], unread: [], unlistable: [] };
   const seen = new Set<string>();
@@ -54,7 +63,7 @@ export function folderContents(folder: string, recursive: boolean, which: LogFil
     out.files.push(...inReadingOrder(entries.filter(isLog)).map((f) => join(dir, f)));
     for (const sub of subfolders(dir, entries)) {
       if (recursive) walk(sub, false);
-      else if (holdsLogFiles(sub, seen, isLog)) out.unread.push(sub);
+      else if (unread && holdsLogFiles(sub, seen, isLog)) out.unread.push(sub);
     }
   };
   walk(folder, true);
@@ -68,7 +77,8 @@ function subfolders(dir: string, entries: string[]): string[] {
     .map((e) => join(dir, e));
 }
 
-function isFolder(path: string): boolean {
+/** Whether the path is a folder now (false where it cannot be told). */
+export function isFolder(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

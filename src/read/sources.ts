@@ -55,7 +55,7 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
     }
     let found;
     try {
-      found = folderContents(p, opts.recursive ?? false);
+      found = folderContents(p, { recursive: opts.recursive ?? false });
     } catch (err) {
       out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
       continue;
@@ -76,8 +76,16 @@ function noLogFiles(folder: string, unread: string[]): string {
 /** "its subfolders a, b do: name them, or pass --recursive": where a folder's logs lie instead. */
 export function subfoldersThatDo(unread: string[]): string {
   const one = unread.length === 1;
-  return `${one ? 'its subfolder' : 'its subfolders'} ${unread.map((u) => basename(u)).join(', ')} ${one ? 'does' : 'do'}: name ${one ? 'it' : 'them'}, or pass --recursive`;
+  return `${one ? 'its subfolder' : 'its subfolders'} ${names(unread)} ${one ? 'does' : 'do'}: name ${one ? 'it' : 'them'}, or pass --recursive`;
 }
+
+/** A folder's subfolders that hold logs and were not read: an export split per node must not lose nodes unsaid. */
+export function unreadSubfoldersNote(u: UnreadSubfolders): string {
+  const n = u.subfolders.length;
+  return `${u.folder}: ${n === 1 ? '1 subfolder' : `${n} subfolders`} with log files not read (${names(u.subfolders)}): name ${n === 1 ? 'it' : 'them'} too, or pass --recursive`;
+}
+
+const names = (folders: string[]): string => folders.map((f) => basename(f)).join(', ');
 
 const ERRNO_WORDS: Record<string, string> = {
   ENOENT: 'no such file or folder',

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { LossAnnouncer } from '../../live/loss-announcer.js';
 import { LiveLosses } from '../../live/losses.js';
@@ -7,9 +7,9 @@ import { runLive } from '../../live/runner.js';
 import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
-import { folderContents } from '../../read/folders.js';
+import { folderContents, isFolder } from '../../read/folders.js';
 import { follow, STDIN_NAME } from '../../read/follow.js';
-import { subfoldersThatDo } from '../../read/sources.js';
+import { subfoldersThatDo, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
@@ -20,7 +20,7 @@ import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
-import { unreadSubfoldersNote, type InputOptions } from '../workspace.js';
+import type { InputOptions } from '../workspace.js';
 
 interface WatchFlags extends InputOptions, SettingFlags {
   format?: string;
@@ -213,27 +213,11 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
  * that appear in it later (folderDiscovery). A rotated generation no longer grows: `watch` sees each
  * rotation happen instead.
  */
-/** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
-function folderDiscovery(paths: string[], recursive: boolean): { discover?: () => string[] } {
-  const folders = paths.filter((p) => p !== '-' && existsSync(p) && statSync(p).isDirectory());
-  if (folders.length === 0) return {};
-  return {
-    discover: () =>
-      folders.flatMap((f) => {
-        try {
-          return folderContents(f, recursive, 'live').files;
-        } catch {
-          return []; // the folder went away: what it held is still followed
-        }
-      }),
-  };
-}
-
 function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
   const out: string[] = [];
   for (const p of paths) {
-    if (p !== '-' && existsSync(p) && statSync(p).isDirectory()) {
-      const found = folderContents(p, recursive, 'live');
+    if (p !== '-' && isFolder(p)) {
+      const found = folderContents(p, { recursive, which: 'live' });
       if (found.files.length === 0) {
         const sub = found.unread.length > 0 ? ` of its own; ${subfoldersThatDo(found.unread)}` : '';
         throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow${sub}`);
@@ -248,4 +232,21 @@ function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
     }
   }
   return [...new Set(out)];
+}
+
+/** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
+function folderDiscovery(paths: string[], recursive: boolean): { discover?: () => string[] } {
+  const folders = paths.filter((p) => p !== '-' && isFolder(p));
+  if (folders.length === 0) return {};
+  return {
+    discover: () =>
+      folders.flatMap((f) => {
+        try {
+          // Asked every second: no walk of the subfolders it does not read, whose note was given at the start.
+          return folderContents(f, { recursive, which: 'live', unread: false }).files;
+        } catch {
+          return []; // the folder went away: what it held is still followed
+        }
+      }),
+  };
 }
