@@ -104,31 +104,40 @@ export class LiveSession {
   /** Writes one batch of one source's lines in one transaction; returns how many records it added. */
   addLines(source: string, lines: InputLine[]): number {
     if (lines.length === 0) return 0;
-    let ingest = this.ingests.get(source);
+    return this.write(source, (ingest) => {
+      for (const l of lines) ingest.add(l);
+    });
+  }
+
+  /** The source will get no more lines (its file was rotated away, or stdin ended): a line waiting on its last piece is read as it stands. */
+  endSource(source: string): void {
+    const ingest = this.ingests.get(source);
+    if (ingest === undefined) return;
+    this.write(source, (i) => {
+      i.end();
+      this.db.prepare('UPDATE sources SET complete = 1 WHERE id = ?').run(i.sourceId);
+    });
+    this.ingests.delete(source);
+  }
+
+  /** One transaction on a source's ingest; returns how many records it added, and marks the sessions it touched. */
+  private write(source: string, fn: (ingest: SourceIngest) => void): number {
+    const ingest = this.ingests.get(source) ?? this.open(source);
     let added = 0;
     this.db.transaction(() => {
-      ingest ??= this.open(source);
       const before = ingest.stats.records;
-      for (const l of lines) ingest.add(l);
+      fn(ingest);
       // Counts and the dirty sessions are written per batch; the content hash stays a placeholder while the file grows.
       ingest.finish(null);
       added = ingest.stats.records - before;
     })();
-    for (const s of ingest!.touched) {
+    for (const s of ingest.touched) {
       this.touched.add(s);
       this.known.add(s);
       this.revisions.set(s, (this.revisions.get(s) ?? 0) + 1);
     }
-    ingest!.touched.clear();
+    ingest.touched.clear();
     return added;
-  }
-
-  /** The source will get no more lines (its file was rotated away, or stdin ended). */
-  endSource(source: string): void {
-    const ingest = this.ingests.get(source);
-    if (ingest === undefined) return;
-    this.db.prepare('UPDATE sources SET complete = 1 WHERE id = ?').run(ingest.sourceId);
-    this.ingests.delete(source);
   }
 
   /** True when records arrived since the last detection round. */
@@ -224,6 +233,8 @@ export class LiveSession {
 
   /** The end of the run: judges what arrived last and every session waiting to be judged again; undefined when none is. */
   finish(): DetectionRound | undefined {
+    // The end of the run is each file's end: a line waiting on its last piece is read as it stands.
+    for (const source of [...this.ingests.keys()]) this.write(source, (i) => i.end());
     return this.pending || this.deferred.size > 0 ? this.detect(true) : undefined;
   }
 

@@ -17,16 +17,29 @@ export interface Envelope {
   time?: string;
   /** The host or pod that wrote it (journald's `_HOSTNAME`, kubectl's pod): the record's node where it names none. */
   node?: string;
-  /** One piece of a line the runtime split at its limit (16 KiB by default). */
+  /** One piece of a line the runtime split at its limit (16 KiB by default), not its last. */
   partial: boolean;
+  /** Where the runtime may split a line (CRI, Docker's json-file): what pipeline/line-pieces.ts joins. */
+  split?: SplitLine;
   /** The whole line again, with another inner line in its place (to store a redacted copy). */
   rewrap(inner: string): string;
+}
+
+/** A line as a container runtime writes it, in pieces when it is longer than the runtime's limit. */
+export interface SplitLine {
+  /** The runtime and stream (stdout, stderr) the piece is of: pieces of two streams interleave, and only one stream's join. */
+  stream: string;
+  /** The piece's own text, as the application wrote it (no line ending). */
+  content: string;
+  last: boolean;
+  /** The line the runtime would have written had it not split it: this one's envelope around `content`. */
+  whole(content: string): string;
 }
 
 const POD_PREFIX = /^\[pod\/([^/\]\s]+)\/[^\]\s]*\] /;
 const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
 /** CRI: the stream, then tags joined by `:`, of which `P` marks a partial line and `F` a full one. */
-const CRI_FIELDS = /^(?:stdout|stderr) ([A-Z](?::[A-Z])*)(?: |$)/;
+const CRI_FIELDS = /^(stdout|stderr) ([A-Z](?::[A-Z])*)(?: |$)/;
 const DOCKER_KEYS = new Set(['log', 'stream', 'time', 'attrs']);
 const DOCKER_HEAD = '{"log":';
 /** journalctl writes the cursor first, then the time; an export trimmed of the cursor starts at the time. */
@@ -55,11 +68,13 @@ function prefixedLine(text: string): Envelope | undefined {
   if (pod !== null) rest = rest.slice(pod[0].length);
   const time = TIME_PREFIX.exec(rest);
   if (time !== null) rest = rest.slice(time[0].length);
-  let partial = false;
+  let split: SplitLine | undefined;
   const cri = time !== null ? CRI_FIELDS.exec(rest) : null;
   if (cri !== null) {
-    partial = cri[1]!.split(':').includes('P');
+    const stream = cri[1]!;
+    const head = text.slice(0, text.length - rest.length);
     rest = rest.slice(cri[0].length);
+    split = { stream: `cri ${stream}`, content: rest, last: !cri[2]!.split(':').includes('P'), whole: (content) => `${head}${stream} F ${content}` };
   }
   if (!rest.startsWith('{')) {
     const object = rest.indexOf(' {"');
@@ -73,9 +88,38 @@ function prefixedLine(text: string): Envelope | undefined {
     inner: rest,
     ...(time !== null && { time: time[1]! }),
     ...(pod !== null && { node: pod[1]! }),
-    partial,
+    partial: split?.last === false,
+    ...(split && { split }),
     rewrap: (inner) => head + inner,
   };
+}
+
+/**
+ * The line's place in a split, if it is a runtime's line that may be a piece (pipeline/line-pieces.ts
+ * joins them). With `firstPiece` (no line waits for its last piece), only a piece that begins one is:
+ * two cheap tests keep a file of whole lines from being read twice.
+ */
+export function splitOf(text: string, firstPiece: boolean): SplitLine | undefined {
+  const c = text.charCodeAt(0);
+  if (c === 123 /* { */) {
+    if (!text.startsWith(DOCKER_HEAD) || (firstPiece && endsItsLog(text))) return undefined;
+  } else if (c < 48 || c > 57) return undefined; // a CRI line starts with its time
+  else if (firstPiece && !tagsPartial(text)) return undefined;
+  return envelopeOf(text)?.split;
+}
+
+/** Docker writes `log`, then `stream` (scanned for from the end): a log ending in its newline is a whole line. */
+function endsItsLog(text: string): boolean {
+  const at = text.lastIndexOf('\\n","stream":"');
+  // `\\n` before the quote is a backslash and an `n`, no newline.
+  return at > 0 && text[at - 1] !== '\\';
+}
+
+/** `<time> stdout P …`: the stream after the first space, then its tags, of which P (partial) is the only one a first piece has. */
+function tagsPartial(text: string): boolean {
+  const at = text.indexOf(' ') + 8;
+  const next = text.charCodeAt(at + 1);
+  return text.charCodeAt(at) === 80 /* P */ && text.charCodeAt(at - 1) === 32 && (next === 32 || next === 58 /* : */ || at + 1 === text.length);
 }
 
 function isJson(text: string): boolean {
@@ -102,11 +146,13 @@ function dockerLine(text: string): Envelope | undefined {
   if (!Object.keys(o).every((k) => DOCKER_KEYS.has(k))) return undefined;
   const log = o.log;
   const ending = log.endsWith('\r\n') ? '\r\n' : log.endsWith('\n') ? '\n' : '';
+  const inner = log.slice(0, log.length - ending.length);
   return {
-    inner: log.slice(0, log.length - ending.length),
+    inner,
     time: o.time,
     // json-file ends each full line with its newline; a piece of a longer one has none.
     partial: ending === '',
+    split: { stream: `docker ${o.stream}`, content: inner, last: ending !== '', whole: (content) => JSON.stringify({ ...o, log: `${content}\n` }) },
     rewrap: (inner) => JSON.stringify({ ...o, log: inner + ending }),
   };
 }
@@ -133,5 +179,5 @@ function microsecondsToIso(us: string): string {
   return `${new Date(ms).toISOString().slice(0, -1)}${us.slice(-3).padStart(3, '0')}Z`;
 }
 
-export const PARTIAL_LINE =
-  'a piece of a longer line, split by the container runtime at its limit (16 KiB by default): pieces are not joined, each line is read on its own';
+/** A piece read on its own: pipeline/line-pieces.ts joins a file's pieces before their line is read, so only a caller that reads lines one by one sees this. */
+export const PARTIAL_LINE = 'a piece of a longer line, split by the container runtime at its limit (16 KiB by default), read without its other pieces';

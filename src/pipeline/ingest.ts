@@ -10,6 +10,7 @@ import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
+import { LinePieces } from './line-pieces.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
 import type { HandOver } from './worker-protocol.js';
@@ -50,10 +51,12 @@ function inlineFeed(source: Source, opts: IngestOptions, copyLines = true): Sour
   return {
     async run(sink) {
       const stage = new LineStage(opts.inputFormat, opts.formats, copyLines, source.path);
+      const pieces = new LinePieces();
       for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
-        for (const l of batch) sink.add(stage.normalize(l));
+        for (const l of pieces.push(batch)) sink.add(stage.normalize(l));
         opts.onLines?.(source.name, sink.stats.lines);
       }
+      for (const l of pieces.end()) sink.add(stage.normalize(l));
     },
     digest: () => (digest ??= hash.digest('hex')),
   };
@@ -204,6 +207,7 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
 export class SourceIngest {
   private readonly sink: SourceSink;
   private readonly stage: LineStage;
+  private readonly pieces = new LinePieces();
 
   constructor(db: Db, name: string, opts: IngestOptions & { complete?: boolean } = {}) {
     this.stage = new LineStage(opts.inputFormat, opts.formats, true, name);
@@ -221,10 +225,14 @@ export class SourceIngest {
   }
 
   add(l: InputLine): void {
-    this.sink.add(this.stage.normalize(l));
+    for (const j of this.pieces.push([l])) this.sink.add(this.stage.normalize(j));
   }
   flush(): void {
     this.sink.flush();
+  }
+  /** The source ended: a line still waiting on its last piece is read as it stands (pipeline/line-pieces.ts). Then finish. */
+  end(): void {
+    for (const j of this.pieces.end()) this.sink.add(this.stage.normalize(j));
   }
   finish(sha256: string | null): boolean {
     return this.sink.finish(sha256);

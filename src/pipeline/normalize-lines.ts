@@ -2,7 +2,7 @@ import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { redactText } from '../normalize/redact.js';
-import type { InputLine } from '../read/lines.js';
+import type { JoinedLine } from './line-pieces.js';
 import { podOfLogPath } from '../read/folders.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
 
@@ -25,7 +25,8 @@ export class LineStage {
     return this.normalizer.formatName;
   }
 
-  normalize(l: InputLine): NormalizedLine {
+  normalize(l: JoinedLine): NormalizedLine {
+    if ('pieceOf' in l) return { line: l.line, type: 'ignored' };
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
     const out = this.normalizer.normalize(l.text);
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };

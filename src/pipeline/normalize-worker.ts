@@ -4,7 +4,7 @@ import { splitLineBatches } from '../read/lines.js';
 import { fileSource } from '../read/sources.js';
 import { LineEncoder } from '../store/line-cells.js';
 import { LineStage } from './normalize-lines.js';
-import type { InputLine } from '../read/lines.js';
+import { LinePieces, type JoinedLine } from './line-pieces.js';
 import { encodeRawLines } from './raw-lines.js';
 import { BATCH_CELLS, BATCH_CHARS, BATCH_LINES, MAX_IN_FLIGHT, type FromWorker, type HandOver, type ToWorker } from './worker-protocol.js';
 
@@ -43,7 +43,7 @@ async function sendWhenAllowed(m: FromWorker): Promise<void> {
 /** One file's next batch: normalized here, or (`raw`) collected as read for the main thread. */
 class Batch {
   private readonly normalized = new LineEncoder();
-  private raw: InputLine[] | undefined;
+  private raw: JoinedLine[] | undefined;
   private rawChars = 0;
 
   constructor(
@@ -60,11 +60,11 @@ class Batch {
     return this.lines >= BATCH_LINES || (this.raw !== undefined ? this.rawChars >= BATCH_CHARS : this.normalized.cellCount >= BATCH_CELLS);
   }
 
-  add(l: InputLine): void {
+  add(l: JoinedLine): void {
     // A line of a megabyte or more (an OTLP export request) starts a batch normalized here: handed over,
     // it was parsed on the main thread while the next was parsed here, and lines of 16 MB took analyze to
     // 431 MB (387 MB normalized here).
-    const chars = 'text' in l ? l.text.length : l.preview.length;
+    const chars = 'text' in l ? l.text.length : 'preview' in l ? l.preview.length : 0;
     if (this.lines === 0) this.raw = this.handsOver() && chars < BATCH_CHARS ? [] : undefined;
     if (this.raw !== undefined) {
       this.raw.push(l);
@@ -97,13 +97,17 @@ async function normalizeFile(path: string, inputFormat: string | undefined, copy
   const stage = new LineStage(inputFormat, undefined, copyLines, path);
   // The store's encoding (flat cells) crosses the thread far cheaper than line objects would.
   const batch = new Batch(stage, handOver);
-  try {
-    for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) {
-      for (const l of lines) {
-        batch.add(l);
-        if (batch.full) await batch.send();
-      }
+  // Joined before a batch is cut: the lines handed over are normalized on the other thread.
+  const pieces = new LinePieces();
+  const add = async (lines: JoinedLine[]) => {
+    for (const l of lines) {
+      batch.add(l);
+      if (batch.full) await batch.send();
     }
+  };
+  try {
+    for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c))) await add(pieces.push(lines));
+    await add(pieces.end());
     if (batch.lines > 0) await batch.send();
     post({ type: 'end', sha256: hash.digest('hex') });
   } catch (err) {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
-import { PARTIAL_LINE } from '../../src/normalize/envelopes.js';
 import { logSource } from '../helpers/logs.js';
 import { iso, load } from './rows.js';
 
@@ -84,13 +83,7 @@ describe('lines inside lines', () => {
     expect(got.rejected).toEqual([{ line: 4, reason: expect.stringMatching(/^invalid JSON/) }]);
   });
 
-  it('rejects a piece of a line the runtime split, saying why, rather than guessing the whole', async () => {
-    const whole = json({ ...opened, pad: 'x'.repeat(40) });
-    const got = await load([cri(whole.slice(0, 30), 'P'), cri(whole.slice(30)), docker(whole.slice(0, 30)), cri(created)]);
-    // The last piece (no `{` of its own) reads as other output; the line's loss shows on its first piece.
-    expect(got.rejected).toEqual([{ line: 1, reason: PARTIAL_LINE }, { line: 3, reason: PARTIAL_LINE }]);
-    expect(got.stats).toMatchObject({ records: 1, ignored: 1, rejected: 2 });
-  });
+  // A line the runtime split into pieces: test/formats/line-pieces.test.ts.
 
   it('stores a credential inside the wrapped line redacted, the envelope kept around it', async () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';

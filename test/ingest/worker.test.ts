@@ -140,6 +140,33 @@ describe('normalizing in a worker thread', () => {
     for (const handOver of ['always', 'never'] as const) expect((await ingestWith('worker', [file], handOver)).rows).toEqual(inline.rows);
   }, 60_000);
 
+  it('joins a line the container runtime split, whichever thread reads the lines around it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
+    const file = join(dir, 'split.log');
+    const base = Date.parse('2026-11-09T10:00:00Z');
+    const at = (ms: number) => new Date(base + ms).toISOString();
+    const cri = (ms: number, tag: string, text: string, stream = 'stdout') => `${at(ms)} ${stream} ${tag} ${text}`;
+    const lines = [cri(0, 'F', JSON.stringify({ ts: at(0), kind: 'session.created', session: 'S1' }))];
+    const upgrade = (i: number) => JSON.stringify({
+      ts: at(10 + i), kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: `g${i + 2}`, last_event_id: 'e-0', decision: 'resume', status: 200,
+      replayed: 3000, first_replayed: 'e-1', replayed_ids: Array.from({ length: 3000 }, (_, k) => `e-${k + 1}`),
+    });
+    // Pieces across the first batch's end (BATCH_LINES), and across later ones, with stderr between them.
+    for (let i = 0; lines.length < 6000; i++) {
+      if (lines.length % 1000 < 990) lines.push(cri(5 + i, 'F', JSON.stringify({ ts: at(5 + i), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: `x${i}` })));
+      else {
+        const text = upgrade(i);
+        lines.push(cri(5 + i, 'P', text.slice(0, 16384)), cri(5 + i, 'F', 'stderr between pieces', 'stderr'), cri(5 + i, 'F', text.slice(16384)));
+      }
+    }
+    writeFileSync(file, lines.join('\n') + '\n');
+    const kindOf = (r: unknown) => (r as unknown[])[4];
+    const inline = await ingestWith('inline', [file]);
+    expect(inline.rows.records.filter((r) => kindOf(r) === 'upgrade').length).toBeGreaterThanOrEqual(5);
+    expect(inline.rows.rejected).toEqual([]);
+    for (const handOver of ['always', 'never'] as const) expect((await ingestWith('worker', [file], handOver)).rows, handOver).toEqual(inline.rows);
+  }, 60_000);
+
   it('sends lines of a hundred records each (an OTLP export request per line) in messages of a few dozen lines, not 2,000', async () => {
     dir = mkdtempSync(join(tmpdir(), 'resumescope-worker-'));
     const file = join(dir, 'otlp.ndjson');

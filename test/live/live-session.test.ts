@@ -439,4 +439,23 @@ describe('LiveSession', () => {
     expect(live.pending).toBe(true);
     expect(live.detect().fresh.map((f) => f.rule)).toContain('event-id-without-session');
   });
+
+  it('joins a line whose pieces come in different batches, and reads one still waiting on its last piece when its file ends', () => {
+    const live = new LiveSession(memoryDb());
+    const cri = (tag: string, text: string, stream = 'stdout') => `2026-11-09T10:00:01.000000001Z ${stream} ${tag} ${text}`;
+    const created = rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }).trim();
+    const opened = rec(10, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }).trim();
+    const records = () => live.db.prepare('SELECT line, kind FROM records ORDER BY line').raw().all();
+    live.addLines('pod.log', [{ line: 1, text: cri('P', created.slice(0, 20)) }]);
+    // the line after a waiting piece waits with it: lines are read in order
+    live.addLines('pod.log', [{ line: 2, text: cri('F', opened, 'stderr') }]);
+    expect(records()).toEqual([]);
+    live.addLines('pod.log', [{ line: 3, text: cri('F', created.slice(20)) }, { line: 4, text: cri('P', opened.slice(0, 30)) }]);
+    expect(records()).toEqual([[1, 'session.created'], [2, 'stream.opened']]);
+    // The file is rotated away with line 4 still waiting on its last piece: it is all there is of that line.
+    live.addLines('pod.log', [{ line: 5, text: cri('P', opened.slice(30)) }]);
+    live.endSource('pod.log');
+    expect(records()).toEqual([[1, 'session.created'], [2, 'stream.opened'], [4, 'stream.opened']]);
+    expect(live.db.prepare('SELECT lines, records, ignored, rejected FROM sources').raw().get()).toEqual([5, 3, 2, 0]);
+  });
 });
