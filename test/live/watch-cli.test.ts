@@ -1,4 +1,5 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
 import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
@@ -111,21 +112,22 @@ describe('resumescope watch --format ndjson', () => {
     expect(withoutSession(w)).toMatchObject([{ evidence: [{ file: '<stdin>', line: 4 }] }]);
   });
 
-  it('follows a folder\'s live files, names the subfolders it does not follow, and follows them too with -r', async () => {
+  it('follows a folder\'s live files after reading its rotated generations, names the subfolders it does not follow, and follows them too with -r', async () => {
     const d = tempDir();
     dirs.push(d);
     mkdirSync(d.file('node-b'));
     writeFileSync(d.file('mcp.log'), violatingLine(100, 5));
-    // A rotated generation no longer grows: not followed (its violation, event 7, never shows).
+    // Rotated generations no longer grow: read once, first, gzipped or not (their violations, events 7 and 8, show).
     writeFileSync(d.file('mcp.log.1'), violatingLine(50, 7));
+    writeFileSync(d.file('mcp.log.2.gz'), gzipSync(violatingLine(20, 8)));
     writeFileSync(d.file('node-b/mcp.log'), violatingLine(200, 6));
     const top = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1s', d.path]);
     expect(await exitWithin(top, 10_000)).toBe(0);
-    expect(withoutSession(top).map((f) => f.evidence[0]!.file)).toEqual([d.file('mcp.log')]);
+    expect(withoutSession(top).map((f) => f.evidence[0]!.file).sort()).toEqual([d.file('mcp.log'), d.file('mcp.log.1'), d.file('mcp.log.2.gz')]);
     expect(top.stderr()).toContain(`${d.path}: 1 subfolder with log files not read (node-b): name it too, or pass --recursive`);
     const all = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1s', '-r', d.path]);
     expect(await exitWithin(all, 10_000)).toBe(0);
-    expect(withoutSession(all).map((f) => f.evidence[0]!.file).sort()).toEqual([d.file('mcp.log'), d.file('node-b/mcp.log')]);
+    expect(withoutSession(all).map((f) => f.evidence[0]!.file).sort()).toEqual([d.file('mcp.log'), d.file('mcp.log.1'), d.file('mcp.log.2.gz'), d.file('node-b/mcp.log')]);
     expect(all.stderr()).not.toContain('not read');
   });
 

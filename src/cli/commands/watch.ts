@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import { LossAnnouncer } from '../../live/loss-announcer.js';
 import { LiveLosses } from '../../live/losses.js';
@@ -7,8 +8,9 @@ import { runLive } from '../../live/runner.js';
 import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
-import { folderContents, isFolder } from '../../read/folders.js';
-import { follow, STDIN_NAME } from '../../read/follow.js';
+import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
+import { readThrough } from '../../read/read-through.js';
+import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
 import { subfoldersThatDo, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
@@ -48,7 +50,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const options = detectOptions(flags, loadConfig(flags.config));
   const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
   const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
-  const targets = followTargets(paths, flags.recursive ?? false, io);
+  const { targets, rotated } = followTargets(paths, flags.recursive ?? false, io);
   const readsStdin = targets.includes('-');
 
   let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
@@ -59,7 +61,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
 
   const db = openDb(flags.db ?? EMBEDDED_DB);
   try {
-    refuseFollowedBefore(db, targets, flags.db);
+    refuseFollowedBefore(db, [...rotated, ...targets], flags.db);
   } catch (err) {
     db.close();
     throw err;
@@ -85,7 +87,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   // Output: the dashboard, or one NDJSON line per new finding.
   if (keys !== undefined) {
     model = new DashboardModelSource(db, live.book, {
-      sources: targets.map((t) => (t === '-' ? STDIN_NAME : t)),
+      sources: [...rotated, ...targets].map((t) => (t === '-' ? STDIN_NAME : t)),
       mode: 'live',
       sharedSessionStore: options.sharedSessionStore,
     });
@@ -132,7 +134,9 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   process.on('SIGTERM', onSignal);
 
   try {
-    await runLive(live, follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) }), {
+    const followed = follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) });
+    const readFirst = readThrough(rotated, { signal: controller.signal, onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
+    await runLive(live, concatEvents(readFirst, followed), {
       signal: controller.signal,
       onLines: resetIdle,
       onRound: (round) => {
@@ -210,14 +214,17 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
 /**
  * Files to follow: `-`, files (present or not), and the live log files a folder holds now (its
  * subfolders' too with --recursive; without it, those holding logs are named on stderr), then those
- * that appear in it later (folderDiscovery). A rotated generation no longer grows: `watch` sees each
- * rotation happen instead.
+ * that appear in it later (folderDiscovery). A folder's rotated generations no longer grow: they are
+ * read once, first (`rotated`, oldest first), and each rotation during the run is seen as it happens.
  */
-function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
+function followTargets(paths: string[], recursive: boolean, io: Io): { targets: string[]; rotated: string[] } {
   const out: string[] = [];
+  const rotated: string[] = [];
   for (const p of paths) {
     if (p !== '-' && isFolder(p)) {
-      const found = folderContents(p, { recursive, which: 'live' });
+      const found = folderContents(p, { recursive, which: 'all' });
+      rotated.push(...found.files.filter((f) => !isLiveLogFileName(basename(f))));
+      found.files = found.files.filter((f) => isLiveLogFileName(basename(f)));
       if (found.files.length === 0) {
         const sub = found.unread.length > 0 ? ` of its own; ${subfoldersThatDo(found.unread)}` : '';
         throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow${sub}`);
@@ -231,7 +238,12 @@ function followTargets(paths: string[], recursive: boolean, io: Io): string[] {
       out.push(p);
     }
   }
-  return [...new Set(out)];
+  return { targets: [...new Set(out)], rotated: [...new Set(rotated)] };
+}
+
+/** The rotated generations' lines, then the followed files': one stream of events for the live run. */
+async function* concatEvents(...parts: AsyncGenerator<FollowEvent>[]): AsyncGenerator<FollowEvent> {
+  for (const part of parts) yield* part;
 }
 
 /** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
