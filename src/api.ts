@@ -21,6 +21,8 @@ export interface AnalyzeOptions extends RunOptions {
   onProgress?: ProgressListener;
   /** analyzeFiles: a folder's subfolders are read too (default: its own log files). */
   recursive?: boolean;
+  /** A file that is one JSON array is read an entry a line (read/entries.ts). */
+  jsonArray?: boolean;
 }
 
 export interface Workspace {

@@ -17,6 +17,8 @@ export interface InputOptions {
   copyLines?: boolean;
   /** A folder's subfolders are read too. */
   recursive?: boolean;
+  /** A file that is one JSON array is read an entry a line. */
+  jsonArray?: boolean;
 }
 
 export interface OpenedWorkspace {
@@ -50,7 +52,7 @@ export async function openWorkspace(
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-  const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}) };
+  const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...(opts.jsonArray ? { jsonArray: true } : {}) };
   const { db, stats } = await loadInputs(sources, {
     ...withProgress(ingestOptions, onProgress),
     ...(opts.db !== undefined && { db: opts.db }),

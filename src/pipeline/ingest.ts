@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
-import { splitLineBatches } from '../read/lines.js';
+import { splitLineBatches } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
@@ -35,6 +35,8 @@ export interface IngestOptions {
   handOver?: HandOver;
   /** Copy every line's text even into the throw-away database (`tui`: it lives long, and files rotate under it). */
   copyLines?: boolean;
+  /** A file that is one JSON array is read an entry a line (`--json-array`; read/entries.ts). */
+  jsonArray?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ function inlineFeed(source: Source, opts: IngestOptions, copyLines = true): Sour
     async run(sink) {
       const stage = new LineStage(opts.inputFormat, opts.formats, copyLines, source.path);
       const pieces = new LinePieces();
-      for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c))) {
+      for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c), { jsonArray: opts.jsonArray === true })) {
         for (const l of pieces.push(batch)) sink.add(stage.normalize(l));
         opts.onLines?.(source.name, sink.stats.lines);
       }
@@ -188,7 +190,7 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
       const file = rereadFrom(db, s, opts);
       const copyLines = file === undefined;
       const feed =
-        worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts.inputFormat, opts.onLines, copyLines) : inlineFeed(s, opts, copyLines);
+        worker && !worker.broken && s.path !== null ? worker.feed(s.path, opts, copyLines) : inlineFeed(s, opts, copyLines);
       out.push(await loadSource(db, s.name, feed, file, recent));
     }
   } finally {

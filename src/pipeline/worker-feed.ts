@@ -54,14 +54,15 @@ export class NormalizeWorker {
   }
 
   /** One file's lines, normalized in the worker. */
-  feed(path: string, inputFormat: string | undefined, onLines: Pending['onLines'], copyLines = true): SourceFeed {
+  feed(path: string, opts: { inputFormat?: string; jsonArray?: boolean; onLines?: Pending['onLines'] }, copyLines = true): SourceFeed {
+    const { inputFormat, jsonArray, onLines } = opts;
     return {
       run: (sink) =>
         new Promise<void>((resolve, reject) => {
           if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
           this.sha256 = null;
           this.pending = { name: sink.stats.name, path, sink, copyLines, onLines, resolve, reject };
-          this.post({ type: 'open', path, copyLines, handOver: this.handOver, ...(inputFormat !== undefined && { inputFormat }) });
+          this.post({ type: 'open', path, copyLines, handOver: this.handOver, jsonArray: jsonArray === true, ...(inputFormat !== undefined && { inputFormat }) });
         }),
       digest: () => this.sha256,
     };

@@ -6,7 +6,7 @@ import type { RawCell } from './raw-lines.js';
 
 export type ToWorker =
   /** Read, split and normalize this file (one at a time: the next comes after its end). */
-  | { type: 'open'; path: string; inputFormat?: string; copyLines: boolean; handOver: HandOver }
+  | { type: 'open'; path: string; inputFormat?: string; copyLines: boolean; handOver: HandOver; jsonArray: boolean }
   /** The main thread stored one more batch: the worker may send another. */
   | { type: 'ack' };
 

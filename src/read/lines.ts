@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-
 /**
  * One physical line of an input, with its 1-based number. `offset` and `bytes` place the text in the
  * (decompressed) byte stream, so that a store may keep where a line is instead of a copy of it.
@@ -33,6 +31,12 @@ export class LineAssembler {
   /** Bytes of the stream before the current line, and of the current line held so far (all of it, past the cap too). */
   private consumed = 0;
   private heldBytes = 0;
+
+  /** `linesBefore` and `bytesBefore`: where in the input its first byte is (the text after a JSON array export). */
+  constructor(linesBefore = 0, bytesBefore = 0) {
+    this.lineNo = linesBefore;
+    this.consumed = bytesBefore;
+  }
 
   /** The lines this chunk completes, numbered on from the previous ones. */
   push(chunk: Buffer): InputLine[] {
@@ -155,22 +159,4 @@ function decodeLine(buf: Buffer, line: number, lineStart: number): InputLine {
 
 function preview(bytes: Buffer): string {
   return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
-}
-
-/** The lines of a whole stream, a chunk's worth at a time (a yield per line costs more than the split). */
-export async function* splitLineBatches(input: AsyncIterable<Buffer | string> | Readable, onBytes?: (chunk: Buffer) => void): AsyncGenerator<InputLine[]> {
-  const lines = new LineAssembler();
-  for await (const raw of input as AsyncIterable<Buffer | string>) {
-    const chunk = typeof raw === 'string' ? Buffer.from(raw) : raw;
-    onBytes?.(chunk);
-    const batch = lines.push(chunk);
-    if (batch.length > 0) yield batch;
-  }
-  const rest = lines.end();
-  if (rest.length > 0) yield rest;
-}
-
-/** The lines of a whole stream, one at a time. */
-export async function* splitLines(input: AsyncIterable<Buffer | string> | Readable, onBytes?: (chunk: Buffer) => void): AsyncGenerator<InputLine> {
-  for await (const batch of splitLineBatches(input, onBytes)) yield* batch;
 }

@@ -1,5 +1,5 @@
 import type { FollowEvent } from './follow.js';
-import { splitLineBatches } from './lines.js';
+import { splitLineBatches, type Splitting } from './entries.js';
 import { fileSource } from './sources.js';
 
 /**
@@ -9,11 +9,14 @@ import { fileSource } from './sources.js';
  * follower alone would never see. A file that cannot be read, or not to its end (a gzip file cut
  * short), is told to `onError`, what was read of it kept.
  */
-export async function* readThrough(paths: string[], opts: { signal: AbortSignal; onError: (path: string, message: string) => void }): AsyncGenerator<FollowEvent> {
+export async function* readThrough(
+  paths: string[],
+  opts: { signal: AbortSignal; onError: (path: string, message: string) => void } & Splitting,
+): AsyncGenerator<FollowEvent> {
   for (const path of paths) {
     if (opts.signal.aborted) return;
     try {
-      for await (const lines of splitLineBatches(fileSource(path).open())) {
+      for await (const lines of splitLineBatches(fileSource(path).open(), undefined, opts)) {
         yield { type: 'lines', source: path, lines };
         if (opts.signal.aborted) return;
       }

@@ -64,6 +64,21 @@ describe('analyze: the gate', () => {
     expect(r.out).toContain('dual-writer');
   });
 
+  it('a pretty-printed JSON array export is unusable, saying how to read it; --json-array reads its entries', async () => {
+    const records = readFileSync('samples/writers.ndjson', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const exported = join(dir, 'export.json');
+    writeFileSync(exported, JSON.stringify(records, null, 2));
+    const refused = await cli('analyze', exported);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(`${exported}: unusable: no record lines (line 1: the file is one JSON array`);
+    expect(refused.err).toContain('pass --json-array');
+    const read = await cli('analyze', exported, '--json-array', '--format', 'json');
+    const plain = await cli('analyze', 'samples/writers.ndjson', '--format', 'json');
+    const rules = (out: string) => (JSON.parse(out).findings as { rule: string; session: string }[]).map((f) => `${f.rule} ${f.session}`);
+    expect(read.code).toBe(plain.code);
+    expect(rules(read.out)).toEqual(rules(plain.out));
+  });
+
   it('a path that does not exist exits 2 with its name', async () => {
     const r = await cli('analyze', join(dir, 'nope.ndjson'));
     expect(r.code).toBe(2);

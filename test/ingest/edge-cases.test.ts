@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { splitLines } from '../../src/read/lines.js';
+import { splitLines } from '../../src/read/entries.js';
 import { T0, ingestSources, outcomeOf, rows } from './support.js';
 
 describe('a UTF-8 byte order mark', () => {

@@ -71,13 +71,17 @@ async function fixture(): Promise<string[]> {
   // and an event on a stream no stateless request named: rejected, its text read back from the file where no copy was made
   lines.push(event(20_001, { stream: 'sl1', event_id: 'a' }), lines[100]!, event(20_002, { stream: 'sl1', event_id: 'b' }), event(20_003, { stream: 'nope', event_id: 'c' }));
   writeFileSync(straddling, lines.join('\n') + '\n');
-  return [log, odd, gz, cut, otlp, straddling];
+  // An export written as one JSON array, pretty-printed (a console's "export as JSON"): entries across batches.
+  const exported = join(dir, 'export.json');
+  const entries = readFileSync(log, 'utf8').split('\n').slice(0, 3000).filter(Boolean).map((l) => JSON.parse(l));
+  writeFileSync(exported, JSON.stringify(entries, null, 2));
+  return [log, odd, gz, cut, otlp, straddling, exported];
 }
 
 async function ingestWith(threads: 'worker' | 'inline', files: string[], handOver?: 'always' | 'never', quotesFromFiles = false) {
   // quotesFromFiles: a one-off run's database, which keeps where a plain file's lines are instead of their text
   const db = quotesFromFiles ? store.markQuotesFromFiles(store.openDb(':memory:')) : store.openDb(':memory:');
-  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads, ...(handOver && { handOver }) });
+  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads, jsonArray: true, ...(handOver && { handOver }) });
   const rows = {
     records: db.prepare('SELECT * FROM records ORDER BY id').raw().all(),
     rejected: db.prepare('SELECT * FROM rejected ORDER BY id').raw().all(),
@@ -102,6 +106,7 @@ describe('normalizing in a worker thread', () => {
     expect(inline.stats.find((s) => s.name.endsWith('otlp.ndjson'))).toMatchObject({ lines: 2503, rejected: 358, records: 7500 - 357 + 15_000 - 1 }); // line 2502 too has a bad record
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
     expect(inline.stats.find((s) => s.name.endsWith('straddling.ndjson'))).toMatchObject({ lines: 4006, records: 4004, repeated: 1, rejected: 1 });
+    expect(inline.stats.find((s) => s.name.endsWith('export.json'))).toMatchObject({ lines: 3000, recordLines: expect.toSatisfy((n: number) => n > 2900), rejected: 0 });
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
     expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');

@@ -135,7 +135,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
 
   try {
     const followed = follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) });
-    const readFirst = readThrough(rotated, { signal: controller.signal, onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
+    const readFirst = readThrough(rotated, { signal: controller.signal, jsonArray: flags.jsonArray === true, onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
     await runLive(live, concatEvents(readFirst, followed), {
       signal: controller.signal,
       onLines: resetIdle,
