@@ -6,6 +6,7 @@
  *   kubectl logs --timestamps                         `2026-12-07T10:00:00.123456789Z {…}`
  *   kubectl logs --prefix (several pods at once)      `[pod/mcp-7d9f/mcp] {…}`, before the time if both
  *   journalctl -o json (a systemd service)            `{"__CURSOR":"…","__REALTIME_TIMESTAMP":"…",…,"MESSAGE":"{…}"}`
+ *   logcli query --output=jsonl (Grafana Loki)         `{"labels":{"pod":"mcp-0",…},"line":"{…}","timestamp":"…"}`
  *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
  * line rejected or ignored, the whole export unusable.
@@ -44,16 +45,28 @@ const DOCKER_KEYS = new Set(['log', 'stream', 'time', 'attrs']);
 const DOCKER_HEAD = '{"log":';
 /** journalctl writes the cursor first, then the time; an export trimmed of the cursor starts at the time. */
 const JOURNAL_HEADS = ['{"__CURSOR":', '{"__REALTIME_TIMESTAMP":'];
+/** logcli writes its keys sorted: the labels (unless --no-labels), the line, the time. */
+const LOKI_HEADS = ['{"labels":', '{"line":'];
+const LOKI_KEYS = new Set(['labels', 'line', 'timestamp']);
+/** The labels that name where a line came from, as Loki's agents set them, most specific first. */
+const LOKI_NODE_LABELS = ['pod', 'instance', 'host', 'hostname'];
 
 /** Whether a line may be enveloped: a cheap test before envelopeOf (a line that starts as an object rarely is). */
 export function mayBeEnveloped(text: string): boolean {
-  return text.charCodeAt(0) !== 123 /* { */ || text.startsWith(DOCKER_HEAD) || JOURNAL_HEADS.some((h) => text.startsWith(h));
+  return text.charCodeAt(0) !== 123 /* { */ || text.startsWith(DOCKER_HEAD) || startsWithAny(text, JOURNAL_HEADS) || startsWithAny(text, LOKI_HEADS);
 }
 
 export function envelopeOf(text: string): Envelope | undefined {
   if (text.startsWith(DOCKER_HEAD)) return dockerLine(text);
-  if (text.charCodeAt(0) === 123) return journalLine(text);
+  if (startsWithAny(text, JOURNAL_HEADS)) return journalLine(text);
+  if (startsWithAny(text, LOKI_HEADS)) return lokiLine(text);
+  if (text.charCodeAt(0) === 123) return undefined;
   return prefixedLine(text);
+}
+
+function startsWithAny(text: string, heads: readonly string[]): boolean {
+  for (const h of heads) if (text.startsWith(h)) return true;
+  return false;
 }
 
 /**
@@ -170,6 +183,22 @@ function journalLine(text: string): Envelope | undefined {
     ...(typeof o._HOSTNAME === 'string' && o._HOSTNAME !== '' && { node: o._HOSTNAME }),
     partial: false,
     rewrap: (redacted) => JSON.stringify({ ...o, MESSAGE: redacted }),
+  };
+}
+
+/** `logcli query --output=jsonl` (Grafana Loki): the line as a string, its time, and the stream's labels. */
+function lokiLine(text: string): Envelope | undefined {
+  const o = parsedObject(text);
+  if (o === undefined || typeof o.line !== 'string' || typeof o.timestamp !== 'string') return undefined;
+  if (!Object.keys(o).every((k) => LOKI_KEYS.has(k))) return undefined;
+  const labels = typeof o.labels === 'object' && o.labels !== null ? (o.labels as Record<string, unknown>) : {};
+  const node = LOKI_NODE_LABELS.map((k) => labels[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  return {
+    inner: o.line,
+    time: o.timestamp,
+    ...(node !== undefined && { node }),
+    partial: false,
+    rewrap: (inner) => JSON.stringify({ ...o, line: inner }),
   };
 }
 

@@ -17,6 +17,10 @@ const docker = (log: string, time = '2026-11-09T10:00:01.123456789Z') => json({ 
 const journal = (message: unknown, us = '1794218401123456', host = 'vm-7') =>
   json({ __CURSOR: 's=9f2c;i=1a2b', __REALTIME_TIMESTAMP: us, __MONOTONIC_TIMESTAMP: '8123456', _HOSTNAME: host, SYSLOG_IDENTIFIER: 'mcp', _PID: '812', MESSAGE: message });
 
+/** As `logcli query --output=jsonl` writes a line: Go's sorted keys, the labels (unless --no-labels), the line, its time. */
+const loki = (line: string, timestamp = '2026-11-09T11:00:01.123456789+01:00', labels: Record<string, string> | null = { app: 'mcp', namespace: 'billing', pod: 'mcp-0' }) =>
+  json({ ...(labels && { labels }), line, timestamp });
+
 describe('lines inside lines', () => {
   it('reads the record inside a CRI line, a Docker json-file line, kubectl --timestamps / --prefix lines and a journald entry alike', async () => {
     const plain = await load([created, opened]);
@@ -26,6 +30,7 @@ describe('lines inside lines', () => {
       [`2026-11-09T10:00:01.1Z ${json(created)}`, `2026-11-09T10:00:01.2Z ${json(opened)}`],
       [`[pod/mcp-a-7d9f/mcp] ${json(created)}`, `[pod/mcp-a-7d9f/mcp] 2026-11-09T10:00:01.2Z ${json(opened)}`],
       [journal(json(created)), journal(json(opened))],
+      [loki(json(created)), loki(json(opened), undefined, null)],
     ]) {
       const got = await load(lines);
       expect(got.rows, lines[0]).toEqual(plain.rows);
@@ -68,6 +73,22 @@ describe('lines inside lines', () => {
     expect(rows.map((r) => r.node)).toEqual(['mcp-a', 'mcp-b-55c']);
   });
 
+  it("takes logcli's time and the labels' pod (or instance, host) where the record logs none", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const { rows } = await load([
+      loki(json(created)),
+      loki(json(bare), '2026-11-09T11:00:05.5+01:00'),
+      loki(json(bare), '2026-11-09T10:00:06Z', { job: 'mcp', instance: '10.0.3.7:3000' }),
+      loki(json(bare), '2026-11-09T10:00:07Z', null),
+    ]);
+    expect(rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([
+      [T, 'mcp-a'],
+      ['2026-11-09T10:00:05.500Z', 'mcp-0'],
+      ['2026-11-09T10:00:06.000Z', '10.0.3.7:3000'],
+      ['2026-11-09T10:00:07.000Z', null],
+    ]);
+  });
+
   it("takes journald's time (to the microsecond) and host where the record logs none, and reads a message kept as bytes", async () => {
     const { ts: _ts, node: _n, ...bare } = opened;
     const { rows } = await load([journal(json(created)), journal([...Buffer.from(json(bare))], '1794218405500250', 'vm-9')]);
@@ -88,7 +109,7 @@ describe('lines inside lines', () => {
   it('stores a credential inside the wrapped line redacted, the envelope kept around it', async () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
     const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
-    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec))]) {
+    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec)), loki(json(rec))]) {
       const ws = await loadWorkspace([logSource([line])]);
       try {
         const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
@@ -96,6 +117,7 @@ describe('lines inside lines', () => {
         expect(raw.startsWith(line.slice(0, 20))).toBe(true);
         if (line.startsWith('{"log"')) expect(JSON.parse(raw)).toMatchObject({ stream: 'stdout', log: expect.stringMatching(/\n$/) });
         if (line.startsWith('{"__')) expect(JSON.parse(raw)).toMatchObject({ _HOSTNAME: 'vm-7', MESSAGE: expect.stringContaining('session.created') });
+        if (line.startsWith('{"labels"')) expect(JSON.parse(raw)).toMatchObject({ labels: { pod: 'mcp-0' }, line: expect.stringContaining('session.created') });
       } finally {
         ws.db.close();
       }
@@ -114,6 +136,14 @@ describe('near misses: lines that only look wrapped', () => {
   it('an object shaped like Docker but with other keys is no Docker line', () => {
     const out = n().normalize(json({ log: `${json(created)}\n`, stream: 'stdout', time: T, kind: 'session.created', session: 'S9' }));
     expect(out).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S9' }] });
+  });
+
+  it('an object with a `line` of its own and other keys, or a `line` that is no string, is no logcli line', () => {
+    expect(n().normalize(json({ line: 42, ...created }))).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S1' }] });
+    expect(n().normalize(json({ labels: { pod: 'x' }, line: json(created), timestamp: T, kind: 'stream.closed', session: 'S7', stream: 'g1' }))).toMatchObject({
+      type: 'records',
+      records: [{ kind: 'stream.closed', session: 'S7' }],
+    });
   });
 
   it('a journald-looking object without its time, or without a message, is read as the object it is', () => {
