@@ -7,6 +7,8 @@
  *   kubectl logs --prefix (several pods at once)      `[pod/mcp-7d9f/mcp] {…}`, before the time if both
  *   journalctl -o json (a systemd service)            `{"__CURSOR":"…","__REALTIME_TIMESTAMP":"…",…,"MESSAGE":"{…}"}`
  *   logcli query --output=jsonl (Grafana Loki)         `{"labels":{"pod":"mcp-0",…},"line":"{…}","timestamp":"…"}`
+ *   aws logs filter-log-events / get-log-events        `{"logStreamName":"ecs/mcp/0a1b","timestamp":1794218400123,"message":"{…}",…}`
+ *     (an entry of the AWS CLI's answer, read with --json-array)
  *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
  * line rejected or ignored, the whole export unusable.
@@ -48,18 +50,28 @@ const JOURNAL_HEADS = ['{"__CURSOR":', '{"__REALTIME_TIMESTAMP":'];
 /** logcli writes its keys sorted: the labels (unless --no-labels), the line, the time. */
 const LOKI_HEADS = ['{"labels":', '{"line":'];
 const LOKI_KEYS = new Set(['labels', 'line', 'timestamp']);
+/** An event of CloudWatch Logs as the AWS CLI gives it; get-log-events' have no stream name, and start with the time. */
+const CLOUDWATCH_HEAD = '{"logStreamName":';
+const CLOUDWATCH_TIMED_HEAD = '{"timestamp":';
+const CLOUDWATCH_KEYS = new Set(['logStreamName', 'timestamp', 'message', 'ingestionTime', 'eventId']);
 /** The labels that name where a line came from, as Loki's agents set them, most specific first. */
 const LOKI_NODE_LABELS = ['pod', 'instance', 'host', 'hostname'];
 
 /** Whether a line may be enveloped: a cheap test before envelopeOf (a line that starts as an object rarely is). */
 export function mayBeEnveloped(text: string): boolean {
-  return text.charCodeAt(0) !== 123 /* { */ || text.startsWith(DOCKER_HEAD) || startsWithAny(text, JOURNAL_HEADS) || startsWithAny(text, LOKI_HEADS);
+  return text.charCodeAt(0) !== 123 /* { */ || text.startsWith(DOCKER_HEAD) || startsWithAny(text, JOURNAL_HEADS) || startsWithAny(text, LOKI_HEADS) || isCloudWatchHead(text);
+}
+
+/** A logger may write `timestamp` first too: only with CloudWatch's `ingestionTime` is such a line parsed twice. */
+function isCloudWatchHead(text: string): boolean {
+  return text.startsWith(CLOUDWATCH_HEAD) || (text.startsWith(CLOUDWATCH_TIMED_HEAD) && text.includes('"ingestionTime":'));
 }
 
 export function envelopeOf(text: string): Envelope | undefined {
   if (text.startsWith(DOCKER_HEAD)) return dockerLine(text);
   if (startsWithAny(text, JOURNAL_HEADS)) return journalLine(text);
   if (startsWithAny(text, LOKI_HEADS)) return lokiLine(text);
+  if (isCloudWatchHead(text)) return cloudWatchEvent(text);
   if (text.charCodeAt(0) === 123) return undefined;
   return prefixedLine(text);
 }
@@ -199,6 +211,25 @@ function lokiLine(text: string): Envelope | undefined {
     ...(node !== undefined && { node }),
     partial: false,
     rewrap: (inner) => JSON.stringify({ ...o, line: inner }),
+  };
+}
+
+/** A CloudWatch Logs event: the line as `message` (with the newline the agent kept), its time in ms, its log stream (a task, an instance). */
+function cloudWatchEvent(text: string): Envelope | undefined {
+  const o = parsedObject(text);
+  if (o === undefined || typeof o.message !== 'string' || typeof o.timestamp !== 'number' || !Number.isFinite(o.timestamp)) return undefined;
+  if (!Object.keys(o).every((k) => CLOUDWATCH_KEYS.has(k))) return undefined;
+  const time = new Date(o.timestamp);
+  if (Number.isNaN(time.getTime())) return undefined;
+  const message = o.message;
+  const ending = message.endsWith('\r\n') ? '\r\n' : message.endsWith('\n') ? '\n' : '';
+  const stream = typeof o.logStreamName === 'string' && o.logStreamName !== '' ? o.logStreamName : undefined;
+  return {
+    inner: message.slice(0, message.length - ending.length),
+    time: time.toISOString(),
+    ...(stream !== undefined && { node: stream }),
+    partial: false,
+    rewrap: (inner) => JSON.stringify({ ...o, message: inner + ending }),
   };
 }
 

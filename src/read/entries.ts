@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { isJsonArrayStart, JsonArrayAssembler } from './json-array.js';
+import { jsonExportStart, JsonArrayAssembler } from './json-array.js';
 import { LineAssembler, type InputLine } from './lines.js';
 
 /** Bytes in, lines out (LineAssembler, JsonArrayAssembler). */
@@ -21,7 +21,7 @@ export interface Splitting {
  * log-format.md reads a line per record, and such a file is unusable by it, but the user is told
  * how to read it rather than only that its first line is no JSON.
  */
-export const JSON_ARRAY_NOT_READ = 'the file is one JSON array (an export written as JSON, not a record per line): pass --json-array to read each entry as a line';
+export const JSON_ARRAY_NOT_READ = 'the file is one JSON document (an export written as JSON, not a record per line): pass --json-array to read each entry as a line';
 
 /**
  * The lines of a whole stream, a chunk's worth at a time (a yield per line costs more than the split):
@@ -40,7 +40,9 @@ export async function* splitLineBatches(
     if (hint && batch.length > 0) {
       hint = false;
       const l = batch[0]!;
-      if ('text' in l && l.line === 1 && l.text.trim() === '[') batch[0] = { line: 1, error: JSON_ARRAY_NOT_READ, preview: '[' };
+      const text = 'text' in l && l.line === 1 ? l.text.trim() : '';
+      // Pretty-printed: the first line is the bracket alone. A compact one-line export is the JSON line it is.
+      if (text === '[' || text === '{') batch[0] = { line: 1, error: JSON_ARRAY_NOT_READ, preview: text };
     }
     return batch;
   };
@@ -49,10 +51,11 @@ export async function* splitLineBatches(
     onBytes?.(chunk);
     if (lines === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
-      const array = isJsonArrayStart(head);
-      if (array === undefined && head.length < MAX_SNIFF_BYTES) continue;
-      lines = array === true && splitting.jsonArray === true ? new JsonArrayAssembler() : new LineAssembler();
-      hint = array === true && splitting.jsonArray !== true;
+      const shape = jsonExportStart(head);
+      if (shape === undefined && head.length < MAX_SNIFF_BYTES) continue;
+      const isExport = shape === 'array' || shape === 'events';
+      lines = isExport && splitting.jsonArray === true ? new JsonArrayAssembler(shape) : new LineAssembler();
+      hint = isExport && splitting.jsonArray !== true;
       chunk = head;
       head = undefined;
     }

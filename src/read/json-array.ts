@@ -2,7 +2,9 @@ import { LineAssembler, MAX_LINE_BYTES, type InputLine } from './lines.js';
 
 /**
  * A log export written as one JSON array rather than a line per record: `gcloud logging read
- * --format=json`, `az monitor log-analytics query`, a console's "export as JSON". Pretty-printed,
+ * --format=json`, `az monitor log-analytics query`, a console's "export as JSON"; or as the AWS
+ * CLI's answer, an object whose first member is the array (`aws logs filter-log-events` and
+ * `get-log-events`: `{"events": [...], "nextForwardToken": …}`). Pretty-printed,
  * each entry spans many lines, none of which is JSON on its own: read line by line, every line was
  * rejected. Here each entry is a line: numbered by the line it starts on (evidence cites where it
  * is), its text the entry with the printer's line breaks taken out (a JSON string holds no raw line
@@ -10,7 +12,7 @@ import { LineAssembler, MAX_LINE_BYTES, type InputLine } from './lines.js';
  * entry held at a time, so an export of any size is read in the same memory.
  */
 export class JsonArrayAssembler {
-  private state: 'before' | 'between' | 'entry' | 'after' = 'before';
+  private state: 'before' | 'between' | 'entry' | 'after' | 'answer' = 'before';
   private depth = 0;
   private inString = false;
   private escaped = false;
@@ -23,6 +25,12 @@ export class JsonArrayAssembler {
   private consumed = 0;
   /** What follows the array's end, read as lines (the export said nothing of it). */
   private rest: LineAssembler | undefined;
+  /** After the array: text read as lines, or the rest of the answer whose first member it was. */
+  private readonly afterArray: 'after' | 'answer';
+
+  constructor(shape: JsonExport = 'array') {
+    this.afterArray = shape === 'events' ? 'answer' : 'after';
+  }
 
   push(chunk: Buffer): InputLine[] {
     if (this.rest !== undefined) return this.rest.push(chunk);
@@ -47,15 +55,17 @@ export class JsonArrayAssembler {
           this.hold(chunk.subarray(entryStart, end));
           out.push(this.take());
           entryStart = -1;
-          this.state = end === i && b === CLOSE_BRACKET ? 'after' : 'between';
+          this.state = end === i && b === CLOSE_BRACKET ? this.afterArray : 'between';
         }
       } else if (b === NEWLINE || b === SPACE || b === TAB || b === CR) {
         // between tokens
       } else if (this.state === 'before') {
-        // The sniffing (isJsonArrayStart) saw the bracket first; a byte order mark before it is no content.
+        // The sniffing (jsonExportStart) saw the bracket first, or `{"events":` before it; a byte order mark is no content.
         if (b === OPEN_BRACKET) this.state = 'between';
+      } else if (this.state === 'answer') {
+        // The rest of the AWS CLI's answer: paging tokens, the streams searched; no log line.
       } else if (this.state === 'between') {
-        if (b === CLOSE_BRACKET) this.state = 'after';
+        if (b === CLOSE_BRACKET) this.state = this.afterArray;
         else if (b !== COMMA) {
           this.state = 'entry';
           this.entryLine = this.lineNo;
@@ -110,12 +120,18 @@ export class JsonArrayAssembler {
   }
 }
 
+/** The two shapes of a JSON export: an array of entries, or the AWS CLI's answer holding them in `events`. */
+export type JsonExport = 'array' | 'events';
+
+const EVENTS_KEY = Buffer.from('"events"');
+
 /**
- * Whether a file's first bytes open a JSON array of entries: `[`, then an object (or the array's end),
- * blanks and a byte order mark aside. A text log whose lines start with a bracket (`[pod/…]`,
- * `[2026-12-07 …]`) does not. `undefined`: not told yet (too few bytes).
+ * Whether a file's first bytes open a JSON export: `[` then an object (or the array's end), or `{`,
+ * `"events"`, `:` and `[`; blanks and a byte order mark aside. A text log whose lines start with a
+ * bracket (`[pod/…]`, `[2026-12-07 …]`) does not, nor an NDJSON line. `undefined`: not told yet
+ * (too few bytes).
  */
-export function isJsonArrayStart(head: Buffer): boolean | undefined {
+export function jsonExportStart(head: Buffer): JsonExport | false | undefined {
   let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   const next = () => {
     while (i < head.length && (head[i] === SPACE || head[i] === NEWLINE || head[i] === TAB || head[i] === CR)) i++;
@@ -123,10 +139,25 @@ export function isJsonArrayStart(head: Buffer): boolean | undefined {
   };
   const first = next();
   if (first === undefined) return undefined;
-  if (first !== OPEN_BRACKET) return false;
-  const second = next();
-  if (second === undefined) return undefined;
-  return second === OPEN_BRACE || second === CLOSE_BRACKET;
+  if (first === OPEN_BRACKET) {
+    const second = next();
+    if (second === undefined) return undefined;
+    return second === OPEN_BRACE || second === CLOSE_BRACKET ? 'array' : false;
+  }
+  if (first !== OPEN_BRACE) return false;
+  const key = next();
+  if (key === undefined) return undefined;
+  i--;
+  for (let k = 0; k < EVENTS_KEY.length; k++, i++) {
+    if (i >= head.length) return undefined;
+    if (head[i] !== EVENTS_KEY[k]) return false;
+  }
+  for (const expected of [COLON, OPEN_BRACKET]) {
+    const b = next();
+    if (b === undefined) return undefined;
+    if (b !== expected) return false;
+  }
+  return 'events';
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -151,6 +182,7 @@ const TAB = 0x09;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;

@@ -70,7 +70,7 @@ describe('analyze: the gate', () => {
     writeFileSync(exported, JSON.stringify(records, null, 2));
     const refused = await cli('analyze', exported);
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain(`${exported}: unusable: no record lines (line 1: the file is one JSON array`);
+    expect(refused.err).toContain(`${exported}: unusable: no record lines (line 1: the file is one JSON document`);
     expect(refused.err).toContain('pass --json-array');
     const read = await cli('analyze', exported, '--json-array', '--format', 'json');
     const plain = await cli('analyze', 'samples/writers.ndjson', '--format', 'json');

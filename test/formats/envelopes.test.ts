@@ -109,7 +109,8 @@ describe('lines inside lines', () => {
   it('stores a credential inside the wrapped line redacted, the envelope kept around it', async () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
     const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
-    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec)), loki(json(rec))]) {
+    const cloudWatch = json({ logStreamName: 'ecs/mcp/0a1b', timestamp: 1794218400250, message: `${json(rec)}\n`, ingestionTime: 1794218401000 });
+    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec)), loki(json(rec)), cloudWatch]) {
       const ws = await loadWorkspace([logSource([line])]);
       try {
         const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
@@ -118,6 +119,7 @@ describe('lines inside lines', () => {
         if (line.startsWith('{"log"')) expect(JSON.parse(raw)).toMatchObject({ stream: 'stdout', log: expect.stringMatching(/\n$/) });
         if (line.startsWith('{"__')) expect(JSON.parse(raw)).toMatchObject({ _HOSTNAME: 'vm-7', MESSAGE: expect.stringContaining('session.created') });
         if (line.startsWith('{"labels"')) expect(JSON.parse(raw)).toMatchObject({ labels: { pod: 'mcp-0' }, line: expect.stringContaining('session.created') });
+        if (line.startsWith('{"logStreamName"')) expect(JSON.parse(raw)).toMatchObject({ logStreamName: 'ecs/mcp/0a1b', message: expect.stringMatching(/session\.created.*\n$/s) });
       } finally {
         ws.db.close();
       }
@@ -144,6 +146,12 @@ describe('near misses: lines that only look wrapped', () => {
       type: 'records',
       records: [{ kind: 'stream.closed', session: 'S7' }],
     });
+  });
+
+  it('a record that logs `timestamp` first is no CloudWatch event, nor is an event whose time is no number', () => {
+    const { ts, ...rest } = created;
+    expect(n().normalize(json({ timestamp: ts, ...rest, message: 'hello' }))).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S1' }] });
+    expect(n().normalize(json({ logStreamName: 'ecs/x', timestamp: 'soon', message: json(created), ingestionTime: 1 }))).toEqual({ type: 'ignored' });
   });
 
   it('a journald-looking object without its time, or without a message, is read as the object it is', () => {

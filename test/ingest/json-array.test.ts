@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { JSON_ARRAY_NOT_READ, splitLines } from '../../src/read/entries.js';
-import { isJsonArrayStart } from '../../src/read/json-array.js';
+import { jsonExportStart } from '../../src/read/json-array.js';
 import type { Source } from '../../src/read/sources.js';
 import { load } from '../formats/rows.js';
 
@@ -99,12 +99,42 @@ describe('a log export written as one JSON array, with --json-array', () => {
     expect(got.rejected).toEqual([{ line: 10, reason: expect.stringMatching(/^invalid JSON/) }]);
   });
 
+  it("reads the AWS CLI's answer (aws logs filter-log-events): each event's message, its time and log stream; the paging tokens are no lines", async () => {
+    const { ts: _ts, node: _n, ...untimed } = opened;
+    const event = (rec: object, ms: number, stream?: string) => ({
+      ...(stream !== undefined && { logStreamName: stream }),
+      timestamp: Date.parse('2026-11-09T10:00:00Z') + ms,
+      message: `${JSON.stringify(rec)}\n`,
+      ingestionTime: Date.parse('2026-11-09T10:00:01Z') + ms,
+      eventId: `3790${ms}`,
+    });
+    // As the AWS CLI prints it: four spaces, the events first, then what the API answered besides.
+    const answer = JSON.stringify(
+      { events: [event(created, 100, 'ecs/mcp/0a1b2c3d'), event(untimed, 250, 'ecs/mcp/9f8e7d6c'), event(untimed, 300)], searchedLogStreams: [{ logStreamName: 'ecs/mcp/0a1b2c3d', searchedCompletely: true }], nextToken: 'Bxkq6kVGFtq2y_MoigeqscPOdhXVbhiVtLoAmXb5jCrI' },
+      null,
+      4,
+    );
+    const got = await load([answer], A);
+    expect(got.rows.map((r) => [r.kind, new Date(r.ts_ms).toISOString(), r.node])).toEqual([
+      ['session.created', '2026-11-09T10:00:00.100Z', 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:00.250Z', 'ecs/mcp/9f8e7d6c'],
+      ['stream.opened', '2026-11-09T10:00:00.300Z', null],
+    ]);
+    expect(got.stats).toMatchObject({ lines: 3, records: 3, rejected: 0, ignored: 0 });
+    // Without --json-array: unusable, and told how to read it.
+    expect((await load([answer])).rejected[0]).toEqual({ line: 1, reason: JSON_ARRAY_NOT_READ });
+  });
+
   it('near misses: lines that start with a bracket are lines (kubectl --prefix, a text log, an array of numbers)', async () => {
-    expect(isJsonArrayStart(Buffer.from(`[pod/mcp-0/mcp] ${JSON.stringify(created)}\n`))).toBe(false);
-    expect(isJsonArrayStart(Buffer.from('[2026-11-09 10:00:00] INFO started\n'))).toBe(false);
-    expect(isJsonArrayStart(Buffer.from('[1, 2]\n'))).toBe(false);
-    expect(isJsonArrayStart(Buffer.from('\ufeff \n [\n'))).toBe(undefined);
-    expect(isJsonArrayStart(Buffer.from('\ufeff\n[\n  {'))).toBe(true);
+    expect(jsonExportStart(Buffer.from(`[pod/mcp-0/mcp] ${JSON.stringify(created)}\n`))).toBe(false);
+    expect(jsonExportStart(Buffer.from('[2026-11-09 10:00:00] INFO started\n'))).toBe(false);
+    expect(jsonExportStart(Buffer.from('[1, 2]\n'))).toBe(false);
+    expect(jsonExportStart(Buffer.from(`${JSON.stringify(created)}\n`))).toBe(false);
+    expect(jsonExportStart(Buffer.from('{"events": "none"}\n'))).toBe(false);
+    expect(jsonExportStart(Buffer.from('\ufeff \n [\n'))).toBe(undefined);
+    expect(jsonExportStart(Buffer.from('{\n    "even'))).toBe(undefined);
+    expect(jsonExportStart(Buffer.from('\ufeff\n[\n  {'))).toBe('array');
+    expect(jsonExportStart(Buffer.from('{\n    "events": [\n'))).toBe('events');
     const got = await load([`[pod/mcp-0/mcp] ${JSON.stringify(created)}`, `[pod/mcp-0/mcp] ${JSON.stringify(opened)}`, '[1, 2]'], A);
     expect(got.stats).toMatchObject({ lines: 3, records: 2, ignored: 1, rejected: 0 });
   });
