@@ -156,7 +156,8 @@ function isJson(text: string): boolean {
   }
 }
 
-function parsedObject(text: string): Record<string, unknown> | undefined {
+/** The text as a JSON object, if it is one (pipeline/line-pieces.ts asks it of a line cut short). */
+export function parsedObject(text: string): Record<string, unknown> | undefined {
   try {
     const obj: unknown = JSON.parse(text);
     return typeof obj === 'object' && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>) : undefined;

@@ -1,5 +1,5 @@
 import { REJECTED_PREVIEW } from '../model/record.js';
-import { splitOf, type SplitLine } from '../normalize/envelopes.js';
+import { parsedObject, splitOf, type SplitLine } from '../normalize/envelopes.js';
 import { redactText } from '../normalize/redact.js';
 import { MAX_LINE_BYTES, type InputLine } from '../read/lines.js';
 
@@ -70,7 +70,7 @@ export class LinePieces {
   end(): JoinedLine[] {
     for (const [stream, u] of [...this.unfinished]) {
       const content = u.pieces.map((p) => p.split.content).join('');
-      if (isWholeObject(content) || !content.trimStart().startsWith('{')) this.join(stream, u, content);
+      if (parsedObject(content) !== undefined || !content.trimStart().startsWith('{')) this.join(stream, u, content);
       else this.reject(stream, u, PIECES_PAST_END);
     }
     const out: JoinedLine[] = [];
@@ -142,15 +142,6 @@ export class LinePieces {
     if (n === 0) return;
     this.held = n === this.held.length ? [] : this.held.slice(n);
     this.heldChars = this.held.reduce((sum, h) => sum + ('text' in h.line ? h.line.text.length : 0), 0);
-  }
-}
-
-function isWholeObject(text: string): boolean {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v);
-  } catch {
-    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { LineAssembler, MAX_LINE_BYTES, type InputLine } from './lines.js';
+import { decodeLine, LineAssembler, MAX_LINE_BYTES, tooLong, type InputLine } from './lines.js';
 
 /**
  * A log export written as one JSON array rather than a line per record: `gcloud logging read
@@ -98,7 +98,7 @@ export class JsonArrayAssembler {
     if (this.tooLong || piece.length === 0) return;
     if (this.heldBytes + piece.length > MAX_LINE_BYTES) {
       this.tooLong = true;
-      this.held = [Buffer.concat([...this.held, piece]).subarray(0, PREVIEW_BYTES)];
+      this.held = [Buffer.concat([...this.held, piece]).subarray(0, 256)];
       return;
     }
     this.held.push(Buffer.from(piece));
@@ -106,17 +106,16 @@ export class JsonArrayAssembler {
   }
 
   private take(): InputLine {
-    const bytes = Buffer.concat(this.held);
+    const bytes = this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held);
     const line = this.entryLine;
-    const tooLong = this.tooLong;
+    const tooLongEntry = this.tooLong;
     this.held = [];
     this.heldBytes = 0;
     this.tooLong = false;
-    if (tooLong) return { line, error: `JSON array entry longer than ${MAX_LINE_BYTES} bytes`, preview: preview(bytes) };
-    if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log entry', preview: preview(bytes) };
-    const text = bytes.toString('utf8');
-    if (text.includes('\uFFFD') && !isStrictUtf8(bytes)) return { line, error: 'invalid UTF-8', preview: preview(bytes) };
-    return { line, text: text.replace(/\r?\n[ \t]*/g, '') };
+    if (tooLongEntry) return tooLong(line, bytes);
+    // Decoded as a line is (NUL, bad UTF-8 rejected), but not placed in the file: its text is not the file's bytes.
+    const decoded = decodeLine(bytes, line, 0);
+    return 'text' in decoded ? { line, text: decoded.text.replace(/\r?\n[ \t]*/g, '') } : decoded;
   }
 }
 
@@ -158,21 +157,6 @@ export function jsonExportStart(head: Buffer): JsonExport | false | undefined {
     if (b !== expected) return false;
   }
   return 'events';
-}
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-function isStrictUtf8(bytes: Buffer): boolean {
-  try {
-    strictUtf8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const PREVIEW_BYTES = 200;
-function preview(bytes: Buffer): string {
-  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
 }
 
 const NEWLINE = 0x0a;

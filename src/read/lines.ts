@@ -134,11 +134,13 @@ export class LineAssembler {
   }
 }
 
-function tooLong(line: number, head: Buffer): InputLine {
+/** A line past MAX_LINE_BYTES, rejected with its head as the preview (read/json-array.ts too). */
+export function tooLong(line: number, head: Buffer): InputLine {
   return { line, error: `line longer than ${MAX_LINE_BYTES} bytes`, preview: preview(head) };
 }
 
-function decodeLine(buf: Buffer, line: number, lineStart: number): InputLine {
+/** A line's bytes as text, or why they are none (NUL, bad UTF-8); read/json-array.ts decodes an entry with it. */
+export function decodeLine(buf: Buffer, line: number, lineStart: number): InputLine {
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
   // A UTF-8 byte order mark (Windows exports) is not part of the first record.
