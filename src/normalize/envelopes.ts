@@ -9,6 +9,8 @@
  *   logcli query --output=jsonl (Grafana Loki)         `{"labels":{"pod":"mcp-0",…},"line":"{…}","timestamp":"…"}`
  *   aws logs filter-log-events / get-log-events        `{"logStreamName":"ecs/mcp/0a1b","timestamp":1794218400123,"message":"{…}",…}`
  *     (an entry of the AWS CLI's answer, read with --json-array)
+ *   a Fluent Bit record (tail input, docker or cri    `{"time":"…","stream":"stdout","logtag":"F","log":"{…}","kubernetes":{"pod_name":…}}`
+ *     parser, Merge_Log off), as its outputs write it  (to S3, a file, Elasticsearch, CloudWatch, Loki)
  *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
  * line rejected or ignored, the whole export unusable.
@@ -231,6 +233,28 @@ function cloudWatchEvent(text: string): Envelope | undefined {
     ...(stream !== undefined && { node: stream }),
     partial: false,
     rewrap: (inner) => JSON.stringify({ ...o, message: inner + ending }),
+  };
+}
+
+/**
+ * A record Fluent Bit made of a container's line, with the line as `log` (its `Merge_Log` off): it
+ * names the stream, the CRI tag or the pod it came from. Told from a parsed object (the caller
+ * parsed it, and only an object naming no record kind asks), so no line is parsed twice for it.
+ */
+export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefined {
+  if (typeof o.log !== 'string') return undefined;
+  const k8s = typeof o.kubernetes === 'object' && o.kubernetes !== null ? (o.kubernetes as Record<string, unknown>) : undefined;
+  if (k8s === undefined && o.stream !== 'stdout' && o.stream !== 'stderr' && typeof o.logtag !== 'string') return undefined;
+  const log = o.log;
+  const ending = log.endsWith('\r\n') ? '\r\n' : log.endsWith('\n') ? '\n' : '';
+  const time = typeof o.time === 'string' ? o.time : typeof o['@timestamp'] === 'string' ? o['@timestamp'] : undefined;
+  const pod = typeof k8s?.pod_name === 'string' && k8s.pod_name !== '' ? k8s.pod_name : undefined;
+  return {
+    inner: log.slice(0, log.length - ending.length),
+    ...(time !== undefined && { time }),
+    ...(pod !== undefined && { node: pod }),
+    partial: o.logtag === 'P',
+    rewrap: (inner) => JSON.stringify({ ...o, log: inner + ending }),
   };
 }
 

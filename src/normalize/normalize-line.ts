@@ -2,7 +2,7 @@ import { partlyRejected, type InheritingRecord, type LineOutcome, type Normalize
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
-import { envelopeOf, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
+import { envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
 import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -42,12 +42,13 @@ export class LineNormalizer {
   normalize(text: string): LineOutcome {
     if (mayBeEnveloped(text)) {
       const e = envelopeOf(text);
-      if (e !== undefined) return this.fromEnvelope(text, e);
+      if (e !== undefined) return this.fromEnvelope(text, e, this.fileDefaults, 0);
     }
-    return this.line(text, this.fileDefaults);
+    return this.line(text, this.fileDefaults, 0);
   }
 
-  private line(text: string, defaults?: RecordDefaults): LineOutcome {
+  /** `depth`: how many envelopes the line was inside (a Fluent Bit record inside a CloudWatch event is 1). */
+  private line(text: string, defaults: RecordDefaults | undefined, depth: number): LineOutcome {
     if (text.trim() === '') return { type: 'ignored' };
     const suspect = mayHoldCredential(text);
     let obj: unknown;
@@ -62,6 +63,16 @@ export class LineNormalizer {
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
+    // A Fluent Bit record around the server's line (`log`), at most one envelope deep; only an object naming no kind can be one.
+    if (typeof obj.log === 'string' && depth < 2) {
+      const e = fluentBitRecord(obj);
+      if (e !== undefined && kindOf(obj).kind === undefined) {
+        // Its own fields (the pod's labels, annotations) are redacted as any line's are, the line inside by its own reading.
+        const redacted = suspect && redactInPlace(obj);
+        const out = this.fromEnvelope(text, redacted ? fluentBitRecord(obj)! : e, defaults, depth);
+        return redacted && out.type !== 'ignored' && out.redacted === undefined ? { ...out, redacted: JSON.stringify(obj) } : out;
+      }
+    }
     if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj, defaults), JSON.stringify(obj));
     return this.read(obj, defaults);
   }
@@ -71,13 +82,14 @@ export class LineNormalizer {
    * Text that is no JSON object there is the application's other output (a banner, a stack trace):
    * ignored, as a JSON line naming no kind is. One that starts as an object and does not parse is rejected.
    */
-  private fromEnvelope(text: string, e: Envelope): LineOutcome {
+  private fromEnvelope(text: string, e: Envelope, defaults: RecordDefaults | undefined, depth: number): LineOutcome {
     if (e.partial) {
       const redacted = mayHoldCredential(text) ? redactText(text) : text;
       return redacted === text ? { type: 'rejected', reason: PARTIAL_LINE } : { type: 'rejected', reason: PARTIAL_LINE, redacted };
     }
     if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
-    const out = this.line(e.inner, { ...this.fileDefaults, ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) });
+    // The innermost envelope says best where and when the line was written: its time and node come first.
+    const out = this.line(e.inner, { ...defaults, ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) }, depth + 1);
     return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 

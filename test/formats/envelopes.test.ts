@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
+import { PARTIAL_LINE } from '../../src/normalize/envelopes.js';
 import { LineNormalizer } from '../../src/normalize/normalize-line.js';
 import { logSource } from '../helpers/logs.js';
 import { iso, load } from './rows.js';
@@ -21,6 +22,10 @@ const journal = (message: unknown, us = '1794218401123456', host = 'vm-7') =>
 const loki = (line: string, timestamp = '2026-11-09T11:00:01.123456789+01:00', labels: Record<string, string> | null = { app: 'mcp', namespace: 'billing', pod: 'mcp-0' }) =>
   json({ ...(labels && { labels }), line, timestamp });
 
+/** As Fluent Bit's tail input (cri parser, Merge_Log off) and kubernetes filter make a container's line into a record. */
+const fluentBit = (log: string, logtag = 'F', pod = 'mcp-0') =>
+  json({ time: '2026-11-09T10:00:01.123456789Z', stream: 'stdout', logtag, log, kubernetes: { pod_name: pod, namespace_name: 'billing', host: 'ip-10-0-3-7', container_name: 'mcp' } });
+
 describe('lines inside lines', () => {
   it('reads the record inside a CRI line, a Docker json-file line, kubectl --timestamps / --prefix lines and a journald entry alike', async () => {
     const plain = await load([created, opened]);
@@ -31,6 +36,7 @@ describe('lines inside lines', () => {
       [`[pod/mcp-a-7d9f/mcp] ${json(created)}`, `[pod/mcp-a-7d9f/mcp] 2026-11-09T10:00:01.2Z ${json(opened)}`],
       [journal(json(created)), journal(json(opened))],
       [loki(json(created)), loki(json(opened), undefined, null)],
+      [fluentBit(json(created)), fluentBit(`${json(opened)}\n`)],
     ]) {
       const got = await load(lines);
       expect(got.rows, lines[0]).toEqual(plain.rows);
@@ -87,6 +93,33 @@ describe('lines inside lines', () => {
       ['2026-11-09T10:00:06.000Z', '10.0.3.7:3000'],
       ['2026-11-09T10:00:07.000Z', null],
     ]);
+  });
+
+  it("takes a Fluent Bit record's time and pod where the record logs none, inside a CloudWatch event too", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const inCloudWatch = json({ logStreamName: 'from-fluent-bit', timestamp: 1794218409000, message: fluentBit(json(bare), 'F', 'mcp-2'), ingestionTime: 1794218409500 });
+    const { rows, stats } = await load([fluentBit(json(created)), fluentBit(json(bare), 'F', 'mcp-1'), inCloudWatch]);
+    expect(rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([
+      [T, 'mcp-a'],
+      ['2026-11-09T10:00:01.123Z', 'mcp-1'],
+      // the innermost envelope's pod and time, not the CloudWatch stream's
+      ['2026-11-09T10:00:01.123Z', 'mcp-2'],
+    ]);
+    expect(stats).toMatchObject({ records: 3, rejected: 0 });
+  });
+
+  it("rejects a Fluent Bit record of a partial line (logtag P), and stores one's credentials redacted, the pod's annotations' too", async () => {
+    expect((await load([fluentBit('{"ts":"2026-11-09T10:00:00Z","ki', 'P')])).rejected).toEqual([{ line: 1, reason: PARTIAL_LINE }]);
+    const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
+    const line = json({ log: json(created), stream: 'stdout', kubernetes: { pod_name: 'mcp-0', annotations: { 'vault.example.com/token': secret } } });
+    const ws = await loadWorkspace([logSource([line])]);
+    try {
+      const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
+      expect(raw).not.toContain(secret);
+      expect(JSON.parse(raw)).toMatchObject({ kubernetes: { pod_name: 'mcp-0' }, log: expect.stringContaining('session.created') });
+    } finally {
+      ws.db.close();
+    }
   });
 
   it("takes journald's time (to the microsecond) and host where the record logs none, and reads a message kept as bytes", async () => {
@@ -152,6 +185,11 @@ describe('near misses: lines that only look wrapped', () => {
     const { ts, ...rest } = created;
     expect(n().normalize(json({ timestamp: ts, ...rest, message: 'hello' }))).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S1' }] });
     expect(n().normalize(json({ logStreamName: 'ecs/x', timestamp: 'soon', message: json(created), ingestionTime: 1 }))).toEqual({ type: 'ignored' });
+  });
+
+  it('a record with a `log` string and a kind of its own, or a `log` without a stream, tag or pod, is no Fluent Bit record', () => {
+    expect(n().normalize(json({ ...created, log: json(opened), stream: 'stdout' }))).toMatchObject({ type: 'records', records: [{ kind: 'session.created' }] });
+    expect(n().normalize(json({ level: 'info', log: json(created) }))).toEqual({ type: 'ignored' });
   });
 
   it('a journald-looking object without its time, or without a message, is read as the object it is', () => {
