@@ -258,6 +258,20 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
   };
 }
 
+/**
+ * The pod (or VM) a Google Cloud Logging entry says wrote it: `resource.labels.pod_name` of a
+ * `k8s_container`, `instance_id` of a `gce_instance`. The record is under `jsonPayload` (a wrapper,
+ * read where it is); this is only the node where the record names none, as an envelope's is.
+ */
+export function cloudLoggingNode(o: Record<string, unknown>): string | undefined {
+  const resource = o.resource;
+  if (typeof o.jsonPayload !== 'object' || typeof resource !== 'object' || resource === null) return undefined;
+  const labels = (resource as Record<string, unknown>).labels;
+  if (typeof labels !== 'object' || labels === null) return undefined;
+  const { pod_name: pod, instance_id: instance } = labels as Record<string, unknown>;
+  return typeof pod === 'string' && pod !== '' ? pod : typeof instance === 'string' && instance !== '' ? instance : undefined;
+}
+
 /** `1794225600123456` (µs since the epoch) → `2026-11-09T12:00:00.123456Z`: the digits below the millisecond kept. */
 function microsecondsToIso(us: string): string {
   const ms = Number(us.slice(0, -3) || '0');

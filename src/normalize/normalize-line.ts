@@ -2,7 +2,7 @@ import { partlyRejected, type InheritingRecord, type LineOutcome, type Normalize
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
-import { envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
+import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
 import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -73,8 +73,11 @@ export class LineNormalizer {
         return redacted && out.type !== 'ignored' && out.redacted === undefined ? { ...out, redacted: JSON.stringify(obj) } : out;
       }
     }
-    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj, defaults), JSON.stringify(obj));
-    return this.read(obj, defaults);
+    // A Cloud Logging entry names its pod beside the record: the node where the record names none.
+    const pod = obj.jsonPayload !== undefined ? cloudLoggingNode(obj) : undefined;
+    const within = pod === undefined ? defaults : { ...defaults, node: pod };
+    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj, within), JSON.stringify(obj));
+    return this.read(obj, within);
   }
 
   /**

@@ -20,6 +20,16 @@ describe('wrapper objects', () => {
     expect(r).toMatchObject({ kind: 'upgrade', tsMs: T0_MS, node: 'mcp-0', session: 'S1', lastEventId: '5', decision: 'resume', status: 200 });
   });
 
+  it("takes a Cloud Logging entry's pod (or VM) for the node where the record names none, and the record's own where it does", () => {
+    const entry = (payload: object, labels: object) => ({ timestamp: T0, resource: { type: 'k8s_container', labels }, jsonPayload: payload });
+    const created = { kind: 'session.created', session: 'S1' };
+    expect(recordOf(entry(created, { pod_name: 'mcp-7d9f5-x2kq8', namespace_name: 'billing' })).node).toBe('mcp-7d9f5-x2kq8');
+    expect(recordOf(entry(created, { instance_id: '4417362514032917214', zone: 'europe-west1-b' })).node).toBe('4417362514032917214');
+    expect(recordOf(entry({ ...created, node: 'mcp-a' }, { pod_name: 'mcp-7d9f5-x2kq8' })).node).toBe('mcp-a');
+    // near miss: resource labels beside no jsonPayload (the record at the top level) name no node
+    expect(recordOf({ ts: T0, ...created, resource: { labels: { pod_name: 'mcp-0' } } }).node).toBeUndefined();
+  });
+
   it("reads the spec's pino-shaped upgrade", () => {
     const r = recordOf({
       level: 30, time: T0_MS, pid: 7, hostname: 'web-1', msg: 'upgrade',
