@@ -90,9 +90,14 @@ export class LineNormalizer {
       const redacted = mayHoldCredential(text) ? redactText(text) : text;
       return redacted === text ? { type: 'rejected', reason: PARTIAL_LINE } : { type: 'rejected', reason: PARTIAL_LINE, redacted };
     }
-    if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
     // The innermost envelope says best where and when the line was written: its time and node come first.
-    const out = this.line(e.inner, { ...defaults, ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) }, depth + 1);
+    const within = { ...defaults, ...(e.time !== undefined && { ts: e.time }), ...(e.node !== undefined && { node: e.node }) };
+    // An envelope inside it (a CRI line a shipper sent to Loki or CloudWatch as it found it), at most two deep.
+    const inner = depth === 0 && mayBeEnveloped(e.inner) ? envelopeOf(e.inner) : undefined;
+    let out: LineOutcome;
+    if (inner !== undefined) out = this.fromEnvelope(e.inner, inner, within, depth + 1);
+    else if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
+    else out = this.line(e.inner, within, depth + 1);
     return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 

@@ -122,6 +122,24 @@ describe('lines inside lines', () => {
     }
   });
 
+  it('reads a line inside two envelopes (a CRI line promtail sent to Loki as it found it, a json-file line in a CloudWatch event), the inner time first', async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const got = await load([
+      loki(cri(created)),
+      loki(cri(bare, 'F', '2026-11-09T10:00:05.5Z')),
+      json({ logStreamName: 'ecs/mcp/0a1b', timestamp: 1794218409000, message: docker(`${json(bare)}\n`, '2026-11-09T10:00:06.25Z'), ingestionTime: 1794218409500 }),
+    ]);
+    expect(got.rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([
+      [T, 'mcp-a'],
+      ['2026-11-09T10:00:05.500Z', 'mcp-0'],
+      ['2026-11-09T10:00:06.250Z', 'ecs/mcp/0a1b'],
+    ]);
+    // A piece inside an envelope cannot be joined: rejected as one.
+    expect((await load([loki(cri('{"ts":"2026-11-09T10:00:00Z","ki', 'P'))])).rejected).toEqual([{ line: 1, reason: PARTIAL_LINE }]);
+    // Three deep is past what is read: the line is the object it is (no kind: ignored).
+    expect((await load([loki(loki(loki(json(created))))])).stats).toMatchObject({ records: 0, ignored: 1 });
+  });
+
   it("takes journald's time (to the microsecond) and host where the record logs none, and reads a message kept as bytes", async () => {
     const { ts: _ts, node: _n, ...bare } = opened;
     const { rows } = await load([journal(json(created)), journal([...Buffer.from(json(bare))], '1794218405500250', 'vm-9')]);
@@ -143,7 +161,7 @@ describe('lines inside lines', () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
     const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
     const cloudWatch = json({ logStreamName: 'ecs/mcp/0a1b', timestamp: 1794218400250, message: `${json(rec)}\n`, ingestionTime: 1794218401000 });
-    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec)), loki(json(rec)), cloudWatch]) {
+    for (const line of [cri(rec), docker(`${json(rec)}\n`), journal(json(rec)), loki(json(rec)), cloudWatch, loki(cri(rec))]) {
       const ws = await loadWorkspace([logSource([line])]);
       try {
         const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
