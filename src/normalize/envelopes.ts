@@ -1,3 +1,5 @@
+import { isObject } from './fields.js';
+
 /**
  * Lines that carry the server's own line inside another's: what a log export holds when the server
  * logged to stdout and something else wrote the file.
@@ -162,7 +164,7 @@ function isJson(text: string): boolean {
 export function parsedObject(text: string): Record<string, unknown> | undefined {
   try {
     const obj: unknown = JSON.parse(text);
-    return typeof obj === 'object' && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>) : undefined;
+    return isObject(obj) ? obj : undefined;
   } catch {
     return undefined;
   }
@@ -173,7 +175,7 @@ function dockerLine(text: string): Envelope | undefined {
   if (o === undefined || typeof o.log !== 'string' || typeof o.time !== 'string' || (o.stream !== 'stdout' && o.stream !== 'stderr')) return undefined;
   if (!Object.keys(o).every((k) => DOCKER_KEYS.has(k))) return undefined;
   const log = o.log;
-  const ending = log.endsWith('\r\n') ? '\r\n' : log.endsWith('\n') ? '\n' : '';
+  const ending = lineEnding(log);
   const inner = log.slice(0, log.length - ending.length);
   return {
     inner,
@@ -192,10 +194,11 @@ function journalLine(text: string): Envelope | undefined {
   const message = o.MESSAGE;
   const inner = typeof message === 'string' ? message : Array.isArray(message) ? Buffer.from(message as number[]).toString('utf8') : undefined;
   if (inner === undefined) return undefined;
+  const host = nonEmpty(o._HOSTNAME);
   return {
     inner,
     time: microsecondsToIso(o.__REALTIME_TIMESTAMP),
-    ...(typeof o._HOSTNAME === 'string' && o._HOSTNAME !== '' && { node: o._HOSTNAME }),
+    ...(host !== undefined && { node: host }),
     partial: false,
     rewrap: (redacted) => JSON.stringify({ ...o, MESSAGE: redacted }),
   };
@@ -206,8 +209,8 @@ function lokiLine(text: string): Envelope | undefined {
   const o = parsedObject(text);
   if (o === undefined || typeof o.line !== 'string' || typeof o.timestamp !== 'string') return undefined;
   if (!Object.keys(o).every((k) => LOKI_KEYS.has(k))) return undefined;
-  const labels = typeof o.labels === 'object' && o.labels !== null ? (o.labels as Record<string, unknown>) : {};
-  const node = LOKI_NODE_LABELS.map((k) => labels[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  const labels = isObject(o.labels) ? o.labels : {};
+  const node = LOKI_NODE_LABELS.map((k) => nonEmpty(labels[k])).find((v) => v !== undefined);
   return {
     inner: o.line,
     time: o.timestamp,
@@ -225,8 +228,8 @@ function cloudWatchEvent(text: string): Envelope | undefined {
   const time = new Date(o.timestamp);
   if (Number.isNaN(time.getTime())) return undefined;
   const message = o.message;
-  const ending = message.endsWith('\r\n') ? '\r\n' : message.endsWith('\n') ? '\n' : '';
-  const stream = typeof o.logStreamName === 'string' && o.logStreamName !== '' ? o.logStreamName : undefined;
+  const ending = lineEnding(message);
+  const stream = nonEmpty(o.logStreamName);
   return {
     inner: message.slice(0, message.length - ending.length),
     time: time.toISOString(),
@@ -246,9 +249,9 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
   const k8s = typeof o.kubernetes === 'object' && o.kubernetes !== null ? (o.kubernetes as Record<string, unknown>) : undefined;
   if (k8s === undefined && o.stream !== 'stdout' && o.stream !== 'stderr' && typeof o.logtag !== 'string') return undefined;
   const log = o.log;
-  const ending = log.endsWith('\r\n') ? '\r\n' : log.endsWith('\n') ? '\n' : '';
+  const ending = lineEnding(log);
   const time = typeof o.time === 'string' ? o.time : typeof o['@timestamp'] === 'string' ? o['@timestamp'] : undefined;
-  const pod = typeof k8s?.pod_name === 'string' && k8s.pod_name !== '' ? k8s.pod_name : undefined;
+  const pod = nonEmpty(k8s?.pod_name);
   return {
     inner: log.slice(0, log.length - ending.length),
     ...(time !== undefined && { time }),
@@ -264,12 +267,18 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  * read where it is); this is only the node where the record names none, as an envelope's is.
  */
 export function cloudLoggingNode(o: Record<string, unknown>): string | undefined {
-  const resource = o.resource;
-  if (typeof o.jsonPayload !== 'object' || typeof resource !== 'object' || resource === null) return undefined;
-  const labels = (resource as Record<string, unknown>).labels;
-  if (typeof labels !== 'object' || labels === null) return undefined;
-  const { pod_name: pod, instance_id: instance } = labels as Record<string, unknown>;
-  return typeof pod === 'string' && pod !== '' ? pod : typeof instance === 'string' && instance !== '' ? instance : undefined;
+  if (typeof o.jsonPayload !== 'object' || !isObject(o.resource) || !isObject(o.resource.labels)) return undefined;
+  const labels = o.resource.labels;
+  return nonEmpty(labels.pod_name) ?? nonEmpty(labels.instance_id);
+}
+
+/** The newline a shipper kept at the end of a line (json-file, CloudWatch, Fluent Bit): taken off the line, put back around a redacted one. */
+function lineEnding(line: string): '' | '\n' | '\r\n' {
+  return line.endsWith('\r\n') ? '\r\n' : line.endsWith('\n') ? '\n' : '';
+}
+
+function nonEmpty(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
 /** `1794225600123456` (µs since the epoch) → `2026-11-09T12:00:00.123456Z`: the digits below the millisecond kept. */

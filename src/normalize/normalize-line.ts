@@ -63,21 +63,20 @@ export class LineNormalizer {
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
-    // A Fluent Bit record around the server's line (`log`), at most one envelope deep; only an object naming no kind can be one.
+    // Its fields are redacted first; a Fluent Bit record's line inside is redacted again by its own reading.
+    const redacted = suspect && redactInPlace(obj);
+    // A Fluent Bit record around the server's line (`log`), two envelopes deep at most; only an object naming no kind can be one.
     if (typeof obj.log === 'string' && depth < 2) {
       const e = fluentBitRecord(obj);
       if (e !== undefined && kindOf(obj).kind === undefined) {
-        // Its own fields (the pod's labels, annotations) are redacted as any line's are, the line inside by its own reading.
-        const redacted = suspect && redactInPlace(obj);
-        const out = this.fromEnvelope(text, redacted ? fluentBitRecord(obj)! : e, defaults, depth);
+        const out = this.fromEnvelope(text, e, defaults, depth);
         return redacted && out.type !== 'ignored' && out.redacted === undefined ? { ...out, redacted: JSON.stringify(obj) } : out;
       }
     }
     // A Cloud Logging entry names its pod beside the record: the node where the record names none.
     const pod = obj.jsonPayload !== undefined ? cloudLoggingNode(obj) : undefined;
-    const within = pod === undefined ? defaults : { ...defaults, node: pod };
-    if (suspect && redactInPlace(obj)) return withRedacted(this.read(obj, within), JSON.stringify(obj));
-    return this.read(obj, within);
+    const out = this.read(obj, pod === undefined ? defaults : { ...defaults, node: pod });
+    return redacted ? withRedacted(out, JSON.stringify(obj)) : out;
   }
 
   /**

@@ -69,7 +69,7 @@ export class LinePieces {
   /** The file ended: a line without its last piece is whole if what came is a whole record (an unterminated last line), else its pieces are rejected. */
   end(): JoinedLine[] {
     for (const [stream, u] of [...this.unfinished]) {
-      const content = u.pieces.map((p) => p.split.content).join('');
+      const content = contentOf(u);
       if (parsedObject(content) !== undefined || !content.trimStart().startsWith('{')) this.join(stream, u, content);
       else this.reject(stream, u, PIECES_PAST_END);
     }
@@ -101,7 +101,7 @@ export class LinePieces {
     if (u.chars > MAX_LINE_BYTES) {
       this.reject(split.stream, u, PIECES_TOO_LONG);
       if (!split.last) this.givenUp.set(split.stream, PIECES_TOO_LONG);
-    } else if (split.last) this.join(split.stream, u, u.pieces.map((p) => p.split.content).join(''));
+    } else if (split.last) this.join(split.stream, u, contentOf(u));
   }
 
   /** The line whole, as the runtime would have written it unsplit, numbered as its first piece; its other pieces point to it. */
@@ -113,7 +113,7 @@ export class LinePieces {
       p.held.line = { line: p.held.line.line, pieceOf: first!.held.line.line };
       p.held.waiting = false;
     }
-    this.close(stream);
+    this.unfinished.delete(stream);
   }
 
   private reject(stream: string, u: Unfinished, reason: string): void {
@@ -121,10 +121,6 @@ export class LinePieces {
       p.held.line = rejected({ line: p.held.line.line, text: p.text }, reason);
       p.held.waiting = false;
     }
-    this.close(stream);
-  }
-
-  private close(stream: string): void {
     this.unfinished.delete(stream);
   }
 
@@ -143,6 +139,11 @@ export class LinePieces {
     this.held = n === this.held.length ? [] : this.held.slice(n);
     this.heldChars = this.held.reduce((sum, h) => sum + ('text' in h.line ? h.line.text.length : 0), 0);
   }
+}
+
+/** The line its pieces so far make. */
+function contentOf(u: Unfinished): string {
+  return u.pieces.map((p) => p.split.content).join('');
 }
 
 /** Redacted whole before it is cut, as a rejected line's text is. */

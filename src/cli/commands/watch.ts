@@ -222,16 +222,16 @@ function followTargets(paths: string[], recursive: boolean, io: Io): { targets: 
   const rotated: string[] = [];
   for (const p of paths) {
     if (p !== '-' && isFolder(p)) {
-      const found = folderContents(p, { recursive, which: 'all' });
-      rotated.push(...found.files.filter((f) => !isLiveLogFileName(basename(f))));
-      found.files = found.files.filter((f) => isLiveLogFileName(basename(f)));
-      if (found.files.length === 0) {
-        const sub = found.unread.length > 0 ? ` of its own; ${subfoldersThatDo(found.unread)}` : '';
+      const { files, unread, unlistable } = folderContents(p, { recursive, which: 'all' });
+      const live: string[] = [];
+      for (const f of files) (isLiveLogFileName(basename(f)) ? live : rotated).push(f);
+      if (live.length === 0) {
+        const sub = unread.length > 0 ? ` of its own; ${subfoldersThatDo(unread)}` : '';
         throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow${sub}`);
       }
-      if (found.unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: found.unread }))}\n`);
-      for (const u of found.unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
-      out.push(...found.files);
+      if (unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: unread }))}\n`);
+      for (const u of unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
+      out.push(...live);
     } else if (/\.gz$/i.test(p)) {
       throw new UsageError(`${p}: a compressed file cannot be followed as it grows; read it with resumescope analyze`);
     } else {
