@@ -14,6 +14,8 @@ import { isObject } from './fields.js';
  *   a Fluent Bit record (tail input, docker or cri    `{"time":"…","stream":"stdout","logtag":"F","log":"{…}","kubernetes":{"pod_name":…}}`
  *     parser, Merge_Log off), as its outputs write it  (to S3, a file, Elasticsearch, CloudWatch, Loki)
  *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
+ *   AWS Lambda's runtimes (text log format), tab-      `<time>\t<request id>\tINFO\t{…}` (Node.js), `[INFO]\t<time>\t<request id>\t{…}` (Python)
+ *     separated, as CloudWatch and `aws logs tail` keep them
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
  * line rejected or ignored, the whole export unusable.
  */
@@ -44,7 +46,8 @@ export interface SplitLine {
 }
 
 const POD_PREFIX = /^\[pod\/([^/\]\s]+)\/[^\]\s]*\] /;
-const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) /;
+/** A time with its zone, then a space, or a tab as Lambda's runtimes separate their fields. */
+const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]/;
 /** CRI: the stream, then tags joined by `:`, of which `P` marks a partial line and `F` a full one. */
 const CRI_FIELDS = /^(stdout|stderr) ([A-Z](?::[A-Z])*)(?: |$)/;
 const DOCKER_KEYS = new Set(['log', 'stream', 'time', 'attrs']);
@@ -106,7 +109,7 @@ function prefixedLine(text: string): Envelope | undefined {
     split = { stream: `cri ${stream}`, content: rest, last: !cri[2]!.split(':').includes('P'), whole: (content) => `${head}${stream} F ${content}` };
   }
   if (!rest.startsWith('{')) {
-    const object = rest.indexOf(' {"');
+    const object = objectAfterText(rest);
     if (object >= 0) rest = rest.slice(object + 1);
     // Text before an object, and nothing else: is it the whole line as JSON (an array, a number), or no envelope at all?
     else if (pod === null && time === null) return undefined;
@@ -121,6 +124,13 @@ function prefixedLine(text: string): Envelope | undefined {
     ...(split && { split }),
     rewrap: (inner) => head + inner,
   };
+}
+
+/** Where the first JSON object after a space or a tab begins, less one (the separator); -1 where none does. */
+function objectAfterText(text: string): number {
+  const spaced = text.indexOf(' {"');
+  const tabbed = text.indexOf('\t{"');
+  return tabbed < 0 ? spaced : spaced < 0 ? tabbed : Math.min(spaced, tabbed);
 }
 
 /**

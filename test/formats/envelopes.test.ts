@@ -50,11 +50,26 @@ describe('lines inside lines', () => {
       [`Nov  9 10:00:01 web-1 mcp[812]: ${json(created)}`, `Nov  9 10:00:01 web-1 mcp[812]: ${json(opened)}`],
       [`2026-11-09T10:00:01.123000+00:00 ecs/mcp/0a1b2c3d ${json(created)}`, `2026-11-09T10:00:01.124000+00:00 ecs/mcp/0a1b2c3d ${json(opened)}`],
       [`2026-11-09T10:00:01 ${json(created)}`, `2026-11-09 10:00:01,123 INFO  ${json(opened)}`],
+      // AWS Lambda's runtimes, tab-separated: Node.js's time, request id and level; Python's level first.
+      [`2026-11-09T10:00:01.123Z\t8f2c1a7e-5b7d-4c1e-9a0f-2b8e6d4c7a91\tINFO\t${json(created)}`, `[INFO]\t2026-11-09T10:00:01.124Z\t8f2c1a7e-5b7d-4c1e-9a0f-2b8e6d4c7a91\t${json(opened)}`],
     ]) {
       const got = await load(lines);
       expect(got.rows, lines[0]).toEqual(plain.rows);
       expect(got.stats).toMatchObject({ records: 2, ignored: 0, rejected: 0 });
     }
+  });
+
+  it("takes a Lambda line's time where the record logs none, inside a CloudWatch event too, and counts its runtime's own lines as ignored", async () => {
+    const { ts: _ts, ...untimed } = opened;
+    const lambda = (o: object | string, time = '2026-11-09T10:00:05.500Z') => `${time}\t8f2c1a7e-5b7d-4c1e-9a0f-2b8e6d4c7a91\tINFO\t${typeof o === 'string' ? o : json(o)}`;
+    const event = (message: string) => json({ logStreamName: '2026/11/09/[$LATEST]0a1b2c3d', timestamp: 1794218409000, message: `${message}\n`, ingestionTime: 1794218409500 });
+    const got = await load([lambda(created), lambda(untimed), event(lambda(untimed, '2026-11-09T10:00:06.250Z')), event('START RequestId: 8f2c1a7e Version: $LATEST')]);
+    expect(got.rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
+      ['session.created', T, 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:05.500Z', 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:06.250Z', 'mcp-a'],
+    ]);
+    expect(got.stats).toMatchObject({ records: 3, ignored: 1, rejected: 0 });
   });
 
   it('takes no time from a prefix without its zone, nor a node from a prefix\'s words', async () => {
@@ -221,6 +236,8 @@ describe('near misses: lines that only look wrapped', () => {
   it('text with a brace but no JSON object after it is still invalid JSON', () => {
     expect(n().normalize('12345 {not json}')).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
     expect(n().normalize('Error: unexpected { in config')).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
+    // Tab-separated fields before no object, and no time in front to make it a Lambda line: the same.
+    expect(n().normalize('ERROR\t8f2c1a7e\t{not json}')).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^invalid JSON/) });
   });
 
   it('a JSON array holding objects is JSON as ever (ignored), not text before an object', () => {
