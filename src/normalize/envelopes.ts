@@ -272,14 +272,17 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
 }
 
 /**
- * The pod (or VM) a Google Cloud Logging entry says wrote it: `resource.labels.pod_name` of a
- * `k8s_container`, `instance_id` of a `gce_instance`. The record is under `jsonPayload` (a wrapper,
- * read where it is); this is only the node where the record names none, as an envelope's is.
+ * The pod, VM or container instance a Google Cloud Logging entry says wrote it: `resource.labels.pod_name`
+ * of a `k8s_container`, `instance_id` of a `gce_instance`, or the entry's own `labels.instanceId` on
+ * Cloud Run (whose resource names only the revision, which all its instances share). The record is
+ * under `jsonPayload` (a wrapper, read where it is); this is only the node where the record names
+ * none, as an envelope's is.
  */
 export function cloudLoggingNode(o: Record<string, unknown>): string | undefined {
-  if (typeof o.jsonPayload !== 'object' || !isObject(o.resource) || !isObject(o.resource.labels)) return undefined;
-  const labels = o.resource.labels;
-  return nonEmpty(labels.pod_name) ?? nonEmpty(labels.instance_id);
+  if (typeof o.jsonPayload !== 'object' || !isObject(o.resource)) return undefined;
+  const resource = isObject(o.resource.labels) ? o.resource.labels : {};
+  const entry = isObject(o.labels) ? o.labels : {};
+  return nonEmpty(resource.pod_name) ?? nonEmpty(resource.instance_id) ?? nonEmpty(entry.instanceId);
 }
 
 /** The newline a shipper kept at the end of a line (json-file, CloudWatch, Fluent Bit): taken off the line, put back around a redacted one. */

@@ -20,14 +20,21 @@ describe('wrapper objects', () => {
     expect(r).toMatchObject({ kind: 'upgrade', tsMs: T0_MS, node: 'mcp-0', session: 'S1', lastEventId: '5', decision: 'resume', status: 200 });
   });
 
-  it("takes a Cloud Logging entry's pod (or VM) for the node where the record names none, and the record's own where it does", () => {
+  it("takes a Cloud Logging entry's pod (or VM, or Cloud Run instance) for the node where the record names none, and the record's own where it does", () => {
     const entry = (payload: object, labels: object) => ({ timestamp: T0, resource: { type: 'k8s_container', labels }, jsonPayload: payload });
     const created = { kind: 'session.created', session: 'S1' };
     expect(recordOf(entry(created, { pod_name: 'mcp-7d9f5-x2kq8', namespace_name: 'billing' })).node).toBe('mcp-7d9f5-x2kq8');
     expect(recordOf(entry(created, { instance_id: '4417362514032917214', zone: 'europe-west1-b' })).node).toBe('4417362514032917214');
     expect(recordOf(entry({ ...created, node: 'mcp-a' }, { pod_name: 'mcp-7d9f5-x2kq8' })).node).toBe('mcp-a');
-    // near miss: resource labels beside no jsonPayload (the record at the top level) name no node
+    // Cloud Run: the resource names the revision its instances share; the entry's label names the instance.
+    const run = { type: 'cloud_run_revision', labels: { service_name: 'mcp', revision_name: 'mcp-00042-x7q', location: 'europe-west1' } };
+    const instance = '0069c7a98874a1b4a2c6f10a2c7e8e1d0cf4c5d8e2b1a9c47f3e8d2b6a1c0f9e8d7b6a5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f';
+    expect(recordOf({ timestamp: T0, resource: run, labels: { instanceId: instance }, jsonPayload: created }).node).toBe(instance);
+    // near misses: resource labels beside no jsonPayload (the record at the top level) name no node, nor
+    // does a revision without its instance, nor an instance label on an object that is no Cloud Logging entry
     expect(recordOf({ ts: T0, ...created, resource: { labels: { pod_name: 'mcp-0' } } }).node).toBeUndefined();
+    expect(recordOf({ timestamp: T0, resource: run, jsonPayload: created }).node).toBeUndefined();
+    expect(recordOf({ timestamp: T0, labels: { instanceId: instance }, jsonPayload: created }).node).toBeUndefined();
   });
 
   it("reads the spec's pino-shaped upgrade", () => {
