@@ -68,13 +68,17 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
   return { sources: out, unread };
 }
 
-function noLogFiles(folder: string, unread: string[]): string {
-  const none = `${folder}: folder holds no *.ndjson, *.jsonl, *.log or *.json log files (plain, rotated or .gz)`;
+/**
+ * Why a folder gives nothing to read (`analyze`: a log file plain, rotated or gzipped) or to follow
+ * (`watch`: a live one), and where its logs lie instead.
+ */
+export function noLogFiles(folder: string, unread: string[], to: 'read' | 'follow' = 'read'): string {
+  const none = `${folder}: folder holds no *.ndjson, *.jsonl, *.log or *.json ${to === 'read' ? 'log files (plain, rotated or .gz)' : 'files to follow'}`;
   return unread.length === 0 ? none : `${none} of its own; ${subfoldersThatDo(unread)}`;
 }
 
 /** "its subfolders a, b do: name them, or pass --recursive": where a folder's logs lie instead. */
-export function subfoldersThatDo(unread: string[]): string {
+function subfoldersThatDo(unread: string[]): string {
   const one = unread.length === 1;
   return `${one ? 'its subfolder' : 'its subfolders'} ${names(unread)} ${one ? 'does' : 'do'}: name ${one ? 'it' : 'them'}, or pass --recursive`;
 }

@@ -131,6 +131,21 @@ describe('resumescope watch --format ndjson', () => {
     expect(all.stderr()).not.toContain('not read');
   });
 
+  it('refuses a folder with no live file to follow, saying where its logs are (a subfolder, or only rotated generations)', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    mkdirSync(d.file('node-b'));
+    writeFileSync(d.file('node-b/mcp.log'), violatingLine(200, 6));
+    const w = resumescope(['watch', '--format', 'ndjson', d.path]);
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain(`${d.path}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow of its own; its subfolder node-b does: name it, or pass --recursive`);
+    // Rotated generations alone no longer grow: nothing to follow, though analyze reads them.
+    writeFileSync(d.file('mcp.log.1'), violatingLine(50, 7));
+    const rotatedOnly = resumescope(['watch', '--format', 'ndjson', d.path]);
+    expect(await exitWithin(rotatedOnly, 10_000)).toBe(2);
+    expect(rotatedOnly.stderr()).toContain('files to follow of its own');
+  });
+
   it("follows a followed folder's files that appear later (with -r, in new subfolders: a new pod), not its rotated generations", async () => {
     const d = tempDir();
     dirs.push(d);

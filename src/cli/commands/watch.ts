@@ -11,7 +11,7 @@ import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js
 import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
 import { readThrough } from '../../read/read-through.js';
 import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
-import { subfoldersThatDo, unreadSubfoldersNote } from '../../read/sources.js';
+import { noLogFiles, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
@@ -225,10 +225,7 @@ function followTargets(paths: string[], recursive: boolean, io: Io): { targets: 
       const { files, unread, unlistable } = folderContents(p, { recursive, which: 'all' });
       const live: string[] = [];
       for (const f of files) (isLiveLogFileName(basename(f)) ? live : rotated).push(f);
-      if (live.length === 0) {
-        const sub = unread.length > 0 ? ` of its own; ${subfoldersThatDo(unread)}` : '';
-        throw new UsageError(`${p}: folder holds no *.ndjson, *.jsonl, *.log or *.json files to follow${sub}`);
-      }
+      if (live.length === 0) throw new UsageError(noLogFiles(p, unread, 'follow'));
       if (unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: unread }))}\n`);
       for (const u of unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
       out.push(...live);
