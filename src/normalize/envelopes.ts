@@ -272,6 +272,60 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
 }
 
 /**
+ * A line a log shipper or another logger carried as a string in a document of its own, told from the
+ * parsed object (as a Fluent Bit record is, and only of an object that is no record):
+ *   Filebeat, Elastic Agent, Logstash (ECS)   `{"@timestamp":"…","message":"{…}","host":{"name":"web-1"},"log":{…},…}`
+ *   an Elasticsearch hit (elasticdump)        `{"_index":"filebeat-…","_id":"…","_source":{"message":"{…}",…}}`
+ *   Vector's file or console sink             `{"message":"{…}","timestamp":"…","host":"web-1","source_type":"file"}`
+ *   a logger's message (winston's JSON)       `{"level":"info","message":"{…}","timestamp":"…"}`
+ *   Splunk's export (search/jobs/export)      `{"preview":false,"offset":0,"result":{"_raw":"{…}","_time":"…","host":"web-1"}}`
+ *   a Cloud Logging entry of a text line      `{"textPayload":"INFO {…}","resource":{"labels":{"pod_name":…}},"timestamp":"…"}`
+ * `_raw` and `textPayload` are the line as written, whatever it starts with. A `message` is often a
+ * sentence of the logger's own ("request failed: {…}"): it is a line only where it starts as one does,
+ * with an object, a time (a runtime's prefix) or a bracket (kubectl's pod, a level).
+ */
+export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
+  const doc = isObject(o._source) ? o._source : isObject(o.result) && typeof o.result._raw === 'string' ? o.result : o;
+  const key = typeof doc._raw === 'string' ? '_raw' : typeof doc.textPayload === 'string' ? 'textPayload' : typeof doc.message === 'string' && startsAsALine(doc.message) ? 'message' : undefined;
+  if (key === undefined) return undefined;
+  const line = doc[key] as string;
+  const ending = lineEnding(line);
+  const time = [doc['@timestamp'], doc.timestamp, doc._time, doc.time].find((v): v is string => typeof v === 'string');
+  const node = shipperNode(doc);
+  const at = doc === o ? undefined : doc === o._source ? '_source' : 'result';
+  return {
+    inner: line.slice(0, line.length - ending.length),
+    ...(time !== undefined && { time }),
+    ...(node !== undefined && { node }),
+    partial: false,
+    rewrap: (inner) => {
+      const carried = { ...doc, [key]: inner + ending };
+      return JSON.stringify(at === undefined ? carried : { ...o, [at]: carried });
+    },
+  };
+}
+
+function startsAsALine(message: string): boolean {
+  const c = message.trimStart().charCodeAt(0);
+  return c === 123 /* { */ || c === 91 /* [ */ || (c >= 48 && c <= 57);
+}
+
+/** The pod (ECS's `kubernetes.pod.name`, or as Fluent Bit names it), a Cloud Logging entry's resource, or the host a shipper names. */
+function shipperNode(doc: Record<string, unknown>): string | undefined {
+  const k8s = isObject(doc.kubernetes) ? doc.kubernetes : {};
+  const host = isObject(doc.host) ? doc.host : {};
+  return (
+    nonEmpty(isObject(k8s.pod) ? k8s.pod.name : undefined) ??
+    nonEmpty(k8s.pod_name) ??
+    cloudResourceNode(doc) ??
+    nonEmpty(host.name) ??
+    nonEmpty(host.hostname) ??
+    nonEmpty(doc.host) ??
+    nonEmpty(doc.hostname)
+  );
+}
+
+/**
  * The pod, VM or container instance a Google Cloud Logging entry says wrote it: `resource.labels.pod_name`
  * of a `k8s_container`, `instance_id` of a `gce_instance`, or the entry's own `labels.instanceId` on
  * Cloud Run (whose resource names only the revision, which all its instances share). The record is
@@ -279,7 +333,11 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  * none, as an envelope's is.
  */
 export function cloudLoggingNode(o: Record<string, unknown>): string | undefined {
-  if (typeof o.jsonPayload !== 'object' || !isObject(o.resource)) return undefined;
+  return typeof o.jsonPayload === 'object' ? cloudResourceNode(o) : undefined;
+}
+
+function cloudResourceNode(o: Record<string, unknown>): string | undefined {
+  if (!isObject(o.resource)) return undefined;
   const resource = isObject(o.resource.labels) ? o.resource.labels : {};
   const entry = isObject(o.labels) ? o.labels : {};
   return nonEmpty(resource.pod_name) ?? nonEmpty(resource.instance_id) ?? nonEmpty(entry.instanceId);

@@ -3,8 +3,8 @@
 
 export type Json = Record<string, unknown>;
 
-/** log-format.md's four, and Google Cloud Logging's `jsonPayload` (a structured line as its export keeps it). */
-export const WRAPPERS = ['mcp', 'data', 'fields', 'attributes', 'jsonPayload'] as const;
+/** log-format.md's four, Google Cloud Logging's `jsonPayload` (a structured line as its export keeps it), and an Elasticsearch hit's `_source` (a line its shipper decoded). */
+export const WRAPPERS = ['mcp', 'data', 'fields', 'attributes', 'jsonPayload', '_source'] as const;
 
 export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

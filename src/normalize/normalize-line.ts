@@ -2,7 +2,7 @@ import { partlyRejected, type InheritingRecord, type LineOutcome, type Normalize
 import { isObject, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
-import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, type Envelope } from './envelopes.js';
+import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, shippedLine, type Envelope } from './envelopes.js';
 import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -63,19 +63,18 @@ export class LineNormalizer {
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
-    // Its fields are redacted first; a Fluent Bit record's line inside is redacted again by its own reading.
+    // Its fields are redacted first; a line carried inside is redacted again by its own reading.
     const redacted = suspect && redactInPlace(obj);
-    // A Fluent Bit record around the server's line (`log`), two envelopes deep at most; only an object naming no kind can be one.
-    if (typeof obj.log === 'string' && depth < 2) {
-      const e = fluentBitRecord(obj);
-      if (e !== undefined && kindOf(obj).kind === undefined) {
-        const out = this.fromEnvelope(text, e, defaults, depth);
-        return redacted && out.type !== 'ignored' && out.redacted === undefined ? { ...out, redacted: JSON.stringify(obj) } : out;
-      }
-    }
     // A Cloud Logging entry names its pod beside the record: the node where the record names none.
     const pod = obj.jsonPayload !== undefined ? cloudLoggingNode(obj) : undefined;
     const out = this.read(obj, pod === undefined ? defaults : { ...defaults, node: pod });
+    // An object that is no record may carry the server's line as a string (a Fluent Bit record's `log`, a
+    // shipper's `message`), two envelopes deep at most.
+    const carried = out.type === 'ignored' && depth < 2 ? (fluentBitRecord(obj) ?? shippedLine(obj)) : undefined;
+    if (carried !== undefined) {
+      const inner = this.fromEnvelope(text, carried, defaults, depth);
+      return redacted && inner.type !== 'ignored' && inner.redacted === undefined ? { ...inner, redacted: JSON.stringify(obj) } : inner;
+    }
     return redacted ? withRedacted(out, JSON.stringify(obj)) : out;
   }
 

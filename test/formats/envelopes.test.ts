@@ -217,7 +217,11 @@ describe('near misses: lines that only look wrapped', () => {
   it('a record that logs `timestamp` first is no CloudWatch event, nor is an event whose time is no number', () => {
     const { ts, ...rest } = created;
     expect(n().normalize(json({ timestamp: ts, ...rest, message: 'hello' }))).toMatchObject({ type: 'records', records: [{ kind: 'session.created', session: 'S1' }] });
-    expect(n().normalize(json({ logStreamName: 'ecs/x', timestamp: 'soon', message: json(created), ingestionTime: 1 }))).toEqual({ type: 'ignored' });
+    // Its message is still a line a shipper carried (shipped-lines.test.ts), but its log stream names no node.
+    const { node: _n, ...nodeless } = created;
+    const out = n().normalize(json({ logStreamName: 'ecs/x', timestamp: 'soon', message: json(nodeless), ingestionTime: 1 }));
+    expect(out).toMatchObject({ type: 'records', records: [{ kind: 'session.created' }] });
+    expect(out.type === 'records' && out.records[0]!.node).toBeUndefined();
   });
 
   it('a record with a `log` string and a kind of its own, or a `log` without a stream, tag or pod, is no Fluent Bit record', () => {
