@@ -280,17 +280,19 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  *   a logger's message (winston's JSON)       `{"level":"info","message":"{…}","timestamp":"…"}`
  *   Splunk's export (search/jobs/export)      `{"preview":false,"offset":0,"result":{"_raw":"{…}","_time":"…","host":"web-1"}}`
  *   a Cloud Logging entry of a text line      `{"textPayload":"INFO {…}","resource":{"labels":{"pod_name":…}},"timestamp":"…"}`
+ *   an Azure Monitor row (AKS Container        `{"TimeGenerated":"…","PodName":"mcp-0","LogMessage":{…} or "{…}",…}` (ContainerLogV2),
+ *     insights, az monitor log-analytics query) `{"TimeGenerated":"…","LogEntry":"{…}",…}` (ContainerLog, whose Computer is no pod: no node)
  * `_raw` and `textPayload` are the line as written, whatever it starts with. A `message` is often a
  * sentence of the logger's own ("request failed: {…}"): it is a line only where it starts as one does,
  * with an object, a time (a runtime's prefix) or a bracket (kubectl's pod, a level).
  */
 export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
   const doc = isObject(o._source) ? o._source : isObject(o.result) && typeof o.result._raw === 'string' ? o.result : o;
-  const key = typeof doc._raw === 'string' ? '_raw' : typeof doc.textPayload === 'string' ? 'textPayload' : typeof doc.message === 'string' && startsAsALine(doc.message) ? 'message' : undefined;
-  if (key === undefined) return undefined;
-  const line = doc[key] as string;
+  const carried = carriedText(doc);
+  if (carried === undefined) return undefined;
+  const { key, line, parsed } = carried;
   const ending = lineEnding(line);
-  const time = [doc['@timestamp'], doc.timestamp, doc._time, doc.time].find((v): v is string => typeof v === 'string');
+  const time = [doc['@timestamp'], doc.timestamp, doc._time, doc.time, doc.TimeGenerated].find((v): v is string => typeof v === 'string');
   const node = shipperNode(doc);
   const at = doc === o ? undefined : doc === o._source ? '_source' : 'result';
   return {
@@ -299,10 +301,28 @@ export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
     ...(node !== undefined && { node }),
     partial: false,
     rewrap: (inner) => {
-      const carried = { ...doc, [key]: inner + ending };
-      return JSON.stringify(at === undefined ? carried : { ...o, [at]: carried });
+      // A line the store kept parsed (Azure's LogMessage) goes back as the object it was.
+      const kept = { ...doc, [key]: parsed ? (parsedObject(inner) ?? inner) : inner + ending };
+      return JSON.stringify(at === undefined ? kept : { ...o, [at]: kept });
     },
   };
+}
+
+/**
+ * Where the document holds the line, the first of: Splunk's `_raw`, Cloud Logging's `textPayload`, Azure
+ * Monitor's `LogEntry` (ContainerLog) or `LogMessage` (ContainerLogV2, which keeps a JSON line parsed),
+ * a `message` that starts as a line does.
+ */
+function carriedText(doc: Record<string, unknown>): { key: string; line: string; parsed: boolean } | undefined {
+  for (const key of ['_raw', 'textPayload', 'LogEntry']) {
+    const v = doc[key];
+    if (typeof v === 'string') return { key, line: v, parsed: false };
+  }
+  const m = doc.LogMessage;
+  if (typeof m === 'string') return { key: 'LogMessage', line: m, parsed: false };
+  if (isObject(m)) return { key: 'LogMessage', line: JSON.stringify(m), parsed: true };
+  if (typeof doc.message === 'string' && startsAsALine(doc.message)) return { key: 'message', line: doc.message, parsed: false };
+  return undefined;
 }
 
 function startsAsALine(message: string): boolean {
@@ -310,13 +330,14 @@ function startsAsALine(message: string): boolean {
   return c === 123 /* { */ || c === 91 /* [ */ || (c >= 48 && c <= 57);
 }
 
-/** The pod (ECS's `kubernetes.pod.name`, or as Fluent Bit names it), a Cloud Logging entry's resource, or the host a shipper names. */
+/** The pod (ECS's `kubernetes.pod.name`, as Fluent Bit or Azure Monitor name it), a Cloud Logging entry's resource, or the host a shipper names. */
 function shipperNode(doc: Record<string, unknown>): string | undefined {
   const k8s = isObject(doc.kubernetes) ? doc.kubernetes : {};
   const host = isObject(doc.host) ? doc.host : {};
   return (
     nonEmpty(isObject(k8s.pod) ? k8s.pod.name : undefined) ??
     nonEmpty(k8s.pod_name) ??
+    nonEmpty(doc.PodName) ??
     cloudResourceNode(doc) ??
     nonEmpty(host.name) ??
     nonEmpty(host.hostname) ??

@@ -4,7 +4,7 @@ import { LineNormalizer } from '../../src/normalize/normalize-line.js';
 import { logSource } from '../helpers/logs.js';
 import { iso, load } from './rows.js';
 
-// A log shipper (Filebeat, Vector, Splunk's export, Cloud Logging) or another logger kept the server's
+// A log shipper (Filebeat, Vector, Splunk's export, Cloud Logging, Azure Monitor) or another logger kept the server's
 // line as a string in a document of its own: the export holds the documents, the line inside each.
 
 const T = '2026-11-09T10:00:00.250Z';
@@ -24,9 +24,14 @@ const splunk = (raw: string, offset = 0) => json({ preview: false, offset, resul
 /** A Cloud Logging entry of a line it could not read as JSON (a text prefix): the line as textPayload. */
 const textEntry = (line: string) =>
   json({ insertId: 'x1', textPayload: line, resource: { type: 'k8s_container', labels: { pod_name: 'mcp-7d9f5-x2kq8', namespace_name: 'billing' } }, timestamp: '2026-11-09T10:00:10Z', severity: 'INFO' });
+/** A row of Azure Monitor's ContainerLogV2 (AKS Container insights), as `az monitor log-analytics query` gives it: a JSON line kept parsed, or as text. */
+const containerLogV2 = (message: object | string) =>
+  json({ Computer: 'aks-nodepool1-12345678-vmss000002', ContainerName: 'mcp', LogMessage: message, LogSource: 'stdout', PodName: 'mcp-6c4b8-p9m2z', PodNamespace: 'billing', TableName: 'PrimaryResult', TimeGenerated: '2026-11-09T10:00:11.25Z' });
+/** A row of the older ContainerLog table: the line as LogEntry, beside the cluster node (no pod). */
+const containerLog = (line: string) => json({ Computer: 'aks-nodepool1-12345678-vmss000002', ContainerID: '3f1c9a2e5b7d', LogEntry: line, LogEntrySource: 'stdout', TimeGenerated: '2026-11-09T10:00:12Z' });
 
 describe('lines a shipper carried as a string', () => {
-  it('reads the record inside a Filebeat event, an Elasticsearch hit, a Vector event, a winston line, a Splunk export row and a Cloud Logging text entry alike', async () => {
+  it("reads the record inside a Filebeat event, an Elasticsearch hit, a Vector event, a winston line, a Splunk export row, a Cloud Logging text entry and Azure Monitor's rows alike", async () => {
     const plain = await load([created, opened]);
     for (const lines of [
       [filebeat(json(created)), filebeat(json(opened))],
@@ -35,6 +40,8 @@ describe('lines a shipper carried as a string', () => {
       [json({ level: 'info', message: json(created), timestamp: T }), json({ level: 'info', message: json(opened), timestamp: T })],
       [splunk(json(created)), splunk(json(opened), 1)],
       [textEntry(`INFO ${json(created)}`), textEntry(json(opened))],
+      [containerLogV2(created), containerLogV2(json(opened))],
+      [containerLog(json(created)), containerLog(json(opened))],
     ]) {
       const got = await load(lines);
       expect(got.rows, lines[0]).toEqual(plain.rows);
@@ -51,6 +58,9 @@ describe('lines a shipper carried as a string', () => {
       vector(json(bare)),
       splunk(json(bare)),
       textEntry(`INFO ${json(bare)}`),
+      containerLogV2(bare),
+      // The older table names the cluster node the pod ran on, which may run others: no node of the server's.
+      containerLog(json(bare)),
     ]);
     expect(got.rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([
       [T, 'mcp-a'],
@@ -59,6 +69,8 @@ describe('lines a shipper carried as a string', () => {
       ['2026-11-09T10:00:08.500Z', 'web-2'],
       ['2026-11-09T10:00:09.000Z', 'web-3'],
       ['2026-11-09T10:00:10.000Z', 'mcp-7d9f5-x2kq8'],
+      ['2026-11-09T10:00:11.250Z', 'mcp-6c4b8-p9m2z'],
+      ['2026-11-09T10:00:12.000Z', null],
     ]);
   });
 
@@ -80,13 +92,15 @@ describe('lines a shipper carried as a string', () => {
   it("stores a credential inside the carried line redacted, the shipper's document kept around it", async () => {
     const secret = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
     const rec = { ...created, headers: { authorization: `Bearer ${secret}` } };
-    for (const line of [filebeat(json(rec)), hit(JSON.parse(filebeat(json(rec)))), splunk(json(rec)), vector(json(created)).replace('"source_type"', `"token":"${secret}","source_type"`)]) {
+    for (const line of [filebeat(json(rec)), hit(JSON.parse(filebeat(json(rec)))), splunk(json(rec)), containerLogV2(rec), vector(json(created)).replace('"source_type"', `"token":"${secret}","source_type"`)]) {
       const ws = await loadWorkspace([logSource([line])]);
       try {
         const raw = ws.db.prepare('SELECT raw FROM records').pluck().get() as string;
         expect(raw).not.toContain(secret);
         expect(raw).toContain('session.created');
         expect(raw.slice(0, 12)).toBe(line.slice(0, 12));
+        // A line Azure kept parsed is stored as the object it was.
+        if (line.includes('"LogMessage":{')) expect(JSON.parse(raw)).toMatchObject({ PodName: 'mcp-6c4b8-p9m2z', LogMessage: { kind: 'session.created', headers: {} } });
       } finally {
         ws.db.close();
       }
