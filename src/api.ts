@@ -21,8 +21,9 @@ export interface AnalyzeOptions extends RunOptions {
   onProgress?: ProgressListener;
   /** analyzeFiles: a folder's subfolders are read too (default: its own log files). */
   recursive?: boolean;
-  /** A file that is one JSON array is read an entry a line (read/entries.ts). */
+  /** A file that is one JSON array is read an entry a line, a CSV download a row a line (read/entries.ts). */
   jsonArray?: boolean;
+  csv?: boolean;
 }
 
 export interface Workspace {
@@ -50,7 +51,7 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
 }
 
 export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): Promise<Report> {
-  return analyzeSources(expandInputs(paths, { recursive: opts.recursive ?? false }).sources, opts);
+  return analyzeSources(expandInputs(paths, { recursive: opts.recursive ?? false, csv: opts.csv === true }).sources, opts);
 }
 
 /** Ingest options that also report lines read to a progress listener. */

@@ -21,7 +21,8 @@ export function addInputOptions(cmd: Command): Command {
     .option('--input-format <name>', 'force the input format (resumescope, nginx, envoy, otlp, or a --mapping name) instead of detecting it per file')
     .option('--mapping <file>', 'a JSON mapping file describing another log shape (see src/normalize/formats/README.md)')
     .option('-r, --recursive', "read a folder's subfolders too (default: its own log files, and a note naming subfolders that hold more)")
-    .option('--json-array', 'read a file that is one JSON array (gcloud logging read --format=json, a console\'s JSON export, aws logs filter-log-events) an entry at a time, each entry a line');
+    .option('--json-array', 'read a file that is one JSON array (gcloud logging read --format=json, a console\'s JSON export, aws logs filter-log-events) an entry at a time, each entry a line')
+    .option('--csv', "read a log console's CSV download (Splunk, CloudWatch Logs Insights, Kibana, Azure Log Analytics) a row at a time, the line in its _raw, @message, message, LogMessage or LogEntry column");
 }
 
 /** --quiet: no progress line (it is shown on stderr only when stderr is a terminal anyway). */

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { expandInputs, InputError, unreadSubfoldersNote, type Source } from '../read/sources.js';
+import { splittingOf } from '../read/entries.js';
 import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
@@ -17,8 +18,9 @@ export interface InputOptions {
   copyLines?: boolean;
   /** A folder's subfolders are read too. */
   recursive?: boolean;
-  /** A file that is one JSON array is read an entry a line. */
+  /** A file that is one JSON array is read an entry a line; a CSV download, a row a line. */
   jsonArray?: boolean;
+  csv?: boolean;
 }
 
 export interface OpenedWorkspace {
@@ -45,14 +47,14 @@ export async function openWorkspace(
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
   let sources;
   try {
-    const expanded = expandInputs(paths, { recursive: opts.recursive ?? false });
+    const expanded = expandInputs(paths, { recursive: opts.recursive ?? false, csv: opts.csv === true });
     sources = expanded.sources;
     for (const u of expanded.unread) io.err(`resumescope: ${printable(unreadSubfoldersNote(u))}\n`);
   } catch (err) {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;
   }
-  const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...(opts.jsonArray ? { jsonArray: true } : {}) };
+  const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...splittingOf(opts) };
   const { db, stats } = await loadInputs(sources, {
     ...withProgress(ingestOptions, onProgress),
     ...(opts.db !== undefined && { db: opts.db }),

@@ -279,10 +279,12 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  *   Vector's file or console sink             `{"message":"{…}","timestamp":"…","host":"web-1","source_type":"file"}`
  *   a logger's message (winston's JSON)       `{"level":"info","message":"{…}","timestamp":"…"}`
  *   Splunk's export (search/jobs/export)      `{"preview":false,"offset":0,"result":{"_raw":"{…}","_time":"…","host":"web-1"}}`
+ *   CloudWatch Logs Insights' results         `{"@timestamp":"…","@message":"{…}","@logStream":"ecs/mcp/0a1b"}`
  *   a Cloud Logging entry of a text line      `{"textPayload":"INFO {…}","resource":{"labels":{"pod_name":…}},"timestamp":"…"}`
  *   an Azure Monitor row (AKS Container        `{"TimeGenerated":"…","PodName":"mcp-0","LogMessage":{…} or "{…}",…}` (ContainerLogV2),
  *     insights, az monitor log-analytics query) `{"TimeGenerated":"…","LogEntry":"{…}",…}` (ContainerLog, whose Computer is no pod: no node)
- * `_raw` and `textPayload` are the line as written, whatever it starts with. A `message` is often a
+ * and a row of a console's CSV download (read/csv-rows.ts) as the object of its cells. `_raw`,
+ * `@message`, `textPayload` and `LogEntry` are the line as written, whatever it starts with. A `message` is often a
  * sentence of the logger's own ("request failed: {…}"): it is a line only where it starts as one does,
  * with an object, a time (a runtime's prefix) or a bracket (kubectl's pod, a level).
  */
@@ -309,12 +311,13 @@ export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
 }
 
 /**
- * Where the document holds the line, the first of: Splunk's `_raw`, Cloud Logging's `textPayload`, Azure
+ * Where the document holds the line, the first of: Splunk's `_raw`, CloudWatch Logs Insights' `@message`,
+ * Cloud Logging's `textPayload`, Azure
  * Monitor's `LogEntry` (ContainerLog) or `LogMessage` (ContainerLogV2, which keeps a JSON line parsed),
  * a `message` that starts as a line does.
  */
 function carriedText(doc: Record<string, unknown>): { key: string; line: string; parsed: boolean } | undefined {
-  for (const key of ['_raw', 'textPayload', 'LogEntry']) {
+  for (const key of ['_raw', '@message', 'textPayload', 'LogEntry']) {
     const v = doc[key];
     if (typeof v === 'string') return { key, line: v, parsed: false };
   }
@@ -330,16 +333,23 @@ function startsAsALine(message: string): boolean {
   return c === 123 /* { */ || c === 91 /* [ */ || (c >= 48 && c <= 57);
 }
 
-/** The pod (ECS's `kubernetes.pod.name`, as Fluent Bit or Azure Monitor name it), a Cloud Logging entry's resource, or the host a shipper names. */
+/**
+ * The pod (ECS's `kubernetes.pod.name`, as Fluent Bit or Azure Monitor name it), a Cloud Logging entry's
+ * resource, CloudWatch Logs Insights' log stream, or the host a shipper names; a CSV download's
+ * column names the nested ones flat (`host.name`).
+ */
 function shipperNode(doc: Record<string, unknown>): string | undefined {
   const k8s = isObject(doc.kubernetes) ? doc.kubernetes : {};
   const host = isObject(doc.host) ? doc.host : {};
   return (
     nonEmpty(isObject(k8s.pod) ? k8s.pod.name : undefined) ??
+    nonEmpty(doc['kubernetes.pod.name']) ??
     nonEmpty(k8s.pod_name) ??
     nonEmpty(doc.PodName) ??
     cloudResourceNode(doc) ??
+    nonEmpty(doc['@logStream']) ??
     nonEmpty(host.name) ??
+    nonEmpty(doc['host.name']) ??
     nonEmpty(host.hostname) ??
     nonEmpty(doc.host) ??
     nonEmpty(doc.hostname)

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
-import { splitLineBatches } from '../read/entries.js';
+import { splitLineBatches, splittingOf } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
@@ -35,8 +35,9 @@ export interface IngestOptions {
   handOver?: HandOver;
   /** Copy every line's text even into the throw-away database (`tui`: it lives long, and files rotate under it). */
   copyLines?: boolean;
-  /** A file that is one JSON array is read an entry a line (`--json-array`; read/entries.ts). */
+  /** A file that is one JSON array is read an entry a line (`--json-array`), a CSV download a row a line (`--csv`): read/entries.ts. */
   jsonArray?: boolean;
+  csv?: boolean;
 }
 
 /**
@@ -54,7 +55,7 @@ function inlineFeed(source: Source, opts: IngestOptions, copyLines = true): Sour
     async run(sink) {
       const stage = new LineStage(opts.inputFormat, opts.formats, copyLines, source.path);
       const pieces = new LinePieces();
-      for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c), { jsonArray: opts.jsonArray === true })) {
+      for await (const batch of splitLineBatches(source.open(), (c) => hash.update(c), splittingOf(opts))) {
         for (const l of pieces.push(batch)) sink.add(stage.normalize(l));
         opts.onLines?.(source.name, sink.stats.lines);
       }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parentPort } from 'node:worker_threads';
-import { splitLineBatches } from '../read/entries.js';
+import { splitLineBatches, type Splitting } from '../read/entries.js';
 import { fileSource } from '../read/sources.js';
 import { LineEncoder } from '../store/line-cells.js';
 import { LineStage } from './normalize-lines.js';
@@ -30,7 +30,7 @@ port.on('message', (m: ToWorker) => {
     wake?.();
     wake = null;
   } else {
-    work = work.then(() => normalizeFile(m.path, m.inputFormat, m.copyLines, m.handOver, m.jsonArray));
+    work = work.then(() => normalizeFile(m.path, m.inputFormat, m.copyLines, m.handOver, m.splitting));
   }
 });
 
@@ -92,7 +92,7 @@ class Batch {
   }
 }
 
-async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean, handOver: HandOver, jsonArray: boolean): Promise<void> {
+async function normalizeFile(path: string, inputFormat: string | undefined, copyLines: boolean, handOver: HandOver, splitting: Splitting): Promise<void> {
   const hash = createHash('sha256');
   const stage = new LineStage(inputFormat, undefined, copyLines, path);
   // The store's encoding (flat cells) crosses the thread far cheaper than line objects would.
@@ -106,7 +106,7 @@ async function normalizeFile(path: string, inputFormat: string | undefined, copy
     }
   };
   try {
-    for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c), { jsonArray })) await add(pieces.push(lines));
+    for await (const lines of splitLineBatches(fileSource(path).open(), (c) => hash.update(c), splitting)) await add(pieces.push(lines));
     await add(pieces.end());
     if (batch.lines > 0) await batch.send();
     post({ type: 'end', sha256: hash.digest('hex') });

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { splittingOf, type Splitting } from '../read/entries.js';
 import { workerScriptBuilt } from '../store/second-connection.js';
 import { IngestAborted, type SourceFeed, type SourceSink } from '../store/source-sink.js';
 import { LineStage } from './normalize-lines.js';
@@ -54,15 +55,15 @@ export class NormalizeWorker {
   }
 
   /** One file's lines, normalized in the worker. */
-  feed(path: string, opts: { inputFormat?: string; jsonArray?: boolean; onLines?: Pending['onLines'] }, copyLines = true): SourceFeed {
-    const { inputFormat, jsonArray, onLines } = opts;
+  feed(path: string, opts: { inputFormat?: string; onLines?: Pending['onLines'] } & Splitting, copyLines = true): SourceFeed {
+    const { inputFormat, onLines } = opts;
     return {
       run: (sink) =>
         new Promise<void>((resolve, reject) => {
           if (this.broken) return reject(this.aborted(sink.stats.name, this.broken));
           this.sha256 = null;
           this.pending = { name: sink.stats.name, path, sink, copyLines, onLines, resolve, reject };
-          this.post({ type: 'open', path, copyLines, handOver: this.handOver, jsonArray: jsonArray === true, ...(inputFormat !== undefined && { inputFormat }) });
+          this.post({ type: 'open', path, copyLines, handOver: this.handOver, splitting: splittingOf(opts), ...(inputFormat !== undefined && { inputFormat }) });
         }),
       digest: () => this.sha256,
     };

@@ -1,4 +1,5 @@
 import type { LineBatch } from '../store/line-cells.js';
+import type { Splitting } from '../read/entries.js';
 import type { RawCell } from './raw-lines.js';
 
 // The messages between the pipeline and its normalizing worker thread.
@@ -6,7 +7,7 @@ import type { RawCell } from './raw-lines.js';
 
 export type ToWorker =
   /** Read, split and normalize this file (one at a time: the next comes after its end). */
-  | { type: 'open'; path: string; inputFormat?: string; copyLines: boolean; handOver: HandOver; jsonArray: boolean }
+  | { type: 'open'; path: string; inputFormat?: string; copyLines: boolean; handOver: HandOver; splitting: Required<Splitting> }
   /** The main thread stored one more batch: the worker may send another. */
   | { type: 'ack' };
 

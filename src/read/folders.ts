@@ -8,9 +8,11 @@ import { join } from 'node:path';
  * file, an incident review would miss everything before the last rotation, silently.
  */
 const LOG_NAME = /^(.*\.(?:ndjson|jsonl|log|json))(?:[.-](\d[\d-]*))?(\.gz)?$/i;
+/** With `--csv`, a console's CSV downloads are log files too (and only then: a folder may hold other tables). */
+const LOG_OR_CSV_NAME = /^(.*\.(?:ndjson|jsonl|log|json|csv))(?:[.-](\d[\d-]*))?(\.gz)?$/i;
 
-export function isLogFileName(name: string): boolean {
-  return LOG_NAME.test(name);
+export function isLogFileName(name: string, csv = false): boolean {
+  return (csv ? LOG_OR_CSV_NAME : LOG_NAME).test(name);
 }
 
 /** A log file that may still grow: no rotated generation's suffix, not compressed (what `watch` follows). */
@@ -37,6 +39,8 @@ export interface FolderReading {
   which?: LogFiles;
   /** Look for the subfolders holding logs that are not read (default true): a walk of each, for the note. */
   unread?: boolean;
+  /** `*.csv` files are log files too (`--csv`). */
+  csv?: boolean;
 }
 
 /**
@@ -46,8 +50,8 @@ export interface FolderReading {
  * reached again through a symbolic link is read once.
  */
 export function folderContents(folder: string, reading: FolderReading): FolderContents {
-  const { recursive, which = 'all', unread = true } = reading;
-  const isLog = which === 'all' ? isLogFileName : isLiveLogFileName;
+  const { recursive, which = 'all', unread = true, csv = false } = reading;
+  const isLog = which === 'all' ? (name: string) => isLogFileName(name, csv) : isLiveLogFileName;
   const out: FolderContents = { files: [], unread: [], unlistable: [] };
   const seen = new Set<string>();
   const walk = (dir: string, top: boolean): void => {

@@ -17,6 +17,8 @@ export class InputError extends Error {}
 export interface ExpandOptions {
   /** Read subfolders too, depth first (read/folders.ts). */
   recursive?: boolean;
+  /** A folder's `*.csv` files are read too (`--csv`). */
+  csv?: boolean;
   stdin?: () => Readable;
 }
 
@@ -55,7 +57,7 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
     }
     let found;
     try {
-      found = folderContents(p, { recursive: opts.recursive ?? false });
+      found = folderContents(p, { recursive: opts.recursive ?? false, csv: opts.csv === true });
     } catch (err) {
       out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
       continue;

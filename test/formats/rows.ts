@@ -41,7 +41,7 @@ const COLUMNS =
   'line, ts_ms, kind, origin, node, session, conn, principal, req, http_method, path, status, decision, last_event_id, new_session, ' +
   'request_id, rpc_id, rpc_kind, method, stream, event_id, duration_ms, bytes, req_headers, resp_headers';
 
-export async function load(lines: LogLine[], opts: { inputFormat?: string; name?: string; jsonArray?: boolean } = {}): Promise<Loaded> {
+export async function load(lines: LogLine[], opts: { inputFormat?: string; name?: string; jsonArray?: boolean; csv?: boolean } = {}): Promise<Loaded> {
   const ws = await loadWorkspace([logSource(lines, opts.name ?? 'edge.ndjson')], opts);
   try {
     const raw = ws.db.prepare(`SELECT ${COLUMNS} FROM records ORDER BY ts_ms, id`).all() as Record<string, unknown>[];

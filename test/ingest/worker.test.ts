@@ -75,13 +75,17 @@ async function fixture(): Promise<string[]> {
   const exported = join(dir, 'export.json');
   const entries = readFileSync(log, 'utf8').split('\n').slice(0, 3000).filter(Boolean).map((l) => JSON.parse(l));
   writeFileSync(exported, JSON.stringify(entries, null, 2));
-  return [log, odd, gz, cut, otlp, straddling, exported];
+  // A console's CSV download (Splunk's: _time, host, _raw): each line a quoted cell, rows across batches.
+  const csv = join(dir, 'export.csv');
+  const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
+  writeFileSync(csv, ['_time,host,_raw', ...entries.map((e) => `${e.ts ?? ''},web-1,${cell(JSON.stringify(e))}`)].join('\r\n') + '\r\n');
+  return [log, odd, gz, cut, otlp, straddling, exported, csv];
 }
 
 async function ingestWith(threads: 'worker' | 'inline', files: string[], handOver?: 'always' | 'never', quotesFromFiles = false) {
   // quotesFromFiles: a one-off run's database, which keeps where a plain file's lines are instead of their text
   const db = quotesFromFiles ? store.markQuotesFromFiles(store.openDb(':memory:')) : store.openDb(':memory:');
-  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads, jsonArray: true, ...(handOver && { handOver }) });
+  const stats = await pipeline.ingestAll(db, sources.expandPaths(files), { threads, jsonArray: true, csv: true, ...(handOver && { handOver }) });
   const rows = {
     records: db.prepare('SELECT * FROM records ORDER BY id').raw().all(),
     rejected: db.prepare('SELECT * FROM rejected ORDER BY id').raw().all(),
@@ -107,6 +111,9 @@ describe('normalizing in a worker thread', () => {
     expect(inline.stats.find((s) => s.name.endsWith('cut.ndjson.gz'))?.readError).toMatch(/^gzip:/);
     expect(inline.stats.find((s) => s.name.endsWith('straddling.ndjson'))).toMatchObject({ lines: 4006, records: 4004, repeated: 1, rejected: 1 });
     expect(inline.stats.find((s) => s.name.endsWith('export.json'))).toMatchObject({ lines: 3000, recordLines: expect.toSatisfy((n: number) => n > 2900), rejected: 0 });
+    // The header is an ignored line; each row the record its _raw holds.
+    const exported = inline.stats.find((s) => s.name.endsWith('export.json'))!;
+    expect(inline.stats.find((s) => s.name.endsWith('export.csv'))).toMatchObject({ lines: 3001, recordLines: exported.recordLines, ignored: exported.ignored + 1, rejected: 0 });
     expect(worker.stats).toEqual(inline.stats);
     expect(worker.rows).toEqual(inline.rows);
     expect(JSON.stringify(worker.rows)).not.toContain('abc.def.ghi');

@@ -35,6 +35,16 @@ describe('log file names', () => {
     }
   });
 
+  it('takes a CSV download (plain, rotated or gzipped) for a log only with --csv: a folder may hold other tables', () => {
+    for (const n of ['insights.csv', 'export.CSV.gz', 'splunk.csv.1']) {
+      expect(isLogFileName(n, true), n).toBe(true);
+      expect(isLogFileName(n), n).toBe(false);
+    }
+    files(dir, ['a.ndjson', 'insights.csv']);
+    expect(names([dir])).toEqual(['a.ndjson']);
+    expect(expandInputs([dir], { csv: true }).sources.map((s) => s.name.slice(dir.length + 1))).toEqual(['a.ndjson', 'insights.csv']);
+  });
+
   it('reads a rotated log oldest generation first and its live file last, beside other files in name order', () => {
     expect(inReadingOrder(['mcp.log', 'mcp.log.1', 'mcp.log.2.gz', 'mcp.log.10', 'a.ndjson', 'z.ndjson'])).toEqual([
       'a.ndjson', 'mcp.log.10', 'mcp.log.2.gz', 'mcp.log.1', 'mcp.log', 'z.ndjson',

@@ -10,6 +10,7 @@ import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
 import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
 import { readThrough } from '../../read/read-through.js';
+import { splittingOf } from '../../read/entries.js';
 import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
 import { noLogFiles, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
@@ -135,7 +136,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
 
   try {
     const followed = follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) });
-    const readFirst = readThrough(rotated, { signal: controller.signal, jsonArray: flags.jsonArray === true, onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
+    const readFirst = readThrough(rotated, { signal: controller.signal, ...splittingOf(flags), onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
     await runLive(live, concatEvents(readFirst, followed), {
       signal: controller.signal,
       onLines: resetIdle,
