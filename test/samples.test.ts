@@ -14,7 +14,7 @@ const table = readFileSync(new URL('../samples/README.md', import.meta.url), 'ut
       return [rule!, Number(n ?? 1)];
     }));
     // A row read with a flag says so in its story.
-    return { path, findings, jsonArray: cells[2]!.includes('read with `--json-array`') };
+    return { path, findings, jsonArray: cells[2]!.includes('read with `--json-array`'), csv: cells[2]!.includes('read with `--csv`') };
   });
 
 describe('samples give the findings samples/README.md says they give', () => {
@@ -24,7 +24,7 @@ describe('samples give the findings samples/README.md says they give', () => {
   for (const row of table) {
     it(row.path, async () => {
       // A folder row is read whole, subfolders too (k8s/ keeps a folder per pod).
-      const report = await analyzeFiles([`samples/${row.path}`], { recursive: true, jsonArray: row.jsonArray });
+      const report = await analyzeFiles([`samples/${row.path}`], { recursive: true, jsonArray: row.jsonArray, csv: row.csv });
       expect(report.summary.rejected_lines).toBe(0);
       expect(report.summary.by_rule).toEqual(row.findings);
       for (const f of report.findings) expect(f.evidence.length).toBeGreaterThan(0);

@@ -15,7 +15,7 @@ export const EXAMPLES: Record<string, Example[]> = {
     { line: 'resumescope analyze samples/writers.ndjson --rule dual-writer --raw', what: 'one rule, its evidence quoted as logged' },
     { line: 'resumescope analyze samples/proxy --no-not-knowable --fail-on warning', what: 'a proxy log, gate on warnings' },
     { line: 'resumescope analyze -r samples/k8s', what: 'a cluster node\'s /var/log/pods: a folder per pod, CRI lines, rotated logs' },
-    { line: 'resumescope analyze --json-array samples/exports', what: 'exports written as one JSON document: aws logs filter-log-events, gcloud logging read --format=json' },
+    { line: 'resumescope analyze --json-array --csv samples/exports', what: "exports as log tools hand them over: one JSON document (aws logs filter-log-events, gcloud logging read --format=json), a console's CSV download, a shipper's documents" },
     { line: 'resumescope analyze samples/ --format sarif -o resumescope.sarif', what: 'for code scanning' },
     { line: 'resumescope analyze samples/ --write-baseline baseline.json', what: 'accept today\'s findings; --baseline baseline.json hides them later' },
   ],
