@@ -1,12 +1,9 @@
-import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { loadWorkspace } from '../../src/api.js';
-import type { Source } from '../../src/read/sources.js';
 import { CSV_LINE_COLUMNS, csvCells, csvExportStart } from '../../src/read/csv-rows.js';
-import { CSV_NOT_READ, splitLines } from '../../src/read/entries.js';
+import { CSV_NOT_READ } from '../../src/read/entries.js';
 import { shippedLine } from '../../src/normalize/envelopes.js';
 import { iso, load } from '../formats/rows.js';
+import { gzippedRecords, linesOf } from './export-files.js';
 
 // A log console's CSV download (Splunk's "Export results", CloudWatch Logs Insights', Kibana's CSV
 // report, Azure Log Analytics'): a header naming the columns, then a row per log line, the server's
@@ -22,13 +19,7 @@ const C = { csv: true };
 
 const rowsOf = (got: Awaited<ReturnType<typeof load>>) => got.rows.map(({ line: _l, ...r }) => r);
 
-async function lines(text: string | Buffer, chunkBytes?: number) {
-  const buf = Buffer.from(text);
-  const parts = chunkBytes === undefined ? [buf] : Array.from({ length: Math.ceil(buf.length / chunkBytes) }, (_, i) => buf.subarray(i * chunkBytes, (i + 1) * chunkBytes));
-  const out = [];
-  for await (const l of splitLines(Readable.from(parts), undefined, C)) out.push(l);
-  return out;
-}
+const lines = (text: string | Buffer, chunkBytes?: number) => linesOf(text, C, chunkBytes);
 
 describe('a CSV download, without --csv', () => {
   it('is unusable, as log-format.md reads a line per record, and its header says how to read it', async () => {
@@ -80,13 +71,7 @@ describe('a CSV download, with --csv', () => {
   });
 
   it('reads a gzipped download, and rejects a row whose cells do not match the header, or whose quote never ends, a line at a time', async () => {
-    const zipped: Source = { name: 'export.csv.gz', path: null, open: () => Readable.from([gzipSync(splunk([created, opened]))]) };
-    const ws = await loadWorkspace([zipped], C);
-    try {
-      expect(ws.db.prepare('SELECT line, kind FROM records ORDER BY id').raw().all()).toEqual([[2, 'session.created'], [3, 'stream.opened']]);
-    } finally {
-      ws.db.close();
-    }
+    expect(await gzippedRecords('export.csv.gz', splunk([created, opened]), C)).toEqual([[2, 'session.created'], [3, 'stream.opened']]);
     const text = ['_time,host,_raw', `x,web-3,${cell(JSON.stringify(created))},extra`, `x,web-3,${cell(JSON.stringify(opened))}`, 'x,web-3,"{""ts"":', 'cut short'].join('\n');
     const got = await load([text], C);
     expect(got.rows.map((r) => r.kind)).toEqual(['stream.opened']);
