@@ -64,7 +64,7 @@ export async function* splitLineBatches(
   const assemblerFor = (head: Buffer, complete: boolean): Assembler | undefined => {
     const shape = jsonExportStart(head);
     if (shape === undefined && !complete && head.length < MAX_SNIFF_BYTES) return undefined;
-    if (shape === 'array' || shape === 'events') {
+    if (shape !== undefined && shape !== false) {
       if (splitting.jsonArray === true) return new JsonArrayAssembler(shape);
       hint = 'json';
       return new LineAssembler();

@@ -4,7 +4,9 @@ import { decodeLine, LineAssembler, MAX_LINE_BYTES, tooLong, type InputLine } fr
  * A log export written as one JSON array rather than a line per record: `gcloud logging read
  * --format=json`, `az monitor log-analytics query`, a console's "export as JSON"; or as the AWS
  * CLI's answer, an object whose first member is the array (`aws logs filter-log-events` and
- * `get-log-events`: `{"events": [...], "nextForwardToken": …}`). Pretty-printed,
+ * `get-log-events`: `{"events": [...], "nextForwardToken": …}`); or an Elasticsearch or OpenSearch
+ * search answer, the array its `hits.hits` (`{"took": 5, …, "hits": {"total": …, "hits": [...]}}`,
+ * each entry a hit whose `_source` is the shipper's document). Pretty-printed,
  * each entry spans many lines, none of which is JSON on its own: read line by line, every line was
  * rejected. Here each entry is a line: numbered by the line it starts on (evidence cites where it
  * is), its text the entry with the printer's line breaks taken out (a JSON string holds no raw line
@@ -25,11 +27,14 @@ export class JsonArrayAssembler {
   private consumed = 0;
   /** What follows the array's end, read as lines (the export said nothing of it). */
   private rest: LineAssembler | undefined;
-  /** After the array: text read as lines, or the rest of the answer whose first member it was. */
+  /** After the array: text read as lines, or the rest of the answer it was a member of. */
   private readonly afterArray: 'after' | 'answer';
+  /** An answer's array, found among its other members, and its end (null: a bare array). */
+  private readonly answer: AnswerScanner | null;
 
   constructor(shape: JsonExport = 'array') {
-    this.afterArray = shape === 'events' ? 'answer' : 'after';
+    this.afterArray = shape === 'array' ? 'after' : 'answer';
+    this.answer = shape === 'array' ? null : new AnswerScanner(shape === 'hits' ? ['hits', 'hits'] : ['events']);
   }
 
   push(chunk: Buffer): InputLine[] {
@@ -55,17 +60,22 @@ export class JsonArrayAssembler {
           this.hold(chunk.subarray(entryStart, end));
           out.push(this.take());
           entryStart = -1;
-          this.state = end === i && b === CLOSE_BRACKET ? this.afterArray : 'between';
+          this.state = end === i && b === CLOSE_BRACKET ? this.arrayEnded() : 'between';
         }
+      } else if (this.answer !== null && this.state === 'before') {
+        // An answer's members before its array (a search's `took`, `_shards`, total) hold no log line.
+        if (this.answer.opens(b)) this.state = 'between';
+      } else if (this.answer !== null && this.state === 'answer') {
+        // Its members after the array (paging tokens, the streams searched) hold none either. Where it
+        // ends, another may begin: pages of a search or of the AWS CLI written one after another.
+        if (this.answer.closes(b)) this.state = 'before';
       } else if (b === NEWLINE || b === SPACE || b === TAB || b === CR) {
         // between tokens
       } else if (this.state === 'before') {
-        // The sniffing (jsonExportStart) saw the bracket first, or `{"events":` before it; a byte order mark is no content.
+        // The sniffing (jsonExportStart) saw the bracket first; a byte order mark is no content.
         if (b === OPEN_BRACKET) this.state = 'between';
-      } else if (this.state === 'answer') {
-        // The rest of the AWS CLI's answer: paging tokens, the streams searched; no log line.
       } else if (this.state === 'between') {
-        if (b === CLOSE_BRACKET) this.state = this.afterArray;
+        if (b === CLOSE_BRACKET) this.state = this.arrayEnded();
         else if (b !== COMMA) {
           this.state = 'entry';
           this.entryLine = this.lineNo;
@@ -84,6 +94,11 @@ export class JsonArrayAssembler {
     if (this.state === 'entry') this.hold(chunk.subarray(Math.max(entryStart, 0)));
     this.consumed += chunk.length;
     return out;
+  }
+
+  private arrayEnded(): 'after' | 'answer' {
+    this.answer?.arrayEnded();
+    return this.afterArray;
   }
 
   /** The input ended: an entry it cut short is a line (rejected as the JSON it is not). */
@@ -119,14 +134,86 @@ export class JsonArrayAssembler {
   }
 }
 
-/** The two shapes of a JSON export: an array of entries, or the AWS CLI's answer holding them in `events`. */
-export type JsonExport = 'array' | 'events';
+/**
+ * An answer's array among its other members: where a member named by the path's last key, inside the
+ * objects its other keys name, has an array for its value; and, after the array, where the answer
+ * ends. Strings are skipped as strings (a bracket or a key's name inside one is text).
+ */
+class AnswerScanner {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The string being read, while it is short enough to be a key of the path. */
+  private text: number[] | null = null;
+  private lastString = '';
+  /** The key whose value is being read, at each object depth. */
+  private readonly keys: string[] = [];
+
+  constructor(private readonly path: readonly string[]) {}
+
+  /** Whether this byte is the bracket that opens the array. */
+  opens(b: number): boolean {
+    if (this.step(b) !== OPEN_BRACKET) return false;
+    if (this.depth === this.path.length && this.path.every((k, i) => this.keys[i] === k)) return true;
+    this.depth++;
+    return false;
+  }
+
+  /** The array was read to its bracket: the scan goes on in the member that held it. */
+  arrayEnded(): void {
+    this.depth = this.path.length;
+  }
+
+  /** Whether this byte ends the answer (its object's closing brace); then the next answer is looked for. */
+  closes(b: number): boolean {
+    const token = this.step(b);
+    if (token === OPEN_BRACKET) this.depth++;
+    if (this.depth > 0 || (token !== CLOSE_BRACE && token !== CLOSE_BRACKET)) return false;
+    this.keys.length = 0;
+    return true;
+  }
+
+  /** Reads one byte; returns it where it is a bracket or a brace outside strings (depth kept for all but `[`), else -1. */
+  private step(b: number): number {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (b === BACKSLASH) (this.escaped = true), (this.text = null);
+      else if (b === QUOTE) {
+        this.inString = false;
+        this.lastString = this.text === null ? '' : String.fromCharCode(...this.text);
+      } else if (this.text !== null) {
+        if (this.text.length < MAX_KEY_BYTES) this.text.push(b);
+        else this.text = null;
+      }
+      return -1;
+    }
+    if (b === QUOTE) {
+      this.inString = true;
+      this.text = [];
+    } else if (b === COLON) this.keys[this.depth - 1] = this.lastString;
+    else if (b === OPEN_BRACE) this.depth++;
+    else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) this.depth--;
+    return b === OPEN_BRACKET || b === OPEN_BRACE || b === CLOSE_BRACE || b === CLOSE_BRACKET ? b : -1;
+  }
+}
+
+/** Longer strings are no key of a path this looks for. */
+const MAX_KEY_BYTES = 32;
+
+/**
+ * The shapes of a JSON export: an array of entries, the AWS CLI's answer holding them in `events`, or
+ * a search answer holding them in `hits.hits`.
+ */
+export type JsonExport = 'array' | 'events' | 'hits';
 
 const EVENTS_KEY = Buffer.from('"events"');
+/** Elasticsearch and OpenSearch begin a search answer with its time, or with its hits where `filter_path` kept only them. */
+const SEARCH_KEYS = [Buffer.from('"took"'), Buffer.from('"hits"')];
 
 /**
  * Whether a file's first bytes open a JSON export: `[` then an object (or the array's end), or `{`,
- * `"events"`, `:` and `[`; blanks and a byte order mark aside. A text log whose lines start with a
+ * `"events"`, `:` and `[`, or a search answer's `{"took":` and a number, or `{"hits":` and an object;
+ * blanks and a byte order mark aside. A text log whose lines start with a
  * bracket (`[pod/…]`, `[2026-12-07 …]`) does not, nor an NDJSON line. `undefined`: not told yet
  * (too few bytes).
  */
@@ -144,20 +231,24 @@ export function jsonExportStart(head: Buffer): JsonExport | false | undefined {
     return second === OPEN_BRACE || second === CLOSE_BRACKET ? 'array' : false;
   }
   if (first !== OPEN_BRACE) return false;
-  const key = next();
-  if (key === undefined) return undefined;
+  if (next() === undefined) return undefined;
   i--;
-  for (let k = 0; k < EVENTS_KEY.length; k++, i++) {
-    if (i >= head.length) return undefined;
-    if (head[i] !== EVENTS_KEY[k]) return false;
-  }
-  for (const expected of [COLON, OPEN_BRACKET]) {
+  const key = [EVENTS_KEY, ...SEARCH_KEYS].find((k) => head.subarray(i, i + k.length).equals(k.subarray(0, Math.min(k.length, head.length - i))));
+  if (key === undefined) return false;
+  if (i + key.length > head.length) return undefined;
+  i += key.length;
+  // The AWS answer's events, or a search answer's time (a number) or hits (an object).
+  const values = key === EVENTS_KEY ? [OPEN_BRACKET] : key === SEARCH_KEYS[0] ? [DIGITS] : [OPEN_BRACE];
+  for (const expected of [COLON, ...values]) {
     const b = next();
     if (b === undefined) return undefined;
-    if (b !== expected) return false;
+    if (expected === DIGITS ? b < 0x30 || b > 0x39 : b !== expected) return false;
   }
-  return 'events';
+  return key === EVENTS_KEY ? 'events' : 'hits';
 }
+
+/** Any digit, where jsonExportStart expects a number. */
+const DIGITS = -1;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
