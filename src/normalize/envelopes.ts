@@ -7,6 +7,7 @@ import { isObject } from './fields.js';
  *   Docker's json-file driver                         `{"log":"{…}\n","stream":"stdout","time":"…"}`
  *   kubectl logs --timestamps                         `2026-12-07T10:00:00.123456789Z {…}`
  *   kubectl logs --prefix (several pods at once)      `[pod/mcp-7d9f/mcp] {…}`, before the time if both
+ *   docker compose logs (several replicas at once)    `mcp-2  | {…}`, before the time if both (--timestamps)
  *   journalctl -o json (a systemd service)            `{"__CURSOR":"…","__REALTIME_TIMESTAMP":"…",…,"MESSAGE":"{…}"}`
  *   logcli query --output=jsonl (Grafana Loki)         `{"labels":{"pod":"mcp-0",…},"line":"{…}","timestamp":"…"}`
  *   aws logs filter-log-events / get-log-events        `{"logStreamName":"ecs/mcp/0a1b","timestamp":1794218400123,"message":"{…}",…}`
@@ -46,6 +47,11 @@ export interface SplitLine {
 }
 
 const POD_PREFIX = /^\[pod\/([^/\]\s]+)\/[^\]\s]*\] /;
+/**
+ * Compose's container, padded, then `| `. Its name ends in the replica's number (`mcp-2`, v1's `mcp_2`):
+ * a logger's `INFO | …` is no container, and its level no node.
+ */
+const COMPOSE_PREFIX = /^([A-Za-z0-9][\w.-]*[-_]\d+) +\| /;
 /** A time with its zone, then a space, or a tab as Lambda's runtimes separate their fields. */
 const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]/;
 /** CRI: the stream, then tags joined by `:`, of which `P` marks a partial line and `F` a full one. */
@@ -89,14 +95,14 @@ function startsWithAny(text: string, heads: readonly string[]): boolean {
 }
 
 /**
- * kubectl's pod, a time, CRI's stream and tag, each where it is; then any other text up to a JSON
+ * kubectl's pod (or compose's container), a time, CRI's stream and tag, each where it is; then any other text up to a JSON
  * object, which a writer put before the server's line (syslog's `host app[pid]:`, `aws logs tail`'s
  * log stream, a logger's level): the object is the line. Only a time with its zone is taken for the
  * record's; the rest of the prefix says nothing the analyzer reads.
  */
 function prefixedLine(text: string): Envelope | undefined {
   let rest = text;
-  const pod = POD_PREFIX.exec(rest);
+  const pod = POD_PREFIX.exec(rest) ?? COMPOSE_PREFIX.exec(rest);
   if (pod !== null) rest = rest.slice(pod[0].length);
   const time = TIME_PREFIX.exec(rest);
   if (time !== null) rest = rest.slice(time[0].length);

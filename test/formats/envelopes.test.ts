@@ -94,6 +94,19 @@ describe('lines inside lines', () => {
     expect(rows.map((r) => r.node)).toEqual(['mcp-a', 'mcp-b-55c']);
   });
 
+  it("takes docker compose's container for the node where the record names none, and its --timestamps time", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const { rows } = await load([`mcp-1  | ${json(created)}`, `mcp-2  | ${json({ ...bare, ts: opened.ts })}`, `billing_mcp_3  | 2026-11-09T10:00:05.5Z ${json(bare)}`]);
+    expect(rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
+      ['session.created', T, 'mcp-a'],
+      ['stream.opened', opened.ts, 'mcp-2'],
+      ['stream.opened', '2026-11-09T10:00:05.500Z', 'billing_mcp_3'],
+    ]);
+    // near miss: a logger's level before a bar is no container (no replica number), and names no node
+    const level = await load([`INFO     | ${json({ ...bare, ts: opened.ts })}`, `web | ${json({ ...bare, ts: opened.ts })}`]);
+    expect(level.rows.map((r) => r.node)).toEqual([null, null]);
+  });
+
   it("takes logcli's time and the labels' pod (or instance, host) where the record logs none", async () => {
     const { ts: _ts, node: _n, ...bare } = opened;
     const { rows } = await load([
