@@ -286,6 +286,7 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  *   a logger's message (winston's JSON)       `{"level":"info","message":"{…}","timestamp":"…"}`
  *   Splunk's export (search/jobs/export)      `{"preview":false,"offset":0,"result":{"_raw":"{…}","_time":"…","host":"web-1"}}`
  *   CloudWatch Logs Insights' results         `{"@timestamp":"…","@message":"{…}","@logStream":"ecs/mcp/0a1b"}`
+ *   a Datadog log event (logs search API)     `{"id":"…","type":"log","attributes":{"timestamp":"…","host":"web-1","attributes":{…}}}`
  *   a Cloud Logging entry of a text line      `{"textPayload":"INFO {…}","resource":{"labels":{"pod_name":…}},"timestamp":"…"}`
  *   an Azure Monitor row (AKS Container        `{"TimeGenerated":"…","PodName":"mcp-0","LogMessage":{…} or "{…}",…}` (ContainerLogV2),
  *     insights, az monitor log-analytics query) `{"TimeGenerated":"…","LogEntry":"{…}",…}` (ContainerLog, whose Computer is no pod: no node)
@@ -295,14 +296,13 @@ export function fluentBitRecord(o: Record<string, unknown>): Envelope | undefine
  * with an object, a time (a runtime's prefix) or a bracket (kubectl's pod, a level).
  */
 export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
-  const doc = isObject(o._source) ? o._source : isObject(o.result) && typeof o.result._raw === 'string' ? o.result : o;
-  const carried = carriedText(doc);
+  const { doc, at } = documentOf(o);
+  const carried = (at === 'attributes' ? parsedByDatadog(doc) : undefined) ?? carriedText(doc);
   if (carried === undefined) return undefined;
   const { key, line, parsed } = carried;
   const ending = lineEnding(line);
   const time = [doc['@timestamp'], doc.timestamp, doc._time, doc.time, doc.TimeGenerated].find((v): v is string => typeof v === 'string');
   const node = shipperNode(doc);
-  const at = doc === o ? undefined : doc === o._source ? '_source' : 'result';
   return {
     inner: line.slice(0, line.length - ending.length),
     ...(time !== undefined && { time }),
@@ -314,6 +314,27 @@ export function shippedLine(o: Record<string, unknown>): Envelope | undefined {
       return JSON.stringify(at === undefined ? kept : { ...o, [at]: kept });
     },
   };
+}
+
+/**
+ * The shipper's document inside what the export holds, and where: an Elasticsearch hit's `_source`, a
+ * Splunk export row's `result`, a Datadog log event's `attributes` (`{"id":…,"type":"log","attributes":{…}}`
+ * as its logs search API answers, read with --json-array); else the object itself.
+ */
+function documentOf(o: Record<string, unknown>): { doc: Record<string, unknown>; at?: '_source' | 'result' | 'attributes' } {
+  if (isObject(o._source)) return { doc: o._source, at: '_source' };
+  if (isObject(o.result) && typeof o.result._raw === 'string') return { doc: o.result, at: 'result' };
+  if (o.type === 'log' && isObject(o.attributes) && isObject(o.attributes.attributes)) return { doc: o.attributes, at: 'attributes' };
+  return { doc: o };
+}
+
+/**
+ * Datadog parses a JSON line into the event's own `attributes` (its `message` then being a reserved
+ * attribute, not the line): the record is that object, where it holds anything.
+ */
+function parsedByDatadog(doc: Record<string, unknown>): { key: string; line: string; parsed: boolean } | undefined {
+  const fields = doc.attributes as Record<string, unknown>;
+  return Object.keys(fields).length > 0 ? { key: 'attributes', line: JSON.stringify(fields), parsed: true } : undefined;
 }
 
 /**

@@ -6,7 +6,8 @@ import { decodeLine, LineAssembler, MAX_LINE_BYTES, tooLong, type InputLine } fr
  * CLI's answer, an object whose first member is the array (`aws logs filter-log-events` and
  * `get-log-events`: `{"events": [...], "nextForwardToken": …}`); or an Elasticsearch or OpenSearch
  * search answer, the array its `hits.hits` (`{"took": 5, …, "hits": {"total": …, "hits": [...]}}`,
- * each entry a hit whose `_source` is the shipper's document). Pretty-printed,
+ * each entry a hit whose `_source` is the shipper's document), or Datadog's logs search answer (its
+ * `data`). Pretty-printed,
  * each entry spans many lines, none of which is JSON on its own: read line by line, every line was
  * rejected. Here each entry is a line: numbered by the line it starts on (evidence cites where it
  * is), its text the entry with the printer's line breaks taken out (a JSON string holds no raw line
@@ -34,7 +35,7 @@ export class JsonArrayAssembler {
 
   constructor(shape: JsonExport = 'array') {
     this.afterArray = shape === 'array' ? 'after' : 'answer';
-    this.answer = shape === 'array' ? null : new AnswerScanner(shape === 'hits' ? ['hits', 'hits'] : ['events']);
+    this.answer = shape === 'array' ? null : new AnswerScanner(ANSWER_PATHS[shape]);
   }
 
   push(chunk: Buffer): InputLine[] {
@@ -204,15 +205,20 @@ const MAX_KEY_BYTES = 32;
  * The shapes of a JSON export: an array of entries, the AWS CLI's answer holding them in `events`, or
  * a search answer holding them in `hits.hits`.
  */
-export type JsonExport = 'array' | 'events' | 'hits';
+export type JsonExport = 'array' | 'events' | 'hits' | 'data';
+
+/** Where each answer holds its entries. */
+const ANSWER_PATHS: Record<Exclude<JsonExport, 'array'>, readonly string[]> = { events: ['events'], hits: ['hits', 'hits'], data: ['data'] };
 
 const EVENTS_KEY = Buffer.from('"events"');
+/** Datadog's logs search API answers `{"data": [...], "links": …, "meta": …}`. */
+const DATA_KEY = Buffer.from('"data"');
 /** Elasticsearch and OpenSearch begin a search answer with its time, or with its hits where `filter_path` kept only them. */
 const SEARCH_KEYS = [Buffer.from('"took"'), Buffer.from('"hits"')];
 
 /**
  * Whether a file's first bytes open a JSON export: `[` then an object (or the array's end), or `{`,
- * `"events"`, `:` and `[`, or a search answer's `{"took":` and a number, or `{"hits":` and an object;
+ * `"events"` (or Datadog's `"data"`), `:` and `[`, or a search answer's `{"took":` and a number, or `{"hits":` and an object;
  * blanks and a byte order mark aside. A text log whose lines start with a
  * bracket (`[pod/…]`, `[2026-12-07 …]`) does not, nor an NDJSON line. `undefined`: not told yet
  * (too few bytes).
@@ -233,18 +239,18 @@ export function jsonExportStart(head: Buffer): JsonExport | false | undefined {
   if (first !== OPEN_BRACE) return false;
   if (next() === undefined) return undefined;
   i--;
-  const key = [EVENTS_KEY, ...SEARCH_KEYS].find((k) => head.subarray(i, i + k.length).equals(k.subarray(0, Math.min(k.length, head.length - i))));
+  const key = [EVENTS_KEY, DATA_KEY, ...SEARCH_KEYS].find((k) => head.subarray(i, i + k.length).equals(k.subarray(0, Math.min(k.length, head.length - i))));
   if (key === undefined) return false;
   if (i + key.length > head.length) return undefined;
   i += key.length;
   // The AWS answer's events, or a search answer's time (a number) or hits (an object).
-  const values = key === EVENTS_KEY ? [OPEN_BRACKET] : key === SEARCH_KEYS[0] ? [DIGITS] : [OPEN_BRACE];
+  const values = key === EVENTS_KEY || key === DATA_KEY ? [OPEN_BRACKET] : key === SEARCH_KEYS[0] ? [DIGITS] : [OPEN_BRACE];
   for (const expected of [COLON, ...values]) {
     const b = next();
     if (b === undefined) return undefined;
     if (expected === DIGITS ? b < 0x30 || b > 0x39 : b !== expected) return false;
   }
-  return key === EVENTS_KEY ? 'events' : 'hits';
+  return key === EVENTS_KEY ? 'events' : key === DATA_KEY ? 'data' : 'hits';
 }
 
 /** Any digit, where jsonExportStart expects a number. */

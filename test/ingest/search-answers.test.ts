@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JSON_ARRAY_NOT_READ } from '../../src/read/entries.js';
 import { jsonExportStart } from '../../src/read/json-array.js';
+import { shippedLine } from '../../src/normalize/envelopes.js';
 import { iso, load } from '../formats/rows.js';
 import { linesOf } from './export-files.js';
 
@@ -75,5 +76,35 @@ describe('a search answer, with --json-array', () => {
     expect(jsonExportStart(Buffer.from('{"took": "7 ms", "kind": "call"}\n'))).toBe(false);
     expect(jsonExportStart(Buffer.from('{"hits": 3, "kind": "call"}\n'))).toBe(false);
     expect(jsonExportStart(Buffer.from('{"tookit": 1}\n'))).toBe(false);
+  });
+});
+
+describe("Datadog's logs search answer, with --json-array", () => {
+  /** A log event as the logs search API answers it: Datadog parsed the JSON line into the event's own attributes. */
+  const event = (rec: Record<string, unknown>, n: number) => ({
+    id: `AQAAAZ${n}`,
+    type: 'log',
+    attributes: { timestamp: '2026-11-09T10:00:09.000Z', host: 'web-1', service: 'mcp', status: 'info', tags: ['env:prod', 'service:mcp'], attributes: rec },
+  });
+  const answer = (data: object[]) => ({ data, links: { next: 'https://api.datadoghq.com/api/v2/logs/events?page%5Bcursor%5D=eyJhZnRlciI6' }, meta: { page: { after: 'eyJhZnRlciI6' }, elapsed: 132, status: 'done' } });
+
+  it("reads each event's parsed line as its record, the event's time and host where the record has none", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    // An event Datadog could not parse (a text prefix) keeps the line as its message.
+    const text = { id: 'AQAAAZ3', type: 'log', attributes: { timestamp: '2026-11-09T10:00:10.000Z', host: 'web-2', message: JSON.stringify(closed), attributes: {} } };
+    const got = await load([JSON.stringify(answer([event(created, 1), event(bare, 2), text]), null, 2)], A);
+    expect(got.rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
+      ['session.created', '2026-11-09T10:00:00.100Z', 'mcp-a'],
+      ['stream.closed', '2026-11-09T10:00:00.300Z', 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:09.000Z', 'web-1'],
+    ]);
+    expect(got.stats).toMatchObject({ lines: 3, records: 3, rejected: 0, ignored: 0 });
+  });
+
+  it('near misses: a data member that is no array, and an object typed log with no parsed attributes, are what they are', () => {
+    expect(jsonExportStart(Buffer.from('{"data": {"kind": "session.created"}}\n'))).toBe(false);
+    expect(jsonExportStart(Buffer.from('{\n  "data": [\n'))).toBe('data');
+    expect(shippedLine({ type: 'log', attributes: { host: 'web-1', message: 'GET /health 200', attributes: {} } })).toBeUndefined();
+    expect(shippedLine({ type: 'log', attributes: { host: 'web-1', message: 'GET /health 200' } })).toBeUndefined();
   });
 });
