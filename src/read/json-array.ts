@@ -193,7 +193,8 @@ class AnswerScanner {
       this.text = [];
     } else if (b === COLON) this.keys[this.depth - 1] = this.lastString;
     else if (b === OPEN_BRACE) this.depth++;
-    else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) this.depth--;
+    // A stray closing bracket (a broken answer) must not leave the next answer's depths off by one.
+    else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) this.depth = Math.max(0, this.depth - 1);
     return b === OPEN_BRACKET || b === OPEN_BRACE || b === CLOSE_BRACE || b === CLOSE_BRACKET ? b : -1;
   }
 }

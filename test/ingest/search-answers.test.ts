@@ -55,8 +55,10 @@ describe('a search answer, with --json-array', () => {
   });
 
   it('reads answers written one after another (the pages of a scroll), and one cut to its hits (filter_path)', async () => {
-    const pages = [answer([hit(created, 1)]), answer([hit(opened, 2)]), answer([hit(closed, 3)])].map((a) => JSON.stringify(a)).join('\n');
-    expect((await load([pages], A)).rows.map((r) => r.kind)).toEqual(['session.created', 'stream.opened', 'stream.closed']);
+    const pages = [answer([hit(created, 1)]), answer([hit(opened, 2)]), answer([hit(closed, 3)])].map((a) => JSON.stringify(a));
+    expect((await load([pages.join('\n')], A)).rows.map((r) => r.kind)).toEqual(['session.created', 'stream.opened', 'stream.closed']);
+    // A page cut or doubled at its end (a stray brace) does not cost the pages after it.
+    expect((await load([`${pages[0]}}\n${pages[1]}`], A)).rows.map((r) => r.kind)).toEqual(['session.created', 'stream.opened']);
     const filtered = JSON.stringify({ hits: { hits: [{ _source: hit(created, 1)._source }, { _source: hit(opened, 2)._source }] } });
     const got = await load([filtered], A);
     expect(got.rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
