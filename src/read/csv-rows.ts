@@ -40,7 +40,7 @@ export class CsvAssembler {
       }
       const quotes = countQuotes(l.text);
       if (this.held === undefined) {
-        if (quotes % 2 === 0) out.push(this.row(l.line, l.text));
+        if (quotes % 2 === 0) out.push(...this.row(l.line, [l.text]));
         else this.held = { texts: [l.text], first: l.line, quotes, chars: l.text.length };
         continue;
       }
@@ -50,38 +50,44 @@ export class CsvAssembler {
       h.chars += l.text.length + 1;
       if (h.quotes % 2 === 0) {
         this.held = undefined;
-        out.push(this.row(h.first, h.texts.join('\n')));
+        out.push(...this.row(h.first, h.texts));
       } else if (h.chars > MAX_LINE_BYTES || h.texts.length > MAX_ROW_LINES) out.push(...this.unended());
     }
     return out;
   }
 
-  private row(line: number, text: string): InputLine {
+  /** The row of these physical lines, as one line; or, where it is no row, each of its lines rejected, so that none is lost. */
+  private row(line: number, texts: string[]): InputLine[] {
+    const text = texts.join('\n');
     const cells = csvCells(text);
-    if (cells === undefined) return { line, error: 'a CSV row whose quotes do not close where a cell ends', preview: printablePreview(text) };
+    const rejected = (error: string) => eachRejected(line, texts, error);
+    if (cells === undefined) return rejected('a CSV row whose quotes do not close where a cell ends');
     if (this.header === undefined) {
       this.header = cells.map(columnName);
       // The header names no record: an ignored (blank) line.
-      return { line, text: '' };
+      return [{ line, text: '' }];
     }
-    if (cells.length === 1 && cells[0] === '') return { line, text: '' };
-    if (cells.length !== this.header.length) {
-      return { line, error: `a CSV row of ${cells.length} cells under a header of ${this.header.length}`, preview: printablePreview(text) };
-    }
+    if (cells.length === 1 && cells[0] === '') return [{ line, text: '' }];
+    if (cells.length !== this.header.length) return rejected(`a CSV row of ${cells.length} cells under a header of ${this.header.length}`);
     const row: Record<string, string> = {};
     cells.forEach((cell, i) => {
       const name = this.header![i]!;
       if (cell !== '' && name !== '') row[name] = cell;
     });
-    return { line, text: JSON.stringify(row) };
+    return [{ line, text: JSON.stringify(row) }];
   }
 
   /** The held row's lines, each rejected: nothing is lost, and the count of lines stays the file's. */
   private unended(): InputLine[] {
     const h = this.held!;
     this.held = undefined;
-    return h.texts.map((t, i) => ({ line: h.first + i, error: ROW_NOT_ENDED, preview: printablePreview(t) }));
+    return eachRejected(h.first, h.texts, ROW_NOT_ENDED);
   }
+}
+
+/** Physical lines from `first` on, each rejected for the row they were to make: the file's count of lines stays whole. */
+function eachRejected(first: number, texts: string[], error: string): InputLine[] {
+  return texts.map((t, i) => ({ line: first + i, error, preview: printablePreview(t) }));
 }
 
 /** Physical lines one row may span before its unclosed quote is taken for a broken file. */

@@ -82,6 +82,18 @@ describe('a CSV download, with --csv', () => {
     ]);
     expect(got.stats).toMatchObject({ lines: 5, ignored: 1, rejected: 3, records: 1 });
   });
+
+  it('rejects each line of a row that stray quotes ran over two lines, so that the count of lines stays whole', async () => {
+    // An unquoted cell holding a quote, and a quote left open on the next line: together balanced, but no row.
+    const text = ['_time,host,_raw', 'x,web"3,no line', 'x,web-3,"no line either', `x,web-3,${cell(JSON.stringify(opened))}`].join('\n');
+    const got = await load([text], C);
+    expect(got.rejected).toEqual([
+      { line: 2, reason: 'a CSV row whose quotes do not close where a cell ends' },
+      { line: 3, reason: 'a CSV row whose quotes do not close where a cell ends' },
+    ]);
+    expect(got.rows.map((r) => r.kind)).toEqual(['stream.opened']);
+    expect(got.stats).toMatchObject({ lines: 4, ignored: 1, rejected: 2, records: 1 });
+  });
 });
 
 describe('telling a CSV download from lines', () => {
