@@ -15,6 +15,7 @@ import { isObject } from './fields.js';
  *   a Fluent Bit record (tail input, docker or cri    `{"time":"…","stream":"stdout","logtag":"F","log":"{…}","kubernetes":{"pod_name":…}}`
  *     parser, Merge_Log off), as its outputs write it  (to S3, a file, Elasticsearch, CloudWatch, Loki)
  *   syslog, aws logs tail, a logger's text prefix     `Dec  7 10:00:00 web-1 mcp[812]: {…}`, `<time> <log stream> {…}`
+ *   heroku logs, fly logs (the dyno or machine)       `<time> app[web.1]: {…}`, `<time> app[148e2e0b] iad [info]{…}`
  *   AWS Lambda's runtimes (text log format), tab-      `<time>\t<request id>\tINFO\t{…}` (Node.js), `[INFO]\t<time>\t<request id>\t{…}` (Python)
  *     separated, as CloudWatch and `aws logs tail` keep them
  * Read as they are, the first and third are invalid JSON and the others name no record kind: every
@@ -52,6 +53,8 @@ const POD_PREFIX = /^\[pod\/([^/\]\s]+)\/[^\]\s]*\] /;
  * a logger's `INFO | …` is no container, and its level no node.
  */
 const COMPOSE_PREFIX = /^([A-Za-z0-9][\w.-]*[-_]\d+) +\| /;
+/** After the time, the platform's process that wrote the line: Heroku's dyno (`app[web.1]:`), Fly's machine (`app[148e2e0b]`). */
+const APP_PROCESS = /^app\[([^\]\s]+)\]:? /;
 /** A time with its zone, then a space, or a tab as Lambda's runtimes separate their fields. */
 const TIME_PREFIX = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))[ \t]/;
 /** CRI: the stream, then tags joined by `:`, of which `P` marks a partial line and `F` a full one. */
@@ -95,7 +98,7 @@ function startsWithAny(text: string, heads: readonly string[]): boolean {
 }
 
 /**
- * kubectl's pod (or compose's container), a time, CRI's stream and tag, each where it is; then any other text up to a JSON
+ * kubectl's pod (or compose's container), a time, CRI's stream and tag (or a platform's process), each where it is; then any other text up to a JSON
  * object, which a writer put before the server's line (syslog's `host app[pid]:`, `aws logs tail`'s
  * log stream, a logger's level): the object is the line. Only a time with its zone is taken for the
  * record's; the rest of the prefix says nothing the analyzer reads.
@@ -114,6 +117,7 @@ function prefixedLine(text: string): Envelope | undefined {
     rest = rest.slice(cri[0].length);
     split = { stream: `cri ${stream}`, content: rest, last: !cri[2]!.split(':').includes('P'), whole: (content) => `${head}${stream} F ${content}` };
   }
+  const app = time !== null && cri === null ? APP_PROCESS.exec(rest) : null;
   if (!rest.startsWith('{')) {
     const object = objectAfterText(rest);
     if (object >= 0) rest = rest.slice(object + 1);
@@ -125,18 +129,21 @@ function prefixedLine(text: string): Envelope | undefined {
   return {
     inner: rest,
     ...(time !== null && { time: time[1]! }),
-    ...(pod !== null && { node: pod[1]! }),
+    ...((pod ?? app) !== null && { node: (pod ?? app)![1]! }),
     partial: split?.last === false,
     ...(split && { split }),
     rewrap: (inner) => head + inner,
   };
 }
 
-/** Where the first JSON object after a space or a tab begins, less one (the separator); -1 where none does. */
+/** Where the first JSON object after a space, a tab or a bracketed word (Fly's `[info]{…}`) begins, less one; -1 where none does. */
 function objectAfterText(text: string): number {
-  const spaced = text.indexOf(' {"');
-  const tabbed = text.indexOf('\t{"');
-  return tabbed < 0 ? spaced : spaced < 0 ? tabbed : Math.min(spaced, tabbed);
+  let first = -1;
+  for (const after of [' {"', '\t{"', ']{"']) {
+    const at = text.indexOf(after);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
 }
 
 /**

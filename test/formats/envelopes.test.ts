@@ -107,6 +107,22 @@ describe('lines inside lines', () => {
     expect(level.rows.map((r) => r.node)).toEqual([null, null]);
   });
 
+  it("takes Heroku's dyno and Fly's machine for the node, and their time, where the record names none", async () => {
+    const { ts: _ts, node: _n, ...bare } = opened;
+    const { rows } = await load([
+      `2026-11-09T10:00:05.500000+00:00 app[web.2]: ${json(bare)}`,
+      `2026-11-09T10:00:06.25Z app[148e2e0b] iad [info]${json(bare)}`,
+      `2026-11-09T10:00:07Z app[web.1]: ${json(created)}`,
+    ]);
+    expect(rows.map((r) => [r.kind, iso(r.ts_ms), r.node])).toEqual([
+      ['session.created', T, 'mcp-a'],
+      ['stream.opened', '2026-11-09T10:00:05.500Z', 'web.2'],
+      ['stream.opened', '2026-11-09T10:00:06.250Z', '148e2e0b'],
+    ]);
+    // near miss: a syslog program's pid in brackets (no time in front) names no node
+    expect((await load([`Nov  9 10:00:01 web-1 app[812]: ${json({ ...bare, ts: opened.ts })}`])).rows.map((r) => r.node)).toEqual([null]);
+  });
+
   it("takes logcli's time and the labels' pod (or instance, host) where the record logs none", async () => {
     const { ts: _ts, node: _n, ...bare } = opened;
     const { rows } = await load([
