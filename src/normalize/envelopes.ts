@@ -335,11 +335,18 @@ function documentOf(o: Record<string, unknown>): { doc: Record<string, unknown>;
   return { doc: o };
 }
 
+/** The line a document carries, under which key, and whether the store kept it parsed (to put it back so). */
+interface CarriedText {
+  key: string;
+  line: string;
+  parsed: boolean;
+}
+
 /**
  * Datadog parses a JSON line into the event's own `attributes` (its `message` then being a reserved
  * attribute, not the line): the record is that object, where it holds anything.
  */
-function parsedByDatadog(doc: Record<string, unknown>): { key: string; line: string; parsed: boolean } | undefined {
+function parsedByDatadog(doc: Record<string, unknown>): CarriedText | undefined {
   const fields = doc.attributes as Record<string, unknown>;
   return Object.keys(fields).length > 0 ? { key: 'attributes', line: JSON.stringify(fields), parsed: true } : undefined;
 }
@@ -350,7 +357,7 @@ function parsedByDatadog(doc: Record<string, unknown>): { key: string; line: str
  * Monitor's `LogEntry` (ContainerLog) or `LogMessage` (ContainerLogV2, which keeps a JSON line parsed),
  * a `message` that starts as a line does.
  */
-function carriedText(doc: Record<string, unknown>): { key: string; line: string; parsed: boolean } | undefined {
+function carriedText(doc: Record<string, unknown>): CarriedText | undefined {
   for (const key of ['_raw', '@message', 'textPayload', 'LogEntry']) {
     const v = doc[key];
     if (typeof v === 'string') return { key, line: v, parsed: false };

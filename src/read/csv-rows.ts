@@ -1,4 +1,4 @@
-import { LineAssembler, MAX_LINE_BYTES, type InputLine } from './lines.js';
+import { bomLength, LineAssembler, MAX_LINE_BYTES, textPreview, type InputLine } from './lines.js';
 
 /**
  * A log console's CSV download, a row at a time (`--csv`): Splunk's "Export results" (`_raw`, `_time`,
@@ -87,7 +87,7 @@ export class CsvAssembler {
 
 /** Physical lines from `first` on, each rejected for the row they were to make: the file's count of lines stays whole. */
 function eachRejected(first: number, texts: string[], error: string): InputLine[] {
-  return texts.map((t, i) => ({ line: first + i, error, preview: printablePreview(t) }));
+  return texts.map((t, i) => ({ line: first + i, error, preview: textPreview(t) }));
 }
 
 /** Physical lines one row may span before its unclosed quote is taken for a broken file. */
@@ -107,7 +107,7 @@ export function csvExportStart(head: Buffer, complete: boolean): boolean | undef
     if (!complete) return undefined;
     end = head.length;
   }
-  const first = head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0, end).toString('utf8').replace(/\r$/, '');
+  const first = head.subarray(bomLength(head), end).toString('utf8').replace(/\r$/, '');
   if (!first.includes(',')) return false;
   const cells = csvCells(first);
   return cells !== undefined && cells.some((c) => CSV_LINE_COLUMNS.includes(columnName(c)));
@@ -157,10 +157,6 @@ function countQuotes(text: string): number {
   let n = 0;
   for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) n++;
   return n;
-}
-
-function printablePreview(text: string): string {
-  return text.slice(0, 200).replace(/[^\x20-\x7e]/g, '.');
 }
 
 const QUOTE = 0x22;

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { CsvAssembler, csvExportStart } from './csv-rows.js';
 import { jsonExportStart, JsonArrayAssembler } from './json-array.js';
-import { LineAssembler, type InputLine } from './lines.js';
+import { LineAssembler, textPreview, type InputLine } from './lines.js';
 
 /** Bytes in, lines out (LineAssembler, JsonArrayAssembler, CsvAssembler). */
 interface Assembler {
@@ -54,7 +54,7 @@ export async function* splitLineBatches(
       const l = batch[0]!;
       const text = 'text' in l && l.line === 1 ? l.text.trim() : '';
       // Pretty-printed: the first line is the bracket alone. A compact one-line export is the JSON line it is.
-      if (hint === 'csv' && l.line === 1) batch[0] = { line: 1, error: CSV_NOT_READ, preview: text.slice(0, 200) };
+      if (hint === 'csv' && l.line === 1) batch[0] = { line: 1, error: CSV_NOT_READ, preview: textPreview(text) };
       else if (text === '[' || text === '{') batch[0] = { line: 1, error: JSON_ARRAY_NOT_READ, preview: text };
       hint = undefined;
     }

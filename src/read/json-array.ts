@@ -1,4 +1,4 @@
-import { decodeLine, LineAssembler, MAX_LINE_BYTES, tooLong, type InputLine } from './lines.js';
+import { bomLength, decodeLine, LineAssembler, MAX_LINE_BYTES, tooLong, type InputLine } from './lines.js';
 
 /**
  * A log export written as one JSON array rather than a line per record: `gcloud logging read
@@ -225,7 +225,7 @@ const SEARCH_KEYS = [Buffer.from('"took"'), Buffer.from('"hits"')];
  * (too few bytes).
  */
 export function jsonExportStart(head: Buffer): JsonExport | false | undefined {
-  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  let i = bomLength(head);
   const next = () => {
     while (i < head.length && (head[i] === SPACE || head[i] === NEWLINE || head[i] === TAB || head[i] === CR)) i++;
     return i < head.length ? head[i++] : undefined;

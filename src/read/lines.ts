@@ -144,7 +144,7 @@ export function decodeLine(buf: Buffer, line: number, lineStart: number): InputL
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
   // A UTF-8 byte order mark (Windows exports) is not part of the first record.
-  const start = line === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  const start = line === 1 ? bomLength(buf) : 0;
   const bytes = buf.subarray(start, end);
   if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
   const text = bytes.toString('utf8');
@@ -159,6 +159,18 @@ export function decodeLine(buf: Buffer, line: number, lineStart: number): InputL
   return { line, text, offset: lineStart + start, bytes: end - start };
 }
 
-function preview(bytes: Buffer): string {
-  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+/** The bytes of the UTF-8 byte order mark a file (a Windows export) starts with: 3, or 0 where it has none. */
+export function bomLength(head: Buffer): number {
+  return head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
 }
+
+function preview(bytes: Buffer): string {
+  return bytes.subarray(0, PREVIEW_BYTES).toString('latin1').replace(NOT_PRINTABLE, '.');
+}
+
+/** A rejected line's preview, of text already decoded (a CSV row's lines, a header): its head, printable ASCII only. */
+export function textPreview(text: string): string {
+  return text.slice(0, PREVIEW_BYTES).replace(NOT_PRINTABLE, '.');
+}
+
+const NOT_PRINTABLE = /[^\x20-\x7e]/g;
