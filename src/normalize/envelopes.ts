@@ -344,11 +344,15 @@ interface CarriedText {
 
 /**
  * Datadog parses a JSON line into the event's own `attributes` (its `message` then being a reserved
- * attribute, not the line): the record is that object, where it holds anything.
+ * attribute, not the line): the record is that object, where it holds anything. Datadog moves the
+ * line's `msg` (or `message`, or `log`) out to the event's `message`: a pino record that names its kind
+ * only in `msg` gets it back, where the parsed line names no kind of its own.
  */
 function parsedByDatadog(doc: Record<string, unknown>): CarriedText | undefined {
   const fields = doc.attributes as Record<string, unknown>;
-  return Object.keys(fields).length > 0 ? { key: 'attributes', line: JSON.stringify(fields), parsed: true } : undefined;
+  if (Object.keys(fields).length === 0) return undefined;
+  const hoisted = fields.kind === undefined && fields.msg === undefined && typeof doc.message === 'string';
+  return { key: 'attributes', line: JSON.stringify(hoisted ? { ...fields, msg: doc.message } : fields), parsed: true };
 }
 
 /**

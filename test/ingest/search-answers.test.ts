@@ -103,6 +103,27 @@ describe("Datadog's logs search answer, with --json-array", () => {
     expect(got.stats).toMatchObject({ lines: 3, records: 3, rejected: 0, ignored: 0 });
   });
 
+  it("gives a pino record back the msg Datadog moved out to the event's message", async () => {
+    // pino names the kind in `msg`; Datadog's preprocessing hoists it to the event's reserved `message`.
+    const pino = (rec: Record<string, unknown>, n: number) => {
+      const { kind, ...rest } = rec;
+      const e = event({ level: 30, ...rest }, n);
+      return { ...e, attributes: { ...e.attributes, message: kind } };
+    };
+    const got = await load([JSON.stringify(answer([pino(created, 1), pino(opened, 2)]))], A);
+    expect(got.rows.map((r) => [r.kind, r.session])).toEqual([
+      ['session.created', 'S1'],
+      ['stream.opened', 'S1'],
+    ]);
+    expect(got.stats).toMatchObject({ lines: 2, records: 2, ignored: 0 });
+  });
+
+  it("near miss: a record that names its kind keeps it, whatever the event's message says", async () => {
+    const e = event(created, 1);
+    const got = await load([JSON.stringify(answer([{ ...e, attributes: { ...e.attributes, message: 'stream.closed' } }]))], A);
+    expect(got.rows.map((r) => r.kind)).toEqual(['session.created']);
+  });
+
   it('near misses: a data member that is no array, and an object typed log with no parsed attributes, are what they are', () => {
     expect(jsonExportStart(Buffer.from('{"data": {"kind": "session.created"}}\n'))).toBe(false);
     expect(jsonExportStart(Buffer.from('{\n  "data": [\n'))).toBe('data');
