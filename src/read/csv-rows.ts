@@ -10,14 +10,14 @@ import { bomLength, LineAssembler, MAX_LINE_BYTES, textPreview, type InputLine }
  *
  * RFC 4180: cells separated by commas, a quoted cell may hold commas, doubled quotes and line breaks
  * (a pretty-printed JSON line in a cell spans lines). Physical lines come from a LineAssembler (its
- * decoding and caps); a row ends at the first line that leaves its quotes balanced. Each row is
+ * decoding and caps); a row ends at the first line that leaves no quoted cell open. Each row is
  * numbered by the line it starts on; its text is not the file's bytes, so it is stored as text.
  */
 export class CsvAssembler {
   private readonly lines = new LineAssembler();
   private header: string[] | undefined;
   /** A row whose quoted cell has not ended yet: its physical lines so far. */
-  private held: { texts: string[]; first: number; quotes: number; chars: number } | undefined;
+  private held: { texts: string[]; first: number; chars: number } | undefined;
 
   push(chunk: Buffer): InputLine[] {
     return this.rows(this.lines.push(chunk));
@@ -38,17 +38,15 @@ export class CsvAssembler {
         out.push(l);
         continue;
       }
-      const quotes = countQuotes(l.text);
       if (this.held === undefined) {
-        if (quotes % 2 === 0) out.push(...this.row(l.line, [l.text]));
-        else this.held = { texts: [l.text], first: l.line, quotes, chars: l.text.length };
+        if (!endsInQuotes(l.text, false)) out.push(...this.row(l.line, [l.text]));
+        else this.held = { texts: [l.text], first: l.line, chars: l.text.length };
         continue;
       }
       const h = this.held;
       h.texts.push(l.text);
-      h.quotes += quotes;
       h.chars += l.text.length + 1;
-      if (h.quotes % 2 === 0) {
+      if (!endsInQuotes(l.text, true)) {
         this.held = undefined;
         out.push(...this.row(h.first, h.texts));
       } else if (h.chars > MAX_LINE_BYTES || h.texts.length > MAX_ROW_LINES) out.push(...this.unended());
@@ -153,10 +151,20 @@ function columnName(header: string): string {
   return header.trim().replace(/\s*\[[^\]]*\]$/, '');
 }
 
-function countQuotes(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) n++;
-  return n;
+/**
+ * Whether a row's quoted cell is still open at the end of this physical line, given whether it was at
+ * its start. A quote opens a cell only where the cell starts; one inside an unquoted cell (`web"1`) is
+ * the cell's text, as lenient readers (Python's csv, pandas) take it, so that one stray quote does not
+ * run every later line into one row.
+ */
+function endsInQuotes(text: string, inQuotes: boolean): boolean {
+  for (let q = text.indexOf('"'); q >= 0; q = text.indexOf('"', q + 1)) {
+    if (inQuotes) {
+      if (text.charCodeAt(q + 1) === QUOTE) q++;
+      else inQuotes = false;
+    } else if (q === 0 || text.charCodeAt(q - 1) === COMMA) inQuotes = true;
+  }
+  return inQuotes;
 }
 
 const QUOTE = 0x22;

@@ -83,9 +83,20 @@ describe('a CSV download, with --csv', () => {
     expect(got.stats).toMatchObject({ lines: 5, ignored: 1, rejected: 3, records: 1 });
   });
 
-  it('rejects each line of a row that stray quotes ran over two lines, so that the count of lines stays whole', async () => {
-    // An unquoted cell holding a quote, and a quote left open on the next line: together balanced, but no row.
-    const text = ['_time,host,_raw', 'x,web"3,no line', 'x,web-3,"no line either', `x,web-3,${cell(JSON.stringify(opened))}`].join('\n');
+  it('reads a quote inside an unquoted cell as its text, so the rows after it are read', async () => {
+    const { node: _n, ...bare } = opened;
+    const text = ['_time,host,_raw', `x,web"3,${cell(JSON.stringify(bare))}`, `x,web-3,${cell(JSON.stringify(closed))}`].join('\n');
+    const got = await load([text], C);
+    expect(got.rows.map((r) => [r.line, r.kind, r.node])).toEqual([
+      [2, 'stream.opened', 'web"3'],
+      [3, 'stream.closed', 'mcp-a'],
+    ]);
+    expect(got.stats).toMatchObject({ lines: 3, ignored: 1, rejected: 0, records: 2 });
+  });
+
+  it('rejects each line of a row whose open quote another line closed before text, so that the count of lines stays whole', async () => {
+    // A quote that opens a cell, closed on the next line and followed by text: the quotes close, but no row.
+    const text = ['_time,host,_raw', 'x,web-3,"no line', 'either" tail', `x,web-3,${cell(JSON.stringify(opened))}`].join('\n');
     const got = await load([text], C);
     expect(got.rejected).toEqual([
       { line: 2, reason: 'a CSV row whose quotes do not close where a cell ends' },
