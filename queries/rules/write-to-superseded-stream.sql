@@ -3,7 +3,8 @@
 -- late write, which the message counts and lists, so the finding cites them all).
 -- An event the superseding resumption replayed was written before it, whatever the clocks say: a node whose
 -- clock runs behind logs the resumption "before" the write it replays (the summary's skew estimate reads the
--- same causality). It reached the client, so it is not a late write.
+-- same causality). It reached the client, so it is not a late write. So did the event the resumption names
+-- as its Last-Event-ID, and every write before it on that stream (one node's clock orders them).
 CREATE TEMP TABLE replayed_on AS
 SELECT DISTINCT session, stream, event_id, of_stream FROM records
 WHERE kind = 'event.replayed' AND shadowed = 0 AND session IS NOT NULL AND stream IS NOT NULL AND event_id IS NOT NULL;
@@ -26,7 +27,10 @@ WITH writes AS (
       OR (u.replayed_ids IS NOT NULL AND w.event_id IN (SELECT CAST(j.value AS TEXT) FROM json_each(u.replayed_ids) j))
       OR EXISTS (SELECT 1 FROM replayed_on x
         WHERE x.session = w.session AND x.stream = u.new_stream AND x.event_id = w.event_id
-          AND (x.of_stream IS NULL OR x.of_stream = w.stream))))
+          AND (x.of_stream IS NULL OR x.of_stream = w.stream))
+      OR EXISTS (SELECT 1 FROM events c
+        WHERE c.session = w.session AND c.event_id = u.last_event_id AND c.stream = w.stream
+          AND (c.ts_ms, c.id) >= (w.ts_ms, w.id))))
 ), per_stream AS (
   -- aggregates per stream, not windows over it: a window's whole-partition list is copied into every row,
   -- quadratic in a stream's late writes (the very streams this rule is about)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
 
 const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
 const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
@@ -78,6 +78,29 @@ describe('write-to-superseded-stream', () => {
 
   it('still flags a late write beside the one the resumption replayed', async () => {
     const report = await analyzeLines(skewed('event.replayed', 3));
+    const [f, ...rest] = findingsOf(report, 'write-to-superseded-stream');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('1 write went to g1');
+    expect(f?.message).toContain('(event 3)');
+  });
+
+  // node b's clock runs 300 ms behind: it logs the resumption from event 2 before node a logs sending it
+  const cursorAhead = (extra: LogLine[]) => [
+    { ...created, node: 'a' },
+    { ...opened, node: 'a' },
+    { ...sent(1000, 'g1', 1), node: 'a' },
+    { ...sent(1100, 'g1', 2), node: 'a' },
+    ...extra,
+    { ts: at(900), kind: 'upgrade', session: 'S1', last_event_id: 2, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0, cancelled: 0, node: 'b' },
+  ];
+
+  it('does not flag the Last-Event-ID the resumption names, nor the writes before it on that stream, whatever the clocks say', async () => {
+    const report = await analyzeLines(cursorAhead([]));
+    expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+  });
+
+  it('near miss: still flags a write after the named event on that stream', async () => {
+    const report = await analyzeLines(cursorAhead([{ ...sent(1200, 'g1', 3), node: 'a' }]));
     const [f, ...rest] = findingsOf(report, 'write-to-superseded-stream');
     expect(rest).toHaveLength(0);
     expect(f?.message).toContain('1 write went to g1');
