@@ -3,7 +3,7 @@ import { RULES } from '../detect/rules/index.js';
 import type { Db } from '../store/db.js';
 import type { ContextIndex } from './context-index.js';
 import { unplacedReferences } from './context-needs.js';
-import { CLOCK_SKEW_ALLOWANCE_MS } from '../detect/rules/phantom-event-id.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../model/thresholds.js';
 
 // The sessions a batch did not touch whose verdict it can still change: each
 // rule module declares what it needs judged again (detect/rule.ts, `live.rejudges`),

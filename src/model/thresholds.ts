@@ -48,3 +48,11 @@ export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
  * injected dual writers, 5 to 60 s). dual-writer and engine-divergence read it.
  */
 export const CROSS_NODE_ORDER_MS = 1_000;
+
+/**
+ * An event id first sent this soon after the resumption that named it is taken for one sent before it, by a
+ * node whose clock runs ahead (log-format.md: skew between instances is a fact of life). Beyond it, the id was
+ * no position yet when the client presented it: "ever emitted" read as "emitted by then" (README, decisions).
+ * phantom-event-id and engine-divergence read it.
+ */
+export const CLOCK_SKEW_ALLOWANCE_MS = 10_000;

@@ -82,8 +82,8 @@ function isQuadratic(detail: string): boolean {
 }
 
 function params(sql: string): Record<string, unknown> {
-  // engine-divergence passes the sessions it asks about as a JSON array of ids
-  return queryParams(sql, DEFAULT_DETECT_OPTIONS, { sessions: JSON.stringify(['s-1', 's-2']) });
+  // engine-divergence passes the sessions it asks about as a JSON array of ids, and the positions as [session, id, ms]
+  return queryParams(sql, DEFAULT_DETECT_OPTIONS, { sessions: JSON.stringify(['s-1', 's-2']), asked: JSON.stringify([['s-1', '7', 1000]]) });
 }
 
 function planOf(db: Db, sql: string): PlanRow[] {

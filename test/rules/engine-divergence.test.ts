@@ -273,6 +273,28 @@ describe('engine-divergence', () => {
     expect(findingsOf(report, RULE)).toHaveLength(1);
   });
 
+  // The resumption names event 4, which node a logs sending `after` ms later: node b's clock runs behind.
+  const namedBeforeSent = (after: number): LogLine[] => [
+    ...[created, opened, sent(1000, 1), sent(2000, 2), sent(3000, 3)].map((r) => ({ ...r, node: 'a' })),
+    { ...upgrade(5000, { last_event_id: 4, decision: 'resume', status: 200, replayed: 0 }), node: 'b' },
+    { ...sent(5000 + after, 4), node: 'a' },
+  ];
+
+  it('is not knowable where the session sends the named event soon after the resumption: a clock behind logged it first', async () => {
+    const report = await analyzeLines(namedBeforeSent(300));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    const nk = report.not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => [n.session, n.reason])).toEqual([['S1', expect.stringContaining('named event 4, which the session\'s log shows sent 300 ms later')]]);
+  });
+
+  it('near miss: flags a resumption from an event the session sends only beyond the clock-skew allowance', async () => {
+    const report = await analyzeLines(namedBeforeSent(10_001));
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('a correct server would reject 409 resumption_unavailable: unknown_event_id');
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
   it('is not knowable for a log that starts after the session was created', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 41 },

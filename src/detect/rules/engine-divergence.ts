@@ -2,7 +2,7 @@ import type { NotKnowable } from '../../model/finding.js';
 import { FindingBatches } from '../finding-batches.js';
 import { forEachUpgrade, type UpgradePoint } from '../../replay/engine-replay.js';
 import { decisionEvidence, MAX_CITED_WRITERS, unfenceableWriterIds, unfenceableWriters } from '../../replay/decision-evidence.js';
-import { CROSS_NODE_ORDER_MS } from '../../model/thresholds.js';
+import { CLOCK_SKEW_ALLOWANCE_MS, CROSS_NODE_ORDER_MS } from '../../model/thresholds.js';
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
@@ -55,6 +55,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       };
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
       const acceptedOverElsewhere: { finding: RawFinding; streams: string[] }[] = [];
+      const unseenPosition: { finding: RawFinding; eventId: string }[] = [];
       // A divergence from a position the session emitted twice is not judged (repeatedPosition).
       const ambiguity = new Map<RawFinding, string>();
       const stands = (finding: RawFinding) => {
@@ -81,11 +82,16 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         if (ambiguous !== undefined) ambiguity.set(finding, ambiguous);
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
         else if (logged !== 'reject' && onlyCheck(decision, 'prior_writer_unfenceable')) acceptedOverElsewhere.push({ finding, streams: unfenceableWriterIds(p, decision) });
+        else if (onlyCheck(decision, 'unknown_event_id') && p.request.lastEventId !== null) unseenPosition.push({ finding, eventId: String(p.request.lastEventId) });
         else stands(finding);
       }, opts);
       const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
       for (const { finding, streams } of acceptedOverElsewhere) {
         const reason = retiredAcrossNodes(ends, finding, streams);
+        if (reason === undefined) stands(finding);
+        else unknowable(finding.session, reason);
+      }
+      for (const { finding, reason } of sentJustAfter(db, opts, unseenPosition)) {
         if (reason === undefined) stands(finding);
         else unknowable(finding.session, reason);
       }
@@ -183,6 +189,26 @@ function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]):
   const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
   return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+}
+
+/**
+ * A position the engine had not seen when the resumption named it, which the session sent within
+ * CLOCK_SKEW_ALLOWANCE_MS after: a node whose clock runs ahead sent it before (the client held it), as
+ * phantom-event-id takes it. The engine, replaying by logged time, could not know it, so whether a correct
+ * server would have resumed cannot be told. Each finding with the reason it is not knowable, or none.
+ */
+function sentJustAfter(db: Db, opts: DetectOptions, held: { finding: RawFinding; eventId: string }[]): { finding: RawFinding; reason?: string }[] {
+  if (held.length === 0) return [];
+  const asked = held.map(({ finding: f, eventId }) => [f.session, eventId, f.atMs]);
+  const rows = queryRows<{ sent_ts: number | null }>(db, 'facts/first-sent-after', opts, { asked: JSON.stringify(asked) });
+  return held.map(({ finding, eventId }, i) => {
+    const sent = rows[i]?.sent_ts ?? null;
+    if (sent === null || sent - finding.atMs > CLOCK_SKEW_ALLOWANCE_MS) return { finding };
+    return {
+      finding,
+      reason: `the resumption at ${at(finding.atMs)} named event ${eventId}, which the session's log shows sent ${duration(sent - finding.atMs)} later: taken for a node whose clock runs ahead, so the engine, replaying by logged time, cannot tell whether a correct server held that position`,
+    };
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { NotKnowable } from '../../model/finding.js';
 import { compareNumeric, isDigits } from '../../model/event-order.js';
 import { proxySawEmitted } from '../facts/proxy-view.js';
 import { at, duration } from '../../model/phrasing.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../../model/thresholds.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
@@ -10,13 +11,6 @@ import { ReconnectFacts } from '../facts/reconnect-facts.js';
 // of any session in the log had emitted. Absence proves something only where
 // the log covers the session from its creation, or where the id is numeric and
 // above every id the session did emit; otherwise it is not knowable.
-
-/**
- * An id first sent this soon after the resumption that named it is taken for one sent before it, by a node
- * whose clock runs ahead (log-format.md: skew between instances is a fact of life). Beyond it, the id was no
- * position yet when the client presented it: "ever emitted" read as "emitted by then" (README, decisions).
- */
-export const CLOCK_SKEW_ALLOWANCE_MS = 10_000;
 
 export function judgePhantomEventIds(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
