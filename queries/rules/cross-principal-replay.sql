@@ -4,7 +4,8 @@
 -- Served to: the upgrade's principal, else that of a stream of the same session opened on its connection
 -- (connection ids repeat across nodes and proxies multiplex sessions on one connection, so another
 -- session's stream on the same conn id proves nothing). Rows where either is
--- unknown have a NULL owner or client and are not knowable. Evidence: the owner's line, the foreign event,
+-- unknown have a NULL owner or client, and rows where another session had sent that foreign id too name it in
+-- also_sent_by: all are not knowable. Evidence: the owner's line, the foreign event,
 -- the client's line, the upgrade.
 WITH replayed_on AS MATERIALIZED (
   -- streams that logged replayed events, once: probing each session's records per upgrade grows with the session
@@ -43,6 +44,13 @@ WITH replayed_on AS MATERIALIZED (
       (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
          AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
   FROM owned_event s
+), sole_source AS MATERIALIZED (
+  -- another session that had sent the id too: then which session's events were served cannot be told (ids
+  -- like 1, 2, 3 repeat across sessions), and the row is not knowable
+  SELECT s.*,
+    (SELECT e2.session FROM events e2 WHERE e2.event_id = s.last_event_id AND e2.session IS NOT s.session
+       AND e2.session <> f.session AND (e2.ts_ms, e2.id) < (s.ts_ms, s.id) ORDER BY e2.ts_ms, e2.id LIMIT 1) AS also_sent_by
+  FROM sourced s LEFT JOIN events f ON f.id = s.other_event
 ), origin AS MATERIALIZED (
   -- the session whose events were replayed, and the moment its incarnation is judged at
   SELECT s.*, f.id AS foreign_event,
@@ -50,7 +58,7 @@ WITH replayed_on AS MATERIALIZED (
     (SELECT i.created_id FROM incarnations i
      WHERE i.session = COALESCE(f.session, s.session) AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, s.ts_ms), COALESCE(f.id, s.id))
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
-  FROM sourced s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
+  FROM sole_source s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
 ), first_named AS MATERIALIZED (
   -- each incarnation's first record naming a principal, asked once per incarnation: asked per upgrade, a
   -- session that never names one was read from its creation up to each of its upgrades
@@ -78,7 +86,7 @@ WITH replayed_on AS MATERIALIZED (
   FROM owned o
 )
 SELECT c.id AS upgrade_id, c.session, c.ts_ms AS at_ms, c.decision, c.last_event_id, c.new_stream,
-  c.source_session, ow.principal AS owner, cl.principal AS client,
+  c.source_session, c.also_sent_by, ow.principal AS owner, cl.principal AS client,
   json_array(c.owner_id, c.foreign_event, c.client_id, c.id) AS evidence
 FROM clients c
 LEFT JOIN records ow ON ow.id = c.owner_id

@@ -58,6 +58,35 @@ describe('cross-principal-replay', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([]);
   });
 
+  it('is not knowable where another session had sent the named id too: whose events were served cannot be told', async () => {
+    // per-session counters: alice's S1 and bob's S2 both sent event 1000
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      created('S2', 'bob', 150),
+      { ts: at(200), kind: 'event.sent', session: 'S2', stream: 'h1', event_id: 1000 },
+      { ts: at(1000), kind: 'upgrade', session: null, last_event_id: 1000, new_stream: 'x1', decision: 'resume', status: 200, replayed: 2, principal: 'alice' },
+    ]);
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([
+      { rule: 'cross-principal-replay', session: null, reason: expect.stringContaining('event 1000 that the resume at 2026-11-09T10:00:01.000Z named had been sent by S2 and by S1') },
+    ]);
+  });
+
+  it('near miss: follows the id to its one sender where the same session sent it twice', async () => {
+    const report = await analyzeLines([
+      created('S1', 'alice'),
+      opened,
+      sent(100, 1000),
+      { ts: at(200), kind: 'event.sent', session: 'S1', stream: 'g3', event_id: 1000 },
+      { ts: at(1000), kind: 'upgrade', session: null, last_event_id: 1000, new_stream: 'x1', decision: 'resume', status: 200, replayed: 2, principal: 'eve' },
+    ]);
+    expect(findingsOf(report, 'cross-principal-replay').map((f) => f.message)).toEqual([
+      expect.stringContaining('presenting no session from event 1000 replayed events of S1 (owner alice) to eve'),
+    ]);
+  });
+
   it('takes the principal of the stream opened on the connection when the upgrade has none', async () => {
     const lines = (who: string) => [
       created('S1', 'alice'),

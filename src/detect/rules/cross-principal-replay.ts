@@ -13,6 +13,7 @@ interface CrossPrincipalRow {
   decision: string;
   last_event_id: string | null;
   source_session: string | null;
+  also_sent_by: string | null;
   owner: string | null;
   client: string | null;
   evidence: string;
@@ -25,6 +26,14 @@ function crossPrincipalReplay(db: Db, opts: DetectOptions, handOver: RuleContext
     const rule = 'cross-principal-replay';
     // No session behind the replayed events (an id no session emitted, presented without a session): nothing to own.
     if (r.source_session === null) continue;
+    if (r.also_sent_by !== null) {
+      notKnowable.push({
+        rule,
+        session: r.session,
+        reason: `event ${r.last_event_id} that the ${r.decision} at ${at(r.at_ms)} named had been sent by ${r.source_session} and by ${r.also_sent_by}: whose events were replayed cannot be told`,
+      });
+      continue;
+    }
     if (r.owner === null) {
       notKnowable.push({ rule, session: r.session, reason: `no principal is logged for ${r.source_session}: who owns its events is not known` });
       continue;
