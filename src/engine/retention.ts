@@ -25,8 +25,10 @@ export function isEventRetained(inc: Incarnation, event: EmittedEvent, atMs: num
   if (retention === 'as-logged') return !isTrimmed(inc, event);
   if (retention.maxAgeMs !== undefined && atMs - event.tsMs > retention.maxAgeMs) return false;
   if (retention.maxEvents !== undefined) {
+    // A buffer of the last N events holds the position only while fewer than N came after it (rules.md: the
+    // Last-Event-ID event itself must still be in the buffer).
     const laterOnLane = inc.events.laneSize(event.lane) - event.laneIndex - 1;
-    if (laterOnLane > retention.maxEvents) return false;
+    if (laterOnLane >= retention.maxEvents) return false;
   }
   return true;
 }

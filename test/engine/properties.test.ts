@@ -71,7 +71,7 @@ describe('engine properties', () => {
           for (const trim of trims) expect(Number(trim.oldestRetained)).toBeLessThanOrEqual(Number(event!.id));
         } else {
           if (retention.maxAgeMs !== undefined) expect(c.request.tsMs - event!.tsMs).toBeLessThanOrEqual(retention.maxAgeMs);
-          if (retention.maxEvents !== undefined) expect(later.length).toBeLessThanOrEqual(retention.maxEvents);
+          if (retention.maxEvents !== undefined) expect(later.length).toBeLessThan(retention.maxEvents);
         }
       }),
       RUNS,

@@ -50,10 +50,11 @@ describe('isRetained', () => {
     expect(isRetained(state, 'g1', '5', at(65) + 1, policy)).toBe(false);
   });
 
-  it('evicts an event with more than maxEvents later events on its lane', () => {
+  it('evicts an event once maxEvents events came after it on its lane: a buffer of the last N no longer holds it', () => {
+    // events 1-9: a buffer of 3 holds 7, 8, 9
     const policy = resolvePolicy({ retention: { maxEvents: 3 } });
-    expect(isRetained(state, 'g1', '6', at(10), policy)).toBe(true);
-    expect(isRetained(state, 'g1', '5', at(10), policy)).toBe(false);
+    expect(isRetained(state, 'g1', '7', at(10), policy)).toBe(true);
+    expect(isRetained(state, 'g1', '6', at(10), policy)).toBe(false);
   });
 
   it('an evicted session log counts under any retention; a kept one does not', () => {

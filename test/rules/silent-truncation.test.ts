@@ -239,6 +239,9 @@ describe('silent-truncation', () => {
       expect(await causesUnder({ maxAgeMs: 120_000 })).toEqual([]);
       expect(await causesUnder({ maxAgeMs: 30_000 })).toEqual([['max-age']]);
       expect(await causesUnder({ maxEvents: 1 })).toEqual([['max-events']]);
+      // two events followed event 5: a buffer of the last 2 holds 6 and 7, no longer 5; one of 3 still holds it
+      expect(await causesUnder({ maxEvents: 2 })).toEqual([['max-events']]);
+      expect(await causesUnder({ maxEvents: 3 })).toEqual([]);
       expect([...RETENTION_CAUSES]).toEqual(expect.arrayContaining(['max-age', 'max-events', 'trimmed', 'log-evicted']));
       expect(RETENTION_CAUSES.has('short-replay')).toBe(false);
     });

@@ -211,7 +211,7 @@ export function retentionLosses(r: Reconnect, evictions: Evictions, retention: D
     const ageMs = r.atMs - last.tsMs;
     if (retention.maxAgeMs !== undefined && ageMs > retention.maxAgeMs) losses.push({ cause: 'max-age', ageMs, limitMs: retention.maxAgeMs });
     const later = r.window.afterCount;
-    if (retention.maxEvents !== undefined && later > retention.maxEvents) {
+    if (retention.maxEvents !== undefined && later >= retention.maxEvents) {
       losses.push({ cause: 'max-events', later, limit: retention.maxEvents, headId: r.window.headId });
     }
   }

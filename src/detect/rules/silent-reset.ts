@@ -68,7 +68,7 @@ function unresumable(r: Reconnect, facts: ReconnectFacts, u: ServedUpgrade): Unr
   if (loss?.cause === 'trimmed') return { why: `the buffer had been trimmed to ${loss.by.oldestRetained}`, evidence: [last.recordId, loss.by.id] };
   if (loss?.cause === 'log-evicted') return { why: `the session's event log was evicted`, evidence: [last.recordId, loss.by.id] };
   if (loss?.cause === 'max-age') return { why: `it was ${seconds(loss.ageMs)} old, beyond a retention of ${seconds(loss.limitMs)}`, evidence: [last.recordId] };
-  if (loss?.cause === 'max-events') return { why: `${loss.later} events followed it, beyond the retention of ${loss.limit}`, evidence: [last.recordId] };
+  if (loss?.cause === 'max-events') return { why: `${loss.later} events followed it, and a retention of ${loss.limit} keeps the last ${loss.limit}`, evidence: [last.recordId] };
   if (r.stateChange !== null) return { why: `the session's ${r.stateChange.aspect ?? 'state'} changed after it was sent`, evidence: [last.recordId, r.stateChange.recordId] };
   if (r.answeredInWindowId !== null) return { why: 'its replay window holds a server request the client already answered', evidence: [last.recordId, r.answeredInWindowId] };
   return undefined;

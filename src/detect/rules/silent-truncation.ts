@@ -160,8 +160,8 @@ function retentionCause(r: Reconnect, loss: RetentionLoss): Cause {
     case 'max-events':
       return {
         cause: 'max-events',
-        phrase: `with ${plural(loss.later, 'event')} sent after it, beyond a retention of ${plural(loss.limit, 'event')}: event ${id} would no longer be retained`,
-        brief: `${plural(loss.later, 'event')} followed it, beyond a retention of ${loss.limit}`,
+        phrase: `with ${plural(loss.later, 'event')} sent after it, where a retention of ${plural(loss.limit, 'event')} keeps the last ${loss.limit}: event ${id} would no longer be retained`,
+        brief: `${plural(loss.later, 'event')} followed it, and a retention of ${loss.limit} keeps the last ${loss.limit}`,
         evidence: loss.headId === null ? [] : [loss.headId],
       };
   }
