@@ -46,7 +46,16 @@ function parseTimeString(v: string): number | undefined {
   // which node?), and merging nodes on a guess invents orderings: such a time is rejected.
   if (!m || m[3] === undefined) return undefined;
   const ms = Date.parse(v.replace(' ', 'T'));
-  return Number.isNaN(ms) || ms > MAX_MS ? undefined : ms;
+  return Number.isNaN(ms) || ms > MAX_MS || !isCalendarDay(v) ? undefined : ms;
+}
+
+/** Date.parse moves a day past the month's end into the next month (2026-02-30 is March 2nd): no such day is a time. */
+function isCalendarDay(v: string): boolean {
+  const day = Number(v.slice(8, 10));
+  if (day <= 28) return true;
+  const year = Number(v.slice(0, 4));
+  const month = Number(v.slice(5, 7));
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
 /** The digits of an RFC 3339 time below the millisecond, as a fraction of one (".000700" gives 0.7). */

@@ -82,6 +82,18 @@ describe('times', () => {
     expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toMatch(/unparsable time/);
   });
 
+  it('rejects a day past the end of its month, which Date.parse would move into the next month', () => {
+    for (const ts of ['2026-02-30T10:00:00Z', '2026-04-31T10:00:00.000Z', '2025-02-29T00:00:00Z']) {
+      expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' }), ts).toBe(`session.created: unparsable time "${ts}": not a valid date`);
+    }
+  });
+
+  it('near miss: reads the last day of each month, a leap day included', () => {
+    expect(parseTime('2024-02-29T10:00:00Z')).toBe(Date.parse('2024-02-29T10:00:00Z'));
+    expect(parseTime('2026-01-31T10:00:00.000Z')).toBe(Date.parse('2026-01-31T10:00:00.000Z'));
+    expect(parseTime('2026-04-30 10:00:00+02:00')).toBe(Date.parse('2026-04-30T10:00:00+02:00'));
+  });
+
   it.each([
     ['a boolean', true],
     ['an object', { seconds: 1 }],
