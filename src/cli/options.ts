@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import type { RunOptions } from '../detect/run.js';
-import { parseConfig, parseDuration, type Config } from '../findings/config.js';
+import { configSummary, parseConfig, parseDuration, type Config } from '../findings/config.js';
 import { defaultText, SETTINGS, THRESHOLD_SETTINGS, type Setting, type SettingName } from '../findings/settings.js';
 import { isRuleId, RULE_IDS, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type FailOn } from '../model/severity.js';
 import { FORMATS, isFormat, type Format } from '../render/index.js';
 import { DEFAULT_MAX_FINDINGS_PER_RULE } from '../render/text.js';
 import { DEFAULT_HTML_MAX_FINDINGS } from '../render/html/findings.js';
-import { UsageError } from './io.js';
+import { UsageError, type Io } from './io.js';
 import { nearMatches } from './near-matches.js';
 
 // Flags shared by the analysing commands, and how flags and the config file combine.
@@ -101,9 +101,17 @@ function parseFlag(s: Setting, raw: unknown): unknown {
   }
 }
 
-export function loadConfig(path: string | undefined): Config {
+/** The config file named, else ./resumescope.config.json if there is one; what it sets is said on stderr. */
+export function loadConfig(path: string | undefined, io: Pick<Io, 'err'>): Config {
   const file = path ?? (existsSync('resumescope.config.json') ? 'resumescope.config.json' : undefined);
   if (file === undefined) return {};
+  const config = readConfig(file);
+  const summary = configSummary(config);
+  if (summary !== '') io.err(`resumescope: settings from ${file}: ${summary}\n`);
+  return config;
+}
+
+function readConfig(file: string): Config {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

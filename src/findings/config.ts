@@ -17,6 +17,22 @@ export interface Config {
   sharedSessionStore?: boolean;
 }
 
+/**
+ * What a config file sets, as `key value` pairs ("failOn never; rules.disable dual-writer"): a run that a
+ * file in the working directory changed (rules disabled, a gate lowered) says so, as a baseline does.
+ */
+export function configSummary(c: Config): string {
+  const parts: string[] = [];
+  const add = (key: string, v: unknown) => {
+    if (v === undefined) return;
+    if (Array.isArray(v)) parts.push(`${key} ${v.length === 0 ? '(none)' : v.join(', ')}`);
+    else if (typeof v === 'object' && v !== null) for (const [k, w] of Object.entries(v)) add(`${key}.${k}`, w);
+    else parts.push(`${key} ${String(v)}`);
+  };
+  for (const [k, v] of Object.entries(c)) add(k, v);
+  return parts.join('; ');
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const FAIL_ON: readonly string[] = [...SEVERITIES, 'never'];
 

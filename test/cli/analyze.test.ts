@@ -94,6 +94,16 @@ describe('analyze: the gate', () => {
     expect(loud.summary.by_rule['404-storm']).toBe(1);
   });
 
+  it('says on stderr what a config file changed, so rules it disabled or a gate it lowered never pass unsaid', async () => {
+    const config = join(dir, 'rs.json');
+    writeFileSync(config, JSON.stringify({ rules: { disable: ['dual-writer', 'silent-truncation'] }, failOn: 'never', thresholds: { stormWindowMs: '20s' } }));
+    const r = await cli('analyze', 'samples/writers.ndjson', '--config', config);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`resumescope: settings from ${config}: failOn never; rules.disable dual-writer, silent-truncation; thresholds.stormWindowMs 20000\n`);
+    // near miss: a run without a config file says nothing of settings
+    expect((await cli('analyze', 'samples/writers.ndjson')).err).not.toContain('settings from');
+  });
+
   it('a bad config file is exit 2 naming the key', async () => {
     const config = join(dir, 'rs.json');
     writeFileSync(config, JSON.stringify({ thresholds: { stromCount: 10 } }));

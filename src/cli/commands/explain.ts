@@ -35,7 +35,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         const rules = ruleList(flags.rule);
         await deriveOnTwoThreads(ws.db);
         requireKnownSessions(ws.db, flags.session);
-        let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config)));
+        let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config, io)));
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
         const total = report.findings.length;

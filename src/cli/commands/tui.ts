@@ -34,7 +34,7 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     );
     return 2;
   }
-  const options = detectOptions(flags, loadConfig(flags.config));
+  const options = detectOptions(flags, loadConfig(flags.config, io));
   // A large log takes a while to read: say so rather than leave the screen blank.
   const loading = showLoading();
   let ws;

@@ -29,7 +29,7 @@ export function registerWhatif(program: Command, io: Io, done: (code: number) =>
 
 /** What-if is a question, not a gate: exit 0, or 2 when an input was unusable. */
 async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<number> {
-  const config = loadConfig(flags.config);
+  const config = loadConfig(flags.config, io);
   const change = policyChange(flags, config.retention);
   const { disabled, ...baseline } = detectOptions({}, config);
   const ws = await openWorkspace(paths, flags, io);
