@@ -22,6 +22,15 @@ export function seconds(ms: number): string {
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
+/**
+ * An age set beside a limit: to a tenth of a second, unless that reads as the limit itself (1,760 ms past a
+ * 1,750 ms retention is not "1.8 s beyond 1.8 s"); then exact. The limit is printed with duration().
+ */
+export function ageBeside(ageMs: number, limitMs: number): string {
+  const age = seconds(ageMs);
+  return age === seconds(limitMs) ? duration(ageMs) : age;
+}
+
 /** A record time as the reports print it: ISO 8601 in UTC. */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();

@@ -1,4 +1,4 @@
-import { ordinal, plural, seconds } from '../model/phrasing.js';
+import { duration, ordinal, plural } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
@@ -36,14 +36,14 @@ export interface HeadlineInput {
 export function describeChange(change: PolicyChange, policy: WhatIfPolicy): string {
   const parts: string[] = [];
   const r = change.retention;
-  if (r?.maxAgeMs !== undefined && r.maxEvents !== undefined) parts.push(`${seconds(r.maxAgeMs)} / ${r.maxEvents}-event retention`);
-  else if (r?.maxAgeMs !== undefined) parts.push(`${seconds(r.maxAgeMs)} retention`);
+  if (r?.maxAgeMs !== undefined && r.maxEvents !== undefined) parts.push(`${duration(r.maxAgeMs)} / ${r.maxEvents}-event retention`);
+  else if (r?.maxAgeMs !== undefined) parts.push(`${duration(r.maxAgeMs)} retention`);
   else if (r?.maxEvents !== undefined) parts.push(`${r.maxEvents}-event retention`);
-  if (change.fenceGraceMs !== undefined) parts.push(`a ${seconds(change.fenceGraceMs)} fence grace`);
+  if (change.fenceGraceMs !== undefined) parts.push(`a ${duration(change.fenceGraceMs)} fence grace`);
   if (change.stormCount !== undefined || change.stormWindowMs !== undefined) {
-    parts.push(`a 404-storm at ${policy.stormCount} POSTs in ${seconds(policy.stormWindowMs)}`);
+    parts.push(`a 404-storm at ${policy.stormCount} POSTs in ${duration(policy.stormWindowMs)}`);
   }
-  if (change.duplicateCallWindowMs !== undefined) parts.push(`a ${seconds(change.duplicateCallWindowMs)} duplicate-call window`);
+  if (change.duplicateCallWindowMs !== undefined) parts.push(`a ${duration(change.duplicateCallWindowMs)} duplicate-call window`);
   if (change.unresumable !== undefined) parts.push(`unresumable reconnects ${change.unresumable === 'reset' ? 'reset' : 'rejected'}`);
   if (change.protocolVersion !== undefined) parts.push(`protocol ${change.protocolVersion}`);
   return parts.length > 0 ? parts.join(' and ') : 'the policy as logged';

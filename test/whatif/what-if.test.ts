@@ -31,6 +31,13 @@ describe('whatIf', () => {
     );
   });
 
+  it('names a retention that is no whole number of seconds as it was asked, not rounded', async () => {
+    // event 1 was 59 s old at each reconnect: 59,250 ms keeps it, and the headline must not say "59.3 s"
+    const r = await whatIfOf(incident, { change: { retention: { maxAgeMs: 59_250 } } });
+    expect(r.headline[0]).toMatch(/^with 59250 ms retention: 3 of 4 silent-truncation findings disappear/);
+    expect(r.flips[0]!.why).toContain('with 59250 ms retention every check passes');
+  });
+
   it('turns the engine from reject to resume where the longer retention keeps the position', async () => {
     const r = await whatIfOf(incident, { change: { retention: { maxAgeMs: 120_000 } } });
     expect(r.flips.map((f) => [f.session, f.at, f.last_event_id, f.before.decision, f.after.decision])).toEqual([

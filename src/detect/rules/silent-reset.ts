@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../../model/finding.js';
 import type { Reconnect } from '../facts/reconnects.js';
 import { retentionLosses } from '../facts/buffer-evictions.js';
-import { at, seconds } from '../../model/phrasing.js';
+import { ageBeside, at, duration } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';
 import { defineRule } from '../rule.js';
@@ -67,7 +67,7 @@ function unresumable(r: Reconnect, facts: ReconnectFacts, u: ServedUpgrade): Unr
   const [loss] = retentionLosses(r, facts.evictions, facts.opts.retention);
   if (loss?.cause === 'trimmed') return { why: `the buffer had been trimmed to ${loss.by.oldestRetained}`, evidence: [last.recordId, loss.by.id] };
   if (loss?.cause === 'log-evicted') return { why: `the session's event log was evicted`, evidence: [last.recordId, loss.by.id] };
-  if (loss?.cause === 'max-age') return { why: `it was ${seconds(loss.ageMs)} old, beyond a retention of ${seconds(loss.limitMs)}`, evidence: [last.recordId] };
+  if (loss?.cause === 'max-age') return { why: `it was ${ageBeside(loss.ageMs, loss.limitMs)} old, beyond a retention of ${duration(loss.limitMs)}`, evidence: [last.recordId] };
   if (loss?.cause === 'max-events') return { why: `${loss.later} events followed it, and a retention of ${loss.limit} keeps the last ${loss.limit}`, evidence: [last.recordId] };
   if (r.stateChange !== null) return { why: `the session's ${r.stateChange.aspect ?? 'state'} changed after it was sent`, evidence: [last.recordId, r.stateChange.recordId] };
   if (r.answeredInWindowId !== null) return { why: 'its replay window holds a server request the client already answered', evidence: [last.recordId, r.answeredInWindowId] };

@@ -6,7 +6,7 @@ import { laneEventWindows, type LaneEvent, type LaneSegment } from '../facts/lan
 import { proxyReplayStart } from '../facts/proxy-view.js';
 import { firstReplayedRef, type EventRef, type Reconnect } from '../facts/reconnects.js';
 import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, type Evictions, type RetentionLoss } from '../facts/buffer-evictions.js';
-import { at, idList, plural, seconds } from '../../model/phrasing.js';
+import { ageBeside, at, duration, idList, plural } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { appendAll } from '../../model/arrays.js';
@@ -153,8 +153,8 @@ function retentionCause(r: Reconnect, loss: RetentionLoss): Cause {
     case 'max-age':
       return {
         cause: 'max-age',
-        phrase: `${seconds(loss.ageMs)} after it was sent, beyond a retention of ${seconds(loss.limitMs)}: event ${id} would no longer be retained`,
-        brief: `event ${id} was older than a retention of ${seconds(loss.limitMs)}`,
+        phrase: `${ageBeside(loss.ageMs, loss.limitMs)} after it was sent, beyond a retention of ${duration(loss.limitMs)}: event ${id} would no longer be retained`,
+        brief: `event ${id} was older than a retention of ${duration(loss.limitMs)}`,
         evidence: [],
       };
     case 'max-events':
