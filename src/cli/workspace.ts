@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { expandInputs, InputError, unreadSubfoldersNote, type Source } from '../read/sources.js';
 import { splittingOf } from '../read/entries.js';
+import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
@@ -80,15 +81,21 @@ function sourceProblem(s: SourceStats, dbPath: string | undefined): string | und
   }
   if (s.rejected > 0) {
     const first = s.firstProblem!;
-    return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(dbPath)}`;
+    return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(s.name, dbPath)}`;
   }
   return undefined;
 }
 
-/** Where rejected lines can be read back: a temporary database is gone at exit. */
-function keptWhere(dbPath: string | undefined): string {
-  if (dbPath === undefined) return 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
-  return `they are kept: resumescope query rejected --db ${dbPath}`;
+/** Where rejected lines can be read back: a file again, stdin only from a kept database (a temporary one is gone at exit). */
+function keptWhere(name: string, dbPath: string | undefined): string {
+  if (dbPath !== undefined) return `they are kept: resumescope query rejected --db ${shellWord(dbPath)}`;
+  if (name === STDIN_NAME) return 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
+  return `list them: resumescope query rejected ${shellWord(name)}`;
+}
+
+/** A path as a shell takes it: quoted where it holds anything but the plainest characters. */
+function shellWord(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** The formats to detect with (a --mapping first), and a forced one checked before any file is read. */

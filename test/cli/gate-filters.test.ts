@@ -51,12 +51,14 @@ describe('the gate messages', () => {
     expect(r.out + r.err).toMatch(/--fail-on <severity>[\s\S]*default: error/);
   });
 
-  it('rejected lines: with a temporary database it says how to keep them, with --db where they are', async () => {
+  it('rejected lines: with a temporary database it says the query that lists them, with --db where they are', async () => {
     const log = join(dir, 'bad.ndjson');
     writeFileSync(log, readFileSync('samples/clean.ndjson', 'utf8') + 'not json\n');
     const temp = await cli('analyze', log, '--fail-on', 'never');
-    expect(temp.err).toContain('re-run with --db FILE');
+    expect(temp.err).toContain(`list them: resumescope query rejected ${log}`);
     expect(temp.err).not.toContain('they are kept');
+    // the query it names does list the line
+    expect((await cli('query', 'rejected', log)).out).toContain('not json');
     const db = join(dir, 'kept.db');
     const kept = await cli('analyze', log, '--db', db, '--fail-on', 'never');
     expect(kept.err).toContain(`they are kept: resumescope query rejected --db ${db}`);
