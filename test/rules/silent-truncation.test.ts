@@ -36,9 +36,14 @@ describe('silent-truncation', () => {
     const [f, ...rest] = findingsOf(report, RULE);
     expect(rest).toEqual([]);
     expect(f!.session).toBe('S1');
-    expect(f!.message).toContain('resumed S1 from event 5 on g1 but replayed 1 of 3 events sent after it (7 and 8 missing)');
+    expect(f!.message).toContain('resumed S1 from event 5 on g1 but replayed 1 of 3 events sent after it (missing events 7 and 8)');
     // the position, every event it should have replayed, and the upgrade
     expect(evidenceLines(f!)).toEqual([3, 4, 5, 6, 7]);
+  });
+
+  it('names one missing event as an event, not as a count ("missing event 8", not "8 missing")', async () => {
+    const report = await analyzeLines([created, opened, sent(1000, 6), sent(1100, 7), sent(1200, 8), resume(2000, { last_event_id: 6, replayed: 1, first_replayed: 7 })]);
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([expect.stringContaining('but replayed 1 of 2 events sent after it (missing event 8)')]);
   });
 
   it('flags a resumption from a position a buffer.trimmed had already evicted, even with a full-looking replay', async () => {
@@ -84,7 +89,7 @@ describe('silent-truncation', () => {
     ]);
     const [f, ...rest] = findingsOf(report, RULE);
     expect(rest).toEqual([]);
-    expect(f!.message).toContain('replayed 1 of 3 events sent after it (6 and 7 missing); also the replay started at 8');
+    expect(f!.message).toContain('replayed 1 of 3 events sent after it (missing events 6 and 7); also the replay started at 8');
     expect(evidenceLines(f!)).toEqual([3, 4, 5, 6, 7]);
   });
 

@@ -180,7 +180,8 @@ function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number, f
     missing = window.filter((e) => !replayed.has(e.recordId));
   }
   const missingIds = missing.map((e) => e.eventId);
-  const missingNote = missingIds.length > 0 ? ` (${idList(missingIds)} missing)` : '';
+  // "missing event 8", not "8 missing": a numeric id reads as a count
+  const missingNote = missingIds.length > 0 ? ` (missing ${missingIds.length === 1 ? 'event' : 'events'} ${idList(missingIds)})` : '';
   return {
     cause: 'short-replay',
     phrase: `but replayed ${replayedCount} of ${plural(window.length, 'event')} sent after it${missingNote}`,
