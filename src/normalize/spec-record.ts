@@ -222,6 +222,9 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
     const respHeaders = headers(v[F.respHeaders]);
     if (respHeaders !== undefined) rec.respHeaders = respHeaders;
     if (rec.protocolVersion === undefined && rec.reqHeaders?.['mcp-protocol-version'] !== undefined) rec.protocolVersion = rec.reqHeaders['mcp-protocol-version'];
+    // As for an access line (formats/common.ts httpRecord): the request's session, so that the record is found, and
+    // quoted, with its session's other records.
+    if (rec.session === undefined && rec.reqHeaders?.['mcp-session-id'] !== undefined) rec.session = rec.reqHeaders['mcp-session-id'];
     const sse = v[F.sseEventIds] as unknown[] | undefined;
     if (sse) rec.sseEventIds = sse.map(idString).filter((x): x is string => x !== undefined);
     put(rec, 'method', v[F.rpcMethod]);

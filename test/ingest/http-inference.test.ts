@@ -14,6 +14,23 @@ function inferred(http: Record<string, unknown>): NormalizedRecord[] {
   return out.records.slice(1);
 }
 
+describe('the http record itself', () => {
+  const httpOf = (fields: Record<string, unknown>) => {
+    const out = outcomeOf({ ts: T0, kind: 'http', method: 'POST', path: '/mcp', status: 404, ...fields });
+    if (out.type !== 'records') throw new Error(`expected records, got ${JSON.stringify(out)}`);
+    return out.records[0]!;
+  };
+
+  it("belongs to its request's session, as an access line's does, where it names none", () => {
+    expect(httpOf({ req_headers: { 'Mcp-Session-Id': 'SPB' } }).session).toBe('SPB');
+  });
+
+  it('near misses: a session the record names wins over the header; no header, no session', () => {
+    expect(httpOf({ session: 'S9', req_headers: { 'mcp-session-id': 'SPB' } }).session).toBe('S9');
+    expect(httpOf({ req_headers: {} }).session).toBeUndefined();
+  });
+});
+
 describe('inference from one http record', () => {
   it('a GET with last-event-id that got 200 text/event-stream is an accepted resumption', () => {
     const got = inferred({
