@@ -132,7 +132,7 @@ function withFence(d: EngineDecision, ids: () => string[]): EngineDecision {
  * Unknown and foreign ids get the same 409 as an evicted window, not 404: the session
  * itself exists, and 404 tells a client its session is gone.
  */
-function unresumable(checks: CheckCode[], policy: Policy): EngineDecision {
+export function unresumable(checks: CheckCode[], policy: Policy): EngineDecision {
   if (policy.unresumable === 'reset') {
     return outcome('fresh', 200, 'resumption_unavailable', { newSession: true, resetSignalled: true, checks });
   }

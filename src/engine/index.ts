@@ -60,7 +60,7 @@ export type { EngineState, Incarnation, StreamInfo, StreamEnd, EmittedEvent, Ser
  * session itself exists. Replaying a log, decide each reconnect before observing its
  * `upgrade` record.
  */
-export { decide, revisionFor, servingIncarnation } from './decide.js';
+export { decide, revisionFor, servingIncarnation, unresumable } from './decide.js';
 
 /**
  * The client requests of an incarnation (`incarnation.calls`, from `call` records and
