@@ -277,6 +277,24 @@ describe('duplicate-tool-call after a broken response stream', () => {
         'then after its response stream p1 closed at 2026-11-09T10:00:02.000Z before the response was delivered again without a session (rpc id 2): a retry re-executed it',
     );
     expect(evidenceLines(f!)).toEqual([2, 3, 5]);
+    // near miss for the one below: linked by its conn, the pair is judged, not left open
+    expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('is not knowable where the first call names no stream, req or conn: which stream carried its response cannot be told', async () => {
+    const report = await analyzeLines([
+      postStream(1000, 'p1', 'c1'), statelessCall(1000, '1', { conn: undefined }), broke(2000, 'p1'),
+      postStream(3000, 'p2', 'c2'), statelessCall(3000, '2', { conn: undefined }),
+      sessionless(3500, { kind: 'event.sent', stream: 'p2', event_id: 'x1', rpc_kind: 'response', rpc_id: '2' }),
+    ]);
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([
+      {
+        rule: 'duplicate-tool-call',
+        session: null,
+        reason: expect.stringContaining('tools/call send_email without a session at 2026-11-09T10:00:01.000Z names no stream, req or conn and no response to it was logged, and alice executed it again 2 s later'),
+      },
+    ]);
   });
 
   const V = '2025-11-25';

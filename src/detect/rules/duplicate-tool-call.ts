@@ -1,9 +1,9 @@
 import { defineRule, type RuleContext } from '../rule.js';
 import { FindingBatches } from '../finding-batches.js';
 import type { NotKnowable } from '../../model/finding.js';
-import { at } from '../../model/phrasing.js';
+import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
-import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
 
 interface DuplicateCallRow {
@@ -49,6 +49,8 @@ const inSession = (session: string | null): string => (session !== null ? `in ${
 function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
   const findings = new FindingBatches(handOver);
   const notKnowable: NotKnowable[] = [];
+  // the first executions the findings name (evidence leads with it): an unlinked one that another clause judged is no question
+  const judged = new Set<number>();
   for (const r of eachQueryRow<DuplicateCallRow>(db, 'rules/duplicate-tool-call', opts)) {
     const tool = r.tool ? `tools/call ${r.tool}` : 'tools/call';
     if (r.proxy_seen) {
@@ -64,9 +66,31 @@ function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['h
         ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)} and again at ${at(r.at_ms)}`
         : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
           `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again ${inSession(r.session)} (rpc id ${r.rpc_id}): a retry re-executed it`;
-    findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
+    const evidence = evidenceIds(r.evidence);
+    judged.add(evidence[0]!);
+    findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidence });
   }
-  return { findings: findings.rest(), notKnowable: [...notKnowable, ...unattributedRetries(db, opts)] };
+  return { findings: findings.rest(), notKnowable: [...notKnowable, ...unattributedRetries(db, opts), ...unlinkedStatelessCalls(db, opts, judged)] };
+}
+
+/**
+ * A call without a session (2026-07-28) that names no stream, req or conn cannot be tied to the POST stream its
+ * response went on, so whether that stream broke first, making the principal's identical later call a retry,
+ * cannot be told. Said once, for the session-less requests, with the first such call.
+ */
+function unlinkedStatelessCalls(db: Db, opts: DetectOptions, judged: ReadonlySet<number>): NotKnowable[] {
+  const rows = queryRows<{ id: number; ts_ms: number; tool: string; principal: string; next_ms: number }>(db, 'facts/unlinked-stateless-calls', opts)
+    .filter((r) => !judged.has(r.id));
+  const first = rows[0];
+  if (first === undefined) return [];
+  const more = rows.length > 1 ? ` (and ${plural(rows.length - 1, 'other')})` : '';
+  return [
+    {
+      rule: 'duplicate-tool-call',
+      session: null,
+      reason: `tools/call ${first.tool} without a session at ${at(first.ts_ms)}${more} names no stream, req or conn and no response to it was logged, and ${first.principal} executed it again ${duration(first.next_ms - first.ts_ms)} later: whether its response stream broke first (a retry) cannot be told`,
+    },
+  ];
 }
 
 /**
