@@ -161,7 +161,7 @@ export class ReportSink {
 
   report(inputSummary: InputSummary): TableReport {
     if (this.stored.length > 0) throw new Error(`the findings of ${this.stored.join(', ')} were not adopted`);
-    explainEngineDivergences(this.table, RULE_IDS);
+    explainEngineDivergences(this.table, RULE_IDS, RULE_IDS.filter((r) => !this.taken.has(r)));
     const findings = this.table.seal();
     return { version: 1, findings, not_knowable: this.notKnowable.seal(), summary: { ...inputSummary, by_rule: countsInCatalogueOrder(findings.countByRule()) } };
   }

@@ -46,6 +46,12 @@ describe('engine-divergence', () => {
     return lines;
   };
 
+  it('says which rules did not run where none that ran explains it: one switched off might have', async () => {
+    const lines = [...history, { ts: at(30_000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 3 }, upgrade(31_000, { last_event_id: 1, decision: 'resume', status: 200, replayed: 1, first_replayed: 3 })];
+    const report = await analyzeLines(lines, { disabled: ['silent-truncation'] });
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([expect.stringMatching(/position_evicted \(no rule that ran explains it; not run: silent-truncation\)$/)]);
+  });
+
   it('cites the latest 20 writers on another node, and says how many there were', async () => {
     const report = await analyzeLines(onTwoNodes(50));
     const last = findingsOf(report, RULE).at(-1)!;

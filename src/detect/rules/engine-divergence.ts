@@ -261,11 +261,13 @@ export interface ExplainableFindings {
 
 /**
  * Names, in every engine-divergence message, the other rules whose findings cite the same
- * upgrade: "(explained by: silent-truncation, dual-writer)", or "(no rule explains it)".
- * Run once every rule's findings are in; `catalogue` orders the names.
+ * upgrade: "(explained by: silent-truncation, dual-writer)", or "(no rule explains it)"; where
+ * rules were switched off (a config file's rules.disable), "(no rule that ran explains it; not run:
+ * …)", since one of them might have. Run once every rule's findings are in; `catalogue` orders the names.
  */
-export function explainEngineDivergences(findings: ExplainableFindings, catalogue: readonly string[]): void {
+export function explainEngineDivergences(findings: ExplainableFindings, catalogue: readonly string[], notRun: readonly string[] = []): void {
   const words = new Map<number, string>();
   for (const [n, rules] of findings.citedBy(RULE)) words.set(n, `(explained by: ${catalogue.filter((r) => rules.has(r)).join(', ')})`);
-  findings.appendToMessages(RULE, words, '(no rule explains it)');
+  const unexplained = notRun.length === 0 ? '(no rule explains it)' : `(no rule that ran explains it; not run: ${notRun.join(', ')})`;
+  findings.appendToMessages(RULE, words, unexplained);
 }
