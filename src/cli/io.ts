@@ -11,14 +11,25 @@ export interface Io {
   isTty: boolean;
   /** Where a progress line may be drawn (stderr); shown only where it is a terminal. */
   errStream?: { isTTY?: boolean; write(s: string): unknown };
+  /** True once the output could not take what was written (a full disk): the run exits 2, whatever it found. */
+  failed?: () => boolean;
 }
 
 // A reader that goes away (`analyze … | head`) is not an error of ours: stop
-// writing and finish quietly with the exit code the run had.
+// writing and finish quietly with the exit code the run had. Any other write
+// error (a full disk, an I/O error) is: the report is lost, so the run can
+// neither pass nor fail a gate on it. It is said in one line, as for `-o FILE`,
+// and the exit status is 2. The error comes after the write that failed (on the
+// next tick), so it may come after the command has returned its code: the exit
+// code is set here too, past whatever the command set.
 let stdoutClosed = false;
+let stdoutFailed = false;
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
   stdoutClosed = true;
+  if (err.code === 'EPIPE' || stdoutFailed) return;
+  stdoutFailed = true;
+  process.stderr.write(`resumescope: cannot write the report to standard output: ${err.message}\n`);
+  process.exitCode = 2;
 });
 
 export const processIo: Io = {
@@ -35,6 +46,7 @@ export const processIo: Io = {
   err: (s) => void process.stderr.write(s),
   isTty: Boolean(process.stdout.isTTY),
   errStream: process.stderr,
+  failed: () => stdoutFailed,
 };
 
 /**

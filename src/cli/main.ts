@@ -35,7 +35,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   });
   try {
     await program.parseAsync(argv);
-    return code;
+    return io.failed?.() ? 2 : code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof UsageError || err instanceof StoreError) {

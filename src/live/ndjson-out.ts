@@ -16,8 +16,8 @@ export class FindingLines {
 
   constructor(
     private readonly out: NodeJS.WritableStream,
-    /** The reader went away: nothing more can be written. */
-    private readonly onGone: () => void,
+    /** The output failed (EPIPE: the reader went away): nothing more can be written. Saying why is the caller's. */
+    private readonly onGone: (err: NodeJS.ErrnoException) => void,
   ) {
     // Each line as JSON that reads back the same, with no bidi override or C1 control as itself: the lines may go to a terminal.
     this.objects = stringify();
@@ -51,7 +51,6 @@ export class FindingLines {
     this.lines.unpipe(this.out);
     // Drain into nothing, so that close() still sees the end.
     this.lines.resume();
-    if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`resumescope: output: ${err.message}\n`);
-    this.onGone();
+    this.onGone(err);
   };
 }

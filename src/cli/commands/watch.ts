@@ -103,7 +103,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       () => stop(2),
     );
   } else {
-    lines = new FindingLines(process.stdout, () => stop(0));
+    // A reader that went away ends the run as an ordinary end; any other write error was said by io.ts, and exits 2.
+    lines = new FindingLines(process.stdout, (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2));
   }
   // Beside the NDJSON, each loss of sessions on stderr, as `analyze` does beside a JSON report (a loss is no finding).
   const losses = lines === undefined ? undefined : new LossTeller(db, options.sharedSessionStore ?? false, io);
