@@ -191,6 +191,18 @@ export function noProtocolVersionLogged(report: Report<FindingList>): boolean {
   return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
 }
 
+/**
+ * Where a report shows some findings of a rule and counts the rest: what shows them all. One wording
+ * for the reports that cap (text, markdown, html): a run narrowed to the rule with `--max-findings`
+ * raised to its count (`format` named where the run must name it), one session, or a format that
+ * carries every finding. `code` marks each option up as code.
+ */
+export function seeThemAll(rule: string, count: number, opts: { format?: 'text' | 'html'; code?: (option: string) => string } = {}): string {
+  const code = opts.code ?? ((option: string) => option);
+  const format = opts.format === undefined ? '' : ` --format ${opts.format}`;
+  return `see them all: ${code(`--rule ${rule} --max-findings ${count}${format}`)}, ${code('--session <id>')}, or ${code('--format json|sarif|junit')}`;
+}
+
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }

@@ -10,6 +10,7 @@ import {
   quoteEvidence,
   reportOrder,
   ruleGroups,
+  seeThemAll,
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
@@ -67,7 +68,10 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
     }
     const total = report.findings.length;
     if (total > maxDetails) {
-      out.push(`…and ${plural(total - maxDetails, 'more finding')}: run \`resumescope\` with \`--format text\` for all of them.`, '');
+      // The text report shows 10 of each rule unless told more: the largest rule's count shows any one rule whole.
+      const largest = Math.max(...groups.flatMap((g) => g.rules.map((r) => r.count)));
+      const hint = seeThemAll('<rule>', largest, { format: 'text', code: (option) => `\`${option}\`` });
+      out.push(`…and ${plural(total - maxDetails, 'more finding')}; ${hint}.`, '');
     }
   }
 

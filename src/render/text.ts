@@ -12,6 +12,7 @@ import {
   plural,
   quoteEvidence,
   ruleGroups,
+  seeThemAll,
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
@@ -155,7 +156,7 @@ function restLines(rule: string, perSession: ReadonlyMap<string, number>, total:
   const more = unnamed > 0 ? `, and ${plural(unnamed, 'other session')}` : '';
   return [
     `    … ${plural(hidden, 'more finding')} in ${plural(perSession.size, 'session')}: ${shown.join(', ')}${more}`,
-    `      see them all: --rule ${rule} --max-findings ${total}, --session <id>, or --format json|sarif|junit`,
+    `      ${seeThemAll(rule, total)}`,
   ];
 }
 

@@ -59,6 +59,18 @@ describe('renderMarkdown', () => {
     expect(capped).toContain('…and 4 more findings');
   });
 
+  it('says what shows the findings past the cap, in the text report\'s words: not the text report as it stands (10 a rule)', () => {
+    const capped = renderMarkdown(makeReport(), { maxDetails: 2 });
+    expect(capped).toContain(
+      '…and 4 more findings; see them all: `--rule <rule> --max-findings 1 --format text`, `--session <id>`, or `--format json|sarif|junit`.',
+    );
+    expect(capped).not.toContain('with `--format text` for all of them');
+    // --max-findings is the largest rule's count: the text report shows every finding of any one rule with it.
+    const many = makeReport([...FINDINGS, ...[1, 2, 3].map((i) => ({ ...FINDINGS[4]!, session: `S${10 + i}` }))]);
+    expect(renderMarkdown(many, { maxDetails: 2 })).toContain('`--rule <rule> --max-findings 4 --format text`');
+    expect(md).not.toContain('see them all');
+  });
+
   it('sums up evidence with the same one-line summaries as text, or quotes it raw', () => {
     const dual = (out: string) => /<details>\n<summary>.*dual-writer.*<\/summary>([\s\S]*?)<\/details>/.exec(out)?.[1];
     expect(dual(renderMarkdown(makeReport(), { lineText, lineRecords }))).toContain(

@@ -2,7 +2,7 @@ import type { FindingList } from '../../model/finding.js';
 import { isRecordQuote, type LineRef } from '../../model/record.js';
 import { ruleOf, type RuleId } from '../../detect/rules/index.js';
 import { tallyBySession } from '../../model/session-tally.js';
-import { compareText, ruleGroups, sessionLabel, truncate, type LineText, type RuleGroup } from '../common.js';
+import { compareText, ruleGroups, seeThemAll, sessionLabel, truncate, type LineText, type RuleGroup } from '../common.js';
 import { findingAnchor, ruleAnchor, timelineAnchor } from './anchors.js';
 import { attr, jsonForScript, text } from './escape.js';
 import { counted } from './words.js';
@@ -120,7 +120,8 @@ function restNote(rule: RuleId, perSession: ReadonlyMap<string | null, number>, 
   const { hidden, named, unnamed } = tallyBySession(perSession, REST_SESSIONS, (a, b) => compareText(a ?? '', b ?? ''));
   const items = named.map(([s, n]) => `<li><code>${text(sessionLabel(s))}</code> (${n.toLocaleString('en-US')})</li>`);
   const more = unnamed > 0 ? `<li>${text(counted(unnamed, 'other session'))}</li>` : '';
-  return `<div class="note rest"><p>${text(`${counted(hidden, 'more finding')} of this rule, past the first ${carried.toLocaleString('en-US')}, ${hidden === 1 ? 'is' : 'are'} not in this report; per session (${perSession.size.toLocaleString('en-US')}):`)}</p><ul class="ids">${items.join('')}${more}</ul><p>See them all: <code>${text(`--rule ${rule} --max-findings ${total} --format html`)}</code>, <code>--session &lt;id&gt;</code>, or <code>--format json|sarif|junit</code>.</p></div>`;
+  const hint = seeThemAll(rule, total, { format: 'html', code: (option) => `<code>${text(option)}</code>` });
+  return `<div class="note rest"><p>${text(`${counted(hidden, 'more finding')} of this rule, past the first ${carried.toLocaleString('en-US')}, ${hidden === 1 ? 'is' : 'are'} not in this report; per session (${perSession.size.toLocaleString('en-US')}):`)}</p><ul class="ids">${items.join('')}${more}</ul><p>S${hint.slice(1)}.</p></div>`;
 }
 
 function pager(key: string, size: number, total: number, first: number): string {
