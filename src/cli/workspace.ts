@@ -5,7 +5,8 @@ import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
-import { isUnusable, loadInputs, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
+import { loadInputs, unusableReason, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { UsageError, type Io } from './io.js';
 import { withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
@@ -29,6 +30,8 @@ export interface OpenedWorkspace {
   sources: SourceStats[];
   /** True when an input file was unusable: the run must exit 2 after reporting. */
   unusable: boolean;
+  /** Those inputs and why, for the reports (render options `unusable`). */
+  unusableInputs: UnusableInput[];
 }
 
 /**
@@ -62,7 +65,13 @@ export async function openWorkspace(
     ...(embedded !== undefined && { embedded }),
   });
   for (const s of stats) reportSource(s, io, opts.db);
-  return { db, sources: stats, unusable: stats.some(isUnusable) };
+  const unusableInputs: UnusableInput[] = [];
+  stats.forEach((s, i) => {
+    const reason = unusableReason(s);
+    // sources[i] as given: stdin read through a spool has a path, but no file of the user's.
+    if (reason !== undefined) unusableInputs.push({ name: s.name, reason, file: sources[i]!.path !== null });
+  });
+  return { db, sources: stats, unusable: unusableInputs.length > 0, unusableInputs };
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
@@ -73,12 +82,9 @@ export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
 }
 
 function sourceProblem(s: SourceStats, dbPath: string | undefined): string | undefined {
-  if (s.readError !== undefined) return `${s.name}: unusable: ${s.readError}`;
+  const unusable = unusableReason(s);
+  if (unusable !== undefined) return `${s.name}: unusable: ${unusable}`;
   if (s.duplicateOf !== undefined) return `${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added`;
-  if (s.records === 0) {
-    const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
-    return `${s.name}: unusable: no record lines (${why})`;
-  }
   if (s.rejected > 0) {
     const first = s.firstProblem!;
     return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(s.name, dbPath)}`;

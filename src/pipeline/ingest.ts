@@ -242,4 +242,4 @@ export class SourceIngest {
   }
 }
 
-export { isUnusable, type SourceStats } from '../store/source-sink.js';
+export { isUnusable, unusableReason, type SourceStats } from '../store/source-sink.js';

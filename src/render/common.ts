@@ -1,6 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
 import type { Finding, FindingList, NotKnowable, NotKnowableList, OrderedFindings, OrderedNotKnowables, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { catalogueOrder, RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { SEVERITIES, type Severity } from '../model/severity.js';
 import { printable } from '../model/printable.js';
@@ -202,6 +203,18 @@ export function seeThemAll(rule: string, count: number, opts: { format?: 'text' 
   const format = opts.format === undefined ? '' : ` --format ${opts.format}`;
   return `see them all: ${code(`--rule ${rule} --max-findings ${count}${format}`)}, ${code('--session <id>')}, or ${code('--format json|sarif|junit')}`;
 }
+
+/**
+ * What every report but JSON says first of a run with unusable inputs: the exit status is 2 whatever
+ * was found, and what the report shows comes from the other inputs.
+ */
+export function unusableHeadline(inputs: readonly UnusableInput[]): string {
+  const were = inputs.length === 1 ? '1 input was' : `${inputs.length} inputs were`;
+  return `${were} unusable: ${GATE_FAILED}; this report covers the other inputs only`;
+}
+
+/** The gate an unusable input fails, said in every report that names such an input. */
+export const GATE_FAILED = 'the gate failed (exit 2), whatever the findings';
 
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;

@@ -1,5 +1,6 @@
 import type { FindingList, Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import type { LineText } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
 import { renderHtml, type HtmlOptions } from './html/index.js';
@@ -38,6 +39,11 @@ export interface RenderOptions {
   maxFindings?: number;
   /** The gate shown in the markdown and HTML status lines. */
   failOn?: FailOn;
+  /**
+   * The inputs that were unusable (the run exits 2 whatever the findings): every format but JSON
+   * says so (JSON's shape is a public interface; its reader has the exit code and stderr).
+   */
+  unusable?: readonly UnusableInput[];
   /** HTML: a session's timeline for the swimlanes (the CLI reads it from the store). */
   timeline?: HtmlOptions['timeline'];
   /** HTML: the dashboard's chart series. */
@@ -88,8 +94,8 @@ export function renderChunks(format: Format, report: Report<FindingList>, opts: 
 }
 
 function htmlOptions(opts: RenderOptions): HtmlOptions {
-  const { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings } = opts;
-  return { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings };
+  const { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings, unusable } = opts;
+  return { lineText, failOn, toolVersion, timeline, series, rejected, maxFindings, unusable };
 }
 
 function markdownOptions(opts: RenderOptions) {
@@ -97,11 +103,11 @@ function markdownOptions(opts: RenderOptions) {
 }
 
 function junitOptions(opts: RenderOptions) {
-  return { lineText: opts.lineText, failOn: opts.failOn };
+  return { lineText: opts.lineText, failOn: opts.failOn, unusable: opts.unusable };
 }
 
 function sarifOptions(opts: RenderOptions) {
-  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText };
+  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText, unusable: opts.unusable };
 }
 
 function textOptions(opts: RenderOptions) {
@@ -110,5 +116,5 @@ function textOptions(opts: RenderOptions) {
 
 /** What the reports a person reads (text, markdown) share. */
 function readable(opts: RenderOptions) {
-  return { lineText: opts.lineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd, notKnowable: opts.notKnowable };
+  return { lineText: opts.lineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd, notKnowable: opts.notKnowable, unusable: opts.unusable };
 }

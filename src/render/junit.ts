@@ -2,13 +2,16 @@ import type { Finding, FindingList, OrderedFindings, Report } from '../model/fin
 import { meetsThreshold, type FailOn } from '../model/severity.js';
 import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { printable } from '../model/printable.js';
-import { noLineText, quoteLine, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
+import type { UnusableInput } from '../model/unusable-input.js';
+import { GATE_FAILED, noLineText, quoteLine, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
 export interface JunitOptions {
   lineText?: LineText;
   /** The gate: findings below it are listed in <system-out>, not failed, so the file agrees with the exit code. */
   failOn?: FailOn;
+  /** Inputs that were unusable: each a test case in error, in a suite of its own after the rules'. */
+  unusable?: readonly UnusableInput[];
 }
 
 /**
@@ -36,7 +39,36 @@ export function* renderJunitChunks(report: Report<FindingList>, opts: JunitOptio
   // The strict schema allows no attribute on <testsuites>: the counts live on each suite.
   yield '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n';
   for (const [index, id] of RULE_IDS.entries()) yield `${suite(id, index, ofRule(id), report, failOn, lineText, timestamp)}\n`;
+  const inputs = inputsSuite(opts.unusable ?? [], RULE_IDS.length, timestamp);
+  if (inputs !== undefined) yield `${inputs}\n`;
   yield '</testsuites>\n';
+}
+
+/**
+ * The inputs, as a check of their own: a test case in error per unusable input (the run exits 2
+ * whatever the rules found), so that a JUnit view goes red as the exit code does. Left out when
+ * there is nothing to say: a clean run's file is as it was. Its id follows the rules', which keep theirs.
+ */
+function inputsSuite(unusable: readonly UnusableInput[], index: number, timestamp: string): string | undefined {
+  if (unusable.length === 0) return undefined;
+  const cases = unusable.map((u) => {
+    const body = `${printable(u.name)}: unusable: ${printable(u.reason)}\n${GATE_FAILED}`;
+    return [
+      `    <testcase classname="resumescope.inputs" name="${escapeXmlAttr(`input ${printable(u.name)}`)}" time="0">`,
+      `      <error message="${escapeXmlAttr(printable(u.reason))}" type="unusable-input">${escapeXmlText(body)}</error>`,
+      '    </testcase>',
+    ].join('\n');
+  });
+  return [
+    `  <testsuite name="inputs" package="resumescope.inputs" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${cases.length}" failures="0" errors="${unusable.length}" time="0">`,
+    '    <properties>',
+    `      <property name="unusable-inputs" value="${unusable.length}"/>`,
+    '    </properties>',
+    ...cases,
+    '    <system-out/>',
+    '    <system-err/>',
+    '  </testsuite>',
+  ].join('\n');
 }
 
 function suite(id: RuleId, index: number, own: Finding[], report: Report<FindingList>, failOn: FailOn, lineText: LineText, timestamp: string): string {

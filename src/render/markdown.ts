@@ -1,9 +1,11 @@
 import { exitCodeFor } from '../findings/gate.js';
 import type { Finding, FindingList, Report } from '../model/finding.js';
 import type { FailOn } from '../model/severity.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { printable } from '../model/printable.js';
 import {
   countBySeverity,
+  displayPath,
   groupNotKnowable,
   noLineText,
   plural,
@@ -14,6 +16,7 @@ import {
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
+  unusableHeadline,
   type EvidenceQuoting,
   type LineText,
 } from './common.js';
@@ -35,6 +38,8 @@ export interface MarkdownOptions {
   failOn?: FailOn;
   /** Findings shown in full; the rest are counted. A PR comment is capped at 65,536 characters. */
   maxDetails?: number;
+  /** Inputs that were unusable: the report leads with them, and shows no ✅. */
+  unusable?: readonly UnusableInput[];
 }
 
 /** Sessions named per not-knowable entry; the rest are counted. */
@@ -48,10 +53,13 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
   const s = report.summary;
   const counts = countBySeverity(report.findings);
   const bySeverity = SEVERITIES_DESCENDING.filter((sev) => counts[sev] > 0).map((sev) => `${counts[sev]} ${sev}`);
-  const status = exitCodeFor(report, failOn) === 1 ? '❌' : '✅';
+  const unusable = opts.unusable ?? [];
+  // Under a failed gate the findings' own line gets no ✅: a reader takes in the marks first.
+  const status = exitCodeFor(report, failOn) === 1 ? '❌ ' : unusable.length > 0 ? '' : '✅ ';
   const found = report.findings.length === 0 ? 'no findings' : `${plural(report.findings.length, 'finding')} (${bySeverity.join(', ')})`;
   const out: string[] = [
-    `${status} **resumescope**: ${found} in ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')} (gate: fail on ${failOn})`,
+    ...unusableItems(unusable, opts.cwd),
+    `${status}**resumescope**: ${found} in ${plural(s.records, 'record')}, ${plural(s.sessions, 'session')} (gate: fail on ${failOn})`,
   ];
   out.push(...lossItems(report, quoting));
 
@@ -96,6 +104,14 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
     out.push('', `${plural(s.repeated_lines, 'line')} repeated an earlier line byte for byte and ${s.repeated_lines === 1 ? 'was' : 'were'} read once: \`resumescope query repeated\` lists ${s.repeated_lines === 1 ? 'it' : 'them'}.`);
   }
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+}
+
+/** The lead of a run with unusable inputs: the failed gate, then each input and why. */
+function unusableItems(inputs: readonly UnusableInput[], cwd: string | undefined): string[] {
+  if (inputs.length === 0) return [];
+  // <code>, not backticks: a file name may hold a backtick.
+  const named = inputs.map((u) => `- <code>${htmlText(displayPath(u.name, cwd))}</code>: ${inline(u.reason)}`);
+  return [`❌ **resumescope**: ${unusableHeadline(inputs)}:`, '', ...named, ''];
 }
 
 /** What many findings may follow from (render/node-losses.ts), each loss with the lines that bound it. */

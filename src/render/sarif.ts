@@ -5,8 +5,9 @@ import type { Finding, FindingList, NotKnowable, Report } from '../model/finding
 import type { LineRef } from '../model/record.js';
 import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { printable, terminalSafeJson } from '../model/printable.js';
-import { noLineText, sessionLabel, sortFindings, sortNotKnowable, truncate, type LineText } from './common.js';
+import { GATE_FAILED, noLineText, sessionLabel, sortFindings, sortNotKnowable, truncate, type LineText } from './common.js';
 import { jsonArrayChunks } from './json.js';
 
 export interface SarifOptions {
@@ -18,6 +19,8 @@ export interface SarifOptions {
   rulesDocUri?: string;
   /** %SRCROOT%, the directory log paths are relative to (default: the current directory). */
   workingDirectory?: string;
+  /** Inputs that were unusable: the run's execution did not succeed, and each is an error notification. */
+  unusable?: readonly UnusableInput[];
 }
 
 export type SarifLevel = 'error' | 'warning' | 'note';
@@ -37,7 +40,13 @@ const FINGERPRINT = 'resumescope/findingKey/v2';
 export function toSarif(report: Report, opts: SarifOptions) {
   const writer = sarifWriter(opts);
   const results = sortFindings(report.findings).map(writer.result);
-  return writer.frame(sortNotKnowable(report.not_knowable).map(writer.notification), results);
+  return writer.frame([...notifications(report, writer)], results);
+}
+
+/** The run's notifications, gravest first: the unusable inputs, then the rules that could not be judged. */
+function* notifications(report: Report<FindingList>, writer: SarifWriter): Generator<SarifNotification> {
+  yield* writer.unusable.map(writer.unusableNote);
+  for (const n of sortNotKnowable(report.not_knowable)) yield writer.notification(n);
 }
 
 /**
@@ -51,12 +60,13 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   const files = new Set<string>();
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);
+  for (const u of writer.unusable) if (u.file) writer.artifactOf(u.name);
   const frame = `${terminalSafeJson(JSON.stringify(writer.frame([], []), null, 2))}\n`;
   // The not-knowables, like the results, one at a time (326k of them at 3M fuzzed lines): the frame is cut where each list goes.
   const notes = frame.lastIndexOf(NOTIFICATIONS_KEY);
   const at = frame.lastIndexOf(RESULTS_KEY);
   yield frame.slice(0, notes + NOTIFICATIONS_KEY.length - 2);
-  yield* jsonArrayChunks(sortNotKnowable(report.not_knowable), writer.notification, 10);
+  yield* jsonArrayChunks(notifications(report, writer), (n) => n, 10);
   yield frame.slice(notes + NOTIFICATIONS_KEY.length, at + RESULTS_KEY.length - 2);
   yield* jsonArrayChunks(sortFindings(report.findings), writer.result, 6);
   yield frame.slice(at + RESULTS_KEY.length);
@@ -68,8 +78,19 @@ const MAX_SNIPPET_CHARS = 4096;
 const NOTIFICATIONS_KEY = '"toolExecutionNotifications": []';
 const RESULTS_KEY = '"results": []';
 
+type SarifWriter = ReturnType<typeof sarifWriter>;
+
+/** A toolExecutionNotification: a rule not judged (note) or an input not read (error, at its file). */
+interface SarifNotification {
+  level: SarifLevel;
+  message: { text: string };
+  locations?: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[];
+  associatedRule?: { id: string; index: number };
+}
+
 function sarifWriter(opts: SarifOptions) {
   const lineText = opts.lineText ?? noLineText;
+  const unusable = opts.unusable ?? [];
   const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
   const ruleIndex = (id: string): number => catalogueOrder(id);
   const cwd = opts.workingDirectory ?? process.cwd();
@@ -108,13 +129,19 @@ function sarifWriter(opts: SarifOptions) {
     };
   };
 
-  const notification = (n: NotKnowable) => ({
+  const notification = (n: NotKnowable): SarifNotification => ({
     level: 'note' as const,
     message: { text: `${n.rule} not knowable for session ${sessionLabel(n.session)}: ${printable(n.reason)}` },
     associatedRule: { id: n.rule, index: ruleIndex(n.rule) },
   });
 
-  const frame = (notifications: ReturnType<typeof notification>[], results: ReturnType<typeof result>[]) => ({
+  const unusableNote = (u: UnusableInput): SarifNotification => ({
+    level: 'error',
+    message: { text: `${printable(u.name)}: unusable: ${printable(u.reason)}; ${GATE_FAILED}` },
+    ...(u.file ? { locations: [{ physicalLocation: { artifactLocation: artifactOf(u.name) } }] } : {}),
+  });
+
+  const frame = (notifications: SarifNotification[], results: ReturnType<typeof result>[]) => ({
     $schema: SCHEMA,
     version: '2.1.0' as const,
     runs: [
@@ -140,7 +167,8 @@ function sarifWriter(opts: SarifOptions) {
         // Rules the logs could not judge are not results (nothing was found) but must not vanish either.
         invocations: [
           {
-            executionSuccessful: true,
+            // An unusable input is a run that did not do its job, whatever it found in the others (exit 2).
+            executionSuccessful: unusable.length === 0,
             // A log outside %SRCROOT% is an absolute file URI: the working directory tells code
             // scanning where the checkout is (GH1006), so the file is not rejected.
             ...(outsideRoot ? { workingDirectory: { uri: pathToFileURL(cwd.endsWith(sep) ? cwd : cwd + sep).href } } : {}),
@@ -151,7 +179,7 @@ function sarifWriter(opts: SarifOptions) {
       },
     ],
   });
-  return { result, notification, frame, artifactOf };
+  return { result, notification, unusableNote, unusable, frame, artifactOf };
 }
 
 /**

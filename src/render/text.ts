@@ -1,4 +1,5 @@
 import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { ruleOf } from '../detect/rules/index.js';
 import { tallyBySession } from '../model/session-tally.js';
 import { printable } from '../model/printable.js';
@@ -6,6 +7,7 @@ import { isoTime } from '../model/phrasing.js';
 import { painter, type Paint } from './colour.js';
 import {
   countBySeverity,
+  displayPath,
   groupNotKnowable,
   noLineText,
   noProtocolVersionLogged,
@@ -19,6 +21,7 @@ import {
   shortSessionIds,
   sortNotKnowable,
   splitCause,
+  unusableHeadline,
   type EvidenceQuoting,
   type LineText,
 } from './common.js';
@@ -39,6 +42,8 @@ export interface TextOptions {
   maxFindings?: number;
   /** The not-knowable section; false leaves one line that counts it (`--no-not-knowable`). */
   notKnowable?: boolean;
+  /** Inputs that were unusable: said under the summary line, as stderr says it. */
+  unusable?: readonly UnusableInput[];
 }
 
 /** Enough of each rule to read its pattern; tens of thousands stay one screen per rule. */
@@ -53,7 +58,7 @@ const LISTED_SESSIONS = 10;
 export function renderText(report: Report<FindingList>, opts: TextOptions = {}): string {
   const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
   const paint = painter(opts.color);
-  const out: string[] = [summaryLine(report), ...lossLines(report, quoting, paint)];
+  const out: string[] = [summaryLine(report), ...unusableLines(opts.unusable ?? [], opts.cwd, paint), ...lossLines(report, quoting, paint)];
   let number = 0; // #N, as `explain -n N` numbers them (reportOrder)
 
   const max = opts.maxFindings ?? DEFAULT_MAX_FINDINGS_PER_RULE;
@@ -91,6 +96,13 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
     );
   }
   return `${out.join('\n')}\n`;
+}
+
+/** First after the counts: a report saved from stdout (`> report.txt`) must not read as a pass when the run exited 2. */
+function unusableLines(inputs: readonly UnusableInput[], cwd: string | undefined, paint: Paint): string[] {
+  if (inputs.length === 0) return [];
+  const named = inputs.map((u) => `  ${displayPath(u.name, cwd)}: ${printable(u.reason)}`);
+  return ['', `${paint('critical', 'UNUSABLE INPUTS')}: ${unusableHeadline(inputs)}`, ...named];
 }
 
 /** Before the findings: what many of them may follow from (render/node-losses.ts). */

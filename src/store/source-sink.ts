@@ -45,8 +45,16 @@ export interface SourceFile {
 
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
 export function isUnusable(s: SourceStats): boolean {
+  return unusableReason(s) !== undefined;
+}
+
+/** Why an input is unusable, as stderr and the reports say it after `NAME: unusable: `; undefined when it is not. */
+export function unusableReason(s: SourceStats): string | undefined {
+  if (s.readError !== undefined) return s.readError;
   // records, not record lines: a batch line rejected in part still gave records
-  return s.readError !== undefined || (s.duplicateOf === undefined && s.records === 0);
+  if (s.duplicateOf !== undefined || s.records > 0) return undefined;
+  const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
+  return `no record lines (${why})`;
 }
 
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */

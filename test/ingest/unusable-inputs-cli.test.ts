@@ -79,3 +79,63 @@ describe('an unusable path on the command line beside valid files', () => {
     expect(r.err).toContain('only.ndjson: unusable: cannot read (ENOENT');
   });
 });
+
+describe('the reports of a run with an unusable input say the gate failed, as the exit code does', () => {
+  // A CI user's report: the run exited 2 but its markdown said ✅, its JUnit passed and its SARIF
+  // said executionSuccessful: a pipeline that reads the artifact passed a broken export.
+  const good = 'samples/writers.ndjson';
+  const bad = () => {
+    const file = join(dir, 'bad.ndjson');
+    writeFileSync(file, 'hello\nnot json\n');
+    return file;
+  };
+
+  it('markdown: a missing file alone leads with ❌, the file and why; no ✅', async () => {
+    const missing = join(dir, 'nosuch.ndjson');
+    const r = await cli('analyze', missing, '-f', 'markdown');
+    expect(r.code).toBe(2);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toMatch(/^❌ \*\*resumescope\*\*: 1 input was unusable: the gate failed \(exit 2\)/);
+    expect(lines[2]).toBe(`- <code>${missing}</code>: cannot read (ENOENT: no such file or folder)`);
+    expect(r.out).not.toContain('✅');
+  });
+
+  it('SARIF of good, missing and bad files: the good file\'s results, executionSuccessful false, an error per unusable file', async () => {
+    const missing = join(dir, 'nosuch.ndjson');
+    const badFile = bad();
+    const r = await cli('analyze', good, missing, badFile, '-f', 'sarif');
+    expect(r.code).toBe(2);
+    const run = JSON.parse(r.out).runs[0];
+    expect(run.results.map((x: { ruleId: string }) => x.ruleId)).toContain('dual-writer');
+    expect(run.invocations[0].executionSuccessful).toBe(false);
+    const errors = run.invocations[0].toolExecutionNotifications.filter((n: { level: string }) => n.level === 'error');
+    expect(errors.map((n: { message: { text: string } }) => n.message.text)).toEqual([
+      `${missing}: unusable: cannot read (ENOENT: no such file or folder); the gate failed (exit 2), whatever the findings`,
+      expect.stringMatching(/bad\.ndjson: unusable: no record lines \(line 1: invalid JSON/),
+    ]);
+    expect(errors[1].locations[0].physicalLocation.artifactLocation.uri).toMatch(/^file:\/\/\/.*bad\.ndjson$/);
+  });
+
+  it('JUnit: an <error> test case per unusable file; text: said on stdout as well as stderr', async () => {
+    const missing = join(dir, 'nosuch.ndjson');
+    const junit = await cli('analyze', good, missing, '-f', 'junit', '--fail-on', 'never');
+    expect(junit.code).toBe(2);
+    expect(junit.out).toContain(`<testcase classname="resumescope.inputs" name="input ${missing}" time="0">`);
+    expect(junit.out).toContain('<error message="cannot read (ENOENT: no such file or folder)" type="unusable-input">');
+    const text = await cli('analyze', missing, good);
+    expect(text.code).toBe(2);
+    expect(text.out).toContain(`UNUSABLE INPUTS: 1 input was unusable: the gate failed (exit 2)`);
+    expect(text.out).toContain(`  ${missing}: cannot read (ENOENT: no such file or folder)`);
+  });
+
+  it('a run whose inputs are all usable: SARIF executionSuccessful true with no error, no UNUSABLE section, markdown ✅', async () => {
+    const sarif = await cli('analyze', 'samples/clean.ndjson', '-f', 'sarif');
+    expect(sarif.code).toBe(0);
+    const run = JSON.parse(sarif.out).runs[0];
+    expect(run.invocations[0].executionSuccessful).toBe(true);
+    expect(run.invocations[0].toolExecutionNotifications.filter((n: { level: string }) => n.level !== 'note')).toEqual([]);
+    expect((await cli('analyze', 'samples/clean.ndjson')).out).not.toContain('UNUSABLE');
+    expect((await cli('analyze', 'samples/clean.ndjson', '-f', 'markdown')).out).toMatch(/^✅ /);
+    expect((await cli('analyze', 'samples/clean.ndjson', '-f', 'junit')).out).not.toContain('resumescope.inputs');
+  });
+});

@@ -25,7 +25,11 @@ const ODD_NAME = 'odd #1?: é.ndjson';
 type Sarif = {
   runs: {
     tool: { driver: { informationUri: string; rules: { id: string; name: string; helpUri: string }[] } };
-    invocations: { executionSuccessful: boolean; workingDirectory?: { uri: string } }[];
+    invocations: {
+      executionSuccessful: boolean;
+      workingDirectory?: { uri: string };
+      toolExecutionNotifications: { level: string; message: { text: string }; locations?: { physicalLocation: { artifactLocation: { uri: string; uriBaseId?: string } } }[] }[];
+    }[];
     results: {
       ruleId: string;
       ruleIndex: number;
@@ -45,12 +49,18 @@ const runsOf = (prefix: string): Sarif[] => RULE_IDS.map((id) => read(`${prefix}
 
 /** Runs the CLI in-process from `cwd`, so that paths are relative to it. */
 async function analyzeIn(cwd: string, name: string, ...paths: string[]): Promise<void> {
+  await analyzeInput(cwd, name, false, ...paths);
+}
+
+/** analyzeIn, where `unusable` says an input is meant to be unusable (exit 2). */
+async function analyzeInput(cwd: string, name: string, unusable: boolean, ...paths: string[]): Promise<void> {
   const out = join(dir, 'out', `${name}.sarif`);
   const before = process.cwd();
   process.chdir(cwd);
   try {
     const r = await cli('analyze', ...paths, '-f', 'sarif', '-o', out);
-    expect(r.code, r.err).toBeLessThan(2);
+    if (unusable) expect(r.code, r.err).toBe(2);
+    else expect(r.code, r.err).toBeLessThan(2);
   } finally {
     process.chdir(before);
   }
@@ -79,6 +89,10 @@ beforeAll(async () => {
   await analyzeIn(ROOT, 'samples', 'samples');
   await analyzeIn(ROOT, 'absolute-inside-cwd', join(ROOT, 'samples/writers.ndjson'));
   await analyzeIn(ROOT, 'zero-findings', 'samples/clean.ndjson');
+  // Unusable inputs beside a good one: a missing file, a file of no record, one outside the working directory.
+  writeFileSync(join(checkout, 'logs', 'no-records.ndjson'), 'hello\nnot json\n');
+  writeFileSync(join(dir, 'outside-no-records.ndjson'), '{"level":30,"msg":"listening"}\n');
+  await analyzeInput(checkout, 'unusable-inputs', true, `logs/${ODD_NAME}`, 'logs/missing.ndjson', 'logs/no-records.ndjson', join(dir, 'outside-no-records.ndjson'));
   // stdin is the process's own: run the built CLI (dist/) with the log piped in.
   const stdin = spawnSync(process.execPath, [BIN, 'analyze', '-', '-f', 'sarif'], {
     cwd: ROOT,
@@ -157,8 +171,21 @@ describe('the SARIF corpus', () => {
       }
       for (const r of run.results) expect(run.tool.driver.rules[r.ruleIndex]!.id).toBe(r.ruleId);
       for (const l of locationsOf(read(name))) expect(Number.isInteger(l.physicalLocation.region.startLine) && l.physicalLocation.region.startLine >= 1).toBe(true);
-      expect(run.invocations[0]!.executionSuccessful).toBe(true);
+      expect(run.invocations[0]!.executionSuccessful, name).toBe(name !== 'unusable-inputs');
     }
+  });
+
+  it('says a run with unusable inputs did not succeed, with an error at each unusable file', () => {
+    const invocation = read('unusable-inputs').runs[0]!.invocations[0]!;
+    const errors = invocation.toolExecutionNotifications.filter((n) => n.level === 'error');
+    expect(errors.map((n) => n.locations?.[0]?.physicalLocation.artifactLocation)).toEqual([
+      { uri: 'logs/missing.ndjson', uriBaseId: '%SRCROOT%' },
+      { uri: 'logs/no-records.ndjson', uriBaseId: '%SRCROOT%' },
+      { uri: pathToFileURL(join(dir, 'outside-no-records.ndjson')).href },
+    ]);
+    // A file outside %SRCROOT% is an absolute URI, and the checkout is stated (GH1006), as for a result.
+    expect(invocation.workingDirectory).toBeDefined();
+    expect(read('unusable-inputs').runs[0]!.results.length).toBeGreaterThan(0);
   });
 });
 

@@ -82,7 +82,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     const cwd = process.cwd();
     const chunks = renderChunks(format, report, {
       lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
-      color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn,
+      color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn, unusable: ws.unusableInputs,
       ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
       ...(format === 'html' && htmlReaders(ws.db)),
     });

@@ -30,7 +30,7 @@ export function renderHtml(report: Report<FindingList>, opts: HtmlOptions = {}):
     maxFindings: opts.maxFindings ?? DEFAULT_HTML_MAX_FINDINGS,
   });
   const body = [
-    summarySection(report, opts.failOn ?? 'error', lines),
+    summarySection(report, opts.failOn ?? 'error', lines, opts.unusable),
     findings,
     timelinesSection(timelines),
     chartsSection(opts.series),

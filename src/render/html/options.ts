@@ -1,4 +1,5 @@
 import type { FailOn } from '../../model/severity.js';
+import type { UnusableInput } from '../../model/unusable-input.js';
 import type { SessionTimelineStream } from '../../store/session-timeline.js';
 import type { LineText } from '../common.js';
 
@@ -36,6 +37,8 @@ export interface HtmlOptions {
   toolVersion?: string;
   /** The gate the status line reports (default error, as --fail-on). */
   failOn?: FailOn;
+  /** Inputs that were unusable: the gate failed (exit 2) whatever the findings. */
+  unusable?: readonly UnusableInput[];
   /** Findings drawn per rule before the pager takes over. */
   pageSize?: number;
   /** Findings a rule carries (findings.ts DEFAULT_HTML_MAX_FINDINGS); the rest are counted per session. */

@@ -2,7 +2,8 @@ import { exitCodeFor } from '../../findings/gate.js';
 import type { FindingList, Report } from '../../model/finding.js';
 import { RULE_IDS, ruleOf } from '../../detect/rules/index.js';
 import type { FailOn } from '../../model/severity.js';
-import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING } from '../common.js';
+import type { UnusableInput } from '../../model/unusable-input.js';
+import { countBySeverity, noProtocolVersionLogged, SEVERITIES_DESCENDING, unusableHeadline } from '../common.js';
 import { counted } from './words.js';
 import { text } from './escape.js';
 import { ruleAnchor } from './anchors.js';
@@ -10,13 +11,17 @@ import { evidenceItem, type LineTable } from './findings.js';
 import { LOSSES_INTRO, LOSSES_TITLE, lossFollowing, lossHeadline, moreLosses, shownLosses } from '../node-losses.js';
 
 /** The counts a reader takes in first: the gate, records and sessions, findings by severity and by rule, versions, nodes. */
-export function summarySection(report: Report<FindingList>, failOn: FailOn, lines: LineTable): string {
+export function summarySection(report: Report<FindingList>, failOn: FailOn, lines: LineTable, unusable: readonly UnusableInput[] = []): string {
   const s = report.summary;
   const counts = countBySeverity(report.findings);
   const failed = exitCodeFor(report, failOn) === 1;
-  const gate = `<p class="gate ${failed ? 'fail' : 'pass'}"><strong>${failed ? 'FAIL' : 'PASS'}</strong> ${text(
-    report.findings.length === 0 ? 'no findings' : counted(report.findings.length, 'finding'),
-  )} · gate: fail on ${text(failOn)}${failed ? ' (analyze exits 1)' : ''}</p>`;
+  const found = text(report.findings.length === 0 ? 'no findings' : counted(report.findings.length, 'finding'));
+  const gate =
+    unusable.length > 0
+      ? `<p class="gate fail"><strong>FAIL</strong> ${text(unusableHeadline(unusable))} · ${found} · gate: fail on ${text(failOn)}</p><ul>${unusable
+          .map((u) => `<li><code>${text(u.name)}</code>: ${text(u.reason)}</li>`)
+          .join('')}</ul>`
+      : `<p class="gate ${failed ? 'fail' : 'pass'}"><strong>${failed ? 'FAIL' : 'PASS'}</strong> ${found} · gate: fail on ${text(failOn)}${failed ? ' (analyze exits 1)' : ''}</p>`;
   const tiles = [
     tile('records', s.records),
     tile('sessions', s.sessions),
