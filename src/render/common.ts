@@ -213,6 +213,11 @@ export function unusableHeadline(inputs: readonly UnusableInput[]): string {
   return `${were} unusable: ${GATE_FAILED}; this report covers the other inputs only`;
 }
 
+/** Rejected lines counted, and where to read them: text, SARIF and JUnit say it alike. */
+export function rejectedLinesNote(n: number): string {
+  return `${plural(n, 'rejected line')} could not be read as records; see which and why with \`resumescope query rejected\` on the same logs (or --db FILE)`;
+}
+
 /** The gate an unusable input fails, said in every report that names such an input. */
 export const GATE_FAILED = 'the gate failed (exit 2), whatever the findings';
 

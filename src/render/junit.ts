@@ -3,7 +3,7 @@ import { meetsThreshold, type FailOn } from '../model/severity.js';
 import { RULE_IDS, ruleOf, type RuleId } from '../detect/rules/index.js';
 import { printable } from '../model/printable.js';
 import type { UnusableInput } from '../model/unusable-input.js';
-import { GATE_FAILED, noLineText, quoteLine, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
+import { GATE_FAILED, noLineText, quoteLine, rejectedLinesNote, sessionLabel, sortFindings, notKnowableOfRule, type LineText } from './common.js';
 import { escapeXmlAttr, escapeXmlText } from './xml.js';
 
 export interface JunitOptions {
@@ -39,19 +39,21 @@ export function* renderJunitChunks(report: Report<FindingList>, opts: JunitOptio
   // The strict schema allows no attribute on <testsuites>: the counts live on each suite.
   yield '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n';
   for (const [index, id] of RULE_IDS.entries()) yield `${suite(id, index, ofRule(id), report, failOn, lineText, timestamp)}\n`;
-  const inputs = inputsSuite(opts.unusable ?? [], RULE_IDS.length, timestamp);
+  const inputs = inputsSuite(opts.unusable ?? [], report.summary.rejected_lines, RULE_IDS.length, timestamp);
   if (inputs !== undefined) yield `${inputs}\n`;
   yield '</testsuites>\n';
 }
 
 /**
  * The inputs, as a check of their own: a test case in error per unusable input (the run exits 2
- * whatever the rules found), so that a JUnit view goes red as the exit code does. Left out when
- * there is nothing to say: a clean run's file is as it was. Its id follows the rules', which keep theirs.
+ * whatever the rules found), so that a JUnit view goes red as the exit code does, or one passing
+ * case; and the rejected lines counted (log-format.md: counted in every report), not failed, as
+ * they do not fail the gate. Left out when there is nothing to say: a clean run's file is as it
+ * was. Its id follows the rules', which keep theirs.
  */
-function inputsSuite(unusable: readonly UnusableInput[], index: number, timestamp: string): string | undefined {
-  if (unusable.length === 0) return undefined;
-  const cases = unusable.map((u) => {
+function inputsSuite(unusable: readonly UnusableInput[], rejected: number, index: number, timestamp: string): string | undefined {
+  if (unusable.length === 0 && rejected === 0) return undefined;
+  const failing = unusable.map((u) => {
     const body = `${printable(u.name)}: unusable: ${printable(u.reason)}\n${GATE_FAILED}`;
     return [
       `    <testcase classname="resumescope.inputs" name="${escapeXmlAttr(`input ${printable(u.name)}`)}" time="0">`,
@@ -59,14 +61,16 @@ function inputsSuite(unusable: readonly UnusableInput[], index: number, timestam
       '    </testcase>',
     ].join('\n');
   });
+  const cases = failing.length > 0 ? failing : ['    <testcase classname="resumescope.inputs" name="inputs: every input was usable" time="0"/>'];
   return [
     `  <testsuite name="inputs" package="resumescope.inputs" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${cases.length}" failures="0" errors="${unusable.length}" time="0">`,
     '    <properties>',
     `      <property name="unusable-inputs" value="${unusable.length}"/>`,
+    `      <property name="rejected-lines" value="${rejected}"/>`,
     '    </properties>',
     ...cases,
     '    <system-out/>',
-    '    <system-err/>',
+    rejected > 0 ? `    <system-err>${escapeXmlText(rejectedLinesNote(rejected))}</system-err>` : '    <system-err/>',
     '  </testsuite>',
   ].join('\n');
 }

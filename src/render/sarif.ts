@@ -7,7 +7,7 @@ import { catalogueOrder, RULE_IDS, ruleOf } from '../detect/rules/index.js';
 import type { Severity } from '../model/severity.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 import { printable, terminalSafeJson } from '../model/printable.js';
-import { GATE_FAILED, noLineText, sessionLabel, sortFindings, sortNotKnowable, truncate, type LineText } from './common.js';
+import { GATE_FAILED, noLineText, rejectedLinesNote, sessionLabel, sortFindings, sortNotKnowable, truncate, type LineText } from './common.js';
 import { jsonArrayChunks } from './json.js';
 
 export interface SarifOptions {
@@ -40,12 +40,14 @@ const FINGERPRINT = 'resumescope/findingKey/v2';
 export function toSarif(report: Report, opts: SarifOptions) {
   const writer = sarifWriter(opts);
   const results = sortFindings(report.findings).map(writer.result);
-  return writer.frame([...notifications(report, writer)], results);
+  return writer.frame([...notifications(report, writer)], results, report.summary.rejected_lines);
 }
 
-/** The run's notifications, gravest first: the unusable inputs, then the rules that could not be judged. */
+/** The run's notifications, gravest first: the unusable inputs, the rejected lines, then the rules that could not be judged. */
 function* notifications(report: Report<FindingList>, writer: SarifWriter): Generator<SarifNotification> {
   yield* writer.unusable.map(writer.unusableNote);
+  const rejected = report.summary.rejected_lines;
+  if (rejected > 0) yield { level: 'warning', message: { text: rejectedLinesNote(rejected) } };
   for (const n of sortNotKnowable(report.not_knowable)) yield writer.notification(n);
 }
 
@@ -61,7 +63,7 @@ export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptio
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);
   for (const u of writer.unusable) if (u.file) writer.artifactOf(u.name);
-  const frame = `${terminalSafeJson(JSON.stringify(writer.frame([], []), null, 2))}\n`;
+  const frame = `${terminalSafeJson(JSON.stringify(writer.frame([], [], report.summary.rejected_lines), null, 2))}\n`;
   // The not-knowables, like the results, one at a time (326k of them at 3M fuzzed lines): the frame is cut where each list goes.
   const notes = frame.lastIndexOf(NOTIFICATIONS_KEY);
   const at = frame.lastIndexOf(RESULTS_KEY);
@@ -141,7 +143,7 @@ function sarifWriter(opts: SarifOptions) {
     ...(u.file ? { locations: [{ physicalLocation: { artifactLocation: artifactOf(u.name) } }] } : {}),
   });
 
-  const frame = (notifications: SarifNotification[], results: ReturnType<typeof result>[]) => ({
+  const frame = (notifications: SarifNotification[], results: ReturnType<typeof result>[], rejectedLines: number) => ({
     $schema: SCHEMA,
     version: '2.1.0' as const,
     runs: [
@@ -175,6 +177,9 @@ function sarifWriter(opts: SarifOptions) {
             toolExecutionNotifications: notifications,
           },
         ],
+        // Counted as the JSON summary counts them; absent when none, so a clean run's log is as it was.
+        ...(rejectedLines > 0 ? { properties: { rejectedLines } } : {}),
+        // Last: renderSarifChunks cuts the frame where the results go.
         results,
       },
     ],

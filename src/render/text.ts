@@ -13,6 +13,7 @@ import {
   noProtocolVersionLogged,
   plural,
   quoteEvidence,
+  rejectedLinesNote,
   ruleGroups,
   seeThemAll,
   SEVERITIES_DESCENDING,
@@ -89,12 +90,7 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
     out.push('', 'No protocol version was logged: the protocol-revision rules (session-in-stateless-era, replay-in-stateless-era) did not apply.');
   }
 
-  if (report.summary.rejected_lines > 0) {
-    out.push(
-      '',
-      `${plural(report.summary.rejected_lines, 'rejected line')} could not be read as records; see which and why with \`resumescope query rejected\`.`,
-    );
-  }
+  if (report.summary.rejected_lines > 0) out.push('', `${rejectedLinesNote(report.summary.rejected_lines)}.`);
   return `${out.join('\n')}\n`;
 }
 

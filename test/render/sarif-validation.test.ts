@@ -89,6 +89,7 @@ beforeAll(async () => {
   await analyzeIn(ROOT, 'samples', 'samples');
   await analyzeIn(ROOT, 'absolute-inside-cwd', join(ROOT, 'samples/writers.ndjson'));
   await analyzeIn(ROOT, 'zero-findings', 'samples/clean.ndjson');
+  await analyzeIn(ROOT, 'rejected-lines', 'test/fixtures/bad-lines.ndjson');
   // Unusable inputs beside a good one: a missing file, a file of no record, one outside the working directory.
   writeFileSync(join(checkout, 'logs', 'no-records.ndjson'), 'hello\nnot json\n');
   writeFileSync(join(dir, 'outside-no-records.ndjson'), '{"level":30,"msg":"listening"}\n');
@@ -173,6 +174,17 @@ describe('the SARIF corpus', () => {
       for (const l of locationsOf(read(name))) expect(Number.isInteger(l.physicalLocation.region.startLine) && l.physicalLocation.region.startLine >= 1).toBe(true);
       expect(run.invocations[0]!.executionSuccessful, name).toBe(name !== 'unusable-inputs');
     }
+  });
+
+  it('counts rejected lines in a warning and the run\'s properties, and a log without any has neither', () => {
+    const run = read('rejected-lines').runs[0]! as Sarif['runs'][number] & { properties?: { rejectedLines: number } };
+    expect(run.properties).toEqual({ rejectedLines: 3 });
+    expect(run.invocations[0]!.toolExecutionNotifications.filter((n) => n.level === 'warning').map((n) => n.message.text)).toEqual([
+      expect.stringMatching(/^3 rejected lines could not be read as records; see which and why with `resumescope query rejected`/),
+    ]);
+    const clean = read('zero-findings').runs[0]!;
+    expect(clean).not.toHaveProperty('properties');
+    expect(clean.invocations[0]!.toolExecutionNotifications).toEqual([]);
   });
 
   it('says a run with unusable inputs did not succeed, with an error at each unusable file', () => {
