@@ -59,7 +59,7 @@ export async function openWorkspace(
     throw err;
   }
   const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...splittingOf(opts) };
-  const { db, stats } = await loadInputs(sources, {
+  const { db, stats, unusableEarlier } = await loadInputs(sources, {
     ...withProgress(ingestOptions, onProgress),
     ...(opts.db !== undefined && { db: opts.db }),
     ...(embedded !== undefined && { embedded }),
@@ -71,6 +71,11 @@ export async function openWorkspace(
     // sources[i] as given: stdin read through a spool has a path, but no file of the user's.
     if (reason !== undefined) unusableInputs.push({ name: s.name, reason, file: sources[i]!.path !== null });
   });
+  // The database lacks what an earlier ingest into it could not read: said again, and the run exits 2 as that one did.
+  for (const u of unusableEarlier) {
+    io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (when ingested into ${opts.db}; ingest it again once it is usable)`)}\n`);
+    unusableInputs.push(u);
+  }
   return { db, sources: stats, unusable: unusableInputs.length > 0, unusableInputs };
 }
 

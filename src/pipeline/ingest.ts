@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
 import type { InputLine } from '../read/lines.js';
 import { splitLineBatches, splittingOf } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
-import { EMBEDDED_DB, openDb, quotesFromFiles, type Db } from '../store/db.js';
+import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
-import { interleaveAcrossSources, loadSource, SourceSink, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
+import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
+import { noteInputOutcomes, unusableMarks, type InputOutcome } from '../store/unusable-inputs.js';
+import type { UnusableInput } from '../model/unusable-input.js';
 import { LinePieces } from './line-pieces.js';
 import { LineStage } from './normalize-lines.js';
 import { NormalizeWorker, WORKER_SCRIPT, workerAvailable } from './worker-feed.js';
@@ -135,7 +138,48 @@ export interface LoadOptions extends IngestOptions {
  * size, now known, picks the database as a file's does. Their lines are told to `onLines` while they
  * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
-export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<{ db: Db; stats: SourceStats[] }> {
+export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<LoadedInputs> {
+  const { db, stats } = await load(sources, opts);
+  if (opts.db === undefined) return { db, stats, unusableEarlier: [] };
+  try {
+    return { db, stats, unusableEarlier: keepUnusable(db, sources, stats) };
+  } catch (err) {
+    const thrown = isLocked(err) ? lockedError(db) : err;
+    db.close();
+    throw thrown;
+  }
+}
+
+export interface LoadedInputs {
+  db: Db;
+  /** One per source, in their order. */
+  stats: SourceStats[];
+  /** A --db file's unusable inputs from earlier ingests, that this run did not read (store/unusable-inputs.ts). */
+  unusableEarlier: UnusableInput[];
+}
+
+/**
+ * A --db file keeps the unusable inputs of its ingests until one reads them, so that a later command
+ * on it fails as that ingest did; returns those this run says nothing new of, for the caller to say
+ * again. An input is told apart by its absolute path, however it was spelled. Bytes the database held
+ * already say nothing new of their input unless they gave records (then the input is in it).
+ */
+function keepUnusable(db: Db, sources: Source[], stats: SourceStats[]): UnusableInput[] {
+  const keys = sources.map((s) => (s.path === null ? s.name : resolve(s.path)));
+  const outcomes: InputOutcome[] = [];
+  stats.forEach((s, i) => {
+    const reason = unusableReason(s);
+    if (reason === undefined && s.duplicateOf !== undefined && s.duplicateHasRecords !== true) return;
+    outcomes.push({ key: keys[i]!, name: s.name, file: sources[i]!.path !== null, ...(reason !== undefined && { reason }) });
+  });
+  // A run with no input (`analyze --db`) writes nothing: it needs no write lock.
+  const marks = outcomes.length > 0 ? noteInputOutcomes(db, outcomes) : unusableMarks(db);
+  // This run's unusable inputs are its own to tell; an input read again as the same bytes keeps its earlier mark.
+  const told = new Set(outcomes.map((o) => o.key));
+  return marks.filter((m) => !told.has(m.key)).map(({ name, reason, file }) => ({ name, reason, file }));
+}
+
+async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; stats: SourceStats[] }> {
   // Which sources to spool is asked (a stat and a read of each) only where a spool could be used.
   const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
   const folder = spools.includes(true) ? spoolFolder() : undefined;

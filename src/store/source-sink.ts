@@ -30,6 +30,8 @@ export interface SourceStats {
   firstProblem?: { line: number; reason: string };
   /** Set when the same bytes were ingested before: nothing was added. */
   duplicateOf?: string;
+  /** With duplicateOf: those bytes gave records when first ingested, so the input is in the database. */
+  duplicateHasRecords?: boolean;
   /** Could not be read at all (message), as opposed to read with bad lines. */
   readError?: string;
   /** Nodes that wrote records with `seq` in this source (for ordering ties across files). */
@@ -243,9 +245,10 @@ export class SourceSink {
   finish(sha256: string | null): boolean {
     this.flush();
     if (sha256 !== null) {
-      const prior = this.db.prepare('SELECT name FROM sources WHERE sha256 = ?').get(sha256) as { name: string } | undefined;
+      const prior = this.db.prepare('SELECT name, records FROM sources WHERE sha256 = ?').get(sha256) as { name: string; records: number } | undefined;
       if (prior) {
         this.stats.duplicateOf = prior.name;
+        if (prior.records > 0) this.stats.duplicateHasRecords = true;
         return false;
       }
     }

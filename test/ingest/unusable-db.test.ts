@@ -1,0 +1,131 @@
+import { copyFileSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cli } from '../cli/run-cli.js';
+
+// A CI user's report: `ingest nosuch.ndjson --db x.db` exits 2, then `analyze --db x.db` printed
+// "0 records … no findings" and exited 0. A gate split into ingest and analyze steps passed a
+// broken export. The database now keeps its unusable inputs until an ingest reads them.
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'resumescope-unusable-db-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const CLEAN = 'samples/clean.ndjson';
+const WRITERS = 'samples/writers.ndjson';
+
+describe('a database whose ingest had an unusable input', () => {
+  it('a later analyze --db says so again on stderr, shows it in its report, and exits 2', async () => {
+    const db = join(dir, 'x.db');
+    const missing = join(dir, 'nosuch.ndjson');
+    expect((await cli('ingest', missing, CLEAN, '--db', db)).code).toBe(2);
+
+    const text = await cli('analyze', '--db', db);
+    expect(text.code).toBe(2);
+    expect(text.err).toContain(`resumescope: ${missing}: unusable: cannot read (ENOENT: no such file or folder) (when ingested into ${db}; ingest it again once it is usable)`);
+    expect(text.out).toContain(`  ${missing}: cannot read (ENOENT: no such file or folder)`);
+
+    const md = await cli('analyze', '--db', db, '-f', 'markdown');
+    expect(md.code).toBe(2);
+    expect(md.out.split('\n')[0]).toMatch(/^❌ \*\*resumescope\*\*: 1 input was unusable: the gate failed \(exit 2\)/);
+    expect(md.out).toContain(`- <code>${missing}</code>: cannot read (ENOENT: no such file or folder)`);
+
+    const sarif = JSON.parse((await cli('analyze', '--db', db, '-f', 'sarif')).out).runs[0];
+    expect(sarif.invocations[0].executionSuccessful).toBe(false);
+  });
+
+  it('every command on the database says so and exits 2, an ingest of another file too: the database still lacks it', async () => {
+    const db = join(dir, 'x.db');
+    const missing = join(dir, 'nosuch.ndjson');
+    await cli('ingest', missing, WRITERS, '--db', db);
+    for (const args of [['query', 'SELECT count(*) AS n FROM records'], ['timeline', 'S-1001'], ['explain', '-n', '1'], ['ingest', CLEAN]]) {
+      const r = await cli(...args, '--db', db);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).toContain(`${missing}: unusable: cannot read (ENOENT`);
+    }
+  });
+
+  it('an input of no record line is kept too, and ingesting the same bytes again does not clear it', async () => {
+    const db = join(dir, 'x.db');
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, 'hello\nnot json\n');
+    expect((await cli('ingest', bad, '--db', db)).code).toBe(2);
+    const again = await cli('ingest', bad, '--db', db);
+    expect(again.err).toContain('already ingested');
+    expect(again.code).toBe(2);
+    const r = await cli('analyze', '--db', db);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${bad}: unusable: no record lines (line 1: invalid JSON`);
+  });
+
+  it('a later ingest that reads the input clears it, under another spelling of its path too', async () => {
+    const db = join(dir, 'x.db');
+    const late = join(dir, 'late.ndjson');
+    expect((await cli('ingest', late, '--db', db)).code).toBe(2);
+    copyFileSync(CLEAN, late);
+    const ingest = await cli('ingest', relative(process.cwd(), late), '--db', db);
+    expect(ingest.err).not.toContain('unusable');
+    expect(ingest.code).toBe(0);
+    const r = await cli('analyze', '--db', db);
+    expect(r.err).not.toContain('unusable');
+    expect(r.code).toBe(0);
+  });
+
+  it('a file fixed after it gave no record is cleared by ingesting its new content', async () => {
+    const db = join(dir, 'x.db');
+    const file = join(dir, 'export.ndjson');
+    writeFileSync(file, 'hello\n');
+    expect((await cli('ingest', file, '--db', db)).code).toBe(2);
+    copyFileSync(CLEAN, file);
+    expect((await cli('ingest', file, '--db', db)).code).toBe(0);
+    expect((await cli('analyze', '--db', db)).code).toBe(0);
+  });
+
+  it('a file unreadable for a while and read again with the bytes the database already holds is cleared', async () => {
+    // A pipeline that ingests a whole folder every run: what it read before is a duplicate, and in the database.
+    const db = join(dir, 'x.db');
+    const file = join(dir, 'node-a.ndjson');
+    copyFileSync(CLEAN, file);
+    expect((await cli('ingest', file, '--db', db)).code).toBe(0);
+    unlinkSync(file);
+    expect((await cli('ingest', file, '--db', db)).code).toBe(2);
+    copyFileSync(CLEAN, file);
+    const back = await cli('ingest', file, '--db', db);
+    expect(back.err).toContain('already ingested');
+    expect(back.code).toBe(0);
+    expect((await cli('analyze', '--db', db)).code).toBe(0);
+  });
+});
+
+describe('a database whose ingests were all usable', () => {
+  it('analyze --db exits as the findings say, with nothing said of unusable inputs', async () => {
+    const db = join(dir, 'ok.db');
+    expect((await cli('ingest', CLEAN, '--db', db)).code).toBe(0);
+    const r = await cli('analyze', '--db', db);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toContain('unusable');
+    expect(r.out).not.toContain('UNUSABLE');
+    expect((await cli('analyze', '--db', db, WRITERS)).code).toBe(1);
+  });
+
+  it('one written by a resumescope that kept no unusable inputs (no such key in meta) reads as before', async () => {
+    const db = join(dir, 'older.db');
+    await cli('ingest', join(dir, 'nosuch.ndjson'), CLEAN, '--db', db);
+    const raw = new Database(db);
+    raw.prepare("DELETE FROM meta WHERE key NOT IN ('schema_version', 'analyzed_records')").run();
+    raw.close();
+    const r = await cli('analyze', '--db', db);
+    expect(r.err).not.toContain('unusable');
+    expect(r.code).toBe(0);
+  });
+
+  it('a one-off run (no --db) names only its own inputs', async () => {
+    const r = await cli('analyze', CLEAN);
+    expect(r.code).toBe(0);
+    expect(r.err).not.toContain('unusable');
+  });
+});
