@@ -58,7 +58,7 @@ function* notifications(report: Report<FindingList>, writer: SarifWriter): Gener
  */
 export function* renderSarifChunks(report: Report<FindingList>, opts: SarifOptions): Generator<string> {
   const writer = sarifWriter(opts);
-  // Whether any evidence lies outside the working directory decides the invocation, written before the results.
+  // Whether any evidence, or an unusable input's file, lies outside the working directory decides the invocation, written before the lists.
   const files = new Set<string>();
   for (const f of report.findings) for (const ref of f.evidence) files.add(ref.file);
   for (const file of files) writer.artifactOf(file);

@@ -123,6 +123,18 @@ describe('a report of a run whose inputs were all usable', () => {
   });
 });
 
+describe('SARIF written a piece at a time', () => {
+  it('is the same text as the whole log made at once, an unusable file inside or outside the working directory', async () => {
+    const { renderSarifChunks, toSarif } = await import('../../src/render/sarif.js');
+    for (const name of ['/work/repo/a.ndjson', '/elsewhere/b.ndjson']) {
+      const o = { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo', unusable: [{ name, reason: 'cannot read', file: true }] };
+      const whole = `${JSON.stringify(toSarif(makeReport(), o), null, 2)}\n`;
+      expect([...renderSarifChunks(makeReport(), o)].join(''), name).toBe(whole);
+      expect(whole.includes('"workingDirectory"'), name).toBe(name.startsWith('/elsewhere'));
+    }
+  });
+});
+
 describe('the reports stay valid', () => {
   it('SARIF against the SARIF 2.1.0 JSON schema', () => {
     const require = createRequire(import.meta.url);
