@@ -193,6 +193,24 @@ export function noProtocolVersionLogged(report: Report<FindingList>): boolean {
 }
 
 /**
+ * The nodes whose clocks causality shows behind (summary.nodes[].skew_ms: a replay or an answer logged
+ * before the send it follows, on another node), worst first; undefined where none. Rules order records across
+ * nodes by their logged times and apply no estimate, so the reader is told where a cross-node finding may
+ * be a clock artifact (the JSON and HTML reports carry the numbers; text and markdown said nothing).
+ */
+export function skewNote(report: Report<FindingList>): string | undefined {
+  const behind = Object.entries(report.summary.nodes ?? {})
+    .filter((e): e is [string, { records: number; skew_ms: number }] => typeof e[1].skew_ms === 'number' && e[1].skew_ms < 0)
+    .sort((a, b) => a[1].skew_ms - b[1].skew_ms || compareText(a[0], b[0]));
+  if (behind.length === 0) return undefined;
+  const nodes = behind.map(([node, n]) => `${node} at least ${-n.skew_ms} ms`).join(', ');
+  return (
+    `Clock skew: causality shows the clock of ${nodes} behind (it logs a replay or an answer before another node logs the send). ` +
+    'Rules order records across nodes by their logged times, so a finding that rests on such an order within that margin may be a clock artifact.'
+  );
+}
+
+/**
  * Where a report shows some findings of a rule and counts the rest: what shows them all. One wording
  * for the reports that cap (text, markdown, html): a run narrowed to the rule with `--max-findings`
  * raised to its count (`format` named where the run must name it), one session, or a format that

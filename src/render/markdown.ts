@@ -16,6 +16,7 @@ import {
   SEVERITIES_DESCENDING,
   sessionLabel,
   sessionList,
+  skewNote,
   unusableHeadline,
   type EvidenceQuoting,
   type LineText,
@@ -97,6 +98,8 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
       out.push(`- \`${g.rule}\`: ${inline(g.reason)}${similar} (${plural(g.sessions.length, 'session')}: ${sessions})`);
     }
   }
+  const skew = skewNote(report);
+  if (skew !== undefined) out.push('', inline(skew));
   if (s.rejected_lines > 0) {
     out.push('', `⚠️ ${plural(s.rejected_lines, 'rejected line')} could not be read as records: \`resumescope query rejected\` lists them.`);
   }

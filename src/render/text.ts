@@ -22,6 +22,7 @@ import {
   shortSessionIds,
   sortNotKnowable,
   splitCause,
+  skewNote,
   unusableHeadline,
   type EvidenceQuoting,
   type LineText,
@@ -89,6 +90,8 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
   if (noProtocolVersionLogged(report)) {
     out.push('', 'No protocol version was logged: the protocol-revision rules (session-in-stateless-era, replay-in-stateless-era) did not apply.');
   }
+  const skew = skewNote(report);
+  if (skew !== undefined) out.push('', printable(skew));
 
   if (report.summary.rejected_lines > 0) out.push('', `${rejectedLinesNote(report.summary.rejected_lines)}.`);
   return `${out.join('\n')}\n`;

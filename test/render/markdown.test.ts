@@ -87,4 +87,11 @@ describe('renderMarkdown', () => {
     expect(hidden).not.toContain('`orphaned-request`:');
     expect(hidden).toContain('**Not knowable**: 2 rules could not be judged in 2 sessions');
   });
+
+  it("says which node's clock causality shows behind, its name escaped as log text", () => {
+    expect(md).toContain('Clock skew: causality shows the clock of b at least 12 ms behind');
+    const hostile = makeReport();
+    hostile.summary.nodes = { '<img src=x onerror=alert(1)>': { records: 8, skew_ms: -40 } };
+    expect(renderMarkdown(hostile)).not.toContain('<img');
+  });
 });

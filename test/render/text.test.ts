@@ -126,4 +126,12 @@ describe('file names in the text report', () => {
     expect(out).toMatch(/^ {8}\/var\/b\.ndjson:4$/m);
     expect(out).toMatch(/^ {8}c\.ndjson:5$/m);
   });
+
+  it("says which node's clock causality shows behind, so a cross-node finding can be read as a possible clock artifact", () => {
+    expect(renderText(makeReport(), { lineText, lineRecords })).toContain('\nClock skew: causality shows the clock of b at least 12 ms behind (it logs a replay or an answer before another node logs the send).');
+    // near miss: no estimate, no note
+    const unskewed = makeReport();
+    unskewed.summary.nodes = { b: { records: 8 }, a: { records: 7 } };
+    expect(renderText(unskewed, { lineText, lineRecords })).not.toContain('Clock skew');
+  });
 });
