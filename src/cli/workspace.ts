@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { expandInputs, InputError, unreadSubfoldersNote, type Source } from '../read/sources.js';
+import { expandInputs, InputError, unlistedFilesNote, unreadSubfoldersNote, type Source } from '../read/sources.js';
 import { splittingOf } from '../read/entries.js';
 import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
@@ -54,6 +54,7 @@ export async function openWorkspace(
     const expanded = expandInputs(paths, { recursive: opts.recursive ?? false, csv: opts.csv === true });
     sources = expanded.sources;
     for (const u of expanded.unread) io.err(`resumescope: ${printable(unreadSubfoldersNote(u))}\n`);
+    for (const u of expanded.unlisted) io.err(`resumescope: ${printable(unlistedFilesNote(u))}\n`);
   } catch (err) {
     if (err instanceof InputError) throw new UsageError(err.message);
     throw err;

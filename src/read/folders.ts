@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -31,6 +31,11 @@ export interface FolderContents {
   unread: string[];
   /** Subfolders that could not be listed (recursive): each becomes an unusable input. */
   unlistable: { path: string; why: unknown }[];
+  /**
+   * Files of the folders read whose name is no log file's but whose first line reads as one (`kubectl logs >
+   * pod.txt`, `mcp.out`): not read, and named in a note (with `unread`), so that none is left out unsaid.
+   */
+  unlisted: string[];
 }
 
 export interface FolderReading {
@@ -52,7 +57,7 @@ export interface FolderReading {
 export function folderContents(folder: string, reading: FolderReading): FolderContents {
   const { recursive, which = 'all', unread = true, csv = false } = reading;
   const isLog = which === 'all' ? (name: string) => isLogFileName(name, csv) : isLiveLogFileName;
-  const out: FolderContents = { files: [], unread: [], unlistable: [] };
+  const out: FolderContents = { files: [], unread: [], unlistable: [], unlisted: [] };
   const seen = new Set<string>();
   const walk = (dir: string, top: boolean): void => {
     if (!firstVisit(dir, seen)) return;
@@ -65,6 +70,7 @@ export function folderContents(folder: string, reading: FolderReading): FolderCo
       return;
     }
     out.files.push(...inReadingOrder(entries.filter(isLog)).map((f) => join(dir, f)));
+    if (unread) out.unlisted.push(...entries.filter((e) => !isLog(e) && !e.startsWith('.') && !isLogFileName(e, true)).sort().map((e) => join(dir, e)).filter(startsAsALog));
     for (const sub of subfolders(dir, entries)) {
       if (recursive) walk(sub, false);
       else if (unread && holdsLogFiles(sub, seen, isLog)) out.unread.push(sub);
@@ -72,6 +78,26 @@ export function folderContents(folder: string, reading: FolderReading): FolderCo
   };
   walk(folder, true);
   return out;
+}
+
+/**
+ * Whether a file's first bytes read as a log line: a JSON object, or a line that starts with a date (a text
+ * prefix, a container runtime's). Other files (a README, a config, a script) are what folders hold too.
+ */
+function startsAsALog(path: string): boolean {
+  let fd: number | undefined;
+  try {
+    if (!statSync(path).isFile()) return false;
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(64);
+    const n = readSync(fd, head, 0, head.length, 0);
+    const text = head.subarray(0, n).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+    return text.startsWith('{') || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:/.test(text);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 function subfolders(dir: string, entries: string[]): string[] {

@@ -34,10 +34,11 @@ export function expandPaths(paths: string[], stdin: () => Readable = () => proce
 }
 
 /** expandPaths, and each folder's subfolders left unread (without `recursive`). */
-export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sources: Source[]; unread: UnreadSubfolders[] } {
+export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sources: Source[]; unread: UnreadSubfolders[]; unlisted: UnlistedFiles[] } {
   const stdin = opts.stdin ?? (() => process.stdin);
   const out: Source[] = [];
   const unread: UnreadSubfolders[] = [];
+  const unlisted: UnlistedFiles[] = [];
   for (const p of paths) {
     if (p === '-') {
       out.push({ name: '<stdin>', path: null, open: () => gunzipIfNeeded(stdin()) });
@@ -66,8 +67,22 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
     out.push(...found.files.map(fileSource));
     out.push(...found.unlistable.map((u) => unreadableSource(u.path, `cannot read folder (${whyUnreadable(u.why)})`)));
     if (found.unread.length > 0) unread.push({ folder: p, subfolders: found.unread });
+    if (found.unlisted.length > 0) unlisted.push({ folder: p, files: found.unlisted });
   }
-  return { sources: out, unread };
+  return { sources: out, unread, unlisted };
+}
+
+/** A folder's files that read as logs but were not read, for their name (folders.ts, startsAsALog). */
+export interface UnlistedFiles {
+  folder: string;
+  files: string[];
+}
+
+/** "2 files that look like logs were not read (pod.txt, mcp.out)": a folder's log files go by their names. */
+export function unlistedFilesNote(u: UnlistedFiles): string {
+  const n = u.files.length;
+  const shown = n > 5 ? `${names(u.files.slice(0, 5))} and ${n - 5} more` : names(u.files);
+  return `${u.folder}: ${n === 1 ? '1 file that looks like a log was' : `${n} files that look like logs were`} not read (${shown}): a folder's *.ndjson, *.jsonl, *.log and *.json files are; name ${n === 1 ? 'it' : 'them'} to read ${n === 1 ? 'it' : 'them'}`;
 }
 
 /**

@@ -177,6 +177,24 @@ describe('analyze: a folder split per node, and rotated', () => {
     expect(all.err).not.toContain('not read');
   });
 
+  it('says which files that look like logs it did not read for their names, and leaves other files unsaid', async () => {
+    const root = export_();
+    const record = '{"ts":"2026-11-09T10:00:02.000Z","kind":"session.created","session":"S-p","node":"p"}\n';
+    writeFileSync(join(root, 'proxy.ndjson'), record);
+    writeFileSync(join(root, 'pod.txt'), record); // kubectl logs > pod.txt
+    writeFileSync(join(root, 'mcp.out'), '2026-11-09T10:00:03.000Z INFO {"kind":"session.created","session":"S-q"}\n');
+    // near misses: files that are no logs, and a CSV download (read with --csv, which the README says)
+    writeFileSync(join(root, 'README.md'), '# the export of 9 November\n');
+    writeFileSync(join(root, 'run.sh'), '#!/bin/sh\n');
+    writeFileSync(join(root, 'insights.csv'), '@timestamp,@message\n');
+    const r = await cli('analyze', root, '--format', 'json', '--fail-on', 'never');
+    expect(JSON.parse(r.out).summary.records).toBe(1);
+    expect(r.err).toContain(
+      `resumescope: ${root}: 2 files that look like logs were not read (mcp.out, pod.txt): a folder's *.ndjson, *.jsonl, *.log and *.json files are; name them to read them`,
+    );
+    expect(r.err).not.toMatch(/README|run\.sh|insights/);
+  });
+
   it('refuses a folder whose logs all lie in subfolders, naming them, and exits as a usage error', async () => {
     const r = await cli('analyze', export_());
     expect(r.code).toBe(2);
