@@ -78,8 +78,10 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   /** Whether the run ended with every line read: no line came for --idle-exit, or stdin ended. */
   let caughtUp = false;
   const stop = (exitCode: number, readAll = false) => {
+    // The run's last round announces findings after the idle or exit-after timer began the stop: the exit
+    // code is the worst of what was announced, not the code the timer asked for.
+    code = Math.max(code, exitCode);
     if (controller.signal.aborted) return;
-    code = exitCode;
     caughtUp = readAll;
     controller.abort();
     dashboard?.stop();
