@@ -7,7 +7,7 @@ import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
-import { SourceIngest } from '../pipeline/ingest.js';
+import { SourceIngest, type SourceStats } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
 import { detectScoped, SCOPE_CHUNK, type ScopedRun } from './scope.js';
@@ -62,6 +62,8 @@ export class LiveSession {
   readonly book: FindingBook;
   private readonly index: ContextIndex;
   private readonly ingests = new Map<string, SourceIngest>();
+  /** Every source's counts, kept after it ended: what the end of the run reports per file. */
+  private readonly counts = new Map<string, SourceStats>();
   private readonly touched = new Set<string>();
   /** Every session the database holds. */
   private readonly known = new Set<string>();
@@ -251,9 +253,20 @@ export class LiveSession {
     return this.book.nextSettle();
   }
 
+  /** The counts of one source (lines, records, rejected lines and the first of them), live: undefined before its first line. */
+  statsOf(source: string): SourceStats | undefined {
+    return this.counts.get(source);
+  }
+
+  /** The counts of every source stored so far, in the order they began. */
+  sourceStats(): SourceStats[] {
+    return [...this.counts.values()];
+  }
+
   private open(source: string): SourceIngest {
     const ingest = new SourceIngest(this.db, source, { complete: false, ...(this.opts.inputFormat !== undefined && { inputFormat: this.opts.inputFormat }) });
     this.ingests.set(source, ingest);
+    this.counts.set(source, ingest.stats);
     return ingest;
   }
 }

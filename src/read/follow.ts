@@ -47,6 +47,11 @@ export function generationName(path: string, generation: number, why: 'rotated' 
   return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
 }
 
+/** Whether `source` is one of the generations of the file followed at `path` (generationName's inverse). */
+export function isGenerationOf(source: string, path: string): boolean {
+  return source === path || (source.startsWith(`${path} (`) && /^ \((?:rotated|truncated) \d+\)$/.test(source.slice(path.length)));
+}
+
 /** Follows `-` (stdin) and file paths until the signal aborts; yields batches of complete lines. */
 export async function* follow(paths: string[], opts: FollowOptions): AsyncGenerator<FollowEvent> {
   const pollMs = opts.pollMs ?? DEFAULT_POLL_MS;

@@ -117,7 +117,8 @@ const ERRNO_WORDS: Record<string, string> = {
   ENAMETOOLONG: 'name too long',
 };
 
-function whyUnreadable(err: unknown): string {
+/** Why a path cannot be read, in words: `ENOENT: no such file or folder`. */
+export function whyUnreadable(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === undefined) return String(err);
   return ERRNO_WORDS[code] ? `${code}: ${ERRNO_WORDS[code]}` : code;

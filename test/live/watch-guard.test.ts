@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
-import { rec, tempDir } from './support.js';
+import { rec, tempDir, waitFor } from './support.js';
 
 // `watch --fail-on` as a soak-test guard, through the built binary: its exit code is what a CI step reads.
 
@@ -60,5 +60,82 @@ describe('watch --fail-on: the exit code is the worst of what was announced', ()
     expect(await exitWithin(w, 10_000)).toBe(0);
     expect(findingsOf(w).map((f) => f.rule)).toEqual(['orphaned-request']);
     expect(w.stderr()).not.toContain('stopped:');
+  });
+});
+
+describe('watch --fail-on over inputs that give nothing to judge: exit 2, each input named with why, as analyze does', () => {
+  const guard = (...paths: string[]) => resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '800ms', ...paths]);
+  const records = rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }) + rec(1, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' });
+
+  it('a path that never appeared', async () => {
+    const file = folder().file('nosuch.ndjson');
+    const w = guard(file);
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain(`${file}: unusable: cannot read (ENOENT: no such file or folder): it never appeared while followed`);
+  });
+
+  it('a path that appeared with records during the run passes (near miss)', async () => {
+    const file = folder().file('later.ndjson');
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '1500ms', file]);
+    await new Promise((r) => setTimeout(r, 300));
+    writeFileSync(file, records);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    expect(w.stderr()).not.toContain('unusable');
+  });
+
+  it('a file of 0 bytes, and a file of rejected lines only', async () => {
+    const d = folder();
+    writeFileSync(d.file('empty.ndjson'), '');
+    writeFileSync(d.file('bad.ndjson'), 'not json\n{"ts":"2026-11-09T10:00:00Z","kind":"bogus.kind","session":"S"}\n');
+    const w = guard(d.file('empty.ndjson'), d.file('bad.ndjson'));
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain(`${d.file('empty.ndjson')}: unusable: no record lines (none of its 0 lines is a resumption record)`);
+    expect(w.stderr()).toContain(`${d.file('bad.ndjson')}: unusable: no record lines (line 1: invalid JSON`);
+  });
+
+  it('one unusable input among usable ones still fails the guard', async () => {
+    const d = folder();
+    writeFileSync(d.file('good.ndjson'), records);
+    const w = guard(d.file('good.ndjson'), d.file('nosuch.ndjson'));
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain(`${d.file('nosuch.ndjson')}: unusable`);
+    expect(w.stderr()).not.toContain(`${d.file('good.ndjson')}: unusable`);
+  });
+
+  it('stdin that ends without a line', async () => {
+    const w = resumescope(['watch', '--fail-on', 'error', '-']);
+    w.child.stdin!.end();
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain('<stdin>: unusable: no record lines (none of its 0 lines is a resumption record)');
+  });
+
+  it('without --fail-on (a watch, not a guard) it says the same and exits 0 (near miss)', async () => {
+    const file = folder().file('nosuch.ndjson');
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    expect(w.stderr()).toContain(`${file}: unusable: cannot read (ENOENT: no such file or folder): it never appeared while followed`);
+  });
+});
+
+describe('watch --format ndjson: rejected lines are said on stderr, never dropped silently', () => {
+  it('tells a file\'s first rejected line as it comes, and its count at the end of the run, with how to list them', async () => {
+    const file = folder().file('server.ndjson');
+    writeFileSync(file, rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }));
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '1500ms', file]);
+    await new Promise((r) => setTimeout(r, 300));
+    appendFileSync(file, 'not json\n' + rec(10, { kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' }) + '{"ts":"2026-11-09T10:00:00Z","kind":"bogus.kind"}\n');
+    await waitFor('the first rejected line told', () => w.stderr().includes(`${file}: line 2 rejected (invalid JSON`), 5000);
+    expect(w.exitCode()).toBeUndefined();
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    expect(w.stderr()).toContain(`${file}: 2 of 4 lines rejected (first: line 2: invalid JSON`);
+    expect(w.stderr()).toContain(`list them: resumescope query rejected ${file}`);
+  });
+
+  it('says nothing of a file without rejected lines (near miss)', async () => {
+    const file = folder().file('server.ndjson');
+    writeFileSync(file, rec(0, { kind: 'session.created', session: 'S1', principal: 'alice' }));
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    expect(w.stderr()).not.toContain('rejected');
   });
 });

@@ -5,6 +5,7 @@ import { LossAnnouncer } from '../../live/loss-announcer.js';
 import { LiveLosses } from '../../live/losses.js';
 import { FindingLines } from '../../live/ndjson-out.js';
 import { runLive } from '../../live/runner.js';
+import { LiveInputs } from '../../live/inputs.js';
 import { LiveSession } from '../../live/session.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
@@ -24,6 +25,13 @@ import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/w
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import type { InputOptions } from '../workspace.js';
+import { InputTeller } from '../watch-inputs.js';
+
+/** Why a run stopped: a bound it was given, stdin's end, a signal, a violation, the reader of its output gone, the user. */
+type RunEnd = 'idle' | 'exit-after' | 'eof' | 'signal' | 'fail-on' | 'output' | 'quit';
+
+/** Ends after which a guard's inputs are judged: the run went as far as it was meant to (or was told to stop, as a CI step's timeout does). */
+const GATE_ENDS = new Set<RunEnd>(['idle', 'exit-after', 'eof', 'signal']);
 
 interface WatchFlags extends InputOptions, SettingFlags {
   format?: string;
@@ -51,7 +59,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const options = detectOptions(flags, loadConfig(flags.config, io));
   const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
   const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
-  const { targets, rotated } = followTargets(paths, flags.recursive ?? false, io);
+  const inputs = new LiveInputs(paths);
+  const { targets, rotated } = followTargets(paths, flags.recursive ?? false, io, inputs);
   const readsStdin = targets.includes('-');
 
   let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
@@ -75,14 +84,14 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
   let model: DashboardModelSource | undefined;
-  /** Whether the run ended with every line read: no line came for --idle-exit, or stdin ended. */
-  let caughtUp = false;
-  const stop = (exitCode: number, readAll = false) => {
+  /** How the run ended: the first reason to stop. */
+  let ended: RunEnd | undefined;
+  const stop = (exitCode: number, why: RunEnd) => {
     // The run's last round announces findings after the idle or exit-after timer began the stop: the exit
     // code is the worst of what was announced, not the code the timer asked for.
     code = Math.max(code, exitCode);
     if (controller.signal.aborted) return;
-    caughtUp = readAll;
+    ended = why;
     controller.abort();
     dashboard?.stop();
   };
@@ -101,48 +110,53 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     });
     // The user quit.
     void dashboard.done.then(
-      () => stop(code),
-      () => stop(2),
+      () => stop(code, 'quit'),
+      () => stop(2, 'quit'),
     );
   } else {
     // A reader that went away ends the run as an ordinary end; any other write error was said by io.ts, and exits 2.
-    lines = new FindingLines(process.stdout, (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2));
+    lines = new FindingLines(process.stdout, (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2, 'output'));
   }
   // Beside the NDJSON, each loss of sessions on stderr, as `analyze` does beside a JSON report (a loss is no finding).
   const losses = lines === undefined ? undefined : new LossTeller(db, options.sharedSessionStore ?? false, io);
+  const told = new InputTeller(live, inputs, io, { ...(flags.db !== undefined && { dbPath: flags.db }), replaced: (source) => replaced.has(source) });
   const announce = (fresh: Finding[]) => {
     for (const f of fresh) {
       if (controller.signal.aborted && code !== 0) return;
       lines?.print(f);
       if (meetsThreshold(f.severity, flags.failOn)) {
         io.err(`resumescope: stopped: ${f.rule} (${f.severity}) in session ${printable(f.session ?? '-')} is at or above --fail-on ${flags.failOn}\n`);
-        return stop(1);
+        return stop(1, 'fail-on');
       }
     }
   };
 
   // Bounded runs and signals.
   const timers: NodeJS.Timeout[] = [];
-  if (exitAfterMs !== undefined) timers.push(setTimeout(() => stop(0), exitAfterMs));
+  if (exitAfterMs !== undefined) timers.push(setTimeout(() => stop(0, 'exit-after'), exitAfterMs));
   let idle: NodeJS.Timeout | undefined;
   const resetIdle = () => {
     if (idleExitMs === undefined) return;
     clearTimeout(idle);
-    idle = setTimeout(() => stop(0, true), idleExitMs);
+    idle = setTimeout(() => stop(0, 'idle'), idleExitMs);
   };
   resetIdle();
   // The rate in the header moves with the clock, lines or not.
   if (dashboard !== undefined) timers.push(setInterval(() => dashboard?.notify(), 1000));
-  const onSignal = () => stop(code);
+  const onSignal = () => stop(code, 'signal');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
   try {
-    const followed = follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false) });
+    const followed = follow(targets, { signal: controller.signal, ...folderDiscovery(paths, flags.recursive ?? false, inputs) });
     const readFirst = readThrough(rotated, { signal: controller.signal, ...splittingOf(flags), onError: (file, why) => io.err(`resumescope: ${printable(`${file}: ${why}`)}\n`) });
     await runLive(live, concatEvents(readFirst, followed), {
       signal: controller.signal,
-      onLines: resetIdle,
+      onLines: (source) => {
+        resetIdle();
+        // Beside the NDJSON, as analyze does; the dashboard's header counts them.
+        if (lines !== undefined) told.lines(source);
+      },
       onRound: (round) => {
         model?.refresh(round.sessions);
         losses?.tell();
@@ -156,10 +170,15 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
           model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();
         }
-        if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0, true);
+        if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0, 'eof');
       },
     });
     if (dashboard !== undefined) await dashboard.done;
+    const caughtUp = ended === 'idle' || ended === 'eof';
+    // Every input as analyze reports it; a guard whose inputs gave nothing to judge must not pass (log-format.md).
+    // Stopped at a violation (or by the user, or by the reader going away), the run was cut short: it says, and keeps its code.
+    const unusable = told.atEnd();
+    if (unusable && flags.failOn !== 'never' && ended !== undefined && GATE_ENDS.has(ended)) code = Math.max(code, 2);
     losses?.tellAtEnd(caughtUp);
     return code;
   } finally {
@@ -221,7 +240,7 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
  * that appear in it later (folderDiscovery). A folder's rotated generations no longer grow: they are
  * read once, first (`rotated`, oldest first), and each rotation during the run is seen as it happens.
  */
-function followTargets(paths: string[], recursive: boolean, io: Io): { targets: string[]; rotated: string[] } {
+function followTargets(paths: string[], recursive: boolean, io: Io, inputs: LiveInputs): { targets: string[]; rotated: string[] } {
   const out: string[] = [];
   const rotated: string[] = [];
   for (const p of paths) {
@@ -230,6 +249,7 @@ function followTargets(paths: string[], recursive: boolean, io: Io): { targets: 
       const live: string[] = [];
       for (const f of files) (isLiveLogFileName(basename(f)) ? live : rotated).push(f);
       if (live.length === 0) throw new UsageError(noLogFiles(p, unread, 'follow'));
+      inputs.foundIn(p, files);
       if (unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: unread }))}\n`);
       for (const u of unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
       out.push(...live);
@@ -248,7 +268,7 @@ async function* concatEvents(...parts: AsyncGenerator<FollowEvent>[]): AsyncGene
 }
 
 /** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
-function folderDiscovery(paths: string[], recursive: boolean): { discover?: () => string[] } {
+function folderDiscovery(paths: string[], recursive: boolean, inputs: LiveInputs): { discover?: () => string[] } {
   const folders = paths.filter((p) => p !== '-' && isFolder(p));
   if (folders.length === 0) return {};
   return {
@@ -256,7 +276,9 @@ function folderDiscovery(paths: string[], recursive: boolean): { discover?: () =
       folders.flatMap((f) => {
         try {
           // Asked every second: no walk of the subfolders it does not read, whose note was given at the start.
-          return folderContents(f, { recursive, which: 'live', unread: false }).files;
+          const files = folderContents(f, { recursive, which: 'live', unread: false }).files;
+          inputs.foundIn(f, files);
+          return files;
         } catch {
           return []; // the folder went away: what it held is still followed
         }
