@@ -162,6 +162,18 @@ describe('resumescope watch --format ndjson', () => {
     expect(withoutSession(w).map((f) => f.evidence[0]!.file)).toEqual([d.file('pod-a/0.log'), d.file('pod-b/0.log')]);
   });
 
+  it('says once on stderr that it writes NDJSON because stdout is no terminal, unless --format asked for it', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const note = 'resumescope: stdout is not a terminal: writing findings as NDJSON (--format ndjson)';
+    const silent = resumescope(['watch', '--exit-after', '1s', file]);
+    expect(await exitWithin(silent, 8000)).toBe(0);
+    expect(withoutSession(silent)).toHaveLength(1);
+    expect(silent.stderr().split('\n').filter((l) => l === note)).toHaveLength(1);
+    const asked = resumescope(['watch', '--format', 'ndjson', '--exit-after', '1s', file]);
+    expect(await exitWithin(asked, 8000)).toBe(0);
+    expect(asked.stderr()).not.toContain('not a terminal');
+  });
+
   it('waits for a file that does not exist yet, and says so', async () => {
     const d = tempDir();
     dirs.push(d);

@@ -65,6 +65,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
 
   let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
   if (flags.format !== 'ndjson' && io.isTty && keys === undefined) io.err('resumescope: no terminal to read keys from: printing findings as NDJSON instead\n');
+  // Piped or redirected, the dashboard is not drawn: the user who expected it is told what comes instead.
+  if (flags.format === undefined && !io.isTty) io.err('resumescope: stdout is not a terminal: writing findings as NDJSON (--format ndjson)\n');
   if (keys === undefined) {
     for (const t of targets) if (t !== '-' && !existsSync(t)) io.err(`resumescope: ${t}: does not exist yet; waiting for it\n`);
   }
