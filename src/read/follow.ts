@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LineAssembler, type InputLine } from './lines.js';
 import { appendAll } from '../model/arrays.js';
@@ -36,11 +36,18 @@ export interface FollowOptions {
    */
   discover?: () => string[];
   discoverMs?: number;
+  /**
+   * The folders `discover` lists (present or not yet): a new entry in one, where fs.watch reports it, calls
+   * for `discover` at once (at most every DISCOVER_SOON_MS) rather than at the next `discoverMs`.
+   */
+  discoverIn?: string[];
 }
 
 export const STDIN_NAME = '<stdin>';
 export const DEFAULT_POLL_MS = 250;
 export const DEFAULT_DISCOVER_MS = 1000;
+/** Least time between two discoveries that fs.watch called for: a folder's other files may change often. */
+export const DISCOVER_SOON_MS = 100;
 
 /** The source name of a file generation: the path itself, then marked by what replaced the previous one. */
 export function generationName(path: string, generation: number, why: 'rotated' | 'truncated' | null): string {
@@ -65,9 +72,33 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
   const followed = new Set(files.map((f) => f.path));
   const discoverMs = opts.discoverMs ?? DEFAULT_DISCOVER_MS;
   let discoveredAt = Date.now();
+  // Once soon after the start too: a folder may have appeared, or got files, between the caller's listing and the watches.
+  let discoverSoon = true;
+  const folderWatch = new FolderWatch(opts.discover === undefined ? [] : (opts.discoverIn ?? []), (path, folderItself) => {
+    if (!folderItself && followed.has(path)) return; // an append to a file followed already
+    discoverSoon = true;
+    wake.kick();
+  });
+  let soonTimer: NodeJS.Timeout | undefined;
+  /** A discovery called for within DISCOVER_SOON_MS of the last one waits out the rest, woken by a timer (the poll may be slow). */
+  const wakeForSoon = (inMs: number) => {
+    if (soonTimer !== undefined) return;
+    soonTimer = setTimeout(() => {
+      soonTimer = undefined;
+      wake.kick();
+    }, inMs);
+  };
   const discover = () => {
-    if (opts.discover === undefined || Date.now() - discoveredAt < discoverMs) return;
+    if (opts.discover === undefined) return;
+    const since = Date.now() - discoveredAt;
+    if (since < discoverMs && !(discoverSoon && since >= DISCOVER_SOON_MS)) {
+      if (discoverSoon) wakeForSoon(DISCOVER_SOON_MS - since);
+      return;
+    }
     discoveredAt = Date.now();
+    // A folder that just appeared may have got files before its own watch was in place: asked again soon.
+    discoverSoon = folderWatch.update();
+    if (discoverSoon) wakeForSoon(DISCOVER_SOON_MS);
     for (const p of opts.discover()) {
       if (followed.has(p)) continue;
       followed.add(p);
@@ -95,7 +126,9 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
   } finally {
     signal.removeEventListener('abort', onAbort);
     clearInterval(poll);
+    clearTimeout(soonTimer);
     for (const w of watchers) w.close();
+    folderWatch.close();
     for (const f of files) f.close();
     stdin?.close();
   }
@@ -147,6 +180,62 @@ function watchDirectories(files: FollowedFile[], onChange: () => void): FSWatche
     }
   }
   return out;
+}
+
+/**
+ * Watches the folders a discovery lists, so that a file created in one is found at once: each folder itself
+ * where it exists, else its parent for the folder's name (a folder that does not exist yet). `onEntry` gets the
+ * path of the entry that changed. Without fs.watch, the discovery's own interval covers it.
+ */
+class FolderWatch {
+  private readonly watching = new Map<string, { w: FSWatcher; parent: boolean }>();
+
+  constructor(
+    private readonly folders: string[],
+    /** `folderItself`: the folder appeared (or changed) at its path, rather than an entry in it. */
+    private readonly onEntry: (path: string, folderItself: boolean) => void,
+  ) {
+    this.update();
+  }
+
+  /** Moves each watch from a parent onto its folder once the folder exists; true when one moved. */
+  update(): boolean {
+    let moved = false;
+    for (const folder of this.folders) {
+      const now = this.watching.get(folder);
+      if (now !== undefined && !now.parent) continue;
+      const own = this.watch(folder, (name) => this.onEntry(join(folder, name), false));
+      if (own !== undefined) {
+        moved ||= now !== undefined;
+        now?.w.close();
+        this.watching.set(folder, { w: own, parent: false });
+        continue;
+      }
+      if (now !== undefined) continue;
+      const parent = this.watch(dirname(folder), (name) => {
+        if (name === basename(folder)) this.onEntry(folder, true);
+      });
+      if (parent !== undefined) this.watching.set(folder, { w: parent, parent: true });
+    }
+    return moved;
+  }
+
+  close(): void {
+    for (const { w } of this.watching.values()) w.close();
+    this.watching.clear();
+  }
+
+  private watch(dir: string, onName: (name: string) => void): FSWatcher | undefined {
+    try {
+      const w = watch(dir, { persistent: false }, (_event, name) => {
+        if (name !== null) onName(String(name));
+      });
+      w.on('error', () => w.close());
+      return w;
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 interface OpenFile {

@@ -1,4 +1,5 @@
-import { appendFileSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { follow, STDIN_NAME } from '../../src/read/follow.js';
@@ -94,6 +95,29 @@ describe('follow', () => {
     expect(f.events).toEqual([]);
     writeFileSync(file, 'hello\n');
     await waitFor('the file that appeared', () => f.texts(file).includes('hello'));
+  });
+
+  it('finds a file that appears in a discovered folder at once through fs.watch, the folder present or not yet, even with slow polls', async () => {
+    const d = dir();
+    const folders = [d.file('present'), d.file('later')];
+    mkdirSync(folders[0]!);
+    const listed = () => folders.flatMap((f) => (existsSync(f) ? readdirSync(f).map((n) => join(f, n)) : []));
+    const controller = new AbortController();
+    const f = collect(follow([], { signal: controller.signal, pollMs: 10_000, discover: listed, discoverMs: 10_000, discoverIn: folders }));
+    cleanups.push(async () => {
+      controller.abort();
+      await f.done;
+    });
+    await sleep(300); // the watches are in place, the first discovery done
+    let t0 = Date.now();
+    writeFileSync(d.file('present/a.log'), 'in-present\n');
+    await waitFor('the file in the folder that was there', () => f.texts().includes('in-present'), 2000);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    t0 = Date.now();
+    mkdirSync(folders[1]!);
+    writeFileSync(d.file('later/b.log'), 'in-later\n');
+    await waitFor('the file in the folder that appeared', () => f.texts().includes('in-later'), 2000);
+    expect(Date.now() - t0).toBeLessThan(1000);
   });
 
   it('notices an append well within a second through fs.watch, even with a slow poll', async () => {

@@ -174,6 +174,27 @@ describe('resumescope watch --format ndjson', () => {
     expect(asked.stderr()).not.toContain('not a terminal');
   });
 
+  it('follows a folder that does not exist yet, and one that is empty at the start: files that appear in it are found within a second or so', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    mkdirSync(d.file('empty'));
+    const w = resumescope(['watch', '--format', 'ndjson', d.file('later'), d.file('empty')]);
+    await waitFor('the notices', () => w.stderr().includes('does not exist yet') && w.stderr().includes('no log file to follow yet'), 5000);
+    expect(w.exitCode()).toBeUndefined();
+    mkdirSync(d.file('later'));
+    // Not a log file's name: not followed, as in a folder that existed (near miss).
+    writeFileSync(d.file('later/notes.txt'), violatingLine(50, 9));
+    let at = Date.now();
+    writeFileSync(d.file('later/mcp.log'), violatingLine(100, 5));
+    await waitFor('the finding in the folder that appeared', () => withoutSession(w).length === 1, 5000);
+    console.info(`watch: a file in a folder that appeared later found in ${Date.now() - at} ms`);
+    at = Date.now();
+    writeFileSync(d.file('empty/mcp.log'), violatingLine(200, 6));
+    await waitFor('the finding in the folder that was empty', () => withoutSession(w).length === 2, 5000);
+    console.info(`watch: a file in a folder that was empty found in ${Date.now() - at} ms`);
+    expect(withoutSession(w).map((f) => f.evidence[0]!.file)).toEqual([d.file('later/mcp.log'), d.file('empty/mcp.log')]);
+  });
+
   it('waits for a file that does not exist yet, and says so', async () => {
     const d = tempDir();
     dirs.push(d);

@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
 import { rec, tempDir, waitFor } from './support.js';
@@ -91,6 +91,14 @@ describe('watch --fail-on over inputs that give nothing to judge: exit 2, each i
     expect(await exitWithin(w, 10_000)).toBe(2);
     expect(w.stderr()).toContain(`${d.file('empty.ndjson')}: unusable: no record lines (none of its 0 lines is a resumption record)`);
     expect(w.stderr()).toContain(`${d.file('bad.ndjson')}: unusable: no record lines (line 1: invalid JSON`);
+  });
+
+  it('a followed folder in which no log file appeared', async () => {
+    const d = folder();
+    mkdirSync(d.file('pods'));
+    const w = guard(d.file('pods'));
+    expect(await exitWithin(w, 10_000)).toBe(2);
+    expect(w.stderr()).toContain(`${d.file('pods')}: unusable: no *.ndjson, *.jsonl, *.log or *.json file to follow appeared in the folder`);
   });
 
   it('one unusable input among usable ones still fails the guard', async () => {

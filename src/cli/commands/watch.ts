@@ -44,7 +44,7 @@ export function registerWatch(program: Command, io: Io, done: (code: number) => 
   const cmd = program
     .command('watch')
     .description('follow growing logs (tail -F) and report each new finding within a second: the dashboard on a terminal, NDJSON otherwise')
-    .argument('<paths...>', 'log files to follow (they may not exist yet, and may be rotated or truncated), folders (their live log files; -r: their subfolders\' too), or - for stdin');
+    .argument('<paths...>', 'log files to follow (they may not exist yet, and may be rotated or truncated), folders (their live log files, and those that appear later; -r: their subfolders\' too; they may be empty or not exist yet), or - for stdin');
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   cmd
@@ -60,7 +60,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
   const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
   const inputs = new LiveInputs(paths);
-  const { targets, rotated } = followTargets(paths, flags.recursive ?? false, io, inputs);
+  const { targets, rotated, empty } = followTargets(paths, flags.recursive ?? false, io, inputs);
   const readsStdin = targets.includes('-');
 
   let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
@@ -69,6 +69,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   if (flags.format === undefined && !io.isTty) io.err('resumescope: stdout is not a terminal: writing findings as NDJSON (--format ndjson)\n');
   if (keys === undefined) {
     for (const t of targets) if (t !== '-' && !existsSync(t)) io.err(`resumescope: ${t}: does not exist yet; waiting for it\n`);
+    for (const p of empty) io.err(`resumescope: ${p}: no log file to follow yet; following those that appear in it\n`);
   }
 
   const db = openDb(flags.db ?? EMBEDDED_DB);
@@ -242,15 +243,20 @@ function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefi
  * that appear in it later (folderDiscovery). A folder's rotated generations no longer grow: they are
  * read once, first (`rotated`, oldest first), and each rotation during the run is seen as it happens.
  */
-function followTargets(paths: string[], recursive: boolean, io: Io, inputs: LiveInputs): { targets: string[]; rotated: string[] } {
+function followTargets(paths: string[], recursive: boolean, io: Io, inputs: LiveInputs): { targets: string[]; rotated: string[]; empty: string[] } {
   const out: string[] = [];
   const rotated: string[] = [];
+  /** Folders with no log file yet. */
+  const empty: string[] = [];
   for (const p of paths) {
     if (p !== '-' && isFolder(p)) {
       const { files, unread, unlistable } = folderContents(p, { recursive, which: 'all' });
       const live: string[] = [];
       for (const f of files) (isLiveLogFileName(basename(f)) ? live : rotated).push(f);
-      if (live.length === 0) throw new UsageError(noLogFiles(p, unread, 'follow'));
+      // An empty folder is followed for the files that appear in it (folderDiscovery), as one that does not exist yet is;
+      // one whose logs are all rotated generations, or in subfolders not read, is refused: they are what was meant.
+      if (live.length === 0 && (files.length > 0 || unread.length > 0)) throw new UsageError(noLogFiles(p, unread, 'follow'));
+      if (live.length === 0) empty.push(p);
       inputs.foundIn(p, files);
       if (unread.length > 0) io.err(`resumescope: ${printable(unreadSubfoldersNote({ folder: p, subfolders: unread }))}\n`);
       for (const u of unlistable) io.err(`resumescope: ${printable(`${u.path}: cannot read folder; not followed`)}\n`);
@@ -261,7 +267,7 @@ function followTargets(paths: string[], recursive: boolean, io: Io, inputs: Live
       out.push(p);
     }
   }
-  return { targets: [...new Set(out)], rotated: [...new Set(rotated)] };
+  return { targets: [...new Set(out)], rotated: [...new Set(rotated)], empty };
 }
 
 /** The rotated generations' lines, then the followed files': one stream of events for the live run. */
@@ -269,14 +275,20 @@ async function* concatEvents(...parts: AsyncGenerator<FollowEvent>[]): AsyncGene
   for (const part of parts) yield* part;
 }
 
-/** A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too. */
-function folderDiscovery(paths: string[], recursive: boolean, inputs: LiveInputs): { discover?: () => string[] } {
-  const folders = paths.filter((p) => p !== '-' && isFolder(p));
+/**
+ * A folder's live files as they are now: files (and, with -r, pod folders) that appear later are followed too.
+ * A path that does not exist yet may become a folder (a pod's log folder before the pod starts): followed as
+ * a file meanwhile, it is asked about as a folder too.
+ */
+function folderDiscovery(paths: string[], recursive: boolean, inputs: LiveInputs): { discover?: () => string[]; discoverIn?: string[] } {
+  const folders = paths.filter((p) => p !== '-' && (isFolder(p) || !existsSync(p)));
   if (folders.length === 0) return {};
   return {
+    discoverIn: folders,
     discover: () =>
       folders.flatMap((f) => {
         try {
+          if (!isFolder(f)) return [];
           // Asked every second: no walk of the subfolders it does not read, whose note was given at the start.
           const files = folderContents(f, { recursive, which: 'live', unread: false }).files;
           inputs.foundIn(f, files);
