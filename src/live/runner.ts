@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { FollowEvent } from '../read/follow.js';
+import type { EndReason, FollowEvent } from '../read/follow.js';
 import type { DetectionRound, LiveSession } from './session.js';
 
 // Feeds followed lines into a LiveSession and runs detection rounds: at once
@@ -16,7 +16,7 @@ export interface RunLiveOptions {
   /** After every batch of lines written. */
   onLines?: (source: string, lines: number) => void;
   /** A source will get no more lines. */
-  onEnd?: (source: string, why: 'rotated' | 'truncated' | 'eof') => void;
+  onEnd?: (source: string, why: EndReason) => void;
 }
 
 export const DEFAULT_DETECT_EVERY_MS = 250;
@@ -29,7 +29,10 @@ export const DEFAULT_DETECT_EVERY_MS = 250;
  */
 export const ROUND_SHARE = 3;
 
-/** Runs until the events end or the signal aborts; a last round judges whatever arrived. */
+/**
+ * Runs until the events end, which they do soon after the signal aborts (follow() then hands over each file's
+ * unterminated last line: it is read before the last round); a last round judges whatever arrived.
+ */
 export async function runLive(live: LiveSession, events: AsyncIterable<FollowEvent>, opts: RunLiveOptions): Promise<void> {
   const every = opts.detectEveryMs ?? DEFAULT_DETECT_EVERY_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -84,10 +87,9 @@ export async function runLive(live: LiveSession, events: AsyncIterable<FollowEve
         // Let timers, keys and redraws in between batches of a long catch-up.
         await nextTurn();
       } else {
-        live.endSource(e.source);
+        live.endSource(e.source, e.sha256);
         opts.onEnd?.(e.source, e.why);
       }
-      if (opts.signal.aborted) break;
     }
   } finally {
     clearTimeout(timer);

@@ -111,13 +111,21 @@ export class LiveSession {
     });
   }
 
-  /** The source will get no more lines (its file was rotated away, or stdin ended): a line waiting on its last piece is read as it stands. */
-  endSource(source: string): void {
+  /**
+   * The source will get no more lines (its file was rotated away, stdin ended, or the run stopped): a line waiting
+   * on its last piece is read as it stands. `sha256`: the content hash of the whole file the source read, recorded
+   * as ingest records a file's, so that ingesting that file into the same --db later adds nothing (the placeholder
+   * stays where the bytes were not all read, or another source has that content already).
+   */
+  endSource(source: string, sha256?: string): void {
     const ingest = this.ingests.get(source);
     if (ingest === undefined) return;
     this.write(source, (i) => {
       i.end();
       this.db.prepare('UPDATE sources SET complete = 1 WHERE id = ?').run(i.sourceId);
+      if (sha256 !== undefined) {
+        this.db.prepare('UPDATE sources SET sha256 = ? WHERE id = ? AND NOT EXISTS (SELECT 1 FROM sources WHERE sha256 = ?)').run(sha256, i.sourceId, sha256);
+      }
     });
     this.ingests.delete(source);
   }

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -5,11 +6,14 @@ import { LineAssembler, type InputLine } from './lines.js';
 import { appendAll } from '../model/arrays.js';
 
 // Follows log files the way `tail -F` does: appended lines as they arrive; a
-// file renamed away (rotation) is read to its end and the new file at the path
-// is read from its start; a file that shrank (copytruncate) is read again from
-// its start; a path that does not exist yet is waited for; and stdin. fs.watch
-// wakes the follower at once where the filesystem reports changes, and a
-// bounded poll catches what it misses (network and overlay filesystems).
+// file renamed away (rotation) is read to its end, and on for as long as its
+// writer goes on writing to it (ROTATION_GRACE_MS), while the new file at the
+// path is read from its start; a file truncated in place (copytruncate) is read
+// again from its start; a path that does not exist yet is waited for; and
+// stdin. fs.watch wakes the follower at once where the filesystem reports
+// changes, and a bounded poll catches what it misses (network and overlay
+// filesystems). When the run stops, each file read to its end gives its
+// unterminated last line, as a whole file read once does.
 
 /**
  * What the follower saw. Every file generation (the first file at a path, each
@@ -18,8 +22,14 @@ import { appendAll } from '../model/arrays.js';
  */
 export type FollowEvent =
   | { type: 'lines'; source: string; lines: InputLine[] }
-  /** The source gets no more lines: its file was replaced or truncated, or stdin ended. */
-  | { type: 'end'; source: string; why: 'rotated' | 'truncated' | 'eof' };
+  /**
+   * The source gets no more lines: its file was replaced or truncated, stdin ended, or the run stopped
+   * (`stopped`: the file had been read to its end). `sha256`: the content hash of the whole file, where the
+   * source is every byte of a file as it stands (not for a file truncated under it), as ingest hashes a file.
+   */
+  | { type: 'end'; source: string; why: EndReason; sha256?: string };
+
+export type EndReason = 'rotated' | 'truncated' | 'eof' | 'stopped';
 
 export interface FollowOptions {
   signal: AbortSignal;
@@ -41,11 +51,27 @@ export interface FollowOptions {
    * for `discover` at once (at most every DISCOVER_SOON_MS) rather than at the next `discoverMs`.
    */
   discoverIn?: string[];
+  /** How long a file renamed away is read on after it last grew (default ROTATION_GRACE_MS). */
+  rotationGraceMs?: number;
 }
 
 export const STDIN_NAME = '<stdin>';
 export const DEFAULT_POLL_MS = 250;
 export const DEFAULT_DISCOVER_MS = 1000;
+/**
+ * logrotate's default renames the file, creates a new one, then tells the server to reopen (postrotate): until it
+ * does, the server writes on through its open descriptor into the renamed file. That file is read on until it has
+ * not grown for this long, and at most ROTATION_DRAIN_MAX_MS: a writer that never reopens its file writes to the
+ * rotated one for good, which `analyze` on the folder reads.
+ */
+export const ROTATION_GRACE_MS = 2_000;
+export const ROTATION_DRAIN_MAX_MS = 30_000;
+/**
+ * The first bytes of a followed file, read again at each check: copytruncate truncates the file in place, and a
+ * writer that writes more than was read before the next check leaves it longer than ever, so its size alone does
+ * not tell (GNU tail has the same blind spot). Changed first bytes do.
+ */
+export const HEAD_BYTES = 1024;
 /** Least time between two discoveries that fs.watch called for: a folder's other files may change often. */
 export const DISCOVER_SOON_MS = 100;
 
@@ -65,7 +91,8 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
   const maxBatch = opts.maxBatchBytes ?? 4 * 1024 * 1024;
   const { signal } = opts;
   const wake = new Wakeup();
-  const files = [...new Set(paths.filter((p) => p !== '-'))].map((p) => new FollowedFile(p));
+  const grace = { graceMs: opts.rotationGraceMs ?? ROTATION_GRACE_MS, maxMs: Math.max(opts.rotationGraceMs ?? 0, ROTATION_DRAIN_MAX_MS) };
+  const files = [...new Set(paths.filter((p) => p !== '-'))].map((p) => new FollowedFile(p, grace));
   const stdin = paths.includes('-') ? new FollowedStdin(opts.stdin ?? process.stdin, () => wake.kick()) : undefined;
   const watchers = watchDirectories(files, () => wake.kick());
   const poll = setInterval(() => wake.kick(), pollMs);
@@ -102,27 +129,39 @@ export async function* follow(paths: string[], opts: FollowOptions): AsyncGenera
     for (const p of opts.discover()) {
       if (followed.has(p)) continue;
       followed.add(p);
-      const f = new FollowedFile(p);
+      const f = new FollowedFile(p, grace);
       files.push(f);
       watchers.push(...watchDirectories([f], () => wake.kick()));
     }
   };
   const onAbort = () => wake.kick();
   signal.addEventListener('abort', onAbort);
+  /** Sources whose lines read were not all handed over when the run stopped: their last line is not the file's. */
+  const cut = new Set<string>();
   try {
-    while (!signal.aborted) {
+    run: while (!signal.aborted) {
       const events: FollowEvent[] = [];
       let more = false;
       discover();
-      for (const f of files) more = f.check(events, maxBatch) || more;
+      const now = Date.now();
+      for (const f of files) more = f.check(events, maxBatch, now) || more;
       if (stdin) appendAll(events, stdin.drain());
-      for (const e of events) {
-        if (signal.aborted) return;
+      for (const [i, e] of events.entries()) {
+        if (signal.aborted) {
+          for (const rest of events.slice(i)) cut.add(rest.source);
+          break run;
+        }
         yield e;
       }
       // A file read only up to the batch cap goes on at once; otherwise wait for a change or the poll.
       if (!more && !signal.aborted) await wake.wait();
     }
+    // The end of the run is the end of each file read as far as it went: its unterminated last line is a line,
+    // as analyze reads it. The consumer goes on reading after it aborted, to the generator's end.
+    const last: FollowEvent[] = [];
+    for (const f of files) f.stop(last, cut);
+    if (stdin) appendAll(last, stdin.stop(cut));
+    for (const e of last) yield e;
   } finally {
     signal.removeEventListener('abort', onAbort);
     clearInterval(poll);
@@ -245,21 +284,39 @@ interface OpenFile {
   pos: number;
   name: string;
   lines: LineAssembler;
+  /** The file's first bytes as read (up to HEAD_BYTES): read again at each check, they tell a file truncated and rewritten. */
+  head: Buffer;
+  /** Every byte read, from the first: the content hash ingest would give the file, once it is read to its end. */
+  hash: Hash;
+}
+
+/** A file renamed away, read on while its writer may still write to it. */
+interface Draining {
+  file: OpenFile;
+  /** When it was renamed away, and when it last grew. */
+  since: number;
+  grewAt: number;
 }
 
 class FollowedFile {
   private current: OpenFile | undefined;
+  private draining: Draining[] = [];
   private generation = -1;
   private readonly buf = Buffer.allocUnsafe(64 * 1024);
+  private readonly headBuf = Buffer.allocUnsafe(HEAD_BYTES);
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    private readonly grace: { graceMs: number; maxMs: number },
+  ) {}
 
-  /** Reads what is new into `out`; true when the batch cap stopped it before the end of the file. */
-  check(out: FollowEvent[], maxBytes: number): boolean {
+  /** Reads what is new into `out`; true when the batch cap stopped it before the end of a file. */
+  check(out: FollowEvent[], maxBytes: number, now = Date.now()): boolean {
+    let more = this.drain(out, maxBytes, now);
     let cur = this.current;
     if (cur === undefined) {
       cur = this.open(null);
-      if (cur === undefined) return false;
+      if (cur === undefined) return more;
     }
     let size: number;
     try {
@@ -267,27 +324,57 @@ class FollowedFile {
     } catch {
       size = cur.pos;
     }
-    if (size < cur.pos) {
+    if (size < cur.pos || this.headChanged(cur)) {
       // Truncated in place: what was before is gone; the new content starts at 0.
-      this.finish(out, 'truncated');
+      this.finish(cur, out, 'truncated');
       cur = this.open('truncated');
-      if (cur === undefined) return false;
+      if (cur === undefined) return more;
     }
-    const more = this.read(cur, out, maxBytes);
-    if (more) return true;
+    if (this.read(cur, out, maxBytes)) return true;
     // Read to the end: is the path still this file? A rotation renames it away and creates a new one.
     const named = statOrUndefined(this.path);
     if (named !== undefined && (named.ino !== cur.ino || named.dev !== cur.dev)) {
-      this.finish(out, 'rotated');
+      // Its writer may not have reopened yet: the renamed file is read on (drain) beside the new one.
+      this.draining.push({ file: cur, since: now, grewAt: now });
+      this.current = undefined;
       const next = this.open('rotated');
-      return next !== undefined && this.read(next, out, maxBytes);
+      if (next !== undefined) more = this.read(next, out, maxBytes) || more;
     }
-    return false;
+    return more;
+  }
+
+  /**
+   * The run stopped: each file read to its end (and whose lines were all handed over, not `cut`) gives its
+   * unterminated last line, its end and its content hash.
+   */
+  stop(out: FollowEvent[], cut: ReadonlySet<string>): void {
+    for (const d of this.draining.splice(0)) this.finish(d.file, out, 'rotated', cut.has(d.file.name));
+    if (this.current !== undefined) this.finish(this.current, out, 'stopped', cut.has(this.current.name));
   }
 
   close(): void {
+    for (const d of this.draining.splice(0)) closeQuietly(d.file.fd);
     if (this.current) closeQuietly(this.current.fd);
     this.current = undefined;
+  }
+
+  /** Reads on in the files renamed away; each is done once it has not grown for the grace period (or after the bound). */
+  private drain(out: FollowEvent[], maxBytes: number, now: number): boolean {
+    let more = false;
+    for (const d of [...this.draining]) {
+      const before = d.file.pos;
+      if (this.read(d.file, out, maxBytes)) {
+        more = true;
+        d.grewAt = now;
+        continue;
+      }
+      if (d.file.pos > before) d.grewAt = now;
+      if (now - d.grewAt >= this.grace.graceMs || now - d.since >= this.grace.maxMs) {
+        this.draining.splice(this.draining.indexOf(d), 1);
+        this.finish(d.file, out, 'rotated');
+      }
+    }
+    return more;
   }
 
   private open(why: 'rotated' | 'truncated' | null): OpenFile | undefined {
@@ -303,8 +390,24 @@ class FollowedFile {
       return undefined;
     }
     this.generation++;
-    this.current = { fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler() };
+    this.current = {
+      fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler(),
+      head: Buffer.alloc(0), hash: createHash('sha256'),
+    };
     return this.current;
+  }
+
+  /** Whether the first bytes read before are there no longer: the file was truncated and written again past where it was read. */
+  private headChanged(cur: OpenFile): boolean {
+    const n = cur.head.length;
+    if (n === 0) return false;
+    let got: number;
+    try {
+      got = readSync(cur.fd, this.headBuf, 0, n, 0);
+    } catch {
+      return false;
+    }
+    return got < n || !this.headBuf.subarray(0, n).equals(cur.head);
   }
 
   private read(cur: OpenFile, out: FollowEvent[], maxBytes: number): boolean {
@@ -314,9 +417,12 @@ class FollowedFile {
     for (;;) {
       const n = readSync(cur.fd, this.buf, 0, this.buf.length, cur.pos);
       if (n === 0) break;
+      const chunk = this.buf.subarray(0, n);
+      if (cur.head.length < HEAD_BYTES) cur.head = Buffer.concat([cur.head, chunk.subarray(0, HEAD_BYTES - cur.head.length)]);
+      cur.hash.update(chunk);
       cur.pos += n;
       total += n;
-      for (const l of cur.lines.push(this.buf.subarray(0, n))) lines.push(l);
+      for (const l of cur.lines.push(chunk)) lines.push(l);
       if (total >= maxBytes) {
         more = true;
         break;
@@ -326,16 +432,31 @@ class FollowedFile {
     return more;
   }
 
-  /** The old file is done: its unterminated last line counts, as at the end of any input. */
-  private finish(out: FollowEvent[], why: 'rotated' | 'truncated'): void {
-    const cur = this.current;
-    if (cur === undefined) return;
-    if (why === 'rotated') this.read(cur, out, Number.POSITIVE_INFINITY);
-    const last = cur.lines.end();
-    if (last.length > 0) out.push({ type: 'lines', source: cur.name, lines: last });
-    out.push({ type: 'end', source: cur.name, why });
+  /**
+   * The file is done: read to its end where it still can be (a file renamed away; not one truncated, whose
+   * bytes are gone, nor at the run's stop, which reads no further), its unterminated last line counts, as at
+   * the end of any input, and, read whole, its content hash goes with its end. `cut`: its lines read were not
+   * all handed over, so its last line is not the file's.
+   */
+  private finish(cur: OpenFile, out: FollowEvent[], why: 'rotated' | 'truncated' | 'stopped', cut = false): void {
+    if (this.current === cur) this.current = undefined;
+    if (why === 'rotated' && !cut) this.read(cur, out, Number.POSITIVE_INFINITY);
+    const whole = !cut && why !== 'truncated' && atEnd(cur);
+    if (why !== 'stopped' || whole) {
+      const last = cut ? [] : cur.lines.end();
+      if (last.length > 0) out.push({ type: 'lines', source: cur.name, lines: last });
+      out.push({ type: 'end', source: cur.name, why, ...(whole && { sha256: cur.hash.digest('hex') }) });
+    }
     closeQuietly(cur.fd);
-    this.current = undefined;
+  }
+}
+
+/** Whether every byte the file holds now has been read. */
+function atEnd(cur: OpenFile): boolean {
+  try {
+    return fstatSync(cur.fd).size === cur.pos;
+  } catch {
+    return false;
   }
 }
 
@@ -373,6 +494,13 @@ class FollowedStdin {
       out.push({ type: 'end', source: STDIN_NAME, why: 'eof' });
     }
     return out;
+  }
+
+  /** The run stopped: what came since the last drain, and the unterminated last line, unless lines read were left unhanded (`cut`). */
+  stop(cut: ReadonlySet<string>): FollowEvent[] {
+    if (cut.has(STDIN_NAME)) return [];
+    if (!this.ended) appendAll(this.pending, this.lines.end());
+    return this.drain();
   }
 
   close(): void {

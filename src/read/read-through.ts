@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FollowEvent } from './follow.js';
 import { splitLineBatches, type Splitting } from './entries.js';
 import { fileSource } from './sources.js';
@@ -15,14 +16,18 @@ export async function* readThrough(
 ): AsyncGenerator<FollowEvent> {
   for (const path of paths) {
     if (opts.signal.aborted) return;
+    // Hashed as ingest hashes a file (its decompressed bytes): ingesting it into the same --db later adds nothing.
+    const hash = createHash('sha256');
+    let whole = true;
     try {
-      for await (const lines of splitLineBatches(fileSource(path).open(), undefined, opts)) {
+      for await (const lines of splitLineBatches(fileSource(path).open(), (chunk) => hash.update(chunk), opts)) {
         yield { type: 'lines', source: path, lines };
         if (opts.signal.aborted) return;
       }
     } catch (err) {
+      whole = false;
       opts.onError(path, (err as Error).message);
     }
-    yield { type: 'end', source: path, why: 'eof' };
+    yield { type: 'end', source: path, why: 'eof', ...(whole && { sha256: hash.digest('hex') }) };
   }
 }

@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdirSync, readdirSync, renameSync, truncateSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,15 +14,22 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function start(paths: string[], opts: { pollMs?: number; stdin?: PassThrough } = {}) {
+function start(paths: string[], opts: { pollMs?: number; stdin?: PassThrough; rotationGraceMs?: number } = {}) {
   const controller = new AbortController();
-  const run = collect(follow(paths, { signal: controller.signal, pollMs: opts.pollMs ?? 50, ...(opts.stdin && { stdin: opts.stdin }) }));
+  const run = collect(
+    follow(paths, {
+      signal: controller.signal, pollMs: opts.pollMs ?? 50, ...(opts.stdin && { stdin: opts.stdin }),
+      ...(opts.rotationGraceMs !== undefined && { rotationGraceMs: opts.rotationGraceMs }),
+    }),
+  );
   cleanups.push(async () => {
     controller.abort();
     await run.done;
   });
   return { ...run, stop: () => controller.abort() };
 }
+
+const sha256Of = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function dir() {
   const d = tempDir();
@@ -58,17 +66,19 @@ describe('follow', () => {
     const d = dir();
     const file = d.file('app.ndjson');
     writeFileSync(file, 'old-1\n');
-    const f = start([file]);
+    const f = start([file], { rotationGraceMs: 200 });
     await waitFor('the first line', () => f.texts().includes('old-1'));
     // The writer's last words to the old file, its unterminated last line included, then the rotation.
     appendFileSync(file, 'old-2\nold-tail');
     renameSync(file, d.file('app.ndjson.1'));
     writeFileSync(file, 'new-1\nnew-2\n');
     await waitFor('the new file', () => f.texts().includes('new-2'));
+    // The renamed file is done once it has not grown for the grace period: its last line, its end, its content hash.
+    await waitFor('the end of the old file', () => f.events.some((e) => e.type === 'end'), 3000);
     expect(f.texts(file)).toEqual(['old-1', 'old-2', 'old-tail']);
     const rotated = `${file} (rotated 1)`;
     expect(f.texts(rotated)).toEqual(['new-1', 'new-2']);
-    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'rotated' });
+    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'rotated', sha256: sha256Of(d.file('app.ndjson.1')) });
     const newLines = f.events.flatMap((e) => (e.type === 'lines' && e.source === rotated ? e.lines.map((l) => l.line) : []));
     expect(newLines).toEqual([1, 2]);
     appendFileSync(file, 'new-3\n');
@@ -153,6 +163,103 @@ describe('follow', () => {
     appendFileSync(file, 'after\n');
     await sleep(150);
     expect(f.texts()).toEqual(['x']);
+  });
+});
+
+describe('follow: rotation, truncation and the end of the run, as logrotate and a stopped run leave files', () => {
+  it('reads on in a file renamed away while its writer still writes to it after the new file appeared (logrotate: rename, create)', async () => {
+    const d = dir();
+    const file = d.file('app.ndjson');
+    writeFileSync(file, 'old-1\n');
+    const f = start([file], { rotationGraceMs: 600 });
+    await waitFor('the first line', () => f.texts().includes('old-1'));
+    const writer = openSync(file, 'a');
+    renameSync(file, d.file('app.ndjson.1'));
+    writeFileSync(file, 'new-1\n');
+    await waitFor('the new file', () => f.texts(`${file} (rotated 1)`).includes('new-1'));
+    // Until postrotate tells it to reopen, the server writes on through the descriptor it holds.
+    for (const n of [2, 3, 4]) {
+      writeSync(writer, `old-${n}\n`);
+      await sleep(150);
+    }
+    closeSync(writer);
+    await waitFor('the late lines', () => f.texts(file).includes('old-4'), 3000);
+    expect(f.texts(file)).toEqual(['old-1', 'old-2', 'old-3', 'old-4']);
+    expect(f.events.some((e) => e.type === 'end')).toBe(false);
+    await waitFor('the end of the old file once idle for the grace period', () => f.events.some((e) => e.type === 'end'), 3000);
+  });
+
+  it('stops reading a renamed file that has not grown for the grace period: a line written to it later is the rotated file\'s, not followed (near miss)', async () => {
+    const d = dir();
+    const file = d.file('app.ndjson');
+    writeFileSync(file, 'old-1\n');
+    const f = start([file], { rotationGraceMs: 200 });
+    await waitFor('the first line', () => f.texts().includes('old-1'));
+    const writer = openSync(file, 'a');
+    renameSync(file, d.file('app.ndjson.1'));
+    writeFileSync(file, 'new-1\n');
+    await waitFor('the end of the old file', () => f.events.some((e) => e.type === 'end'), 3000);
+    writeSync(writer, 'too-late\n');
+    closeSync(writer);
+    await sleep(300);
+    expect(f.texts()).not.toContain('too-late');
+  });
+
+  it('starts again from the beginning of a file truncated and written past its old size between two checks (copytruncate)', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'first-1\nfirst-2\n');
+    const f = start([file], { pollMs: 10_000 });
+    await waitFor('the first content', () => f.texts().length === 2);
+    // In one go, before the follower looks: the file ends up longer than what was read of it.
+    truncateSync(file, 0);
+    appendFileSync(file, 'second-1-which-is-long\nsecond-2-which-is-long\n');
+    const truncated = `${file} (truncated 1)`;
+    await waitFor('the content after truncation', () => f.texts(truncated).includes('second-2-which-is-long'), 3000);
+    expect(f.texts(truncated)).toEqual(['second-1-which-is-long', 'second-2-which-is-long']);
+    expect(f.texts(file)).toEqual(['first-1', 'first-2']);
+  });
+
+  it('takes a file that only grew, its first bytes as they were, for the same file (near miss)', async () => {
+    const file = dir().file('app.ndjson');
+    writeFileSync(file, 'a\n');
+    const f = start([file]);
+    await waitFor('the first line', () => f.texts().length === 1);
+    for (const n of [1, 2, 3]) {
+      appendFileSync(file, `more-${n}\n`);
+      await sleep(80);
+    }
+    await waitFor('every line', () => f.texts().length === 4);
+    expect(f.events.every((e) => e.type === 'lines' && e.source === file)).toBe(true);
+  });
+
+  it('at the end of the run gives each file\'s unterminated last line, then its end with its content hash', async () => {
+    const d = dir();
+    const [open, closed] = [d.file('open.ndjson'), d.file('closed.ndjson')];
+    writeFileSync(open, 'one\ntwo-without-newline');
+    writeFileSync(closed, 'one\n');
+    const f = start([open, closed]);
+    await waitFor('the complete lines', () => f.texts(open).length === 1 && f.texts(closed).length === 1);
+    await sleep(150);
+    expect(f.texts(open)).toEqual(['one']);
+    f.stop();
+    await f.done;
+    expect(f.texts(open)).toEqual(['one', 'two-without-newline']);
+    // A file whose last line ended has nothing more to give (near miss).
+    expect(f.texts(closed)).toEqual(['one']);
+    expect(f.events.filter((e) => e.type === 'end')).toEqual([
+      { type: 'end', source: open, why: 'stopped', sha256: sha256Of(open) },
+      { type: 'end', source: closed, why: 'stopped', sha256: sha256Of(closed) },
+    ]);
+  });
+
+  it('at the end of the run gives stdin\'s unterminated last line too', async () => {
+    const stdin = new PassThrough();
+    const f = start(['-'], { stdin });
+    stdin.write('x\ny');
+    await waitFor('the first line', () => f.texts().includes('x'));
+    f.stop();
+    await f.done;
+    expect(f.texts(STDIN_NAME)).toEqual(['x', 'y']);
   });
 });
 

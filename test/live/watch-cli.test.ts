@@ -195,6 +195,27 @@ describe('resumescope watch --format ndjson', () => {
     expect(withoutSession(w).map((f) => f.evidence[0]!.file)).toEqual([d.file('later/mcp.log'), d.file('empty/mcp.log')]);
   });
 
+  it.each([
+    ['--idle-exit', ['--idle-exit', '800ms']],
+    ['--exit-after', ['--exit-after', '1s']],
+  ])('judges a last line without a newline at the end of the run (%s), as analyze reads it', async (_end, bound) => {
+    const file = logFile(healthyLines('S1') + violatingLine(100).trimEnd());
+    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', ...bound, file]);
+    expect(await exitWithin(w, 8000)).toBe(1);
+    expect(withoutSession(w)).toMatchObject([{ evidence: [{ file, line: 4 }] }]);
+  });
+
+  it('judges a last line without a newline when stopped by a signal, and not before (near miss: the line may still be being written)', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100).trimEnd());
+    const w = resumescope(['watch', '--format', 'ndjson', file]);
+    // Started and caught up (its first lines judged), the unterminated one is held: it may be half written.
+    await sleep(1500);
+    expect(withoutSession(w)).toEqual([]);
+    w.child.kill('SIGTERM');
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(withoutSession(w)).toHaveLength(1);
+  });
+
   it('waits for a file that does not exist yet, and says so', async () => {
     const d = tempDir();
     dirs.push(d);
@@ -273,6 +294,23 @@ describe('resumescope watch --db', () => {
     const again = resumescope(['watch', '--format', 'ndjson', '--db', db, file]);
     expect(await exitWithin(again, 10_000)).toBe(2);
     expect(again.stderr()).toMatch(/already holds/);
+  });
+
+  it('records the content hash of each file it read to the end: ingesting it into the same database later adds nothing', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const other = file.replace(/server\.ndjson$/, 'other.ndjson');
+    writeFileSync(other, healthyLines('S2'));
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    const ingest = resumescope(['ingest', file, other, '--db', db]);
+    expect(await exitWithin(ingest, 10_000)).toBe(0);
+    expect(ingest.stderr()).toContain(`${file}: already ingested (same content as ${file}); nothing added`);
+    // Another file is other content (near miss): it is added.
+    expect(ingest.stderr()).not.toContain(`${other}: already ingested`);
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(0);
+    expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(7);
   });
 });
 

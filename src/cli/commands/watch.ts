@@ -168,6 +168,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       },
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
       onEnd: (source, why) => {
+        if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
         if (why !== 'eof' && model !== undefined) {
           model.noteSourceEvent(`${source} ${why}, new file followed`);
