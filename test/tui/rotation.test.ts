@@ -36,7 +36,7 @@ describe('rotation notice', () => {
     const controller = new AbortController();
     const ends: string[] = [];
     const timeout = setTimeout(() => controller.abort(), 5000);
-    const run = runLive(live, follow([path], { signal: controller.signal, pollMs: 20 }), {
+    const run = runLive(live, follow([path], { signal: controller.signal, pollMs: 20, rotationGraceMs: 100 }), {
       signal: controller.signal,
       onEnd: (source, why) => {
         ends.push(`${source} ${why}`);
@@ -49,7 +49,8 @@ describe('rotation notice', () => {
     appendFileSync(path, line(20, 'session.terminated'));
     await run;
     clearTimeout(timeout);
-    expect(ends).toEqual([`${path} rotated`]);
+    // The renamed file ends once its writer has left it for the grace period; the run's stop then ends the new one.
+    expect(ends).toEqual([`${path} rotated`, `${path} (rotated 1) stopped`]);
     db.close();
   });
 });
