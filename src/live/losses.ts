@@ -30,6 +30,8 @@ export class LiveLosses {
   private seenUpTo = 0;
   private due = false;
   private readAt = -Infinity;
+  /** The last record read by the last question: with no record since, its answer stands. */
+  private readUpTo = -1;
   private readonly now: () => number;
   private readonly q;
 
@@ -54,22 +56,25 @@ export class LiveLosses {
   /**
    * Takes in the records stored since the last refresh. The losses are read again after a new 404, while one is
    * held back, or once the node of a loss shown as silent has logged again (it was late: the loss is taken back);
-   * live, at most every LOSS_RECHECK_MS. At the run's `end` they are read whatever the clock says; and where every
-   * file had been read as far as it went (`caughtUp`), a node that logged nothing more is silent, not late: they are
-   * read as `analyze` would read them.
+   * live, at most every LOSS_RECHECK_MS, and only once records came since the last reading (the same log gives
+   * the same answer). A reading the limit put off is due: a caller calls refresh on a timer while no line comes
+   * (watch, every second), or it would wait for the next line. At the run's `end` they are read whatever the clock
+   * says; and where every file had been read as far as it went (`caughtUp`), a node that logged nothing more is
+   * silent, not late: they are read as `analyze` would read them.
    */
   refresh(end?: { caughtUp: boolean }): void {
     const from = this.seenUpTo;
     this.seenUpTo = this.q.maxId.get() as number;
     if (this.q.new404.get(from) !== undefined || this.spokeAgain()) this.due = true;
     const at = this.now();
-    if (!this.due || (this.opts.live && end === undefined && at - this.readAt < LOSS_RECHECK_MS)) return;
+    if (!this.due || (this.opts.live && end === undefined && (at - this.readAt < LOSS_RECHECK_MS || this.seenUpTo === this.readUpTo))) return;
     const all = nodeLosses(this.db, { ...DEFAULT_DETECT_OPTIONS, sharedSessionStore: this.opts.sharedSessionStore ?? false });
     const newest = this.opts.live && end?.caughtUp !== true ? ((this.q.newestMs.get() as number | null) ?? -Infinity) : Infinity;
     this.losses = all.filter((l) => l.silent_after_ms === undefined || newest - l.silent_after_ms >= LIVE_SILENCE_MS);
     // one held back is asked about again at the next refresh (after LOSS_RECHECK_MS), new 404 or not
     this.due = this.losses.length < all.length;
     this.readAt = at;
+    this.readUpTo = this.seenUpTo;
   }
 
   /** A loss shown because its node fell silent, whose node has logged since. */

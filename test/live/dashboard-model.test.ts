@@ -221,6 +221,27 @@ describe('DashboardModelSource: sessions lost without a log line', () => {
     expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 2, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:06.000Z' }]);
   });
 
+  it('a reading the rate limit put off is done by the idle refresh (watch: every second) once the 5 s have passed, though no line came', () => {
+    let wall = 0;
+    const h = harness(() => wall);
+    h.feed(created('S1', 0) + created('S2', 10));
+    h.feed(notFound('S1', 5000));
+    wall = 1000;
+    h.feed(notFound('S2', 6000)); // the appends stop here
+    expect(h.model.model().losses).toMatchObject([{ sessions: 1 }]);
+    wall = 3000;
+    expect(h.model.refreshLosses()).toBe(false); // within the limit (near miss)
+    expect(h.model.model().losses).toMatchObject([{ sessions: 1 }]);
+    wall = 5000;
+    const before = h.model.model();
+    expect(h.model.refreshLosses()).toBe(true);
+    expect(h.model.model()).not.toBe(before);
+    expect(h.model.model().losses).toEqual([{ node: 'mcp-b', sessions: 2, from: '2026-11-09T10:00:05.000Z', until: '2026-11-09T10:00:06.000Z' }]);
+    // Nothing new since: the answer stands, and the question (every 404 of the log) is not asked again.
+    wall = 60_000;
+    expect(h.model.refreshLosses()).toBe(false);
+  });
+
   it('live, a loss another node answered is shown once the silent node has logged nothing for 30 s of log time', () => {
     let wall = 0;
     const h = harness(() => wall);

@@ -33,6 +33,23 @@ const created = (session: string, at: number) => rec(at, { kind: 'session.create
 const notFound = (session: string, at: number, node: string) =>
   rec(at, { kind: 'upgrade', session, last_event_id: 1, stream: 'g1', decision: 'reject', status: 404, reason: 'session_not_found', node });
 
+describe('LiveLosses while the log grows', () => {
+  it('a loss held back is asked about again only once records came since: on an idle log the question (every 404 of it) is not asked again', () => {
+    const h = harness();
+    h.feed(created('S1', 0) + notFound('S1', 5000, 'mcp-c'));
+    h.losses.refresh();
+    const held = h.losses.shown;
+    expect(held).toEqual([]);
+    h.tick(10_000);
+    h.losses.refresh();
+    expect(h.losses.shown).toBe(held); // not read again
+    h.feed(rec(5000 + LIVE_SILENCE_MS, { kind: 'stream.opened', session: 'Z1', stream: 'g1', via: 'get', node: 'mcp-c' }));
+    h.tick(10_000);
+    h.losses.refresh();
+    expect(h.losses.shown).toHaveLength(1);
+  });
+});
+
 describe('LiveLosses at the end of a run', () => {
   it('caught up (every file read to its end), a node that logged nothing more is silent: its loss is shown without waiting 30 s of log time', () => {
     const h = harness();

@@ -33,6 +33,17 @@ describe('LossAnnouncer', () => {
     expect(a.untold([grown])).toEqual([]);
   });
 
+  it('a loss that got more 404s on the same sessions is told with its final count at the end, and a loss that did not is not (near miss)', () => {
+    const a = new LossAnnouncer();
+    const first = loss('mcp-b', ['S1']);
+    a.fresh([first]);
+    expect(a.untold([first])).toEqual([]);
+    const more = { ...loss('mcp-b', ['S1']), not_found: 6 };
+    expect(a.fresh([more])).toEqual([]);
+    expect(a.untold([more])).toEqual([more]);
+    expect(a.untold([more])).toEqual([]);
+  });
+
   it('a later loss of the same node, and the same session id lost on another node, are new losses', () => {
     const a = new LossAnnouncer();
     a.fresh([loss('mcp-b', ['S1'])]);

@@ -246,6 +246,20 @@ describe('resumescope watch --format ndjson: sessions lost without a log line, o
     expect(w.stdout().split('\n').filter(Boolean).every((l) => 'rule' in JSON.parse(l))).toBe(true);
   });
 
+  it('tells at the end the count of 404s a loss of the same sessions grew to, and nothing more where it did not grow (near miss)', async () => {
+    const file = logFile(created('S1', 0) + notFound('S1', 5000));
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '1500ms', file]);
+    await waitFor('the loss', () => lossLines(w).length === 1, 5000);
+    expect(lossLines(w)[0]).toContain('for 1 session it had created and never ended (1 404)');
+    appendFileSync(file, notFound('S1', 6000) + notFound('S1', 7000));
+    expect(await exitWithin(w, 8000)).toBe(0);
+    expect(lossLines(w)).toHaveLength(2);
+    expect(lossLines(w)[1]).toContain('(by the end of the run): mcp-b answered 404 for 1 session it had created and never ended (3 404s)');
+    const still = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', logFile(created('S1', 0) + notFound('S1', 5000))]);
+    expect(await exitWithin(still, 8000)).toBe(0);
+    expect(lossLines(still)).toHaveLength(1);
+  });
+
   it('caught up at --idle-exit, tells a loss other nodes answered once the node that created the sessions fell silent', async () => {
     const file = logFile(created('S1', 0) + notFound('S1', 5000, 'mcp-c'));
     const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '800ms', file]);

@@ -144,8 +144,15 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     idle = setTimeout(() => stop(0, 'idle'), idleExitMs);
   };
   resetIdle();
-  // The rate in the header moves with the clock, lines or not.
-  if (dashboard !== undefined) timers.push(setInterval(() => dashboard?.notify(), 1000));
+  // The rate in the header moves with the clock, lines or not; and a reading of the losses that the rate limit
+  // put off (a 404 that came within 5 s of the last reading) is done once it may be, though no line comes.
+  timers.push(
+    setInterval(() => {
+      model?.refreshLosses();
+      losses?.tell();
+      dashboard?.notify();
+    }, 1000),
+  );
   const onSignal = () => stop(code, 'signal');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

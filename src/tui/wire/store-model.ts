@@ -88,13 +88,25 @@ export class DashboardModelSource {
     this.snapshot = undefined;
   }
 
-  private readLosses(): void {
+  /**
+   * Reads the losses again where a reading is due, lines or not: a 404 that came within the rate limit
+   * (losses.ts) is read once the limit has passed, though no line came since (watch calls this every
+   * second). True when the losses shown changed.
+   */
+  refreshLosses(): boolean {
+    const changed = this.readLosses();
+    if (changed) this.snapshot = undefined;
+    return changed;
+  }
+
+  private readLosses(): boolean {
     const before = this.liveLosses.shown;
     this.liveLosses.refresh();
     const shown = this.liveLosses.shown;
-    if (shown === before) return;
+    if (shown === before) return false;
     this.losses = shown.map((l) => ({ node: l.node, sessions: l.sessions, from: isoTime(l.from_ms), until: isoTime(l.until_ms) }));
     this.lost = new Set(shown.flatMap((l) => l.lost.map((x) => x.session)));
+    return true;
   }
 
   /** A followed file was rotated or truncated: the header says so. */
