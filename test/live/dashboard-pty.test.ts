@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, exitWithin, killAll, run } from './cli.js';
 import { healthyLines, tempDir, violatingLine, waitFor } from './support.js';
@@ -30,10 +32,10 @@ afterEach(async () => {
  * believes it runs in CI (CI=true), which is the test machine's setting, not the user's
  * terminal's: the child is told it is not in CI.
  */
-function onPty(args: string[]) {
+function onPty(args: string[], env: NodeJS.ProcessEnv = {}) {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return run('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
-    env: { TERM: 'xterm-256color', CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
+    env: { TERM: 'xterm-256color', CI: 'false', CONTINUOUS_INTEGRATION: 'false', ...env },
   });
 }
 
@@ -67,6 +69,26 @@ describe.skipIf(!hasScript)('the dashboard on a terminal', () => {
     await waitFor('the findings on screen', () => /recorded/.test(plain(t.stdout())) && plain(t.stdout()).includes('event-id-without-session'), 10_000);
     t.child.stdin!.write('q');
     expect(await exitWithin(t, 5000)).toBe(0);
+  });
+
+  it('tui: o on a finding of a .gz log writes its lines to a private temporary file, removed when the dashboard ends', async () => {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('recorded.ndjson.gz');
+    writeFileSync(file, gzipSync(healthyLines('S1') + violatingLine(100)));
+    const tmp = d.file('tmp');
+    mkdirSync(tmp);
+    // `true` as the editor: it returns at once, as a viewer the user closed.
+    const t = onPty(['tui', file], { TMPDIR: tmp, EDITOR: 'true', VISUAL: '' });
+    await waitFor('the findings on screen', () => plain(t.stdout()).includes('event-id-without-session'), 10_000);
+    t.child.stdin!.write('o');
+    await waitFor('back from the viewer', () => plain(t.stdout()).includes('back from'), 5000);
+    const written = readdirSync(tmp);
+    expect(written).toEqual([expect.stringMatching(/^resumescope-/)]);
+    expect(readdirSync(join(tmp, written[0]!))).toHaveLength(1);
+    t.child.stdin!.write('q');
+    expect(await exitWithin(t, 5000)).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('watch --exit-after ends the dashboard by itself', async () => {

@@ -1,8 +1,8 @@
 // `o`: which program gets which arguments, and what is opened when the log
 // line is not in a plain file on disk (compressed, stdin, rotated away).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
@@ -73,6 +73,34 @@ describe('lineOpener', () => {
     expect(lines[at - 1]).toBe(`      4  ${LINES[3]}`);
     expect(lines[3]).toBe('      3  not json at all');
     ws.db.close();
+  });
+
+  it('writes the lines it opens out of the store to a private folder (0700, files 0600) and removes it when disposed', async () => {
+    const gz = join(dir, 'private.ndjson.gz');
+    writeFileSync(gz, gzipSync(LINES.join('\n') + '\n'));
+    const plainFile = join(dir, 'private-plain.ndjson');
+    writeFileSync(plainFile, LINES.join('\n') + '\n');
+    const ws = await loadWorkspace([fileSource(gz), fileSource(plainFile)]);
+    const tmp = mkdtempSync(join(dir, 'tmpdir-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      let opened = '';
+      const open = lineOpener(ws.db, { env: { EDITOR: 'ed' }, spawn: (_c, args) => ((opened = args[4]!), { status: 0 }) });
+      // A plain file is opened where it is: nothing written (near miss).
+      expect(open({ file: plainFile, line: 2 })).toBeUndefined();
+      expect(readdirSync(tmp)).toEqual([]);
+      expect(open({ file: gz, line: 2 })).toBeUndefined();
+      expect(opened.startsWith(tmp)).toBe(true);
+      expect(statSync(opened).mode & 0o777).toBe(0o600);
+      expect(statSync(dirname(opened)).mode & 0o777).toBe(0o700);
+      open.dispose();
+      expect(existsSync(opened)).toBe(false);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      process.env.TMPDIR = saved;
+      ws.db.close();
+    }
   });
 
   it('a plain file whose path was rotated since is read from the store, not from the new file', async () => {

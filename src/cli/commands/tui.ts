@@ -63,11 +63,14 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     const source = new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded', sharedSessionStore: options.sharedSessionStore });
     source.refresh(sessions);
     const keys = openKeyboard(false)!;
+    const openLine = lineOpener(ws.db);
     try {
-      const extras = { loadRejected: rejectedLoader(ws.db), openLine: lineOpener(ws.db) };
+      const extras = { loadRejected: rejectedLoader(ws.db), openLine };
       await startDashboard(() => source.model(), detailLoader(ws.db, book), keys, extras).done;
     } finally {
       keys.close();
+      // The lines `o` wrote out of the store: log text, not left behind.
+      openLine.dispose();
     }
     return ws.unusable ? 2 : 0;
   } finally {

@@ -19,7 +19,7 @@ import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
 import { lossNote } from '../../render/index.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
-import { lineOpener } from '../../tui/wire/open-line.js';
+import { lineOpener, type LineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
 import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
@@ -87,6 +87,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
   let model: DashboardModelSource | undefined;
+  let openLine: LineOpener | undefined;
   /** How the run ended: the first reason to stop. */
   let ended: RunEnd | undefined;
   const stop = (exitCode: number, why: RunEnd) => {
@@ -107,9 +108,10 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       sharedSessionStore: options.sharedSessionStore,
     });
     const source = model;
+    openLine = lineOpener(db, { replaced: (file) => replaced.has(file) });
     dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
       loadRejected: rejectedLoader(db),
-      openLine: lineOpener(db, { replaced: (file) => replaced.has(file) }),
+      openLine,
     });
     // The user quit.
     void dashboard.done.then(
@@ -200,6 +202,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     await lines?.close();
     keys?.close();
     keys = undefined;
+    // The lines `o` wrote out of the store: log text, not left behind.
+    openLine?.dispose();
     // Stdin is ours to end: left open, it would hold the process.
     if (readsStdin) process.stdin.destroy();
     db.close();

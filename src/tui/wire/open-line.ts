@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Db } from '../../store/db.js';
@@ -9,7 +9,11 @@ import type { LineRef } from '../dashboardState.js';
 // `o` in the dashboard: the log line in the user's editor or pager, at its
 // line. A plain file is opened where it is; a compressed file, stdin, or a file
 // rotated away since is not there to open, so the lines the store kept around
-// that line are written to a temporary file and that is opened instead.
+// that line are written to a temporary file and that is opened instead. Those
+// files hold log text: readable by the user alone (0600, in a 0700 folder), and
+// removed with their folder when the dashboard ends (dispose, or at the
+// process's exit): an editor that forks (`code` without -w) may still read one
+// after the viewer returned, so not before.
 
 /** Runs a command on the terminal and waits for it; the status, or an error when it could not start. */
 export type Spawner = (command: string, args: string[]) => { status: number | null; error?: Error };
@@ -97,13 +101,29 @@ export function writeContext(db: Db, ref: LineRef, dir: string): { file: string;
   return { file, line: at + 2 };
 }
 
+/** The dashboard's `openLine`; `dispose` removes the temporary files it wrote (its own folder; not one `tmpDir` gave). */
+export type LineOpener = ((ref: LineRef) => string | undefined) & { dispose(): void };
+
 /** The dashboard's `openLine`: returns undefined when the viewer ran, else why the line could not be shown. */
-export function lineOpener(db: Db, opts: LineOpenerOptions = {}): (ref: LineRef) => string | undefined {
+export function lineOpener(db: Db, opts: LineOpenerOptions = {}): LineOpener {
   const env = opts.env ?? process.env;
   const spawn = opts.spawn ?? defaultSpawn;
   let dir: string | undefined;
-  const tmp = opts.tmpDir ?? (() => (dir ??= mkdtempSync(join(tmpdir(), 'resumescope-'))));
-  return (ref) => {
+  // A backstop for an exit that skips the caller's dispose (process.exit, a crash): the files hold log text.
+  const removeDir = () => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  };
+  const tmp =
+    opts.tmpDir ??
+    (() => {
+      if (dir === undefined) {
+        dir = mkdtempSync(join(tmpdir(), 'resumescope-'));
+        process.once('exit', removeDir);
+      }
+      return dir;
+    });
+  const open = (ref: LineRef): string | undefined => {
     let target: { file: string; line: number };
     if (isPlainFile(ref.file) && !opts.replaced?.(ref.file)) {
       target = ref;
@@ -118,4 +138,10 @@ export function lineOpener(db: Db, opts: LineOpenerOptions = {}): (ref: LineRef)
     if (r.status !== 0 && r.status !== null) return `the viewer exited with status ${r.status}`;
     return undefined;
   };
+  return Object.assign(open, {
+    dispose: () => {
+      process.off('exit', removeDir);
+      removeDir();
+    },
+  });
 }
