@@ -49,7 +49,7 @@ export function registerWatch(program: Command, io: Io, done: (code: number) => 
   addThresholdOptions(cmd);
   cmd
     .addOption(new Option('-f, --format <format>', 'ndjson: print each new finding as one JSON line, even on a terminal (sessions a node lost without a log line are told on stderr)').choices(['ndjson']))
-    .addOption(new Option('--fail-on <severity>', 'exit 1 at the first finding at or above this severity (a soak-test guard), or never').choices([...SEVERITIES, 'never']).default('never'))
+    .addOption(new Option('--fail-on <severity>', 'exit 1 at the first finding at or above this severity (a soak-test guard; at the end, 2 if an input gave no record), or never').choices([...SEVERITIES, 'never']).default('never'))
     .option('--exit-after <duration>', 'stop after this long, e.g. 30s or 5m')
     .option('--idle-exit <duration>', 'stop once no line has arrived for this long')
     .action(async (paths: string[], flags: WatchFlags) => done(await watch(paths, flags, io)));
