@@ -33,7 +33,7 @@ export interface FolderContents {
   unlistable: { path: string; why: unknown }[];
   /**
    * Files of the folders read whose name is no log file's but whose first line reads as one (`kubectl logs >
-   * pod.txt`, `mcp.out`): not read, and named in a note (with `unread`), so that none is left out unsaid.
+   * pod.txt`, `mcp.out`): not read, and named in a note (with `unlisted`), so that none is left out unsaid.
    */
   unlisted: string[];
 }
@@ -46,6 +46,8 @@ export interface FolderReading {
   unread?: boolean;
   /** `*.csv` files are log files too (`--csv`). */
   csv?: boolean;
+  /** Look for the files that read as logs but are not named as logs (default false): a read of each, for the note. */
+  unlisted?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface FolderReading {
  * reached again through a symbolic link is read once.
  */
 export function folderContents(folder: string, reading: FolderReading): FolderContents {
-  const { recursive, which = 'all', unread = true, csv = false } = reading;
+  const { recursive, which = 'all', unread = true, csv = false, unlisted = false } = reading;
   const isLog = which === 'all' ? (name: string) => isLogFileName(name, csv) : isLiveLogFileName;
   const out: FolderContents = { files: [], unread: [], unlistable: [], unlisted: [] };
   const seen = new Set<string>();
@@ -70,7 +72,7 @@ export function folderContents(folder: string, reading: FolderReading): FolderCo
       return;
     }
     out.files.push(...inReadingOrder(entries.filter(isLog)).map((f) => join(dir, f)));
-    if (unread) out.unlisted.push(...entries.filter((e) => !isLog(e) && !e.startsWith('.') && !isLogFileName(e, true)).sort().map((e) => join(dir, e)).filter(startsAsALog));
+    if (unlisted) out.unlisted.push(...entries.filter((e) => !isLog(e) && !e.startsWith('.') && !isLogFileName(e, true)).sort().map((e) => join(dir, e)).filter(startsAsALog));
     for (const sub of subfolders(dir, entries)) {
       if (recursive) walk(sub, false);
       else if (unread && holdsLogFiles(sub, seen, isLog)) out.unread.push(sub);

@@ -58,7 +58,7 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
     }
     let found;
     try {
-      found = folderContents(p, { recursive: opts.recursive ?? false, csv: opts.csv === true });
+      found = folderContents(p, { recursive: opts.recursive ?? false, csv: opts.csv === true, unlisted: true });
     } catch (err) {
       out.push(unreadableSource(p, `cannot read folder (${whyUnreadable(err)})`));
       continue;

@@ -62,7 +62,7 @@ describe('log file names', () => {
     for (const n of ['mcp.log', 'a.ndjson', '0.log']) expect(isLiveLogFileName(n), n).toBe(true);
     for (const n of ['mcp.log.1', 'mcp.log.gz', 'mcp.log-20261207', 'notes.txt']) expect(isLiveLogFileName(n), n).toBe(false);
     files(dir, ['mcp.log', 'mcp.log.1', 'mcp.log.2.gz', 'old/mcp.log.3']);
-    expect(folderContents(dir, { recursive: false, which: 'live' })).toEqual({ files: [join(dir, 'mcp.log')], unread: [], unlistable: [] });
+    expect(folderContents(dir, { recursive: false, which: 'live' })).toEqual({ files: [join(dir, 'mcp.log')], unread: [], unlistable: [], unlisted: [] });
   });
 
   it('a folder holding only rotated logs is read, not refused as holding no log files', () => {
