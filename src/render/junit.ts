@@ -62,15 +62,27 @@ function inputsSuite(unusable: readonly UnusableInput[], rejected: number, index
     ].join('\n');
   });
   const cases = failing.length > 0 ? failing : ['    <testcase classname="resumescope.inputs" name="inputs: every input was usable" time="0"/>'];
+  return testsuite({
+    name: 'inputs', pkg: 'resumescope.inputs', index, timestamp, tests: cases.length, failures: 0, errors: unusable.length,
+    properties: [['unusable-inputs', unusable.length], ['rejected-lines', rejected]],
+    cases, err: rejected > 0 ? rejectedLinesNote(rejected) : undefined,
+  });
+}
+
+/** One <testsuite>: its counts, properties and cases, and what it says on its system-out and system-err. */
+function testsuite(s: {
+  name: string; pkg: string; index: number; timestamp: string; tests: number; failures: number; errors: number;
+  properties: [string, string | number][]; cases: string[]; out?: string | undefined; err?: string | undefined;
+}): string {
+  const stream = (tag: string, text: string | undefined) => (text === undefined ? `    <${tag}/>` : `    <${tag}>${escapeXmlText(text)}</${tag}>`);
   return [
-    `  <testsuite name="inputs" package="resumescope.inputs" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${cases.length}" failures="0" errors="${unusable.length}" time="0">`,
+    `  <testsuite name="${s.name}" package="${s.pkg}" id="${s.index}" timestamp="${s.timestamp}" hostname="resumescope" tests="${s.tests}" failures="${s.failures}" errors="${s.errors}" time="0">`,
     '    <properties>',
-    `      <property name="unusable-inputs" value="${unusable.length}"/>`,
-    `      <property name="rejected-lines" value="${rejected}"/>`,
+    ...s.properties.map(([name, value]) => `      <property name="${name}" value="${value}"/>`),
     '    </properties>',
-    ...cases,
-    '    <system-out/>',
-    rejected > 0 ? `    <system-err>${escapeXmlText(rejectedLinesNote(rejected))}</system-err>` : '    <system-err/>',
+    ...s.cases,
+    stream('system-out', s.out),
+    stream('system-err', s.err),
     '  </testsuite>',
   ].join('\n');
 }
@@ -95,18 +107,11 @@ function suite(id: RuleId, index: number, own: Finding[], report: Report<Finding
   const unknown: string[] = [];
   for (const n of notKnowableOfRule(report.not_knowable, id)) unknown.push(`not knowable for session ${sessionLabel(n.session)}: ${printable(n.reason)}`);
   const notes = [...below, ...unknown];
-  const tests = Math.max(1, failing.length);
-  return [
-    `  <testsuite name="${id}" package="resumescope.${ruleOf(id).family}" id="${index}" timestamp="${timestamp}" hostname="resumescope" tests="${tests}" failures="${failing.length}" errors="0" time="0">`,
-    '    <properties>',
-    `      <property name="severity" value="${ruleOf(id).severity}"/>`,
-    `      <property name="fail-on" value="${failOn}"/>`,
-    '    </properties>',
-    ...cases,
-    notes.length > 0 ? `    <system-out>${escapeXmlText(notes.join('\n'))}</system-out>` : '    <system-out/>',
-    '    <system-err/>',
-    '  </testsuite>',
-  ].join('\n');
+  return testsuite({
+    name: id, pkg: `resumescope.${ruleOf(id).family}`, index, timestamp, tests: Math.max(1, failing.length), failures: failing.length, errors: 0,
+    properties: [['severity', ruleOf(id).severity], ['fail-on', failOn]],
+    cases, out: notes.length > 0 ? notes.join('\n') : undefined,
+  });
 }
 
 /** The schema's timestamp is an ISO 8601 time without a zone: the last finding's, in UTC; the epoch when there is none. */
