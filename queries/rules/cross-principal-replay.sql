@@ -46,10 +46,12 @@ WITH replayed_on AS MATERIALIZED (
   FROM owned_event s
 ), sole_source AS MATERIALIZED (
   -- another session that had sent the id too: then which session's events were served cannot be told (ids
-  -- like 1, 2, 3 repeat across sessions), and the row is not knowable
+  -- like 1, 2, 3 repeat across sessions), and the row is not knowable. Asked only where the id led elsewhere: asked
+  -- of every upgrade, it walked every emission of its id before it (a per-session counter's in every session)
   SELECT s.*,
-    (SELECT e2.session FROM events e2 WHERE e2.event_id = s.last_event_id AND e2.session IS NOT s.session
-       AND e2.session <> f.session AND (e2.ts_ms, e2.id) < (s.ts_ms, s.id) ORDER BY e2.ts_ms, e2.id LIMIT 1) AS also_sent_by
+    CASE WHEN s.other_event IS NOT NULL THEN
+      (SELECT e2.session FROM events e2 WHERE e2.event_id = s.last_event_id AND e2.session IS NOT s.session
+         AND e2.session <> f.session AND (e2.ts_ms, e2.id) < (s.ts_ms, s.id) ORDER BY e2.ts_ms, e2.id LIMIT 1) END AS also_sent_by
   FROM sourced s LEFT JOIN events f ON f.id = s.other_event
 ), origin AS MATERIALIZED (
   -- the session whose events were replayed, and the moment its incarnation is judged at
