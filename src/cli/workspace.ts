@@ -65,7 +65,7 @@ export async function openWorkspace(
     ...(opts.db !== undefined && { db: opts.db }),
     ...(embedded !== undefined && { embedded }),
   });
-  for (const s of stats) reportSource(s, io, opts.db);
+  reportSources(stats, io, opts.db);
   const unusableInputs: UnusableInput[] = [];
   stats.forEach((s, i) => {
     const reason = unusableReason(s);
@@ -81,6 +81,31 @@ export async function openWorkspace(
 }
 
 /** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
+/**
+ * Each input's word (reportSource), but of the inputs that only had lines rejected, the first
+ * REJECTING_FILES_NAMED, then their count: a folder of many files with a bad line each must not bury the
+ * other messages (every unusable input is still named: each fails the run).
+ */
+function reportSources(stats: readonly SourceStats[], io: Io, dbPath: string | undefined): void {
+  let named = 0;
+  let files = 0;
+  let lines = 0;
+  for (const s of stats) {
+    const onlyRejected = s.rejected > 0 && unusableReason(s) === undefined && s.duplicateOf === undefined;
+    if (!onlyRejected || named++ < REJECTING_FILES_NAMED) reportSource(s, io, dbPath);
+    else {
+      files++;
+      lines += s.rejected;
+    }
+  }
+  if (files > 0) {
+    const where = dbPath === undefined ? 'resumescope query rejected on the same inputs' : `resumescope query rejected --db ${shellWord(dbPath)}`;
+    io.err(`resumescope: and ${files} more input${files === 1 ? '' : 's'} with rejected lines (${lines} in all); ${where} lists every one\n`);
+  }
+}
+
+const REJECTING_FILES_NAMED = 10;
+
 export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
   const said = sourceProblem(s, dbPath);
   // A file name, a reason quoting a line: log text, made printable.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from './run-cli.js';
@@ -49,6 +49,23 @@ describe('the gate messages', () => {
   it('analyze --help shows the default of --fail-on', async () => {
     const r = await cli('analyze', '--help');
     expect(r.out + r.err).toMatch(/--fail-on <severity>[\s\S]*default: error/);
+  });
+
+  it('names the first 10 inputs with rejected lines, then counts the rest, so that a folder of them does not bury the rest', async () => {
+    const folder = (n: number) => {
+      const d = join(dir, `f${n}`);
+      mkdirSync(d);
+      // each file its own bad line: the same bytes twice would be one file read twice
+      for (let i = 0; i < n; i++) writeFileSync(join(d, `node-${String(i).padStart(2, '0')}.ndjson`), readFileSync('samples/clean.ndjson', 'utf8') + `not json ${i}\n`);
+      return d;
+    };
+    const many = await cli('analyze', folder(13), '--fail-on', 'never');
+    expect(many.err.match(/lines rejected/g)).toHaveLength(10);
+    expect(many.err).toContain('resumescope: and 3 more inputs with rejected lines (3 in all); resumescope query rejected on the same inputs lists every one\n');
+    // near miss: ten are all named, with no count after them
+    const ten = await cli('analyze', folder(10), '--fail-on', 'never');
+    expect(ten.err.match(/lines rejected/g)).toHaveLength(10);
+    expect(ten.err).not.toContain('more inputs with rejected lines');
   });
 
   it('rejected lines: with a temporary database it says the query that lists them, with --db where they are', async () => {
