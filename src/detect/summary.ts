@@ -1,6 +1,7 @@
 import type { NodeSummary, Summary } from '../model/finding.js';
 import type { Db } from '../store/db.js';
 import { nodeLosses } from './node-losses.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../model/thresholds.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
 /** What the input held: the report's summary but the findings' counts. */
@@ -65,7 +66,7 @@ export function protocolVersions(db: Db): Record<string, number> {
 
 /**
  * Causality shows skew where one node logs an event replayed (or a request
- * answered) before another node logged sending it. The estimate for a node is
+ * answered, or a resumption from it) before another node logged sending it. The estimate for a node is
  * the largest such inversion against it: a lower bound on how far behind its
  * clock runs.
  */
@@ -99,5 +100,28 @@ export function estimateSkew(db: Db): Map<string, number> {
        GROUP BY later.node`,
     )
     .all() as { node: string; skew: number }[];
-  return new Map(rows.map((r) => [r.node, -r.skew]));
+  const skew = new Map(rows.map((r) => [r.node, r.skew]));
+  for (const r of cursorInversions(db)) skew.set(r.node, Math.max(skew.get(r.node) ?? 0, r.skew));
+  return new Map([...skew].map(([node, s]) => [node, -s]));
+}
+
+/**
+ * The same causality read from a resumption: the client held the event its Last-Event-ID names, so another
+ * node sent it before the node that took the resumption logged it. Only the resumed stream's send of that id
+ * counts (per-stream counters send it again on other streams), and only within CLOCK_SKEW_ALLOWANCE_MS after,
+ * as phantom-event-id reads it (a later send is no proof: the id may have been no position yet).
+ */
+function cursorInversions(db: Db): { node: string; skew: number }[] {
+  return db
+    .prepare(
+      `SELECT u.node AS node, max(e.ts_ms - u.ts_ms) AS skew
+       FROM records u
+       CROSS JOIN events e ON e.session = u.session AND e.event_id = u.last_event_id AND e.stream = u.stream
+         AND e.ts_ms > u.ts_ms AND e.ts_ms <= u.ts_ms + :allowance
+       JOIN records s ON s.id = e.id
+       WHERE u.kind = 'upgrade' AND u.shadowed = 0 AND u.last_event_id IS NOT NULL AND u.stream IS NOT NULL
+         AND u.node IS NOT NULL AND s.node IS NOT NULL AND s.node <> u.node
+       GROUP BY u.node`,
+    )
+    .all({ allowance: CLOCK_SKEW_ALLOWANCE_MS }) as { node: string; skew: number }[];
 }

@@ -193,7 +193,7 @@ export function noProtocolVersionLogged(report: Report<FindingList>): boolean {
 }
 
 /**
- * The nodes whose clocks causality shows behind (summary.nodes[].skew_ms: a replay or an answer logged
+ * The nodes whose clocks causality shows behind (summary.nodes[].skew_ms: a replay, an answer or a resumption logged
  * before the send it follows, on another node), worst first; undefined where none. Rules order records across
  * nodes by their logged times and apply no estimate, so the reader is told where a cross-node finding may
  * be a clock artifact (the JSON and HTML reports carry the numbers; text and markdown said nothing).
@@ -205,7 +205,7 @@ export function skewNote(report: Report<FindingList>): string | undefined {
   if (behind.length === 0) return undefined;
   const nodes = behind.map(([node, n]) => `${node} at least ${-n.skew_ms} ms`).join(', ');
   return (
-    `Clock skew: causality shows the clock of ${nodes} behind (it logs a replay or an answer before another node logs the send). ` +
+    `Clock skew: causality shows the clock of ${nodes} behind (it logs a replay, an answer or a resumption before another node logs the send). ` +
     'Rules order records across nodes by their logged times, so a finding that rests on such an order within that margin may be a clock artifact.'
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeLines, at } from '../helpers/logs.js';
+import { analyzeLines, at, type LogLine } from '../helpers/logs.js';
 
 // summary.nodes[node].skew_ms: the largest causality inversion against a node (a lower bound on how far
 // behind its clock runs), read by on-call engineers before they trust cross-node orderings.
@@ -38,5 +38,25 @@ describe('summary: clock skew per node', () => {
       { ts: at(2), kind: 'event.replayed', session: 'S1', stream: 'g1', event_id: 'r1', node: 'b' }, // an event id is not a request id
     ]);
     expect(report.summary.nodes.b).toEqual({ records: 4 });
+  });
+
+  // The client held the event its Last-Event-ID names: node b, which took the resumption, logged it before node a logged the send.
+  const resumedFrom = (sentMs: number, extra: LogLine[] = []): LogLine[] => [
+    { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' },
+    { ts: at(0), kind: 'stream.opened', session: 'S1', stream: 'g1', node: 'a', via: 'get' },
+    { ts: at(sentMs), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'e1', node: 'a' },
+    ...extra,
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 'e1', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, node: 'b' },
+  ];
+
+  it('a resumption logged before another node logged sending the event it names counts too', async () => {
+    const report = await analyzeLines(resumedFrom(1300));
+    expect(report.summary.nodes.b).toEqual({ records: 1, skew_ms: -300 });
+  });
+
+  it('near misses: a send beyond the clock-skew allowance, or the same id sent on another stream, proves nothing', async () => {
+    expect((await analyzeLines(resumedFrom(11_001))).summary.nodes.b).toEqual({ records: 1 });
+    const otherStream = resumedFrom(500, [{ ts: at(1300), kind: 'event.sent', session: 'S1', stream: 'g5', event_id: 'e1', node: 'a' }]);
+    expect((await analyzeLines(otherStream)).summary.nodes.b).toEqual({ records: 1 });
   });
 });

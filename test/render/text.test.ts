@@ -128,7 +128,7 @@ describe('file names in the text report', () => {
   });
 
   it("says which node's clock causality shows behind, so a cross-node finding can be read as a possible clock artifact", () => {
-    expect(renderText(makeReport(), { lineText, lineRecords })).toContain('\nClock skew: causality shows the clock of b at least 12 ms behind (it logs a replay or an answer before another node logs the send).');
+    expect(renderText(makeReport(), { lineText, lineRecords })).toContain('\nClock skew: causality shows the clock of b at least 12 ms behind (it logs a replay, an answer or a resumption before another node logs the send).');
     // near miss: no estimate, no note
     const unskewed = makeReport();
     unskewed.summary.nodes = { b: { records: 8 }, a: { records: 7 } };
