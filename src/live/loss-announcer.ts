@@ -24,7 +24,9 @@ export class LossAnnouncer {
     for (const loss of shown) {
       const keys = loss.lost.map((s) => `${loss.node ?? ''}\0${s.session}`);
       const untold = keys.filter((k) => !this.told.has(k)).length;
-      const toldNotFound = Math.max(0, ...keys.map((k) => this.told.get(k) ?? 0));
+      // a loop, not Math.max(...keys): a loss of 130,000 sessions overflows the call stack as arguments
+      let toldNotFound = 0;
+      for (const k of keys) toldNotFound = Math.max(toldNotFound, this.told.get(k) ?? 0);
       if (!tell(untold, loss, toldNotFound)) continue;
       for (const k of keys) this.told.set(k, Math.max(this.told.get(k) ?? 0, loss.not_found));
       out.push(loss);

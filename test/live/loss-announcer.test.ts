@@ -58,4 +58,11 @@ describe('LossAnnouncer', () => {
     const silent = loss(null, ['S1']);
     expect(a.untold([silent])).toEqual([silent]);
   });
+
+  it('tells a loss of 200,000 sessions, as a restart of a busy node makes', () => {
+    const a = new LossAnnouncer();
+    const big = loss('mcp-b', Array.from({ length: 200_000 }, (_, i) => `S${i}`));
+    expect(a.fresh([big])).toEqual([big]);
+    expect(a.untold([big])).toEqual([]);
+  });
 });
