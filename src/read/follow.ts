@@ -3,6 +3,7 @@ import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatch
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { LineAssembler, type InputLine } from './lines.js';
+import { isFolder } from './folders.js';
 import { appendAll } from '../model/arrays.js';
 
 // Follows log files the way `tail -F` does: appended lines as they arrive; a
@@ -243,7 +244,9 @@ class FolderWatch {
     for (const folder of this.folders) {
       const now = this.watching.get(folder);
       if (now !== undefined && !now.parent) continue;
-      const own = this.watch(folder, (name) => this.onEntry(join(folder, name), false));
+      // Only a folder: a path given before it existed may appear as a file, whose own watch would name it again
+      // under itself. Appends are 'change' events: only an entry made or removed ('rename') can be a new file.
+      const own = isFolder(folder) ? this.watch(folder, (name, event) => event === 'rename' && this.onEntry(join(folder, name), false)) : undefined;
       if (own !== undefined) {
         moved ||= now !== undefined;
         now?.w.close();
@@ -251,8 +254,8 @@ class FolderWatch {
         continue;
       }
       if (now !== undefined) continue;
-      const parent = this.watch(dirname(folder), (name) => {
-        if (name === basename(folder)) this.onEntry(folder, true);
+      const parent = this.watch(dirname(folder), (name, event) => {
+        if (event === 'rename' && name === basename(folder)) this.onEntry(folder, true);
       });
       if (parent !== undefined) this.watching.set(folder, { w: parent, parent: true });
     }
@@ -264,10 +267,10 @@ class FolderWatch {
     this.watching.clear();
   }
 
-  private watch(dir: string, onName: (name: string) => void): FSWatcher | undefined {
+  private watch(dir: string, onName: (name: string, event: string) => void): FSWatcher | undefined {
     try {
-      const w = watch(dir, { persistent: false }, (_event, name) => {
-        if (name !== null) onName(String(name));
+      const w = watch(dir, { persistent: false }, (event, name) => {
+        if (name !== null) onName(String(name), event);
       });
       w.on('error', () => w.close());
       return w;

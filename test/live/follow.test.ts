@@ -130,6 +130,35 @@ describe('follow', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
   });
 
+  it('lists a discovered folder again for an entry made in it, not for appends to a file it does not follow', async () => {
+    const d = dir();
+    const folder = d.file('logs');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'app.log.1'), ''); // a rotated generation a writer that never reopens goes on writing
+    let listings = 0;
+    const listed = () => {
+      listings++;
+      return readdirSync(folder).filter((n) => !n.endsWith('.1')).map((n) => join(folder, n));
+    };
+    const controller = new AbortController();
+    const f = collect(follow([], { signal: controller.signal, pollMs: 10_000, discover: listed, discoverMs: 10_000, discoverIn: [folder] }));
+    cleanups.push(async () => {
+      controller.abort();
+      await f.done;
+    });
+    await sleep(300); // the watch is in place, the first discovery done
+    const before = listings;
+    for (let i = 0; i < 40; i++) {
+      appendFileSync(join(folder, 'app.log.1'), `late ${i}\n`);
+      await sleep(20);
+    }
+    expect(listings - before).toBe(0);
+    // near miss: a file made in it is a new entry, listed at once
+    writeFileSync(join(folder, 'b.log'), 'new\n');
+    await waitFor('the new file', () => f.texts().includes('new'), 2000);
+    expect(listings - before).toBeGreaterThan(0);
+  });
+
   it('notices an append well within a second through fs.watch, even with a slow poll', async () => {
     const file = dir().file('app.ndjson');
     writeFileSync(file, '');
