@@ -17,6 +17,8 @@ export interface RunLiveOptions {
   onLines?: (source: string, lines: number) => void;
   /** A source will get no more lines. */
   onEnd?: (source: string, why: EndReason) => void;
+  /** A source's file is no longer at its path (rotated away), though lines of it may still come. */
+  onMoved?: (source: string) => void;
 }
 
 export const DEFAULT_DETECT_EVERY_MS = 250;
@@ -86,6 +88,8 @@ export async function runLive(live: LiveSession, events: AsyncIterable<FollowEve
         schedule();
         // Let timers, keys and redraws in between batches of a long catch-up.
         await nextTurn();
+      } else if (e.type === 'moved') {
+        opts.onMoved?.(e.source);
       } else {
         live.endSource(e.source, e.sha256);
         opts.onEnd?.(e.source, e.why);

@@ -28,7 +28,12 @@ export type FollowEvent =
    * (`stopped`: the file had been read to its end). `sha256`: the content hash of the whole file, where the
    * source is every byte of a file as it stands (not for a file truncated under it), as ingest hashes a file.
    */
-  | { type: 'end'; source: string; why: EndReason; sha256?: string };
+  | { type: 'end'; source: string; why: EndReason; sha256?: string }
+  /**
+   * The path no longer holds the source's file (renamed away by a rotation), though its writer may still
+   * write to it, so its lines go on until its `end`: from now on its lines are no longer read at the path.
+   */
+  | { type: 'moved'; source: string };
 
 export type EndReason = 'rotated' | 'truncated' | 'eof' | 'stopped';
 
@@ -338,6 +343,7 @@ class FollowedFile {
     const named = statOrUndefined(this.path);
     if (named !== undefined && (named.ino !== cur.ino || named.dev !== cur.dev)) {
       // Its writer may not have reopened yet: the renamed file is read on (drain) beside the new one.
+      out.push({ type: 'moved', source: cur.name });
       this.draining.push({ file: cur, since: now, grewAt: now });
       this.current = undefined;
       const next = this.open('rotated');

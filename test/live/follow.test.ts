@@ -206,6 +206,9 @@ describe('follow: rotation, truncation and the end of the run, as logrotate and 
     renameSync(file, d.file('app.ndjson.1'));
     writeFileSync(file, 'new-1\n');
     await waitFor('the new file', () => f.texts(`${file} (rotated 1)`).includes('new-1'));
+    // The path holds the new file from now on: said at once, before the old file's lines end (`o` must not
+    // open the new file at a line of the old one).
+    expect(f.events).toContainEqual({ type: 'moved', source: file });
     // Until postrotate tells it to reopen, the server writes on through the descriptor it holds.
     for (const n of [2, 3, 4]) {
       writeSync(writer, `old-${n}\n`);

@@ -175,11 +175,20 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         announce(round.fresh);
         dashboard?.notify();
       },
+      // The path holds another file from the rotation on, not from the renamed file's end (its grace period after):
+      // `o` must not open the new file at a line of the old one, and the header says so when it happens.
+      onMoved: (source) => {
+        replaced.add(source);
+        if (model !== undefined) {
+          model.noteSourceEvent(`${source} rotated, new file followed`);
+          dashboard?.notify();
+        }
+      },
       // Stdin alone: its end is the end of the log (the dashboard stays up to be looked at).
       onEnd: (source, why) => {
         if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
-        if (why !== 'eof' && model !== undefined) {
+        if (why === 'truncated' && model !== undefined) {
           model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();
         }
