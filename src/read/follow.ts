@@ -310,6 +310,8 @@ class FollowedFile {
   private current: OpenFile | undefined;
   private draining: Draining[] = [];
   private generation = -1;
+  /** Why the next file at the path replaces the last one, where opening it failed at once (gone between a stat and the open). */
+  private replacing: 'rotated' | 'truncated' | null = null;
   private readonly buf = Buffer.allocUnsafe(64 * 1024);
   private readonly headBuf = Buffer.allocUnsafe(HEAD_BYTES);
 
@@ -323,7 +325,8 @@ class FollowedFile {
     let more = this.drain(out, maxBytes, now);
     let cur = this.current;
     if (cur === undefined) {
-      cur = this.open(null);
+      // A generation after the first keeps its name apart from the one it replaced, even where its open had to wait.
+      cur = this.open(this.replacing);
       if (cur === undefined) return more;
     }
     let size: number;
@@ -391,13 +394,16 @@ class FollowedFile {
     try {
       fd = openSync(this.path, 'r');
     } catch {
-      return undefined; // not there (yet): tail -F waits for it
+      this.replacing = why; // not there (yet): tail -F waits for it
+      return undefined;
     }
     const st = fstatSync(fd);
     if (!st.isFile()) {
       closeQuietly(fd);
+      this.replacing = why;
       return undefined;
     }
+    this.replacing = null;
     this.generation++;
     this.current = {
       fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler(),
