@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { LineAssembler, type InputLine } from './lines.js';
+import { LineAssembler, textPreview, type InputLine } from './lines.js';
 import { isFolder } from './folders.js';
 import { appendAll } from '../model/arrays.js';
 
@@ -296,7 +296,20 @@ interface OpenFile {
   head: Buffer;
   /** Every byte read, from the first: the content hash ingest would give the file, once it is read to its end. */
   hash: Hash;
+  /**
+   * When a read last found bytes written after the file had been read to its end (ms; 0: none yet): a writer
+   * this recent may be in the middle of the last line. What the file held when first read says nothing of that.
+   */
+  grewAt: number;
+  caughtUp: boolean;
 }
+
+/**
+ * At the run's stop, a file that grew this recently is taken as still being written: its unterminated
+ * last line may be half a line (a block-buffered writer flushes 4-8 KiB at a time).
+ */
+export const STILL_WRITING_MS = 1000;
+const HALF_WRITTEN = `unterminated at the stop, its file written to within ${STILL_WRITING_MS} ms before: maybe half a line (analyze reads it once the writer is done)`;
 
 /** A file renamed away, read on while its writer may still write to it. */
 interface Draining {
@@ -407,7 +420,7 @@ class FollowedFile {
     this.generation++;
     this.current = {
       fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler(),
-      head: Buffer.alloc(0), hash: createHash('sha256'),
+      head: Buffer.alloc(0), hash: createHash('sha256'), grewAt: 0, caughtUp: false,
     };
     return this.current;
   }
@@ -431,11 +444,15 @@ class FollowedFile {
     let more = false;
     for (;;) {
       const n = readSync(cur.fd, this.buf, 0, this.buf.length, cur.pos);
-      if (n === 0) break;
+      if (n === 0) {
+        cur.caughtUp = true;
+        break;
+      }
       const chunk = this.buf.subarray(0, n);
       if (cur.head.length < HEAD_BYTES) cur.head = Buffer.concat([cur.head, chunk.subarray(0, HEAD_BYTES - cur.head.length)]);
       cur.hash.update(chunk);
       cur.pos += n;
+      if (cur.caughtUp) cur.grewAt = Date.now();
       total += n;
       for (const l of cur.lines.push(chunk)) lines.push(l);
       if (total >= maxBytes) {
@@ -458,9 +475,12 @@ class FollowedFile {
     if (why === 'rotated' && !cut) this.read(cur, out, Number.POSITIVE_INFINITY);
     const whole = !cut && why !== 'truncated' && atEnd(cur);
     if (why !== 'stopped' || whole) {
-      const last = cut ? [] : cur.lines.end();
+      // Stopped while the writer is still at it: its last line is kept and counted, rejected for what it may be, and
+      // the file, not done, gets no content hash (an ingest of it once whole must read it).
+      const writing = why === 'stopped' && Date.now() - cur.grewAt < STILL_WRITING_MS;
+      const last = cut ? [] : cur.lines.end().map((l) => (writing && 'text' in l ? { line: l.line, error: HALF_WRITTEN, preview: textPreview(l.text) } : l));
       if (last.length > 0) out.push({ type: 'lines', source: cur.name, lines: last });
-      out.push({ type: 'end', source: cur.name, why, ...(whole && { sha256: cur.hash.digest('hex') }) });
+      out.push({ type: 'end', source: cur.name, why, ...(whole && !(writing && last.length > 0) && { sha256: cur.hash.digest('hex') }) });
     }
     closeQuietly(cur.fd);
   }

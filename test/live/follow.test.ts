@@ -284,6 +284,37 @@ describe('follow: rotation, truncation and the end of the run, as logrotate and 
     ]);
   });
 
+  it('keeps a last line its writer was still writing at the stop as rejected, maybe half a line, and gives that file no hash', async () => {
+    const d = dir();
+    const file = d.file('busy.ndjson');
+    writeFileSync(file, 'one\n');
+    const f = start([file]);
+    await waitFor('the first line', () => f.texts(file).includes('one'));
+    await sleep(120); // read to its end
+    appendFileSync(file, '{"ts":"2026-11-09T10:00:0'); // a block-buffered writer flushed half a line
+    await sleep(150); // polled (every 50 ms): read, and held as a line not ended
+    f.stop();
+    await f.done;
+    const rejected = f.events.flatMap((e) => (e.type === 'lines' ? e.lines : [])).filter((l) => 'error' in l);
+    expect(rejected).toEqual([{ line: 2, error: expect.stringMatching(/^unterminated at the stop, its file written to within 1000 ms before/), preview: '{"ts":"2026-11-09T10:00:0' }]);
+    expect(f.events.filter((e) => e.type === 'end')).toEqual([{ type: 'end', source: file, why: 'stopped' }]);
+  });
+
+  it('near miss: a last line its writer left over a second before the stop is read as a line, with the hash', async () => {
+    const d = dir();
+    const file = d.file('quiet.ndjson');
+    writeFileSync(file, 'one\n');
+    const f = start([file]);
+    await waitFor('the first line', () => f.texts(file).includes('one'));
+    await sleep(120);
+    appendFileSync(file, 'two-without-newline');
+    await sleep(1300);
+    f.stop();
+    await f.done;
+    expect(f.texts(file)).toEqual(['one', 'two-without-newline']);
+    expect(f.events.filter((e) => e.type === 'end')).toEqual([{ type: 'end', source: file, why: 'stopped', sha256: sha256Of(file) }]);
+  });
+
   it('at the end of the run gives stdin\'s unterminated last line too', async () => {
     const stdin = new PassThrough();
     const f = start(['-'], { stdin });
