@@ -311,12 +311,11 @@ interface OpenFile {
 export const STILL_WRITING_MS = 1000;
 const HALF_WRITTEN = `unterminated at the stop, its file written to within ${STILL_WRITING_MS} ms before: maybe half a line (analyze reads it once the writer is done)`;
 
-/** A file renamed away, read on while its writer may still write to it. */
+/** A file renamed away, read on while its writer may still write to it (how recently it grew: the file's grewAt). */
 interface Draining {
   file: OpenFile;
-  /** When it was renamed away, and when it last grew. */
+  /** When it was renamed away. */
   since: number;
-  grewAt: number;
 }
 
 class FollowedFile {
@@ -360,7 +359,7 @@ class FollowedFile {
     if (named !== undefined && (named.ino !== cur.ino || named.dev !== cur.dev)) {
       // Its writer may not have reopened yet: the renamed file is read on (drain) beside the new one.
       out.push({ type: 'moved', source: cur.name });
-      this.draining.push({ file: cur, since: now, grewAt: now });
+      this.draining.push({ file: cur, since: now });
       this.current = undefined;
       const next = this.open('rotated');
       if (next !== undefined) more = this.read(next, out, maxBytes) || more;
@@ -387,14 +386,13 @@ class FollowedFile {
   private drain(out: FollowEvent[], maxBytes: number, now: number): boolean {
     let more = false;
     for (const d of [...this.draining]) {
-      const before = d.file.pos;
       if (this.read(d.file, out, maxBytes)) {
         more = true;
-        d.grewAt = now;
         continue;
       }
-      if (d.file.pos > before) d.grewAt = now;
-      if (now - d.grewAt >= this.grace.graceMs || now - d.since >= this.grace.maxMs) {
+      // It was read to its end before it was renamed (caught up), so any byte since counts as growth.
+      const quietSince = Math.max(d.since, d.file.grewAt);
+      if (now - quietSince >= this.grace.graceMs || now - d.since >= this.grace.maxMs) {
         this.draining.splice(this.draining.indexOf(d), 1);
         this.finish(d.file, out, 'rotated');
       }
