@@ -2,11 +2,10 @@ import { statSync } from 'node:fs';
 import type { LiveInputs, PathState } from '../live/inputs.js';
 import type { LiveSession } from '../live/session.js';
 import { printable } from '../model/printable.js';
-import { STDIN_NAME } from '../read/follow.js';
+import { isLaterGeneration, STDIN_NAME } from '../read/follow.js';
 import { whyUnreadable } from '../read/sources.js';
-import type { SourceStats } from '../store/source-sink.js';
 import type { Io } from './io.js';
-import { reportSource } from './workspace.js';
+import { rejectedLinesSaid, reportSource } from './workspace.js';
 
 // What `watch` says on stderr about its inputs: a followed file's first rejected line as it comes (a line on a
 // pipe is never taken back, and a run may last hours), and at the end of the run each input as `analyze`
@@ -39,9 +38,11 @@ export class InputTeller {
   atEnd(): boolean {
     const { unusable, rejected } = this.inputs.verdicts(this.live.sourceStats(), stateOfPath);
     for (const s of rejected) {
-      // The path itself, still holding that file, or stdin, or a kept database: analyze's words and hint fit.
-      if (s.records > 0 && (this.opts.dbPath !== undefined || s.name === STDIN_NAME || (!this.opts.replaced(s.name) && isPath(s.name)))) reportSource(s, this.io, this.opts.dbPath);
-      else this.say(rejectedNote(s, this.opts.dbPath));
+      // Listed again from its path only where the path still holds that file (not a generation rotated or truncated
+      // away), and where that file gave records (a rejecting file with none, in an input that gave some elsewhere,
+      // would read as unusable on its own).
+      const rereadable = s.name !== STDIN_NAME && s.records > 0 && !this.opts.replaced(s.name) && !isLaterGeneration(s.name);
+      this.say(rejectedLinesSaid(s, this.opts.dbPath, rereadable));
     }
     for (const s of unusable) reportSource(s, this.io, this.opts.dbPath);
     return unusable.length > 0;
@@ -51,26 +52,6 @@ export class InputTeller {
     // File names and reasons quoting a line: log text, made printable.
     this.io.err(`resumescope: ${printable(text)}\n`);
   }
-}
-
-/** A source named as its file is (the first generation), not `path (rotated 1)`. */
-function isPath(name: string): boolean {
-  return !/ \((?:rotated|truncated) \d+\)$/.test(name);
-}
-
-/**
- * A generation no longer at its path (a file rotated or truncated away), or one with rejected lines but no
- * record in an input whose other files gave records: its rejected lines can be listed only from a kept database.
- */
-function rejectedNote(s: SourceStats, dbPath: string | undefined): string {
-  const first = s.firstProblem!;
-  const where = dbPath !== undefined ? `they are kept: resumescope query rejected --db ${shellWord(dbPath)}` : 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
-  return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${where}`;
-}
-
-/** A path as a shell takes it (as cli/workspace.ts quotes it). */
-function shellWord(path: string): string {
-  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /** What is at a path now. */

@@ -80,7 +80,6 @@ export async function openWorkspace(
   return { db, sources: stats, unusable: unusableInputs.length > 0, unusableInputs };
 }
 
-/** Says on stderr what happened to each input that needs a word: bad lines, duplicates, unusable files. */
 /**
  * Each input's word (reportSource), but of the inputs that only had lines rejected, the first
  * REJECTING_FILES_NAMED, then their count: a folder of many files with a bad line each must not bury the
@@ -106,6 +105,7 @@ function reportSources(stats: readonly SourceStats[], io: Io, dbPath: string | u
 
 const REJECTING_FILES_NAMED = 10;
 
+/** Says on stderr what happened to an input that needs a word: bad lines, duplicates, an unusable file. */
 export function reportSource(s: SourceStats, io: Io, dbPath?: string): void {
   const said = sourceProblem(s, dbPath);
   // A file name, a reason quoting a line: log text, made printable.
@@ -116,18 +116,24 @@ function sourceProblem(s: SourceStats, dbPath: string | undefined): string | und
   const unusable = unusableReason(s);
   if (unusable !== undefined) return `${s.name}: unusable: ${unusable}`;
   if (s.duplicateOf !== undefined) return `${s.name}: already ingested (same content as ${s.duplicateOf}); nothing added`;
-  if (s.rejected > 0) {
-    const first = s.firstProblem!;
-    return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${keptWhere(s.name, dbPath)}`;
-  }
+  if (s.rejected > 0) return rejectedLinesSaid(s, dbPath);
   return undefined;
 }
 
-/** Where rejected lines can be read back: a file again, stdin only from a kept database (a temporary one is gone at exit). */
-function keptWhere(name: string, dbPath: string | undefined): string {
-  if (dbPath !== undefined) return `they are kept: resumescope query rejected --db ${shellWord(dbPath)}`;
-  if (name === STDIN_NAME) return 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
-  return `list them: resumescope query rejected ${shellWord(name)}`;
+/**
+ * "x.ndjson: 2 of 40 lines rejected (first: …); list them: …", with where they can be read back: from a
+ * kept database, else the file again where it still holds them (`rereadable`: not stdin, nor a file a live
+ * tail saw rotated or truncated away), else only from a database kept the next time.
+ */
+export function rejectedLinesSaid(s: SourceStats, dbPath: string | undefined, rereadable = s.name !== STDIN_NAME): string {
+  const first = s.firstProblem!;
+  const where =
+    dbPath !== undefined
+      ? `they are kept: resumescope query rejected --db ${shellWord(dbPath)}`
+      : rereadable
+        ? `list them: resumescope query rejected ${shellWord(s.name)}`
+        : 'to read them, re-run with --db FILE, then: resumescope query rejected --db FILE';
+  return `${s.name}: ${s.rejected} of ${s.lines} lines rejected (first: line ${first.line}: ${first.reason}); ${where}`;
 }
 
 /** A path as a shell takes it: quoted where it holds anything but the plainest characters. */

@@ -86,9 +86,19 @@ export function generationName(path: string, generation: number, why: 'rotated' 
   return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
 }
 
+/** The mark generationName puts after the path of every generation but the first. */
+const GENERATION_MARK = String.raw` \((?:rotated|truncated) \d+\)`;
+const MARK_ALONE = new RegExp(`^${GENERATION_MARK}$`);
+const ENDS_IN_MARK = new RegExp(`${GENERATION_MARK}$`);
+
 /** Whether `source` is one of the generations of the file followed at `path` (generationName's inverse). */
 export function isGenerationOf(source: string, path: string): boolean {
-  return source === path || (source.startsWith(`${path} (`) && /^ \((?:rotated|truncated) \d+\)$/.test(source.slice(path.length)));
+  return source === path || (source.startsWith(`${path} (`) && MARK_ALONE.test(source.slice(path.length)));
+}
+
+/** Whether `source` names a generation after the first (`path (rotated 1)`), not the file at its path. */
+export function isLaterGeneration(source: string): boolean {
+  return ENDS_IN_MARK.test(source);
 }
 
 /** Follows `-` (stdin) and file paths until the signal aborts; yields batches of complete lines. */
