@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { renderJunit } from '../../src/render/junit.js';
 import { renderSarif } from '../../src/render/sarif.js';
 import { lineText, makeReport } from './fixture.js';
 import { cli } from '../cli/run-cli.js';
+import { sarifSchemaValidator } from './sarif-schema.js';
 
 // A CI user's report: SARIF and JUnit never counted rejected lines (log-format.md: a line that is
 // not a valid record is never dropped silently, and is counted in every report). Markdown and
@@ -41,11 +41,7 @@ describe('SARIF and rejected lines', () => {
   });
 
   it('is valid SARIF 2.1.0 (the vendored JSON schema)', () => {
-    const require = createRequire(import.meta.url);
-    const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown } } }).default;
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-    (require('ajv-formats') as { default: (a: unknown) => void }).default(ajv);
-    const validate = ajv.compile(require('../fixtures/sarif-2.1.0.json') as object);
+    const validate = sarifSchemaValidator();
     const log = JSON.parse(renderSarif(withRejected(3), { toolVersion: '1.2.3', lineText, unusable: [{ name: 'x.ndjson', reason: 'cannot read (ENOENT: no such file or folder)', file: true }] }));
     expect(validate(log) ? [] : validate.errors).toEqual([]);
   });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RULE_IDS } from '../../src/detect/rules/index.js';
 import { cli } from '../cli/run-cli.js';
 import { examplesOf, readRulesDoc, sectionsOf } from '../docs/rule-examples.js';
+import { sarifSchemaValidator } from './sarif-schema.js';
 
 // Issue 13: the SARIF report must pass both validators a CI pipeline uses, on
 // realistic output: the SARIF 2.1.0 JSON schema, and Microsoft's SARIF
@@ -202,15 +203,7 @@ describe('the SARIF corpus', () => {
 });
 
 describe('the SARIF 2.1.0 JSON schema', () => {
-  const schema = JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')) as object;
-  const validator = () => {
-    // The schema is draft 2020-12; strictRequired is off because the schema itself
-    // lists required properties inside anyOf branches that declare none.
-    const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown } } }).default;
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-    (require('ajv-formats') as { default: (a: unknown) => void }).default(ajv);
-    return ajv.compile(schema);
-  };
+  const validator = sarifSchemaValidator;
 
   it('accepts every report of the corpus', () => {
     const validate = validator();

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { UnusableInput } from '../../src/model/unusable-input.js';
 import { FORMATS, render, type RenderOptions } from '../../src/render/index.js';
 import { lineText, makeReport } from './fixture.js';
+import { sarifSchemaValidator } from './sarif-schema.js';
 
 // A CI user's report: `analyze nosuch.ndjson -f markdown` exits 2 but printed
 // `✅ … no findings`; JUnit had only passing cases; SARIF said executionSuccessful
@@ -137,11 +137,7 @@ describe('SARIF written a piece at a time', () => {
 
 describe('the reports stay valid', () => {
   it('SARIF against the SARIF 2.1.0 JSON schema', () => {
-    const require = createRequire(import.meta.url);
-    const Ajv2020 = (require('ajv/dist/2020') as { default: new (o: object) => { compile(s: object): ((d: unknown) => boolean) & { errors?: unknown } } }).default;
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-    (require('ajv-formats') as { default: (a: unknown) => void }).default(ajv);
-    const validate = ajv.compile(require('../fixtures/sarif-2.1.0.json') as object);
+    const validate = sarifSchemaValidator();
     for (const report of [clean(), makeReport()]) {
       const log = JSON.parse(render('sarif', report, opts(UNUSABLE)));
       expect(validate(log) ? [] : validate.errors).toEqual([]);
