@@ -10,6 +10,7 @@ import {
   noLineText,
   plural,
   quoteEvidence,
+  rejectedLinesNote,
   reportOrder,
   ruleGroups,
   seeThemAll,
@@ -101,7 +102,7 @@ export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOption
   const skew = skewNote(report);
   if (skew !== undefined) out.push('', inline(skew));
   if (s.rejected_lines > 0) {
-    out.push('', `⚠️ ${plural(s.rejected_lines, 'rejected line')} could not be read as records: \`resumescope query rejected\` lists them.`);
+    out.push('', `⚠️ ${rejectedLinesNote(s.rejected_lines)}.`);
   }
   if (s.repeated_lines) {
     out.push('', `${plural(s.repeated_lines, 'line')} repeated an earlier line byte for byte and ${s.repeated_lines === 1 ? 'was' : 'were'} read once: \`resumescope query repeated\` lists ${s.repeated_lines === 1 ? 'it' : 'them'}.`);

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderJunit } from '../../src/render/junit.js';
+import { renderMarkdown } from '../../src/render/markdown.js';
+import { renderText } from '../../src/render/text.js';
 import { renderSarif } from '../../src/render/sarif.js';
 import { lineText, makeReport } from './fixture.js';
 import { cli } from '../cli/run-cli.js';
@@ -85,6 +87,17 @@ describe('JUnit and rejected lines', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('Markdown and text say it in the same words', () => {
+  // Markdown once had a sentence of its own that left out --db: a reviewer reading the PR comment of
+  // a run on stdin could not re-run `query rejected` on the same input.
+  it('names how to list them, the same logs or --db FILE', () => {
+    const note = '2 rejected lines could not be read as records; see which and why with `resumescope query rejected` on the same logs (or --db FILE).';
+    expect(renderMarkdown(withRejected(2), { lineText })).toContain(`⚠️ ${note}`);
+    expect(renderText(withRejected(2), { lineText })).toContain(note);
+    expect(renderMarkdown(withRejected(0), { lineText })).not.toContain('rejected line');
   });
 });
 
