@@ -60,18 +60,13 @@ export async function openWorkspace(
     throw err;
   }
   const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...splittingOf(opts) };
-  const { db, stats, unusableEarlier } = await loadInputs(sources, {
+  const { db, stats, unusable, unusableEarlier } = await loadInputs(sources, {
     ...withProgress(ingestOptions, onProgress),
     ...(opts.db !== undefined && { db: opts.db }),
     ...(embedded !== undefined && { embedded }),
   });
   reportSources(stats, io, opts.db);
-  const unusableInputs: UnusableInput[] = [];
-  stats.forEach((s, i) => {
-    const reason = unusableReason(s);
-    // sources[i] as given: stdin read through a spool has a path, but no file of the user's.
-    if (reason !== undefined) unusableInputs.push({ name: s.name, reason, file: sources[i]!.path !== null });
-  });
+  const unusableInputs: UnusableInput[] = [...unusable];
   // The database lacks what an earlier ingest into it could not read: said again, and the run exits 2 as that one did.
   for (const u of unusableEarlier) {
     io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (when ingested into ${opts.db}; ingest it again once it is usable)`)}\n`);

@@ -140,9 +140,10 @@ export interface LoadOptions extends IngestOptions {
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<LoadedInputs> {
   const { db, stats } = await load(sources, opts);
-  if (opts.db === undefined) return { db, stats, unusableEarlier: [] };
+  const unusable = unusableInputs(sources, stats);
+  if (opts.db === undefined) return { db, stats, unusable, unusableEarlier: [] };
   try {
-    return { db, stats, unusableEarlier: keepUnusable(db, sources, stats) };
+    return { db, stats, unusable, unusableEarlier: keepUnusable(db, sources, stats) };
   } catch (err) {
     const thrown = isLocked(err) ? lockedError(db) : err;
     db.close();
@@ -154,8 +155,18 @@ export interface LoadedInputs {
   db: Db;
   /** One per source, in their order. */
   stats: SourceStats[];
+  /** This run's unusable inputs and why, in their order. */
+  unusable: UnusableInput[];
   /** A --db file's unusable inputs from earlier ingests, that this run did not read (store/unusable-inputs.ts). */
   unusableEarlier: UnusableInput[];
+}
+
+function unusableInputs(sources: Source[], stats: SourceStats[]): UnusableInput[] {
+  return stats.flatMap((s, i) => {
+    const reason = unusableReason(s);
+    // sources[i] as given: stdin read through a spool has a path, but no file of the user's.
+    return reason === undefined ? [] : [{ name: s.name, reason, file: sources[i]!.path !== null }];
+  });
 }
 
 /**
