@@ -1,6 +1,8 @@
 -- Which server-to-client requests were stranded and never taken care of?
 -- Stranded: while the request was pending, its stream ended (closed, fenced, or its session ended) or was
 -- superseded, or a reconnect of its session was rejected; a request sent to an already ended stream counts.
+-- A close for polling (2025-11-25) ends the connection, not the stream (log-format.md): the resumption that
+-- follows it supersedes the stream, and that is the cause; with none, the request waits for its client.
 -- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
 -- out, and it timed out or is still pending when the log ends.
 -- Evidence: the request, the first thing that stranded it, its time-out.
@@ -17,7 +19,7 @@ SELECT id, ts_ms, session FROM upgrades WHERE decision = 'reject' OR status NOT 
 CREATE INDEX temp.rejected_reconnects_at ON rejected_reconnects (session, ts_ms, id);
 
 WITH req AS MATERIALIZED (
-  SELECT q.*, s.opened_ts, s.opened_id, s.closed_id, s.closed_ts, s.fenced_id, s.fenced_ts, s.superseded_id, s.superseded_ts,
+  SELECT q.*, s.opened_ts, s.opened_id, s.closed_id, s.closed_ts, s.close_reason, s.fenced_id, s.fenced_ts, s.superseded_id, s.superseded_ts,
     t.ts_ms AS timed_out_ts
   FROM requests q
   -- (CROSS JOIN: from the requests, each stream looked up by its key; the planner may otherwise scan one per stream)
@@ -33,7 +35,8 @@ WITH req AS MATERIALIZED (
 ), refused_answers AS MATERIALIZED (
   SELECT session, request_id, ts_ms FROM records WHERE kind = 'request.answered' AND shadowed = 0 AND status NOT BETWEEN 200 AND 299
 ), causes AS (
-  SELECT sent_id, closed_id AS cause_id, closed_ts AS cause_ts, 'closed' AS how FROM req WHERE closed_id IS NOT NULL
+  SELECT sent_id, closed_id AS cause_id, closed_ts AS cause_ts, 'closed' AS how FROM req
+  WHERE closed_id IS NOT NULL AND close_reason IS NOT 'poll'
   UNION ALL
   SELECT sent_id, fenced_id, fenced_ts, 'fenced' FROM req WHERE fenced_id IS NOT NULL
   UNION ALL

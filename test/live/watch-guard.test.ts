@@ -20,8 +20,7 @@ function folder(): ReturnType<typeof tempDir> {
 }
 
 /**
- * A sampling request on a GET stream that the server closed with reason poll, the log cut 500 ms
- * later: the request is orphaned (error) only "when the log ends", so the finding is announced by the
+ * A sampling request on a GET stream whose connection failed, the log cut 500 ms later: the request is orphaned (error) only "when the log ends", so the finding is announced by the
  * run's last round, after --idle-exit has begun to stop it.
  */
 const CUT = [
@@ -32,7 +31,7 @@ const CUT = [
   rec(30, { kind: 'event.sent', session: 'C1', stream: 'g1', event_id: 1, priming: true, node: 'n1' }),
   rec(9000, { kind: 'event.sent', session: 'C1', stream: 'g1', event_id: 2, rpc_kind: 'request', rpc_id: 's1', method: 'sampling/createMessage', node: 'n1' }),
   rec(9000, { kind: 'request.sent', session: 'C1', stream: 'g1', request_id: 's1', method: 'sampling/createMessage', event_id: 2, node: 'n1' }),
-  rec(9500, { kind: 'stream.closed', session: 'C1', stream: 'g1', reason: 'poll', retry_ms: 1000, node: 'n1' }),
+  rec(9500, { kind: 'stream.closed', session: 'C1', stream: 'g1', reason: 'error', node: 'n1' }),
 ].join('');
 
 describe('watch --fail-on: the exit code is the worst of what was announced', () => {
