@@ -10,5 +10,6 @@ WITH judged AS (
 )
 SELECT id, session, ts_ms AS at_ms, decision, replayed, last_event_id, version, json_array(id) AS evidence
 FROM judged
-WHERE version >= '2026-07-28'
+-- (a version that is not a date names no revision: "latest" would sort after every date)
+WHERE version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND version >= '2026-07-28'
 ORDER BY ts_ms, id

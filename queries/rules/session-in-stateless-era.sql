@@ -10,5 +10,7 @@ WITH answered AS (
 )
 SELECT a.id, a.minted AS session, a.ts_ms AS at_ms, a.kind, coalesce(a.protocol_version, sv.protocol_version) AS version, json_array(a.id) AS evidence
 FROM answered a LEFT JOIN session_versions sv ON sv.session = a.minted
-WHERE coalesce(a.protocol_version, sv.protocol_version) >= '2026-07-28'
+-- (a version that is not a date names no revision: "latest" would sort after every date)
+WHERE coalesce(a.protocol_version, sv.protocol_version) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'
+  AND coalesce(a.protocol_version, sv.protocol_version) >= '2026-07-28'
 ORDER BY a.ts_ms, a.id

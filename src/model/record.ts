@@ -99,10 +99,16 @@ export interface NormalizedRecord {
 /** The first revision without sessions or `Last-Event-ID` resumption (SEP-2567, SEP-2575). */
 export const STATELESS_REVISION = '2026-07-28';
 
-/** Revisions are dates (YYYY-MM-DD): they compare as strings. */
+/**
+ * Revisions are dates (YYYY-MM-DD): they compare as strings. Anything else ("latest", "n/a") names no
+ * revision, and would sort after every date: it is not the stateless era.
+ */
 export function isStatelessEra(version: string | undefined): boolean {
-  return version !== undefined && version >= STATELESS_REVISION;
+  return version !== undefined && REVISION_DATE.test(version) && version >= STATELESS_REVISION;
 }
+
+/** A revision's shape, as the engine's revisionOf tests it (the engine imports nothing of model/); the SQL of queries/rules/*-in-stateless-era.sql tests it with GLOB. */
+const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Where a line's text sits in its (uncompressed) file: `bytes` bytes from `offset`. */
 export interface LineBytes {

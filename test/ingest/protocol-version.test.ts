@@ -49,6 +49,8 @@ describe('protocol_version at ingest', () => {
       { ts: at(3), kind: 'stream.closed', stream: 'p1', reason: 'client', protocol_version: '2026-07-28' },
       { ts: at(4), kind: 'call', rpc_id: 2, method: 'tools/call', status: 200, protocol_version: '2025-11-25' },
       { ts: at(5), kind: 'call', rpc_id: 3, method: 'tools/call', status: 200 },
+      // not a date: no revision, though "n/a" sorts after every date
+      { ts: at(6), kind: 'call', rpc_id: 4, method: 'tools/call', status: 200, protocol_version: 'n/a' },
     ]);
     expect(recs.map((r) => [r.kind, r.session])).toEqual([
       ['call', null],
@@ -59,6 +61,7 @@ describe('protocol_version at ingest', () => {
     expect(rejected).toEqual([
       { line: 5, reason: 'call: missing required field session' },
       { line: 6, reason: 'call: missing required field session' },
+      { line: 7, reason: 'call: missing required field session' },
     ]);
   });
 

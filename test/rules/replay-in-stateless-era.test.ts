@@ -25,6 +25,8 @@ describe(RULE, () => {
       { ts: at(2), kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' },
       { ts: at(3), kind: 'event.sent', session: 'S1', stream: 'g', event_id: 5 },
       { ts: at(4), kind: 'upgrade', session: 'S1', last_event_id: 5, stream: 'g', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 },
+      // a version that is not a date names no revision, though it sorts after every date
+      { ts: at(5), kind: 'upgrade', session: 'S1', last_event_id: 5, stream: 'g2', new_stream: 'g3', decision: 'resume', status: 200, replayed: 0, protocol_version: 'latest' },
     ]);
     expect(findingsOf(report, RULE)).toEqual([]);
   });

@@ -34,6 +34,9 @@ describe(RULE, () => {
       { ts: at(1), kind: 'session.created', session: 'S2' },
       { ts: at(2), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2025-06-18' }, resp_headers: { 'mcp-session-id': 'S3' } },
       { ts: at(3), kind: 'call', rpc_id: 1, method: 'tools/call', status: 200, protocol_version: '2026-07-28' },
+      // a version that is not a date names no revision, though it sorts after every date
+      { ts: at(4), kind: 'session.created', session: 'S4', protocol_version: 'latest' },
+      { ts: at(5), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': 'DRAFT-2026-v1' }, resp_headers: { 'mcp-session-id': 'S5' } },
     ]);
     expect(findingsOf(report, RULE)).toEqual([]);
   });
