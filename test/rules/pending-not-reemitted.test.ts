@@ -48,6 +48,46 @@ describe('pending-not-reemitted', () => {
     expect(evidenceLines(f!)).toEqual([3, 4, 7]);
   });
 
+  // An SDK server sends a tool's sampling request on the POST stream of that call, which stays open until the
+  // tool returns. rules.md counts it pending at an attach all the same (seed 000: a client that attaches without
+  // Last-Event-ID may have restarted, and no longer reads that stream); the message says where it waits.
+  const onPost = (ms: number, id: string) => ({ ...request(ms, id), stream: 'p1' });
+  const postOpened = { ts: at(50), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' };
+
+  it('counts a request on a POST stream still open at the attach, and says it waits there', async () => {
+    const report = await analyzeLines([
+      created,
+      opened,
+      postOpened,
+      onPost(100, 'r1'),
+      { ...closed, reason: 'client' },
+      attach({ reemitted: 0, cancelled: 0 }),
+      { ts: at(1200), kind: 'request.answered', session: 'S1', request_id: 'r1', status: 200 },
+      { ts: at(1300), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'server' },
+    ]);
+    const [f, ...rest] = findingsOf(report, 'pending-not-reemitted');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('1 left on the POST stream it was sent on, still open, which a client that restarted no longer reads');
+    expect(evidenceLines(f!)).toEqual([4, 6]);
+  });
+
+  it('near miss for the wording: once that POST stream has ended (a close for polling does not end it), the request waits nowhere', async () => {
+    const log = (reason: string) => [
+      { ...created, protocol_version: '2025-11-25' },
+      opened,
+      postOpened,
+      onPost(100, 'r1'),
+      request(150, 'r2'),
+      { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'p1', reason },
+      closed,
+      attach({ reemitted: 0, cancelled: 0 }),
+    ];
+    const [ended] = findingsOf(await analyzeLines(log('error')), 'pending-not-reemitted');
+    expect(ended?.message).toMatch(/2 left waiting on a stream the client no longer reads$/);
+    const [polled] = findingsOf(await analyzeLines(log('poll')), 'pending-not-reemitted');
+    expect(polled?.message).toContain('2 left where they were sent, 1 of them on a POST stream still open,');
+  });
+
   it('counts only requests still pending at the attach (a 404 answer leaves one pending)', async () => {
     const report = await analyzeLines([
       created,

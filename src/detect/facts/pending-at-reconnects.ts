@@ -17,6 +17,11 @@ export interface PendingRequest {
   lane: string | null;
   /** False where the emission that carried it was not written to the stream the client reads. */
   attached: boolean;
+  /**
+   * True while the POST stream that carried it is open: a client that did not restart can still read it there.
+   * False from the stream's end on, and for a request on any other stream.
+   */
+  held: boolean;
 }
 
 export interface AcceptedReconnect {
@@ -41,6 +46,8 @@ export interface AcceptedReconnect {
  */
 export class PendingRequests {
   private readonly all = new Map<number, PendingRequest>();
+  /** The pending requests not held by an open POST stream. */
+  private readonly loose = new Map<number, PendingRequest>();
   private readonly lanes = new Map<string | null, Map<number, PendingRequest>>();
   private unattached = 0;
   private readonly unattachedByLane = new Map<string | null, number>();
@@ -55,6 +62,11 @@ export class PendingRequests {
   /** Every pending request, in the order sent (sent time, then record id). */
   values(): IterableIterator<PendingRequest> {
     return this.all.values();
+  }
+
+  /** How many pending requests no open POST stream holds. */
+  get looseCount(): number {
+    return this.loose.size;
   }
 
   /** How many pending requests are on `lane`. */
@@ -81,6 +93,7 @@ export class PendingRequests {
 
   add(q: PendingRequest): void {
     this.all.set(q.sentId, q);
+    if (!q.held) this.loose.set(q.sentId, q);
     let lane = this.lanes.get(q.lane);
     if (lane === undefined) this.lanes.set(q.lane, (lane = new Map()));
     lane.set(q.sentId, q);
@@ -92,10 +105,19 @@ export class PendingRequests {
     this.lastSentId = q.sentId;
   }
 
+  /** Its POST stream ended: the request, if still pending, is no longer carried anywhere. */
+  release(sentId: number): void {
+    const q = this.all.get(sentId);
+    if (q === undefined || !q.held) return;
+    q.held = false;
+    this.loose.set(sentId, q);
+  }
+
   delete(sentId: number): void {
     const q = this.all.get(sentId);
     if (q === undefined) return;
     this.all.delete(sentId);
+    this.loose.delete(sentId);
     this.lanes.get(q.lane)!.delete(sentId);
     if (!q.attached) {
       this.unattached--;
@@ -108,7 +130,7 @@ interface Row {
   session: string;
   ts_ms: number;
   id: number;
-  step: 'sent' | 'ended' | 'reconnect';
+  step: 'sent' | 'ended' | 'released' | 'reconnect';
   sent_id: number | null;
   request_id: string | null;
   method: string | null;
@@ -123,6 +145,7 @@ interface Row {
   new_stream: string | null;
   last_event_id: string | null;
   history_logged: number | null;
+  held: number | null;
 }
 
 /** Calls `visit` for every accepted resume or attach with a session, session by session in log order, with the requests pending at it. */
@@ -142,8 +165,10 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
         method: row.method,
         lane: row.lane,
         attached: row.attached !== 0,
+        held: row.held === 1,
       });
     } else if (row.step === 'ended') pending.delete(row.sent_id!);
+    else if (row.step === 'released') pending.release(row.sent_id!);
     else {
       visit(
         {
@@ -169,6 +194,8 @@ export function walkPendingAtReconnects(db: Db, opts: DetectOptions, visit: (r: 
 export interface AttachShortfall {
   attach: AcceptedReconnect;
   pending: number;
+  /** How many of them an open POST stream still carried (the message says so: the client may read them there). */
+  onOpenPost: number;
   /** The first pending requests, in the order sent: as many as a message names and the evidence needs. */
   first: PendingRequest[];
 }
@@ -216,7 +243,7 @@ function attachShortfall(attach: AcceptedReconnect, pending: PendingRequests): A
     if (first.length >= Math.max(IDS_SHOWN, handled + 1)) break;
     first.push(q);
   }
-  return { attach, pending: pending.size, first };
+  return { attach, pending: pending.size, onOpenPost: pending.size - pending.looseCount, first };
 }
 
 function reemittingResume(r: AcceptedReconnect, pending: PendingRequests): ReemittingResume | undefined {

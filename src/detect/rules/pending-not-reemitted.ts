@@ -16,7 +16,7 @@ function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: Ra
   const rows = facts.attachShortfalls;
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  for (const { attach: a, pending, first } of rows) {
+  for (const { attach: a, pending, onOpenPost, first } of rows) {
     const ids = first.map((q) => q.requestId);
     if (a.reemitted === null || a.cancelled === null) {
       notKnowable.push({
@@ -34,7 +34,7 @@ function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: Ra
       atMs: a.atMs,
       message:
         `attach to ${a.session}${a.newStream ? ` (new stream ${a.newStream})` : ''} found ${plural(pending, 'pending server request')} ` +
-        `[${named}] but re-emitted ${a.reemitted} and cancelled ${a.cancelled}: ${pending - handled} left waiting on a stream the client no longer reads`,
+        `[${named}] but re-emitted ${a.reemitted} and cancelled ${a.cancelled}: ${leftWhere(pending - handled, onOpenPost)}`,
       evidenceIds: [...first.slice(0, handled + 1).map((q) => q.sentId), a.id],
     });
   }
@@ -59,6 +59,22 @@ function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: Ra
     }
   }
   return { findings, notKnowable };
+}
+
+/**
+ * Where the requests left behind wait. Some may be on a POST stream still open: a client that kept its
+ * process reads them there, but one that restarted (what an attach without Last-Event-ID may mean, seed 000)
+ * does not, and rules.md counts every pending request; the message says which, so that a reader can tell.
+ */
+function leftWhere(left: number, onOpenPost: number): string {
+  if (onOpenPost === 0) return `${left} left waiting on a stream the client no longer reads`;
+  const where =
+    onOpenPost < left
+      ? `${left} left where they were sent, ${onOpenPost} of them on a POST stream still open`
+      : left === 1
+        ? '1 left on the POST stream it was sent on, still open'
+        : `${left} left on the POST streams they were sent on, still open`;
+  return `${where}, which a client that restarted no longer reads (an attach without Last-Event-ID may mean one did; rules.md has an attach re-emit or cancel every pending request)`;
 }
 
 export default defineRule({
