@@ -1,17 +1,38 @@
 -- Which resumptions or replays were served to a principal other than the owner of the session whose events were replayed?
 -- Whose events: the presented session's, or, when Last-Event-ID was emitted only in another session (a foreign
--- event id), that session's. Owner: the principal of its creation, else the first principal logged for it.
+-- event id), that session's; where the presented session had sent it, the first replayed id (first_replayed,
+-- replayed_ids, event.replayed) that it never sent and another session did leads to that one. Owner: the principal
+-- of the creation of the incarnation that sent the event (the presented session's may be an earlier one, its id
+-- minted again), else the first principal logged for it.
 -- Served to: the upgrade's principal, else that of a stream of the same session opened on its connection
 -- (connection ids repeat across nodes and proxies multiplex sessions on one connection, so another
 -- session's stream on the same conn id proves nothing). Rows where either is
 -- unknown have a NULL owner or client, and rows where another session had sent that foreign id too name it in
 -- also_sent_by: all are not knowable. Evidence: the owner's line, the foreign event,
 -- the client's line, the upgrade.
+CREATE TEMP TABLE replay_records AS
+SELECT id, ts_ms, session, stream, event_id FROM records WHERE kind = 'event.replayed' AND shadowed = 0;
+CREATE INDEX temp.replay_records_at ON replay_records (session, stream, ts_ms, id);
+-- the ids each accepted upgrade of a session says it replayed, in their place: first_replayed, replayed_ids, then
+-- the event.replayed records on its new stream
+CREATE TEMP TABLE replayed_refs AS
+SELECT u.id AS up_id, 0 AS o, 0 AS k, CAST(u.first_replayed AS TEXT) AS event_id FROM upgrades u
+WHERE u.first_replayed IS NOT NULL AND u.session IS NOT NULL AND u.status BETWEEN 200 AND 299
+UNION ALL
+SELECT u.id, 1, CAST(j.key AS INTEGER), CAST(j.value AS TEXT) FROM upgrades u, json_each(u.replayed_ids) j
+WHERE u.replayed_ids IS NOT NULL AND u.session IS NOT NULL AND u.status BETWEEN 200 AND 299
+UNION ALL
+SELECT v.id, 2, x.id, x.event_id FROM replay_records x
+JOIN (SELECT id, ts_ms, session, new_stream FROM upgrades WHERE session IS NOT NULL AND new_stream IS NOT NULL AND status BETWEEN 200 AND 299) v
+  ON v.session = x.session AND v.new_stream = x.stream AND (x.ts_ms, x.id) > (v.ts_ms, v.id);
+CREATE INDEX temp.replayed_refs_up ON replayed_refs (up_id, o, k);
+
 WITH replayed_on AS MATERIALIZED (
   -- streams that logged replayed events, once: probing each session's records per upgrade grows with the session
-  SELECT DISTINCT session, stream FROM records WHERE kind = 'event.replayed' AND shadowed = 0
+  SELECT DISTINCT session, stream FROM replay_records
 ), served AS MATERIALIZED (
-  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin
+  SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin,
+    u.first_replayed, u.replayed_ids
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
     -- v2: only a replay that served events (a resumption that replayed nothing served nothing); the ids a proxy saw
@@ -38,29 +59,57 @@ WITH replayed_on AS MATERIALIZED (
        AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event
   FROM served s
 ), sourced AS MATERIALIZED (
-  -- only an id the presented session never emitted is looked up elsewhere (ids like 1, 2, 3 repeat across sessions)
-  SELECT s.*,
-    CASE WHEN s.own_event IS NULL AND s.emissions_logged THEN
-      (SELECT e.id FROM events e WHERE e.event_id = s.last_event_id AND e.session IS NOT s.session
-         AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
+  -- `led_by`, the id that leads to another session: only an id the presented session never emitted is looked up
+  -- elsewhere (ids like 1, 2, 3 repeat across sessions). The Last-Event-ID; or, where it is the session's own, the
+  -- first replayed id the session never sent before the upgrade and another session did, by its place
+  -- (first_replayed, then replayed_ids, then event.replayed records)
+  SELECT s.*, CASE WHEN s.own_event IS NULL THEN CASE WHEN s.emissions_logged THEN s.last_event_id END
+    WHEN s.session IS NOT NULL AND s.emissions_logged THEN (
+    SELECT r.event_id FROM replayed_refs r WHERE r.up_id = s.id
+      AND NOT EXISTS (SELECT 1 FROM events e INDEXED BY events_lookup WHERE e.session = s.session AND e.event_id = r.event_id
+        AND (e.ts_ms, e.id) < (s.ts_ms, s.id))
+      AND EXISTS (SELECT 1 FROM events e WHERE e.event_id = r.event_id AND e.session <> s.session AND (e.ts_ms, e.id) < (s.ts_ms, s.id))
+    ORDER BY r.o, r.k LIMIT 1) END AS led_by,
+    -- the presented session's own emission of the first replayed id: what was served, and so whose (an incarnation
+    -- other than the Last-Event-ID's may have sent it, where the session id was minted again)
+    CASE WHEN s.own_event IS NOT NULL THEN (
+      SELECT e.id FROM events e INDEXED BY events_lookup
+      WHERE e.session = s.session AND (e.ts_ms, e.id) < (s.ts_ms, s.id)
+        AND e.event_id = (SELECT r.event_id FROM replayed_refs r WHERE r.up_id = s.id ORDER BY r.o, r.k LIMIT 1)
+      ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS replayed_own
   FROM owned_event s
+), elsewhere AS MATERIALIZED (
+  SELECT s.*,
+    CASE WHEN s.led_by IS NOT NULL THEN
+      (SELECT e.id FROM events e WHERE e.event_id = s.led_by AND e.session IS NOT s.session
+         AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS other_event
+  FROM sourced s
 ), sole_source AS MATERIALIZED (
   -- another session that had sent the id too: then which session's events were served cannot be told (ids
   -- like 1, 2, 3 repeat across sessions), and the row is not knowable. Asked only where the id led elsewhere: asked
   -- of every upgrade, it walked every emission of its id before it (a per-session counter's in every session)
   SELECT s.*,
     CASE WHEN s.other_event IS NOT NULL THEN
-      (SELECT e2.session FROM events e2 WHERE e2.event_id = s.last_event_id AND e2.session IS NOT s.session
+      (SELECT e2.session FROM events e2 WHERE e2.event_id = s.led_by AND e2.session IS NOT s.session
          AND e2.session <> f.session AND (e2.ts_ms, e2.id) < (s.ts_ms, s.id) ORDER BY e2.ts_ms, e2.id LIMIT 1) END AS also_sent_by
-  FROM sourced s LEFT JOIN events f ON f.id = s.other_event
+  FROM elsewhere s LEFT JOIN events f ON f.id = s.other_event
 ), origin AS MATERIALIZED (
-  -- the session whose events were replayed, and the moment its incarnation is judged at
+  -- the session whose events were replayed, and the incarnation that sent them: judged at the event another
+  -- session sent, else at the presented session's own emission of the first replayed id, else of the Last-Event-ID
+  -- (a replay follows its position), else at the upgrade
   SELECT s.*, f.id AS foreign_event,
     COALESCE(f.session, s.session) AS source_session,
     (SELECT i.created_id FROM incarnations i
-     WHERE i.session = COALESCE(f.session, s.session) AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, s.ts_ms), COALESCE(f.id, s.id))
-     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id
-  FROM sole_source s LEFT JOIN events f ON f.id = s.other_event AND s.own_event IS NULL
+     WHERE i.session = COALESCE(f.session, s.session)
+       AND (i.created_ts, i.created_id) <= (COALESCE(f.ts_ms, o.ts_ms, s.ts_ms), COALESCE(f.id, o.id, s.id))
+     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) AS created_id,
+    -- the incarnation the upgrade presented: another than the event's where the session id was minted again
+    CASE WHEN f.id IS NULL AND o.id IS NOT NULL THEN (SELECT i.created_id FROM incarnations i
+     WHERE i.session = s.session AND (i.created_ts, i.created_id) < (s.ts_ms, s.id)
+     ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) END AS presented_created_id,
+    o.id AS own_emission, o.event_id AS own_emitted
+  FROM sole_source s LEFT JOIN events f ON f.id = s.other_event
+  LEFT JOIN events o ON o.id = COALESCE(s.replayed_own, s.own_event)
 ), first_named AS MATERIALIZED (
   -- each incarnation's first record naming a principal, asked once per incarnation: asked per upgrade, a
   -- session that never names one was read from its creation up to each of its upgrades
@@ -72,7 +121,8 @@ WITH replayed_on AS MATERIALIZED (
   FROM (SELECT DISTINCT source_session, created_id FROM origin) d LEFT JOIN incarnations i ON i.created_id = d.created_id
 ), owned AS MATERIALIZED (
   -- the owner: that record, if it came before the upgrade
-  SELECT o.*, CASE WHEN (r.ts_ms, r.id) < (o.ts_ms, o.id) THEN r.id END AS owner_id
+  SELECT o.*, CASE WHEN (r.ts_ms, r.id) < (o.ts_ms, o.id) THEN r.id END AS owner_id,
+    o.presented_created_id IS NOT NULL AND o.presented_created_id IS NOT o.created_id AS earlier_incarnation
   FROM origin o
   LEFT JOIN first_named f ON f.source_session IS o.source_session AND f.created_id IS o.created_id
   LEFT JOIN records r ON r.id = f.first_id
@@ -89,7 +139,11 @@ WITH replayed_on AS MATERIALIZED (
 )
 SELECT c.id AS upgrade_id, c.session, c.ts_ms AS at_ms, c.decision, c.last_event_id, c.new_stream,
   c.source_session, c.also_sent_by, ow.principal AS owner, cl.principal AS client,
-  json_array(c.owner_id, c.foreign_event, c.client_id, c.id) AS evidence
+  CASE WHEN c.foreign_event IS NOT NULL AND c.own_event IS NOT NULL THEN c.led_by END AS replayed_id,
+  c.earlier_incarnation, CASE WHEN c.earlier_incarnation AND c.own_emission IS NOT c.own_event THEN c.own_emitted END AS served_id,
+  -- an earlier incarnation's: its emission shows whose the event was, and the creation after it whose the session is now
+  json_array(c.owner_id, COALESCE(c.foreign_event, CASE WHEN c.earlier_incarnation THEN c.own_emission END),
+    CASE WHEN c.earlier_incarnation THEN c.presented_created_id END, c.client_id, c.id) AS evidence
 FROM clients c
 LEFT JOIN records ow ON ow.id = c.owner_id
 LEFT JOIN records cl ON cl.id = c.client_id

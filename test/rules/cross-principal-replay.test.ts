@@ -144,6 +144,58 @@ describe('cross-principal-replay', () => {
     expect(findingsOf(await analyzeLines(lines(1)), 'cross-principal-replay').map((f) => f.session)).toEqual(['S2']);
   });
 
+  // A session id minted again: the Last-Event-ID's event was the earlier incarnation's, whose owner it is.
+  const reminted = (owner2: string) => [
+    { ...created('S1', 'alice'), incarnation: 'i1' }, // 1
+    opened, // 2
+    sent(100, 5), // 3
+    { ts: at(150), kind: 'session.terminated', session: 'S1', reason: 'client_delete' }, // 4
+    { ...created('S1', owner2, 200), incarnation: 'i2' }, // 5
+    { ts: at(210), kind: 'stream.opened', session: 'S1', stream: 'g7', via: 'get' }, // 6
+    { ts: at(220), kind: 'event.sent', session: 'S1', stream: 'g7', event_id: 1 }, // 7
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 5, new_stream: 'g8', decision: 'resume', status: 200, replayed: 1, first_replayed: 6, principal: owner2 }, // 8
+  ];
+
+  it("judges a Last-Event-ID an earlier incarnation sent by that incarnation's owner, not the current one's", async () => {
+    for (const owner2 of ['bob', 'carol']) {
+      const [f, ...rest] = findingsOf(await analyzeLines(reminted(owner2)), 'cross-principal-replay');
+      expect(rest).toEqual([]);
+      expect(f?.message).toBe(`${owner2} was served a resume of S1 from event 5, which an earlier incarnation of S1, owned by alice, had sent: its events were replayed to another principal`);
+      // the owner's creation, the event, the creation again (the client's own), the upgrade
+      expect(evidenceLines(f!)).toEqual([1, 3, 5, 8]);
+    }
+  });
+
+  it('near miss: the same principal owned both incarnations (foreign-event-id still says the replay crossed them)', async () => {
+    const report = await analyzeLines(reminted('alice'));
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+    expect(findingsOf(report, 'foreign-event-id').map((f) => evidenceLines(f))).toEqual([[3, 5, 8]]);
+  });
+
+  // A server replaying from one global log: the client's own Last-Event-ID, but another session's events after it.
+  const globalReplay = (ids: string[]) => [
+    created('S1', 'alice'), // 1
+    opened, // 2
+    { ...sent(100, 0), event_id: 'a-1' }, // 3
+    created('S2', 'mallory', 150), // 4
+    { ts: at(160), kind: 'event.sent', session: 'S2', stream: 'h1', event_id: 'm-1' }, // 5
+    { ts: at(170), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'a-2' }, // 6
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 'a-1', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: ids.length, replayed_ids: ids, principal: 'alice' }, // 7
+  ];
+
+  it("flags another principal's events replayed after the client's own Last-Event-ID", async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(globalReplay(['m-1', 'a-2'])), 'cross-principal-replay');
+    expect(rest).toEqual([]);
+    expect(f?.message).toBe('resume presenting S1 from event a-1 replayed event m-1 and other events of S2 (owner mallory) to alice');
+    expect(evidenceLines(f!)).toEqual([4, 5, 7]);
+  });
+
+  it('near miss: every replayed id the session\'s own', async () => {
+    const report = await analyzeLines(globalReplay(['a-2']));
+    expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([]);
+  });
+
   it("takes an id a proxy saw on a proxy-only session's own stream as that session's, not another's", async () => {
     const px = (ms: number, headers: Record<string, string>, ids: string[]) => ({
       ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { accept: 'text/event-stream', ...headers },

@@ -16,6 +16,12 @@ interface CrossPrincipalRow {
   also_sent_by: string | null;
   owner: string | null;
   client: string | null;
+  /** The replayed id that led to another session, where the Last-Event-ID was the presented session's own. */
+  replayed_id: string | null;
+  /** The events served were sent by another incarnation of the presented session id than the upgrade's. */
+  earlier_incarnation: number;
+  /** There, the first replayed id, where it is not the Last-Event-ID's event. */
+  served_id: string | null;
   evidence: string;
 }
 
@@ -30,7 +36,7 @@ function crossPrincipalReplay(db: Db, opts: DetectOptions, handOver: RuleContext
       notKnowable.push({
         rule,
         session: r.session,
-        reason: `event ${r.last_event_id} that the ${r.decision} at ${at(r.at_ms)} named had been sent by ${r.source_session} and by ${r.also_sent_by}: whose events were replayed cannot be told`,
+        reason: `event ${r.replayed_id ?? r.last_event_id} that the ${r.decision} at ${at(r.at_ms)} ${r.replayed_id !== null ? 'replayed' : 'named'} had been sent by ${r.source_session} and by ${r.also_sent_by}: whose events were replayed cannot be told`,
       });
       continue;
     }
@@ -43,10 +49,13 @@ function crossPrincipalReplay(db: Db, opts: DetectOptions, handOver: RuleContext
       continue;
     }
     const from = r.last_event_id !== null ? ` from event ${r.last_event_id}` : '';
+    const replayed = r.replayed_id !== null ? `event ${r.replayed_id} and other events` : 'events';
     const message =
-      r.source_session === r.session
-        ? `${r.client} was served a ${r.decision} of ${r.session}${from}, but ${r.session} belongs to ${r.owner}: its events were replayed to another principal`
-        : `${r.decision} presenting ${r.session ?? 'no session'}${from} replayed events of ${r.source_session} (owner ${r.owner}) to ${r.client}`;
+      r.source_session !== r.session
+        ? `${r.decision} presenting ${r.session ?? 'no session'}${from} replayed ${replayed} of ${r.source_session} (owner ${r.owner}) to ${r.client}`
+        : r.earlier_incarnation
+          ? `${r.client} was served a ${r.decision} of ${r.session}${from}${r.served_id !== null ? ` that replayed event ${r.served_id}` : ''}, which an earlier incarnation of ${r.session}, owned by ${r.owner}, had sent: its events were replayed to another principal`
+          : `${r.client} was served a ${r.decision} of ${r.session}${from}, but ${r.session} belongs to ${r.owner}: its events were replayed to another principal`;
     findings.push({ rule, session: r.session, atMs: r.at_ms, message, evidenceIds: evidenceIds(r.evidence) });
   }
   return { findings: findings.rest(), notKnowable };
@@ -60,7 +69,7 @@ export default defineRule({
   seeds: ['001'],
   explanation: {
     meaning:
-      'A resumption or replay was served to a principal other than the owner of the session whose events were replayed (the presented session, or another one reached through a foreign event id).',
+      'A resumption or replay was served to a principal other than the owner of the session whose events were replayed (the presented session, an earlier incarnation of its id, or another session reached through a foreign Last-Event-ID or a replayed event another session sent).',
     whyItBreaks:
       'Neither a session id nor an event id proves who the client is. Replaying to another principal hands it the owner\'s events (sampling prompts, tool results): a confidentiality breach.',
     shouldHave:

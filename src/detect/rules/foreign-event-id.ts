@@ -15,6 +15,8 @@ interface Foreign {
   ref: EventRef;
   what: string;
   emitterId: number;
+  /** The creation of the id again, where the event was an earlier incarnation's: without it the lines show a correct resumption. */
+  recreatedId?: number;
 }
 
 export function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
@@ -49,7 +51,7 @@ export function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
       session: r.session,
       atMs: r.atMs,
       message: `${prefix} ${lead.what}${more.size > 0 ? ` (and ${plural(more.size, 'more foreign event id')})` : ''}`,
-      evidenceIds: [lead.emitterId, lead.ref.namedBy, r.upgradeId],
+      evidenceIds: [lead.emitterId, ...(lead.recreatedId !== undefined ? [lead.recreatedId] : []), lead.ref.namedBy, r.upgradeId],
     });
   }
   return { findings, notKnowable };
@@ -60,7 +62,12 @@ function foreignness(r: Reconnect, ref: EventRef): Foreign | 'unknowable' | unde
     const other = ref.elsewhere;
     if (other === null) return undefined;
     if (other.how === 'earlier-incarnation') {
-      return { ref, emitterId: other.recordId, what: `an earlier incarnation of ${r.session} sent on stream ${other.stream}, before the session id was created again: a replay across incarnations` };
+      return {
+        ref,
+        emitterId: other.recordId,
+        ...(r.incarnationId !== null && { recreatedId: r.incarnationId }),
+        what: `an earlier incarnation of ${r.session} sent on stream ${other.stream}, before the session id was created again: a replay across incarnations`,
+      };
     }
     if (r.incarnationId === null) return 'unknowable';
     return { ref, emitterId: other.recordId, what: `session ${other.session} sent on stream ${other.stream}: a replay from another session's log` };
