@@ -44,9 +44,12 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
     });
     return out;
   }
-  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing.
+  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing. Nor did one without a
+  // session at 2026-07-28, which has no resumption (the server ignores the header): a proxy cannot tell its
+  // response stream from a replay, so it is the call it carries (rules.md, replay-in-stateless-era).
   const plainPost = method === 'POST' && ok(status) && !isSse;
-  if (method === 'GET' || (lastEventId !== null && !plainPost)) {
+  const headerIgnored = method === 'POST' && session === null && isStatelessEra(h.protocolVersion);
+  if (method === 'GET' || (lastEventId !== null && !plainPost && !headerIgnored)) {
     const accepted = ok(status) && (isSse || method === 'GET');
     const decision = !accepted ? 'reject' : lastEventId !== null ? 'resume' : 'attach';
     out.push({

@@ -1,4 +1,4 @@
-import { createState, observe, requestFromUpgrade, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
+import { createState, observe, REVISION_RULES, requestFromUpgrade, revisionOf, type EngineRequest, type EngineState, type Incarnation } from '../engine/index.js';
 import type { Db } from '../store/db.js';
 import { at } from '../model/phrasing.js';
 import { compareNumeric, isDigits } from '../model/event-order.js';
@@ -167,10 +167,18 @@ function sessionVersions(db: Db): Map<string, string> {
   return new Map(rows);
 }
 
-/** The request's own version where it carries one, else the session's. */
+/**
+ * The request's own version where it carries one, else the session's. A session-less request at a revision
+ * with no GET stream (2026-07-28) is judged as a POST: a log does not say the method, and a client speaking
+ * that revision opens no GET stream, so a Last-Event-ID it sends is a stale header on a POST, which the
+ * server serves on its own (the engine's default, a GET, would be 405 and a divergence on every such request).
+ */
 function withVersion(request: EngineRequest, sessionVersion: string | undefined): EngineRequest {
   const version = request.protocolVersion ?? sessionVersion;
-  return version === undefined ? request : { ...request, protocolVersion: version };
+  if (version === undefined) return request;
+  const revision = revisionOf(version);
+  const post = request.httpMethod === undefined && request.sessionId === null && revision !== undefined && !REVISION_RULES[revision].getStream;
+  return { ...request, protocolVersion: version, ...(post && { httpMethod: 'POST' }) };
 }
 
 /**

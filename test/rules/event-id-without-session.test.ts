@@ -28,6 +28,25 @@ describe('event-id-without-session', () => {
     expect(evidenceLines(f!)).toEqual([1]);
   });
 
+  // 2026-07-28 has no sessions and no resumption: the server ignores a stale Last-Event-ID on a POST, and its
+  // answer is the call's own stream. A proxy cannot tell that from a replay, so it is not taken for a resume.
+  const statelessPost = (version: string, method = 'POST') => ({
+    ts: at(0), kind: 'http', method, path: '/mcp', status: 200, node: 'edge', principal: 'bob',
+    req_headers: { 'mcp-protocol-version': version, 'last-event-id': '7', 'content-type': 'application/json' },
+    resp_headers: { 'content-type': 'text/event-stream' }, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 3, sse_event_ids: ['1'],
+  });
+
+  it('near miss: a proxy line of a 2026-07-28 POST carrying a stale Last-Event-ID is the call, not a resume', async () => {
+    const report = await analyzeLines([statelessPost('2026-07-28')]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.findings).toEqual([]);
+  });
+
+  it('still flags the same POST at 2025-11-25, and a GET at 2026-07-28 answered with a stream', async () => {
+    expect(findingsOf(await analyzeLines([statelessPost('2025-11-25')]), RULE).map((f) => evidenceLines(f))).toEqual([[1]]);
+    expect(findingsOf(await analyzeLines([statelessPost('2026-07-28', 'GET')]), RULE).map((f) => evidenceLines(f))).toEqual([[1]]);
+  });
+
   it('does not flag a rejected request, a request without Last-Event-ID, or a fresh session answer', async () => {
     const report = await analyzeLines([
       upgrade(0, { last_event_id: 5, decision: 'reject', status: 400, reason: 'event_id_without_session' }),

@@ -27,6 +27,24 @@ describe('engine-divergence by the revision each session speaks', () => {
     expect(d?.message).toContain('server resumed S1 from 1 (200); a correct server would reject 405 method_not_allowed');
   });
 
+  // A 2026-07-28 client opens no GET stream: a session-less request of that revision that carries Last-Event-ID
+  // is a POST with a stale header, served on its own. Judged as the engine's default GET, it was a 405 divergence.
+  const stalePost = (version: string, session: string | null) => [
+    { ts: at(0), kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' },
+    { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
+    { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7 },
+    { ts: at(5000), kind: 'upgrade', session, last_event_id: 7, decision: 'fresh', status: 200, protocol_version: version, new_stream: 'p9', principal: 'bob' },
+  ];
+
+  it('near miss: a session-less 2026-07-28 request served fresh with a stale Last-Event-ID is a POST served on its own', async () => {
+    expect(findingsOf(await analyzeLines(stalePost('2026-07-28', null)), 'engine-divergence')).toEqual([]);
+  });
+
+  it('the same answer to a session-less request at 2025-11-25 is still a divergence (a correct server rejects it 400)', async () => {
+    const [d] = findingsOf(await analyzeLines(stalePost('2025-11-25', null)), 'engine-divergence');
+    expect(d?.message).toContain('a correct server would reject 400');
+  });
+
   it.each(['2025-11-25', '2025-06-18', '2025-03-26', undefined])('near miss: the same session at %s is resumed as logged', async (version) => {
     expect(findingsOf(await analyzeLines(resumedSession('S1', version)), 'engine-divergence')).toEqual([]);
   });
