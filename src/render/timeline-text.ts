@@ -104,8 +104,16 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
   }
   const gutter = new Gutter(lastRow, markOf);
   k = 0;
+  let day = '';
   for (const r of t.records) {
-    chunk += `\n${printable(`${isoTime(r.ts_ms).slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    const iso = isoTime(r.ts_ms);
+    // Rows show the time of day only; a line naming the day above the first row and at each change keeps
+    // rows a day apart from reading as simultaneous (README, "The timeline").
+    if (iso.slice(0, 10) !== day) {
+      day = iso.slice(0, 10);
+      chunk += `\n── ${day} (UTC) ──`;
+    }
+    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';

@@ -44,4 +44,29 @@ describe('timeline text', () => {
     // a and b live together; b keeps its column after a's ends, and c takes a's
     expect(rows(text).map(gutterOf)).toEqual(['A', '│B', '││', 'A│', ' B', 'C│', '│B', 'C']);
   });
+
+  it('names the UTC day above the first row and again at every row on another day', () => {
+    line = 0;
+    const at = (iso: string, kind: string) => rec(Date.parse(iso) - T0, kind, null);
+    const records = [
+      at('2026-11-09T23:59:40.000Z', 'session.created'),
+      at('2026-11-10T00:01:01.000Z', 'upgrade'),
+      at('2026-11-11T00:01:01.000Z', 'upgrade'),
+    ];
+    const text = renderTimelineText({ session: 'S', incarnations: [], lanes: [], records });
+    const story = text.slice(text.indexOf('── '));
+    expect(story.split('\n').map((l) => l.slice(0, 24))).toEqual([
+      '── 2026-11-09 (UTC) ──', '23:59:40.000   session c',
+      '── 2026-11-10 (UTC) ──', '00:01:01.000   UPGRADE (',
+      '── 2026-11-11 (UTC) ──', '00:01:01.000   UPGRADE (', '',
+    ]);
+  });
+
+  it('names the day once for a session within one UTC day, from its first to its last millisecond', () => {
+    line = 0;
+    const at = (iso: string) => rec(Date.parse(iso) - T0, 'session.created', null);
+    const text = renderTimelineText({ session: 'S', incarnations: [], lanes: [], records: [at('2026-11-09T00:00:00.000Z'), at('2026-11-09T23:59:59.999Z')] });
+    expect(text.match(/^── .*$/gm)).toEqual(['── 2026-11-09 (UTC) ──']);
+    expect(rows(text)).toHaveLength(2);
+  });
 });
