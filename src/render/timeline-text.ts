@@ -26,9 +26,9 @@ export function describeRecord(r: TimelineRecord): string {
     case 'stream.fenced':
       return `stream ${v(r.stream)} fenced`;
     case 'event.sent':
-      return `event ${v(r.event_id)} sent on ${v(r.stream)}${r.method ? `: ${r.method}` : ''}${r.attached === 0 ? ' (unattached)' : ''}`;
+      return `event ${v(r.event_id)} sent on ${v(r.stream)}${carries(r)}${r.attached === 0 ? ' (unattached)' : ''}`;
     case 'event.replayed':
-      return `event ${v(r.event_id)} replayed on ${v(r.stream)}`;
+      return `event ${v(r.event_id)} replayed on ${v(r.stream)}${carries(r)}`;
     case 'buffer.trimmed':
       return `buffer trimmed${r.stream ? ` on ${r.stream}` : ''}: oldest retained ${v(r.oldest_retained)}`;
     case 'upgrade': {
@@ -56,6 +56,16 @@ export function describeRecord(r: TimelineRecord): string {
     default:
       return r.kind;
   }
+}
+
+/**
+ * What an event carries: a notification or request its method; a response has none, and is the one a
+ * stranded or polled call is followed by, so it names the call it answers.
+ */
+function carries(r: TimelineRecord): string {
+  if (r.method) return `: ${r.method}`;
+  if (r.rpc_kind === 'response') return r.rpc_id !== null && r.rpc_id !== undefined ? `: response to ${r.rpc_id}` : ': a response';
+  return '';
 }
 
 /** A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in theirs. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderTimelineText } from '../../src/render/timeline-text.js';
+import { describeRecord, renderTimelineText } from '../../src/render/timeline-text.js';
 import type { LaneInfo, SessionTimeline, TimelineRecord } from '../../src/store/session-timeline.js';
 
 // The text timeline of a session: one row per record, the lanes live at that moment drawn left of it.
@@ -68,5 +68,17 @@ describe('timeline text', () => {
     const text = renderTimelineText({ session: 'S', incarnations: [], lanes: [], records: [at('2026-11-09T00:00:00.000Z'), at('2026-11-09T23:59:59.999Z')] });
     expect(text.match(/^── .*$/gm)).toEqual(['── 2026-11-09 (UTC) ──']);
     expect(rows(text)).toHaveLength(2);
+  });
+
+  it('marks an event that carries a response as the response to its call', () => {
+    const sent = rec(0, 'event.sent', 'get-4', { event_id: 'e7', rpc_kind: 'response', rpc_id: '3' });
+    expect(describeRecord(sent)).toBe('event e7 sent on get-4: response to 3');
+    expect(describeRecord({ ...sent, kind: 'event.replayed' })).toBe('event e7 replayed on get-4: response to 3');
+  });
+
+  it('leaves a request event its method, and an event of no stated kind unmarked, whatever rpc id they carry', () => {
+    const request = rec(0, 'event.sent', 'g1', { event_id: 'e8', rpc_kind: 'request', rpc_id: '3', method: 'sampling/createMessage' });
+    expect(describeRecord(request)).toBe('event e8 sent on g1: sampling/createMessage');
+    expect(describeRecord(rec(0, 'event.sent', 'g1', { event_id: 'e9', rpc_id: '3' }))).toBe('event e9 sent on g1');
   });
 });
