@@ -1,4 +1,4 @@
-import type { SessionTimelineStream } from '../store/session-timeline.js';
+import { ownerAt, type SessionTimelineStream, type TimelineRecord } from '../store/session-timeline.js';
 import { jsonArrayChunks, nested } from './json.js';
 
 /**
@@ -7,6 +7,11 @@ import { jsonArrayChunks, nested } from './json.js';
  */
 export function* timelineJsonChunks(t: SessionTimelineStream): Generator<string> {
   yield `{\n  "session": ${nested(t.session, 2)},\n  "incarnations": ${nested(t.incarnations, 2)},\n  "lanes": ${nested(t.lanes, 2)},\n  "records": `;
-  yield* jsonArrayChunks(t.records, (r) => r, 2);
+  yield* jsonArrayChunks(t.records, (r) => withOwner(r, ownerAt(t.incarnations, r.ts_ms)), 2);
   yield '\n}\n';
+}
+
+/** A record that names a principal also names the owner it answers to then (the text timeline's "not the owner"). */
+function withOwner(r: TimelineRecord, owner: string | undefined): TimelineRecord {
+  return typeof r.principal === 'string' && owner !== undefined ? { ...r, owner } : r;
 }

@@ -1,7 +1,7 @@
 import { isoTime } from '../model/phrasing.js';
 import { printable } from '../model/printable.js';
 import { CHUNK_CHARS } from './json.js';
-import type { LaneInfo, SessionTimelineStream, TimelineRecord } from '../store/session-timeline.js';
+import { ownerAt, type LaneInfo, type SessionTimelineStream, type TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
 // on one row with its lane marked and file:line, so a reader can go to the log.
@@ -68,6 +68,16 @@ function carries(r: TimelineRecord): string {
   return '';
 }
 
+/**
+ * Who acted, where it matters: a principal other than the session's owner is the fact behind a
+ * cross-principal replay, so a row names it beside the owner; the owner's own rows say nothing (most rows).
+ * With no owner to compare with (the creation not in the log), every principal is named.
+ */
+export function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
+  if (r.kind === 'session.created' || typeof r.principal !== 'string' || r.principal === '' || r.principal === owner) return '';
+  return owner === undefined ? ` by ${r.principal}` : ` by ${r.principal}, not the owner ${owner}`;
+}
+
 /** A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in theirs. */
 export function streamsByLineage(lanes: readonly LaneInfo[]): Map<string, LaneInfo[]> {
   const byLineage = new Map<string, LaneInfo[]>();
@@ -123,7 +133,7 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
       day = iso.slice(0, 10);
       chunk += `\n── ${day} (UTC) ──`;
     }
-    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}${byPrincipal(r, ownerAt(t.incarnations, r.ts_ms))}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';

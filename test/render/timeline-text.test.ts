@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { timelineJsonChunks } from '../../src/render/timeline-json.js';
 import { describeRecord, renderTimelineText } from '../../src/render/timeline-text.js';
-import type { LaneInfo, SessionTimeline, TimelineRecord } from '../../src/store/session-timeline.js';
+import type { IncarnationInfo, LaneInfo, SessionTimeline, TimelineRecord } from '../../src/store/session-timeline.js';
 
 // The text timeline of a session: one row per record, the lanes live at that moment drawn left of it.
 // A soak test's session opens thousands of lanes one after another; its rows must stay as wide as
@@ -80,5 +81,43 @@ describe('timeline text', () => {
     const request = rec(0, 'event.sent', 'g1', { event_id: 'e8', rpc_kind: 'request', rpc_id: '3', method: 'sampling/createMessage' });
     expect(describeRecord(request)).toBe('event e8 sent on g1: sampling/createMessage');
     expect(describeRecord(rec(0, 'event.sent', 'g1', { event_id: 'e9', rpc_id: '3' }))).toBe('event e9 sent on g1');
+  });
+
+  describe('a principal', () => {
+    const incarnation = (ms: number, owner: string): IncarnationInfo =>
+      ({ created_ts: T0 + ms, incarnation: null, node: null, owner, ended_ts: null, ended_how: null });
+    const story = () => {
+      line = 0;
+      const records = [
+        rec(0, 'session.created', null, { principal: 'tok:erin' }),
+        rec(1, 'upgrade', 'U1', { new_stream: 'U2', decision: 'resume', status: 200, principal: 'tok:erin' }),
+        rec(2, 'upgrade', 'U1', { new_stream: 'U3', decision: 'resume', status: 200, principal: 'tok:mallory' }),
+        rec(3, 'session.created', null, { principal: 'tok:mallory' }),
+        rec(4, 'stream.opened', 'U4', { via: 'get', principal: 'tok:mallory' }),
+      ];
+      return { session: 'S', incarnations: [incarnation(0, 'tok:erin'), incarnation(3, 'tok:mallory')], lanes: [], records };
+    };
+
+    it('is named on a row where it is not the owner of the incarnation live then', () => {
+      const text = renderTimelineText(story());
+      expect(rows(text)[2]).toMatch(/→ U3 by tok:mallory, not the owner tok:erin +soak\.ndjson:3$/);
+      const json = JSON.parse(Array.from(timelineJsonChunks(story())).join(''));
+      expect(json.records[2]).toMatchObject({ principal: 'tok:mallory', owner: 'tok:erin' });
+    });
+
+    it('is not named where it is the owner, nor against an earlier incarnation’s owner', () => {
+      const all = rows(renderTimelineText(story()));
+      expect(all[1]).not.toContain(' by ');
+      expect(all[4]).toMatch(/stream U4 opened via get +soak\.ndjson:5$/);
+      const json = JSON.parse(Array.from(timelineJsonChunks(story())).join(''));
+      expect(json.records[4]).toMatchObject({ principal: 'tok:mallory', owner: 'tok:mallory' });
+    });
+
+    it('is named on every row that carries one when the session’s creation is not in the log', () => {
+      line = 0;
+      const records = [rec(0, 'stream.opened', 'U1', { via: 'get', principal: 'tok:erin' })];
+      expect(rows(renderTimelineText({ session: 'S', incarnations: [], lanes: [], records }))[0]).toContain('opened via get by tok:erin ');
+      expect(JSON.parse(Array.from(timelineJsonChunks({ session: 'S', incarnations: [], lanes: [], records })).join('')).records[0]).not.toHaveProperty('owner');
+    });
   });
 });
