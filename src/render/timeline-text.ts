@@ -186,11 +186,17 @@ class Gutter {
   }
 }
 
+/**
+ * How a stream ended. A stream superseded while still open (a dual writer's old stream) says by which upgrade
+ * and when, before how it ended; one superseded after it ended is an ordinary resumption, said by the arrow.
+ */
 function laneState(l: LaneInfo): string {
-  if (l.fenced_ts !== null) return ' (fenced)';
-  if (l.closed_ts !== null) return ` (closed${l.close_reason ? `: ${l.close_reason}` : ''})`;
-  if (l.superseded_ts !== null) return ' (superseded, never closed)';
-  return '';
+  const end = l.fenced_ts !== null ? 'fenced' : l.closed_ts !== null ? `closed${l.close_reason ? `: ${l.close_reason}` : ''}` : null;
+  if (l.superseded_while_open === true) {
+    const upgrade = `the upgrade${l.superseded_by_stream ? ` to ${l.superseded_by_stream}` : ''}, ${l.superseded_file}:${l.superseded_line}`;
+    return ` (superseded while open at ${isoTime(l.superseded_ts!)} by ${upgrade}; ${end === null ? 'never closed' : `then ${end}`})`;
+  }
+  return end === null ? '' : ` (${end})`;
 }
 
 function laneMark(i: number): string {

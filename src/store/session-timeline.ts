@@ -26,6 +26,17 @@ export interface LaneInfo {
   close_reason: string | null;
   fenced_ts: number | null;
   superseded_ts: number | null;
+  /** The accepted upgrade that superseded the stream (its record id, as records[].id), and where the log has it. */
+  superseded_id: number | null;
+  superseded_file: string | null;
+  superseded_line: number | null;
+  /** The stream that upgrade opened. */
+  superseded_by_stream: string | null;
+  /**
+   * Superseded before it closed or was fenced: two streams of one lineage open at once, the fact behind a
+   * dual writer. False for the usual resumption of a stream already ended; null when never superseded.
+   */
+  superseded_while_open: boolean | null;
 }
 
 export interface IncarnationInfo {
@@ -77,12 +88,22 @@ export function sessionTimelineStream(db: Db, session: string): SessionTimelineS
   const incarnations = db
     .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
     .all(session) as IncarnationInfo[];
-  const lanes = db
-    .prepare(
-      `SELECT stream, lane, via, opened_ts, closed_ts, close_reason, fenced_ts, superseded_ts FROM streams
-       WHERE session = ? ORDER BY COALESCE(opened_ts, 0), stream`,
-    )
-    .all(session) as LaneInfo[];
+  // Log order is (ts, id), as the fold orders records: a close logged in the same millisecond as the upgrade but before it ended the stream first.
+  const lanes = (
+    db
+      .prepare(
+        `SELECT st.stream, st.lane, st.via, st.opened_ts, st.closed_ts, st.close_reason, st.fenced_ts, st.superseded_ts,
+           st.superseded_id, src.name AS superseded_file, u.line AS superseded_line, u.new_stream AS superseded_by_stream,
+           CASE WHEN st.superseded_id IS NULL THEN NULL
+             ELSE (st.closed_id IS NULL OR (st.closed_ts, st.closed_id) > (st.superseded_ts, st.superseded_id))
+              AND (st.fenced_id IS NULL OR (st.fenced_ts, st.fenced_id) > (st.superseded_ts, st.superseded_id)) END AS superseded_while_open
+         FROM streams st
+         LEFT JOIN records u ON u.id = st.superseded_id
+         LEFT JOIN sources src ON src.id = u.source_id
+         WHERE st.session = ? ORDER BY COALESCE(st.opened_ts, 0), st.stream`,
+      )
+      .all(session) as (Omit<LaneInfo, 'superseded_while_open'> & { superseded_while_open: number | null })[]
+  ).map((l) => ({ ...l, superseded_while_open: l.superseded_while_open === null ? null : l.superseded_while_open === 1 }));
   return { session, incarnations, lanes, records: { [Symbol.iterator]: () => timelineRecords(db, session) } };
 }
 

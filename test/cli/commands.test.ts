@@ -78,6 +78,31 @@ describe('timeline', () => {
     expect(r.err).toContain('session nope is not in the log (sessions: S-1001)');
   });
 
+  it("shows the facts behind writers.ndjson's dual writer and cross-principal replay", async () => {
+    const r = await cli('timeline', 'S-1001', 'samples/writers.ndjson');
+    expect(r.out).toContain('A U1: U1/get (superseded while open at 2026-11-09T10:00:02.000Z by the upgrade to U2, samples/writers.ndjson:13; then closed: half_open) → U2/get → U3/get');
+    expect(r.out).toMatch(/→ U3 \[replayed 8, reemitted 0\] by tok:mallory, not the owner tok:erin +samples\/writers\.ndjson:17\n/);
+    expect(r.out).toMatch(/→ U2 \[replayed 0, reemitted 0\] +samples\/writers\.ndjson:13\n/);
+    const t = JSON.parse((await cli('timeline', 'S-1001', 'samples/writers.ndjson', '--format', 'json')).out);
+    expect(t.lanes[0]).toMatchObject({ stream: 'U1', superseded_id: 13, superseded_file: 'samples/writers.ndjson', superseded_line: 13, superseded_by_stream: 'U2', superseded_while_open: true });
+    expect(t.lanes[1]).toMatchObject({ stream: 'U2', superseded_id: null, superseded_while_open: null });
+  });
+
+  it('a stream closed before the upgrade that resumed it reads as closed, not as superseded while open', async () => {
+    const log = join(dir, 'resumed.ndjson');
+    writeFileSync(log, [
+      '{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"R1","principal":"alice"}',
+      '{"ts":"2026-11-09T10:00:00.010Z","kind":"stream.opened","session":"R1","stream":"g1","via":"get"}',
+      '{"ts":"2026-11-09T10:00:01.000Z","kind":"event.sent","session":"R1","stream":"g1","event_id":1}',
+      // closed in the same millisecond as the upgrade, but logged before it
+      '{"ts":"2026-11-09T10:00:03.000Z","kind":"stream.closed","session":"R1","stream":"g1","reason":"error"}',
+      '{"ts":"2026-11-09T10:00:03.000Z","kind":"upgrade","session":"R1","last_event_id":1,"stream":"g1","new_stream":"g2","decision":"resume","status":200,"replayed":0,"reemitted":0,"principal":"alice"}',
+    ].join('\n') + '\n');
+    expect((await cli('timeline', 'R1', log)).out).toContain('A g1: g1/get (closed: error) → g2/get\n');
+    const t = JSON.parse((await cli('timeline', 'R1', log, '--format', 'json')).out);
+    expect(t.lanes[0]).toMatchObject({ stream: 'g1', superseded_id: 5, superseded_line: 5, superseded_while_open: false });
+  });
+
   it('--format json gives lanes and records', async () => {
     const t = JSON.parse((await cli('timeline', 'S-1001', 'samples/writers.ndjson', '--format', 'json')).out);
     expect(t.lanes.map((l: { stream: string }) => l.stream)).toEqual(['U1', 'U2', 'U3']);

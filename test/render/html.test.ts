@@ -208,7 +208,7 @@ describe('the HTML report', () => {
     const lanes: LaneInfo[] = [];
     for (let k = 0; k < 2000; k++) {
       const stream = `g${k}`;
-      lanes.push({ stream, lane: stream, via: 'get', opened_ts: 4 * k, closed_ts: 4 * k + 1, close_reason: 'error', fenced_ts: null, superseded_ts: null });
+      lanes.push({ stream, lane: stream, via: 'get', opened_ts: 4 * k, closed_ts: 4 * k + 1, close_reason: 'error', fenced_ts: null, superseded_ts: null, superseded_id: null, superseded_file: null, superseded_line: null, superseded_by_stream: null, superseded_while_open: null });
       for (const [j, kind] of (['stream.opened', 'stream.closed'] as const).entries()) {
         records.push({ id: 2 * k + j + 1, file: 'soak.ndjson', line: 2 * k + j + 1, ts_ms: 4 * k + j, kind, origin: 'server', node: null, session: 'S', stream, lane: stream });
       }

@@ -12,8 +12,10 @@ const T0 = Date.parse('2026-11-09T10:00:00.000Z');
 let line = 0;
 const rec = (ms: number, kind: string, lane: string | null, f: Partial<TimelineRecord> = {}): TimelineRecord =>
   ({ id: ++line, file: 'soak.ndjson', line, ts_ms: T0 + ms, kind, origin: 'server', node: null, session: 'S', stream: lane, lane, ...f }) as TimelineRecord;
-const laneInfo = (stream: string): LaneInfo =>
-  ({ stream, lane: stream, via: 'get', opened_ts: null, closed_ts: null, close_reason: null, fenced_ts: null, superseded_ts: null });
+const laneInfo = (stream: string, f: Partial<LaneInfo> = {}): LaneInfo => ({
+  stream, lane: stream, via: 'get', opened_ts: null, closed_ts: null, close_reason: null, fenced_ts: null, superseded_ts: null,
+  superseded_id: null, superseded_file: null, superseded_line: null, superseded_by_stream: null, superseded_while_open: null, ...f,
+});
 const rows = (text: string) => text.split('\n').filter((l) => /^\d\d:\d\d:\d\d\.\d{3} /.test(l));
 const gutterOf = (row: string) => /^([A-Z│ ]*?) (?=[a-z])/.exec(row.slice(13))![1]!;
 
@@ -40,7 +42,7 @@ describe('timeline text', () => {
       rec(0, 'stream.opened', 'a'), rec(1, 'stream.opened', 'b'), rec(2, 'request.answered', null),
       rec(3, 'stream.closed', 'a'), rec(4, 'event.sent', 'b'), rec(5, 'stream.opened', 'c'), rec(6, 'stream.closed', 'b'), rec(7, 'stream.closed', 'c'),
     ];
-    const text = renderTimelineText({ session: 'S', incarnations: [], lanes: ['a', 'b', 'c'].map(laneInfo), records });
+    const text = renderTimelineText({ session: 'S', incarnations: [], lanes: ['a', 'b', 'c'].map((l) => laneInfo(l)), records });
     expect(text).toContain('    A a: a/get\n    B b: b/get\n    C c: c/get\n');
     // a and b live together; b keeps its column after a's ends, and c takes a's
     expect(rows(text).map(gutterOf)).toEqual(['A', '│B', '││', 'A│', ' B', 'C│', '│B', 'C']);
@@ -118,6 +120,27 @@ describe('timeline text', () => {
       const records = [rec(0, 'stream.opened', 'U1', { via: 'get', principal: 'tok:erin' })];
       expect(rows(renderTimelineText({ session: 'S', incarnations: [], lanes: [], records }))[0]).toContain('opened via get by tok:erin ');
       expect(JSON.parse(Array.from(timelineJsonChunks({ session: 'S', incarnations: [], lanes: [], records })).join('')).records[0]).not.toHaveProperty('owner');
+    });
+  });
+
+  describe('a stream superseded', () => {
+    const key = (u1: Partial<LaneInfo>) => {
+      const lanes = [laneInfo('U1', u1), laneInfo('U2', { lane: 'U1' })];
+      return /^ {4}A U1: (.*)$/m.exec(renderTimelineText({ session: 'S', incarnations: [], lanes, records: [] }))![1];
+    };
+    const by = { superseded_ts: T0 + 2000, superseded_id: 13, superseded_file: 'w.ndjson', superseded_line: 13, superseded_by_stream: 'U2' };
+
+    it('while still open names the upgrade that superseded it, when, and how it ended after', () => {
+      expect(key({ ...by, superseded_while_open: true, closed_ts: T0 + 92_000, close_reason: 'half_open' })).toBe(
+        'U1/get (superseded while open at 2026-11-09T10:00:02.000Z by the upgrade to U2, w.ndjson:13; then closed: half_open) → U2/get',
+      );
+      expect(key({ ...by, superseded_while_open: true })).toBe(
+        'U1/get (superseded while open at 2026-11-09T10:00:02.000Z by the upgrade to U2, w.ndjson:13; never closed) → U2/get',
+      );
+    });
+
+    it('after it closed is an ordinary resumption: the key says how it closed, nothing more', () => {
+      expect(key({ ...by, superseded_while_open: false, closed_ts: T0 + 1000, close_reason: 'error' })).toBe('U1/get (closed: error) → U2/get');
     });
   });
 });
