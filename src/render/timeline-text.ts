@@ -73,7 +73,7 @@ function carries(r: TimelineRecord): string {
  * cross-principal replay, so a row names it beside the owner; the owner's own rows say nothing (most rows).
  * With no owner to compare with (the creation not in the log), every principal is named.
  */
-export function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
+function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
   if (r.kind === 'session.created' || typeof r.principal !== 'string' || r.principal === '' || r.principal === owner) return '';
   return owner === undefined ? ` by ${r.principal}` : ` by ${r.principal}, not the owner ${owner}`;
 }
