@@ -75,6 +75,8 @@ function carries(r: TimelineRecord): string {
  */
 function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
   if (r.kind === 'session.created' || typeof r.principal !== 'string' || r.principal === '' || r.principal === owner) return '';
+  // The answer that minted the session is its creator's, logged a moment before the creation
+  if (r.kind === 'upgrade' && typeof r.new_session === 'string' && r.new_session !== '') return '';
   return owner === undefined ? ` by ${r.principal}` : ` by ${r.principal}, not the owner ${owner}`;
 }
 

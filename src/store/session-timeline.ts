@@ -68,7 +68,9 @@ export function ownerAt(incarnations: readonly IncarnationInfo[], ts_ms: number)
     if (incarnations[mid]!.created_ts <= ts_ms) lo = mid + 1;
     else hi = mid;
   }
-  return lo === 0 ? undefined : (incarnations[lo - 1]!.owner ?? undefined);
+  const inc = lo === 0 ? undefined : incarnations[lo - 1]!;
+  // An ended incarnation owns nothing after its end: a request then is no one's to be told apart from.
+  return inc === undefined || (inc.ended_ts !== null && inc.ended_ts < ts_ms) ? undefined : (inc.owner ?? undefined);
 }
 
 /** A session's timeline whose records are read as they are iterated (each iteration reads them again). */

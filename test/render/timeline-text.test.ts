@@ -115,6 +115,20 @@ describe('timeline text', () => {
       expect(json.records[4]).toMatchObject({ principal: 'tok:mallory', owner: 'tok:mallory' });
     });
 
+    it('is not set against an ended incarnation’s owner, nor on the answer that minted the session', () => {
+      line = 0;
+      const records = [
+        rec(0, 'upgrade', null, { decision: 'fresh', status: 200, new_session: 'S', principal: 'tok:bob' }),
+        rec(1, 'session.created', null, { principal: 'tok:bob' }),
+        rec(5, 'stream.opened', 'U9', { via: 'get', principal: 'tok:mallory' }),
+      ];
+      const ended = { ...incarnation(-10, 'tok:erin'), ended_ts: T0 - 5, ended_how: 'evicted' };
+      const all = rows(renderTimelineText({ session: 'S', incarnations: [ended, incarnation(1, 'tok:bob')], lanes: [], records }));
+      // erin's incarnation had ended: the answer minting bob's is bob's own, not "not the owner tok:erin"
+      expect(all[0]).not.toContain(' by ');
+      expect(all[2]).toContain('by tok:mallory, not the owner tok:bob');
+    });
+
     it('is named on every row that carries one when the session’s creation is not in the log', () => {
       line = 0;
       const records = [rec(0, 'stream.opened', 'U1', { via: 'get', principal: 'tok:erin' })];
