@@ -148,6 +148,22 @@ function follow(from: Json, path: readonly string[]): unknown {
 /** Event and request ids are opaque: 1204 and "1204" are the same id. */
 export function idString(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    if (Number.isInteger(v) && !Number.isSafeInteger(v)) roundedIdRead = true;
+    return String(v);
+  }
   return undefined;
 }
+
+/**
+ * JSON.parse rounds an integer beyond 2^53, so an id written as one lost its last digits: whether idString
+ * read such an id since the last ask. The line is then read again from its text (normalize/exact-integers.ts).
+ * Asked after each line: no scan of every line's text for long digit runs (270 ms per million lines).
+ */
+export function roundedIdWasRead(): boolean {
+  const was = roundedIdRead;
+  roundedIdRead = false;
+  return was;
+}
+
+let roundedIdRead = false;

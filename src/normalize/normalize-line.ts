@@ -1,9 +1,10 @@
 import { partlyRejected, type InheritingRecord, type LineOutcome, type NormalizedRecord } from '../model/record.js';
-import { isObject, type Json } from './fields.js';
+import { isObject, roundedIdWasRead, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, shippedLine, type Envelope } from './envelopes.js';
 import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
+import { withExactIntegers } from './exact-integers.js';
 
 export const SPEC_FORMAT = 'resumescope';
 
@@ -67,7 +68,14 @@ export class LineNormalizer {
     const redacted = suspect && redactInPlace(obj);
     // A Cloud Logging entry names its pod beside the record: the node where the record names none.
     const pod = obj.jsonPayload !== undefined ? cloudLoggingNode(obj) : undefined;
-    const out = this.read(obj, pod === undefined ? defaults : { ...defaults, node: pod });
+    let out = this.read(obj, pod === undefined ? defaults : { ...defaults, node: pod });
+    if (roundedIdWasRead()) {
+      // An id beyond 2^53 written as a bare integer: read the line again with such integers kept as text.
+      const exact = JSON.parse(withExactIntegers(text)) as typeof obj;
+      if (redacted) redactInPlace(exact);
+      out = this.read(exact, pod === undefined ? defaults : { ...defaults, node: pod });
+      roundedIdWasRead();
+    }
     // An object that is no record may carry the server's line as a string (a Fluent Bit record's `log`, a
     // shipper's `message`), two envelopes deep at most.
     const carried = out.type === 'ignored' && depth < 2 ? (fluentBitRecord(obj) ?? shippedLine(obj)) : undefined;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withExactIntegers } from '../../src/normalize/exact-integers.js';
 import { parseTime } from '../../src/normalize/time.js';
 import { T0, T0_MS, ingestLines, recordOf, rejectionOf, rows } from './support.js';
 
@@ -110,6 +111,26 @@ describe('event and request ids', () => {
     expect([a.lastEventId, a.firstReplayed]).toEqual([b.lastEventId, b.firstReplayed]);
     expect(recordOf({ ts: T0, kind: 'buffer.trimmed', session: 'S1', oldest_retained: 90 }).oldestRetained).toBe('90');
     expect(recordOf({ ts: T0, kind: 'request.answered', session: 'S1', request_id: 7, status: 200 }).requestId).toBe('7');
+  });
+
+  // JSON.parse rounds an integer above 2^53: three snowflake ids became one, a false event-id-regression.
+  it('an integer id beyond 2^53 keeps every digit, in a field or in a list of ids', () => {
+    const at = `"ts":"${T0}"`;
+    expect(recordOf(`{${at},"kind":"event.sent","session":"S1","stream":"g1","event_id":1790000000000000003}`).eventId).toBe('1790000000000000003');
+    const u = recordOf(
+      `{${at},"kind":"upgrade","session":"S1","last_event_id": 9007199254740993,"decision":"resume","status":200,"replayed_ids":[9007199254740995, 9007199254740997]}`,
+    );
+    expect([u.lastEventId, u.replayedIds]).toEqual(['9007199254740993', ['9007199254740995', '9007199254740997']]);
+  });
+
+  it('near miss: a time that large stays a number, and a string or a safe integer is read as ever', () => {
+    // epoch nanoseconds as numbers: times, for the readers of the formats that write them, not ids
+    const times = '{"ts":1794218405500250000,"timeUnixNano":1794218405500250000,"sizes":{"bytes":[18446744073709551615]}}';
+    expect(withExactIntegers(times)).toBe(times);
+    expect(recordOf(`{"ts":"${T0}","kind":"event.sent","session":"S1","stream":"g1","event_id":"x:1790000000000000001,"}`).eventId).toBe(
+      'x:1790000000000000001,',
+    );
+    expect(recordOf(`{"ts":"${T0}","kind":"event.sent","session":"S1","stream":"g1","event_id":9007199254740991}`).eventId).toBe('9007199254740991');
   });
 
   it('an id that is not a digit string stays as written', () => {

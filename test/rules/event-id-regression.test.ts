@@ -53,6 +53,17 @@ describe('event-id-regression', () => {
     expect(found[1]!.message).toContain('again on stream g3 (with 2)');
   });
 
+  it('near miss: snowflake ids beyond 2^53, written as bare integers, are three ids, not one sent three times', async () => {
+    const sent = (ms: number, id: string) => `{"ts":"${at(ms)}","kind":"event.sent","session":"S1","stream":"g1","event_id":${id}}`;
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1' },
+      sent(100, '1790000000000000001'),
+      sent(200, '1790000000000000002'),
+      sent(300, '1790000000000000003'),
+    ]);
+    expect(findingsOf(report, 'event-id-regression')).toEqual([]);
+  });
+
   it('counts an id a lane sends a third time once for that lane', async () => {
     const report = await analyzeLines([
       created('S1'), sent(1000, 5), sent(1100, 1), sent(1700, 5, 'S1', 'g2'), sent(1800, 1, 'S1', 'g2'), sent(1900, 1, 'S1', 'g2'),
