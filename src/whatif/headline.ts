@@ -1,18 +1,20 @@
-import { duration, ordinal, plural } from '../model/phrasing.js';
+import { duration, plural } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
 import type { CallsWhatIf, Flip, PolicyChange, WhatIfPolicy } from './types.js';
 
 // The sentences an incident review asks for: "with 120 s retention: 3 of 4
-// silent-truncation findings disappear (the 4th replayed too few events: not a
-// retention problem)". Pure: built from the two reports' differences.
+// silent-truncation findings disappear (the other one: S4 at … replayed too few
+// events: not a retention problem)". Pure: built from the two reports' differences.
 
 /** A silent-truncation the what-if world still has, and why. */
 export interface RemainingTruncation {
   session: string;
   at: string;
   causes: TruncationCause[];
+  /** Its Last-Event-ID, where the log never shows it sent: no retention can be judged for it. */
+  unplaced?: string;
 }
 
 export interface HeadlineInput {
@@ -115,11 +117,11 @@ function callsLine(c: CallsWhatIf, change: string): string {
   return `with ${change}: ${plural(lost.length, 'client request')} would have been lost (${its} response stream broke before the response${fates.length > 0 ? `; ${fates.join(', ')}` : ''})${again}${unjudged}`;
 }
 
-/** Why the silent-truncations that stay, stay: "(the 4th replayed too few events: not a retention problem)". */
+/** Why the silent-truncations that stay, stay: "(the other one: S4 at … replayed too few events: not a retention problem)". */
 function truncationNote(remaining: RemainingTruncation[], was: number, gone: number): string {
   if (remaining.length === 0 || was === 0) return '';
-  if (remaining.length === 1) return ` (${gone === 0 ? 'it' : `the ${ordinal(was)}`} ${truncationWhy(remaining[0]!)})`;
-  const which = gone === 0 ? 'all' : `the other ${remaining.length}`;
+  // Named by session and time, as analyze lists them: "the 4th" read as analyze's #4, which was another one.
+  const which = gone === 0 ? (remaining.length === 1 ? 'it' : 'all') : remaining.length === 1 ? 'the other one' : `the other ${remaining.length}`;
   if (remaining.length <= LISTED_TRUNCATIONS) return ` (${which}: ${remaining.map((t) => `${t.session} at ${t.at} ${truncationWhy(t)}`).join('; ')})`;
   // Hundreds would make one sentence of pages: counted by why, the first few named.
   const byWhy = new Map<string, RemainingTruncation[]>();
@@ -142,6 +144,9 @@ const LISTED_TRUNCATIONS = 5;
 const NAMED_PER_WHY = 3;
 
 function truncationWhy(t: RemainingTruncation): string {
+  if (t.unplaced !== undefined) {
+    return `resumed event ${t.unplaced}, which the log never shows sent: whether the new retention would have kept it cannot be told, so the logged trim stands`;
+  }
   const phrases: Record<TruncationCause, string> = {
     'short-replay': 'replayed too few events',
     'late-first-replayed': 'started its replay past the next event',

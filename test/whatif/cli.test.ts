@@ -20,7 +20,7 @@ describe('resumescope whatif', () => {
     const { code, out } = await run(incidentLog, '--retention', '120s');
     expect(code).toBe(0);
     const lines = out.split('\n');
-    expect(lines[0]).toBe('with 120 s retention: 3 of 4 silent-truncation findings disappear (the 4th replayed too few events: not a retention problem)');
+    expect(lines[0]).toBe('with 120 s retention: 3 of 4 silent-truncation findings disappear (the other one: S4 at 2026-11-09T10:05:10.000Z replayed too few events: not a retention problem)');
     expect(out).toMatch(/findings by rule +before +after\n {2}silent-truncation +4 +1\n/);
     expect(out).toContain('findings that disappear (6):');
     expect(out).toContain('  error silent-truncation S1 at 2026-11-09T10:01:00.000Z');

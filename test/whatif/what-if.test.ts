@@ -27,7 +27,7 @@ describe('whatIf', () => {
     expect(gone.map((f) => f.at)).toEqual([at(60_000), at(160_000), at(260_000)]);
     expect(r.appeared.filter((f) => f.rule === 'silent-truncation')).toEqual([]);
     expect(r.headline[0]).toBe(
-      'with 120 s retention: 3 of 4 silent-truncation findings disappear (the 4th replayed too few events: not a retention problem)',
+      'with 120 s retention: 3 of 4 silent-truncation findings disappear (the other one: S4 at 2026-11-09T10:05:10.000Z replayed too few events: not a retention problem)',
     );
   });
 
@@ -106,7 +106,7 @@ describe('whatIf', () => {
     expect(r.before.by_rule['silent-truncation']).toBe(2);
     expect(sessionsOf(r.disappeared.filter((f) => f.rule === 'silent-truncation'))).toEqual(['S6']);
     expect(r.headline[0]).toBe(
-      'with 120 s retention: 1 of 2 silent-truncation findings disappears (the 2nd replayed too few events: not a retention problem)',
+      'with 120 s retention: 1 of 2 silent-truncation findings disappears (the other one: S7 at 2026-11-09T10:02:20.000Z replayed too few events: not a retention problem)',
     );
   });
 

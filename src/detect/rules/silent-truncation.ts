@@ -28,6 +28,8 @@ export interface Truncation {
   atMs: number;
   /** Every cause that holds, the one the message leads with first. */
   causes: TruncationCause[];
+  /** Under a what-if retention: Last-Event-ID, never logged as sent, so that retention cannot be judged for it (the logged trim stands). */
+  unplaced?: { eventId: string };
   finding: RawFinding;
 }
 
@@ -62,9 +64,11 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
     const last = r.last.own;
     if (last === null || r.window === null) {
       // With the session's creation in the log, an id it never sent is phantom-event-id's, not a retention loss.
-      const trim = opts.retention === 'as-logged' && r.incarnationId === null && r.last.elsewhere === null ? unplacedTrim(r, facts.evictions) : undefined;
+      // Under a what-if retention too: an event the log never shows sent has no age or place to judge a
+      // retention by, so the logged trim's verdict stands (marked, for the what-if to say why it stays).
+      const trim = r.incarnationId === null && r.last.elsewhere === null ? unplacedTrim(r, facts.evictions) : undefined;
       if (trim) {
-        truncations.push(trimmedUnplaced(r, trim));
+        truncations.push({ ...trimmedUnplaced(r, trim), ...(opts.retention !== 'as-logged' && { unplaced: { eventId: String(r.last.eventId) } }) });
         continue;
       }
       if (r.incarnationId === null && r.last.elsewhere === null) {

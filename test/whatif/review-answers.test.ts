@@ -1,0 +1,73 @@
+// What-if answers an incident review found wrong or unclear (review rv55): a truncation whose
+// position the log never shows sent, the one that stays named, a rescue that needed a priming
+// event, a storm whose time moves with its threshold, a refusal blamed for the what-if setting,
+// the event.sent behind a retention's verdict, and thresholds that are the detector's own.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Workspace } from '../../src/api.js';
+import { whatIf, type PolicyChange, type WhatIfReport } from '../../src/whatif/index.js';
+import { at, workspaceOf, type LogLine } from '../helpers/logs.js';
+import { incident } from './incident.js';
+
+let ws: Workspace | undefined;
+afterEach(() => {
+  ws?.db.close();
+  ws = undefined;
+});
+
+async function whatIfOf(lines: LogLine[], change: PolicyChange): Promise<WhatIfReport> {
+  ws = await workspaceOf(lines);
+  return whatIf(ws.db, { change });
+}
+
+const lineNumbers = (refs: { line: number }[]) => refs.map((r) => r.line);
+
+/** The export starts mid-session: event 99 is never shown sent, and a trim names 101 (lines 1-6). */
+const midLog: LogLine[] = [
+  { ts: at(0), kind: 'stream.opened', session: 'X1', stream: 'g1', via: 'get' },
+  { ts: at(1000), kind: 'event.sent', session: 'X1', stream: 'g1', event_id: 100 },
+  { ts: at(2000), kind: 'event.sent', session: 'X1', stream: 'g1', event_id: 101 },
+  { ts: at(3000), kind: 'stream.closed', session: 'X1', stream: 'g1', reason: 'error' },
+  { ts: at(4000), kind: 'buffer.trimmed', session: 'X1', stream: 'g1', oldest_retained: 101 },
+  { ts: at(5000), kind: 'upgrade', session: 'X1', last_event_id: 99, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: 101 },
+];
+
+describe('a truncation whose Last-Event-ID the log never shows sent', () => {
+  it.each<[string, PolicyChange['retention']]>([
+    ['1 ms', { maxAgeMs: 1 }],
+    ['120 s', { maxAgeMs: 120_000 }],
+    ['1 event', { maxEvents: 1 }],
+  ])('stays under a %s retention: the position cannot be placed, so no retention can be said to keep it', async (_, retention) => {
+    const r = await whatIfOf(midLog, { retention });
+    expect(r.before.by_rule['silent-truncation']).toBe(1);
+    expect(r.after.by_rule['silent-truncation']).toBe(1);
+    expect(r.disappeared).toEqual([]);
+    expect(r.headline[0]).toMatch(/: the silent-truncation finding stays \(it: X1 at 2026-11-09T10:00:05\.000Z resumed event 99, which the log never shows sent: .*cannot be told, so the logged trim stands\)$/);
+  });
+
+  it('disappears as before where the log shows the session created and the event sent, 4.5 s before the reconnect', async () => {
+    const created: LogLine = { ts: at(0), kind: 'session.created', session: 'X1' };
+    const sent: LogLine = { ts: at(500), kind: 'event.sent', session: 'X1', stream: 'g1', event_id: 99 };
+    const r = await whatIfOf([created, midLog[0]!, sent, ...midLog.slice(1)], { retention: { maxAgeMs: 120_000 } });
+    expect(r.before.by_rule['silent-truncation']).toBe(1);
+    expect(r.after.by_rule['silent-truncation'] ?? 0).toBe(0);
+    expect(r.disappeared.map((f) => f.rule)).toContain('silent-truncation');
+  });
+});
+
+/** The incident's short replay (S4) moved first in the log: it is analyze's #1, not the 4th. */
+const shortFirst: LogLine[] = [...incident.slice(24), ...incident.slice(0, 24)];
+
+describe('the headline names the truncation that stays', () => {
+  it('by session and time, wherever it comes in the log', async () => {
+    const r = await whatIfOf(shortFirst, { retention: { maxAgeMs: 120_000 } });
+    expect(r.headline[0]).toBe(
+      'with 120 s retention: 3 of 4 silent-truncation findings disappear (the other one: S4 at 2026-11-09T10:05:10.000Z replayed too few events: not a retention problem)',
+    );
+  });
+
+  it('names none where every one disappears', async () => {
+    const r = await whatIfOf(incident.slice(0, 24), { retention: { maxAgeMs: 120_000 } });
+    expect(r.headline[0]).toBe('with 120 s retention: 3 of 3 silent-truncation findings disappear');
+  });
+});
