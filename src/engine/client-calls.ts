@@ -51,7 +51,8 @@ function responseFate(inc: Incarnation, event: EmittedEvent): CallResponse {
     // Written on a stream that continues an earlier one: the body the request opened broke first.
     const parent = stream.continues === undefined ? undefined : inc.streams.get(stream.continues);
     const broke = parent?.end ?? (stream.openedBy === undefined ? undefined : { how: 'superseded' as const, pos: stream.openedBy });
-    return { ...base, deliveredLive: false, ...(broke && { broke }), ...(stream.openedBy !== undefined && { rescuedBy: stream.openedBy }) };
+    const rescue = stream.openedBy === undefined ? {} : { rescuedBy: stream.openedBy, ...(stream.resumedFromPriming && { rescueNeedsPriming: true as const }) };
+    return { ...base, deliveredLive: false, ...(broke && { broke }), ...rescue };
   }
   return { ...base, deliveredLive: false, broke: stream.end ?? { how: 'unattached', pos: event.pos } };
 }
@@ -65,8 +66,13 @@ export function noteResumption(inc: Incarnation, from: EmittedEvent | undefined,
   if (!from) return;
   const waiting = inc.awaitingRescue.get(from.lane);
   if (!waiting) return;
+  const needsPriming = inc.primingOpeners?.has(from.id) === true;
   let keep = waiting.length;
-  while (keep > 0 && waiting[keep - 1]!.laneIndex > from.laneIndex) waiting[--keep]!.response.rescuedBy = pos;
+  while (keep > 0 && waiting[keep - 1]!.laneIndex > from.laneIndex) {
+    const response = waiting[--keep]!.response;
+    response.rescuedBy = pos;
+    if (needsPriming) response.rescueNeedsPriming = true;
+  }
   waiting.length = keep;
 }
 
@@ -74,7 +80,8 @@ export function noteResumption(inc: Incarnation, from: EmittedEvent | undefined,
  * - `delivered`: its response came on the body the request opened;
  * - `rescued`: the body broke first, and a resumption (or attach) brought the response;
  * - `lost`: the body broke first and, under `rules`, nothing brings it: without resumption
- *   a broken stream loses its request whatever the log shows resumed;
+ *   a broken stream loses its request whatever the log shows resumed, and without priming
+ *   events a rescue from one (the client's only id of that stream) could not have been asked for;
  * - `unknown`: the log shows no response event (a plain JSON answer, or none).
  */
 export type CallFate = 'delivered' | 'rescued' | 'lost' | 'unknown';
@@ -83,7 +90,8 @@ export function callFate(call: ClientCall, rules: RevisionRules): CallFate {
   const response = call.response;
   if (!response) return 'unknown';
   if (response.deliveredLive) return 'delivered';
-  return rules.resumption && response.rescuedBy !== undefined ? 'rescued' : 'lost';
+  const askable = rules.priming || response.rescueNeedsPriming !== true;
+  return rules.resumption && response.rescuedBy !== undefined && askable ? 'rescued' : 'lost';
 }
 
 /**

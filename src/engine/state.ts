@@ -64,6 +64,7 @@ export function observe(state: EngineState, record: EngineRecord): void {
     case 'event.sent': {
       const known = record.eventId != null && inc.events.has(String(record.eventId));
       const event = emit(state, inc, record, pos);
+      if (event && !known && record.priming === true && event.laneIndex === 0) (inc.primingOpeners ??= new Set()).add(event.id);
       if (event && record.rpcKind === 'request' && record.rpcId != null) {
         noteRequestSent(inc, String(record.rpcId), record, event.id, pos);
       }
@@ -106,6 +107,10 @@ export function observe(state: EngineState, record: EngineRecord): void {
     case 'upgrade':
       observeUpgrade(inc, record, pos);
       if (record.decision === 'resume' && record.lastEventId != null && isAcceptedUpgrade(record)) {
+        if (record.newStream !== undefined && inc.primingOpeners?.has(String(record.lastEventId))) {
+          const opened = inc.streams.get(record.newStream);
+          if (opened) opened.resumedFromPriming = true;
+        }
         noteResumption(inc, inc.events.get(String(record.lastEventId)), pos);
       }
       break;

@@ -25,6 +25,8 @@ export interface EngineRecord {
   rpcId?: string | number;
   method?: string;
   attached?: boolean;
+  /** A priming event (2025-11-25): an id with empty data, sent first so that a client can resume before any message. */
+  priming?: boolean;
   oldestRetained?: string | number;
   lastEventId?: string | number | null;
   newStream?: string;
@@ -161,6 +163,8 @@ export interface StreamInfo {
   end?: StreamEnd;
   /** Position of the accepted upgrade (resume or attach) that opened this stream. */
   openedBy?: number;
+  /** That upgrade was a resumption from a priming event that opened its lane (see Incarnation.primingOpeners). */
+  resumedFromPriming?: true;
 }
 
 export interface StreamEnd {
@@ -198,6 +202,11 @@ export interface CallResponse {
   broke?: StreamEnd | { how: 'unattached'; pos: number };
   /** Position of the accepted upgrade that brought it to the client: the resumption that replayed it, or that opened the stream it came on. */
   rescuedBy?: number;
+  /**
+   * That rescue presented a priming event that opened its lane: the client held no other id of it,
+   * so a revision without priming events could not have asked for the rescue at all.
+   */
+  rescueNeedsPriming?: true;
 }
 
 
@@ -274,6 +283,11 @@ export interface Incarnation {
    * waiting responses, not every call of the session (which made a long polling session quadratic).
    */
   awaitingRescue: Map<string, AwaitingResponse[]>;
+  /**
+   * Priming events that were the first event of their lane: a resumption from one needed it, since
+   * before it the client had no id of that lane (made when the first is seen: most logs have none).
+   */
+  primingOpeners?: Set<string>;
   /** Replaced by a newer incarnation and not written to since: its empty collections are shared, read-only (set-aside.ts). */
   setAside?: true;
 }

@@ -13,7 +13,7 @@ const DENSE_COLUMNS = [
 /** Columns few records set (upgrades, creations): one JSON array, and NULL where none is set. */
 const SPARSE_COLUMNS = [
   'incarnation', 'sequence', 'principal', 'reason', 'aspect', 'log_evicted', 'attached', 'oldest_retained', 'last_event_id',
-  'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id', 'tool', 'executed',
+  'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id', 'tool', 'executed', 'priming',
 ] as const;
 
 /**
@@ -33,7 +33,7 @@ export function storedRow(v: unknown[]): StoredRow {
     event_id: v[9], rpc_kind: v[10], rpc_id: v[11], method: v[12], status: v[13], request_id: v[14], protocol_version: v[15],
     incarnation: x[0], sequence: x[1], principal: x[2], reason: x[3], aspect: x[4], log_evicted: x[5], attached: x[6],
     oldest_retained: x[7], last_event_id: x[8], new_stream: x[9], decision: x[10], replayed: x[11], first_replayed: x[12],
-    replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16], tool: x[17], executed: x[18],
+    replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16], tool: x[17], executed: x[18], priming: x[19],
   } as StoredRow;
 }
 
@@ -45,7 +45,7 @@ export type StoredRow = Pick<
   | 'id' | 'ts_ms' | 'kind' | 'origin' | 'session' | 'incarnation' | 'node' | 'stream' | 'sequence' | 'conn' | 'principal' | 'via' | 'reason' | 'aspect'
   | 'log_evicted' | 'event_id' | 'rpc_kind' | 'rpc_id' | 'method' | 'attached' | 'oldest_retained' | 'last_event_id' | 'new_stream' | 'decision'
   | 'status' | 'replayed' | 'first_replayed' | 'replayed_ids' | 'new_session' | 'reset_signalled' | 'request_id' | 'new_request_id'
-  | 'protocol_version' | 'tool' | 'executed'
+  | 'protocol_version' | 'tool' | 'executed' | 'priming'
 >;
 
 /** A logged `upgrade`: the server's answer to one reconnect (or initialize). */
@@ -101,6 +101,7 @@ export function toEngineRecord(r: StoredRow): EngineRecord {
     reason: opt(r.reason),
     tool: opt(r.tool),
     executed: flag(r.executed),
+    priming: flag(r.priming),
   };
 }
 

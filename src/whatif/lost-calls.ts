@@ -165,7 +165,13 @@ function why(c: RawCall, revision: ProtocolRevision, refs: ResolvedEvidence, fac
     const reissue = c.reissued
       ? `, and the client re-issues it under a new id${c.runTwice ? `, which runs ${c.call.tool ?? 'the tool'} again unless it is idempotent` : ''}`
       : '';
-    const nothing = rules.resumption ? 'nothing resumed the stream' : 'nothing resumes a stream';
+    // A revision that resumes, but sends no priming events: the client never had the id the rescue presented.
+    const unprimed = rules.resumption && !rules.priming && c.before === 'rescued' && r.rescueNeedsPriming === true;
+    const nothing = unprimed
+      ? `nothing could resume ${stream}: ${revision} has no priming events, so the client held no event id of it (the rescue presented the priming event ${rescuer?.last_event_id ?? ''})`.replace(' )', ')')
+      : rules.resumption
+        ? 'nothing resumed the stream'
+        : 'nothing resumes a stream';
     const noPolling = polled && !rules.polling ? ` (${revision} has no polling: a server speaking it would have to hold the stream open until the response)` : '';
     parts.push(`with protocol ${revision} ${nothing}: the request is lost${reissue}${noPolling}`);
   } else {

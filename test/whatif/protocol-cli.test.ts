@@ -59,8 +59,13 @@ describe('resumescope whatif --protocol', () => {
     expect(err).toContain(`--protocol: unknown revision "${value}": expected one of 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28`);
   });
 
-  it('a revision with resumption leaves the rescued call rescued: nothing lost', async () => {
+  it('a revision with resumption and priming events leaves the rescued call rescued: nothing lost', async () => {
+    const { out } = await run(polled, '--protocol', '2025-11-25');
+    expect(out.split('\n')[0]).toBe('with protocol 2025-11-25: no client request would have been lost: 1 response whose stream broke was brought by a resumption, which that revision keeps');
+  });
+
+  it('a revision with resumption but no priming events loses it: the rescue presented the priming event', async () => {
     const { out } = await run(polled, '--protocol', '2025-06-18');
-    expect(out.split('\n')[0]).toBe('with protocol 2025-06-18: no client request would have been lost: 1 response whose stream broke was brought by a resumption, which that revision keeps');
+    expect(out.split('\n')[0]).toBe('with protocol 2025-06-18: 1 client request would have been lost (its response stream broke before the response; 1 rescued today by a resumption)');
   });
 });

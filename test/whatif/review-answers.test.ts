@@ -71,3 +71,37 @@ describe('the headline names the truncation that stays', () => {
     expect(r.headline[0]).toBe('with 120 s retention: 3 of 3 silent-truncation findings disappear');
   });
 });
+
+/** Call 7's stream p1 carried only a priming event before it broke; a resumption from it brought the response (lines 1-8). */
+const primedRescue = (priming: boolean): LogLine[] => [
+  { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice', protocol_version: '2025-11-25' },
+  { ts: at(100), kind: 'call', session: 'S1', rpc_id: 7, method: 'tools/call', tool: 'charge', args_hash: 'h1', status: 200 },
+  { ts: at(110), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' },
+  { ts: at(200), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 'p1-1', ...(priming && { priming: true }) },
+  { ts: at(1000), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'error' },
+  { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'p1', event_id: 'p1-2', rpc_kind: 'response', rpc_id: 7, attached: false },
+  { ts: at(3000), kind: 'upgrade', session: 'S1', last_event_id: 'p1-1', stream: 'p1', new_stream: 'p2', decision: 'resume', status: 200, replayed: 1, reemitted: 0, first_replayed: 'p1-2' },
+  { ts: at(3010), kind: 'stream.opened', session: 'S1', stream: 'p2', via: 'get' },
+];
+
+describe('whatif --protocol of a revision without priming events', () => {
+  it.each(['2025-03-26', '2025-06-18'] as const)('%s: a rescue from a priming event cannot happen, so the call is lost', async (protocolVersion) => {
+    const r = await whatIfOf(primedRescue(true), { protocolVersion });
+    const [s] = r.calls!.sessions;
+    expect(s).toMatchObject({ session: 'S1', lost: 1, rescued: 1 });
+    expect(s!.calls[0]).toMatchObject({ rpc_id: '7', before: 'rescued', after: 'lost' });
+    expect(s!.calls[0]!.why).toContain(`${protocolVersion} has no priming events`);
+    expect(r.headline[0]).toMatch(new RegExp(`^with protocol ${protocolVersion}: 1 client request would have been lost .*1 rescued today by a resumption`));
+  });
+
+  it('keeps the rescue where the position was an ordinary event, which that revision sends too', async () => {
+    const r = await whatIfOf(primedRescue(false), { protocolVersion: '2025-03-26' });
+    expect(r.calls!.sessions).toEqual([]);
+    expect(r.headline[0]).toContain('no client request would have been lost');
+  });
+
+  it('keeps the rescue from a priming event under 2025-11-25, which has them', async () => {
+    const r = await whatIfOf(primedRescue(true), { protocolVersion: '2025-11-25' });
+    expect(r.calls!.sessions).toEqual([]);
+  });
+});

@@ -7,14 +7,14 @@ import { at, workspaceOf } from '../helpers/logs.js';
 const COLUMNS =
   'id, ts_ms, kind, origin, session, incarnation, node, stream, sequence, conn, principal, via, reason, aspect, log_evicted, ' +
   'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
-  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed';
+  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed, priming';
 
 describe('storedRow', () => {
   it('gives every column of every record its stored value and type', async () => {
     const ws = await workspaceOf([
       { ts: at(0), kind: 'session.created', session: 'S1', incarnation: 'i1', principal: 'tok:a', node: 'n1', protocol_version: '2025-11-25' },
       { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', conn: 'c1', sequence: 'q1' },
-      { ts: at(2), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7, rpc_kind: 'request', rpc_id: 3, method: 'sampling/createMessage', attached: false },
+      { ts: at(2), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 7, rpc_kind: 'request', rpc_id: 3, method: 'sampling/createMessage', attached: false, priming: true },
       { ts: at(3), kind: 'request.sent', session: 'S1', stream: 'g1', request_id: 3, method: 'sampling/createMessage', event_id: '7' },
       { ts: at(4), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: '0007' },
       {
