@@ -2,7 +2,7 @@ import { duration, plural } from '../model/phrasing.js';
 import { RETENTION_CAUSES, type TruncationCause } from '../detect/rules/silent-truncation.js';
 import type { Finding } from '../model/finding.js';
 import { RULE_IDS } from '../detect/rules/index.js';
-import type { CallsWhatIf, Flip, PolicyChange, WhatIfPolicy } from './types.js';
+import type { CallsWhatIf, Flip, MovedFinding, PolicyChange, WhatIfPolicy } from './types.js';
 
 // The sentences an incident review asks for: "with 120 s retention: 3 of 4
 // silent-truncation findings disappear (the other one: S4 at … replayed too few
@@ -24,6 +24,8 @@ export interface HeadlineInput {
   after: Record<string, number>;
   disappeared: Finding[];
   appeared: Finding[];
+  /** Faults of both worlds that the change reports at another time. */
+  moved?: MovedFinding[];
   flips: Flip[];
   remainingTruncations: RemainingTruncation[];
   /** Reconnects whose position the change keeps but a correct server would still refuse, with why. */
@@ -60,8 +62,10 @@ export function headlines(i: HeadlineInput): string[] {
     const came = i.appeared.filter((f) => f.rule === rule).length;
     const was = i.before[rule] ?? 0;
     const remainingNote = rule === 'silent-truncation' && i.change.retention !== undefined ? truncationNote(i.remainingTruncations, was, gone) : '';
-    if (gone === 0 && came === 0 && remainingNote === '') continue;
+    const moved = (i.moved ?? []).filter((m) => m.rule === rule);
+    if (gone === 0 && came === 0 && remainingNote === '' && moved.length === 0) continue;
     const parts: string[] = [];
+    if (moved.length > 0) parts.push(movedWords(rule, moved));
     if (gone > 0) parts.push(`${gone} of ${plural(was, `${rule} finding`)} disappear${gone === 1 ? 's' : ''}${remainingNote}`);
     else if (remainingNote !== '') parts.push(`${was === 1 ? `the ${rule} finding stays` : `all ${was} ${rule} findings stay`}${remainingNote}`);
     if (came > 0) parts.push(`${plural(came, `new ${rule} finding`)} appear${came === 1 ? 's' : ''}`);
@@ -137,6 +141,18 @@ function truncationNote(remaining: RemainingTruncation[], was: number, gone: num
     return `${ts.length} ${why} (${named.join(', ')}${more})`;
   });
   return ` (${which}: ${groups.join('; ')}; resumescope analyze --rule silent-truncation lists them as logged)`;
+}
+
+/** "the 404-storm finding of D1 stays, reported at T' instead of T (…)": the same fault, its threshold crossed at another time. */
+function movedWords(rule: string, moved: MovedFinding[]): string {
+  const why = "(the detector's threshold moved, not the storm)";
+  if (moved.length === 1) {
+    const [m] = moved as [MovedFinding];
+    return `the ${rule} finding of ${m.session ?? '(no session)'} stays, reported at ${m.after_at} instead of ${m.before_at} ${why}`;
+  }
+  const named = moved.slice(0, LISTED_TRUNCATIONS).map((m) => `${m.session ?? '(no session)'} at ${m.after_at} instead of ${m.before_at}`);
+  const more = moved.length > LISTED_TRUNCATIONS ? ` and ${moved.length - LISTED_TRUNCATIONS} more` : '';
+  return `${moved.length} ${rule} findings stay, reported at another time ${why}: ${named.join('; ')}${more}`;
 }
 
 /** Remaining truncations named one by one; past this they are counted by why. */

@@ -42,6 +42,14 @@ export interface DecisionSummary {
   checks: string[];
 }
 
+/** One fault in both worlds, reported at another time under the change. */
+export interface MovedFinding {
+  rule: string;
+  session: string | null;
+  before_at: string;
+  after_at: string;
+}
+
 /** A logged reconnect the engine decides one way as logged and another way under the change. */
 export interface Flip {
   session: string | null;
@@ -65,6 +73,8 @@ export interface WhatIfReport {
   after: { by_rule: Record<string, number> };
   disappeared: Finding[];
   appeared: Finding[];
+  /** Present when some are: faults in both worlds that a what-if threshold reports at another time (a 404-storm reaching a lower count sooner). */
+  moved?: MovedFinding[];
   flips: Flip[];
   /** Present when the change names a protocol revision (`--protocol`). */
   calls?: CallsWhatIf;

@@ -62,7 +62,9 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
   const afterTruncations: { judged?: TruncationJudgement } = {};
   const afterWorld = { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) };
   const after = inMemory(await detectOnTwoThreads(db, afterWorld, threads));
-  const { disappeared, appeared } = diffFindings(before.findings, after.findings);
+  const diff = diffFindings(before.findings, after.findings);
+  const { disappeared, appeared } = diff;
+  const moved = diff.moved.map(({ before: b, after: a }) => ({ rule: b.rule, session: b.session, before_at: b.at, after_at: a.at }));
   const flips = resolveFlips(db, reDecided.flips);
   return {
     version: 1,
@@ -74,6 +76,7 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
       after: after.summary.by_rule,
       disappeared,
       appeared,
+      moved,
       flips,
       remainingTruncations: remainingTruncations(before, after, reDecided.retentionShortfalls, afterTruncations.judged),
       shortfallsForgiven: forgiven.count,
@@ -84,6 +87,7 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
     after: { by_rule: after.summary.by_rule },
     disappeared,
     appeared,
+    ...(moved.length > 0 && { moved }),
     flips,
     ...(calls !== undefined && { calls }),
   };

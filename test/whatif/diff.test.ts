@@ -22,7 +22,18 @@ describe('diffFindings', () => {
 
   it('matches one to one where two findings share a key', () => {
     const twice = [finding('404-storm', 'S1', 't1'), finding('404-storm', 'S1', 't1')];
-    expect(diffFindings(twice, twice.slice(1))).toEqual({ disappeared: [twice[0]], appeared: [] });
-    expect(diffFindings(twice.slice(1), twice)).toEqual({ disappeared: [], appeared: [twice[1]] });
+    expect(diffFindings(twice, twice.slice(1))).toEqual({ disappeared: [twice[0]], appeared: [], moved: [] });
+    expect(diffFindings(twice.slice(1), twice)).toEqual({ disappeared: [], appeared: [twice[1]], moved: [] });
+  });
+
+  it('matches a 404-storm whose time a threshold moved by session and the line it starts at', () => {
+    const at = (line: number, time: string, rule = '404-storm', session = 'S1'): Finding => ({ ...finding(rule, session, time), evidence: [{ file: 'a', line }, { file: 'a', line: line + 1 }] });
+    const { disappeared, appeared, moved } = diffFindings([at(7, 't5')], [at(7, 't3')]);
+    expect({ disappeared, appeared }).toEqual({ disappeared: [], appeared: [] });
+    expect(moved).toEqual([{ before: at(7, 't5'), after: at(7, 't3') }]);
+    // Near misses: another start, another session, or a rule whose time is no threshold's.
+    expect(diffFindings([at(7, 't5')], [at(9, 't3')]).moved).toEqual([]);
+    expect(diffFindings([at(7, 't5')], [at(7, 't3', '404-storm', 'S2')]).moved).toEqual([]);
+    expect(diffFindings([at(7, 't5', 'silent-truncation')], [at(7, 't3', 'silent-truncation')]).moved).toEqual([]);
   });
 });

@@ -105,3 +105,30 @@ describe('whatif --protocol of a revision without priming events', () => {
     expect(r.calls!.sessions).toEqual([]);
   });
 });
+
+/** Six POSTs of D1 answered 404 within 5 s (lines 2-7). */
+const storm: LogLine[] = [
+  { ts: at(0), kind: 'session.created', session: 'D0' },
+  ...[0, 1, 2, 3, 4, 5].map((i) => ({ ts: at(1000 + i * 1000), kind: 'call', session: 'D1', rpc_id: i + 1, method: 'tools/list', status: 404 })),
+];
+
+describe('a storm whose reported time moves with --storm-count', () => {
+  it('is the same storm: it stays, and the headline says it is reported earlier', async () => {
+    const r = await whatIfOf(storm, { stormCount: 3 });
+    expect(r.before.by_rule['404-storm']).toBe(1);
+    expect(r.after.by_rule['404-storm']).toBe(1);
+    expect(r.disappeared).toEqual([]);
+    expect(r.appeared).toEqual([]);
+    expect(r.headline[0]).toBe(
+      'with a 404-storm at 3 POSTs in 10 s: the 404-storm finding of D1 stays, reported at 2026-11-09T10:00:03.000Z instead of 2026-11-09T10:00:05.000Z (the detector\'s threshold moved, not the storm)',
+    );
+  });
+
+  it('is another storm where the two share no line: one goes, one comes', async () => {
+    // Two runs of three 404s, 30 s apart: at 5 POSTs neither is a storm, at 3 both are.
+    const two: LogLine[] = [0, 1, 2, 30, 31, 32].map((s, i) => ({ ts: at(1000 + s * 1000), kind: 'call', session: 'D1', rpc_id: i + 1, method: 'tools/list', status: 404 }));
+    const r = await whatIfOf(two, { stormCount: 3 });
+    expect(r.before.by_rule['404-storm'] ?? 0).toBe(0);
+    expect(r.appeared).toHaveLength(2);
+  });
+});
