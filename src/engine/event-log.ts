@@ -139,6 +139,13 @@ export class EventLog {
     return ids;
   }
 
+  /** The event `k` places after `event` in its lane (k >= 1), if the lane has that many after it. */
+  nthAfter(event: EmittedEvent, k: number): EmittedEvent | undefined {
+    let n = this.find(event.id);
+    for (let i = 0; i < k && n !== NONE; i++) n = this.nextInLane.at(n);
+    return n === NONE ? undefined : this.event(n);
+  }
+
   /** Every id, in emission order. */
   *keys(): Generator<string> {
     for (let n = 0; n < this.pos.length; n++) yield this.idOf(n);

@@ -19,16 +19,16 @@ export function decisionEvidence(p: UpgradePoint, d: EngineDecision, policy: Pol
   const positions: number[] = [];
   const event = p.request.lastEventId === null ? undefined : inc.events.get(String(p.request.lastEventId));
   if (d.decision === 'resume' && event) positions.push(event.pos);
-  if (event) for (const check of d.checks) positions.push(...checkPositions(inc, event, check, p.request, policy));
+  if (event) for (const check of d.checks) positions.push(...checkPositions(inc, event, check, p.request, policy, p.upgrade.tsMs));
   return idsAt(p, positions);
 }
 
 /** Positions of the records that made `check` fail for a resume from `event`. */
-function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, request: UpgradePoint['request'], policy: Policy): number[] {
+function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, request: UpgradePoint['request'], policy: Policy, atMs: number): number[] {
   switch (check) {
     case 'position_evicted': {
       if (inc.logEvicted && inc.ended) return [inc.ended.pos];
-      if (policy.retention !== 'as-logged') return [];
+      if (policy.retention !== 'as-logged') return retentionPositions(inc, event, atMs, policy.retention);
       // The first logged trim that, on its own, takes the position.
       const trim = inc.trims.find((t) => trimTakes(inc, t, event));
       return trim ? [trim.pos] : [];
@@ -54,6 +54,20 @@ function checkPositions(inc: Incarnation, event: EmittedEvent, check: string, re
     default:
       return [];
   }
+}
+
+/**
+ * What a what-if retention evicted the position by: its own event.sent, whose time is its age; and
+ * under a count, the event that made it one too many back (the Nth after it on its lane).
+ */
+function retentionPositions(inc: Incarnation, event: EmittedEvent, atMs: number, retention: Exclude<Policy['retention'], 'as-logged'>): number[] {
+  const positions: number[] = [];
+  if (retention.maxAgeMs !== undefined && atMs - event.tsMs > retention.maxAgeMs) positions.push(event.pos);
+  if (retention.maxEvents !== undefined) {
+    const evictor = inc.events.nthAfter(event, retention.maxEvents);
+    if (evictor !== undefined) positions.push(event.pos, evictor.pos);
+  }
+  return positions;
 }
 
 /** The end of the session, or its creation on another node than the one that answered. */

@@ -132,3 +132,32 @@ describe('a storm whose reported time moves with --storm-count', () => {
     expect(r.appeared).toHaveLength(2);
   });
 });
+
+/** S5: events 1-3, nothing trimmed, a complete resume from 1 at 91 s (lines 1-7). */
+const complete: LogLine[] = [
+  { ts: at(0), kind: 'session.created', session: 'S5', principal: 'erin' },
+  { ts: at(10), kind: 'stream.opened', session: 'S5', stream: 'g1', via: 'get' },
+  { ts: at(1000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 1 },
+  { ts: at(2000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 2 },
+  { ts: at(3000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 3 },
+  { ts: at(4000), kind: 'stream.closed', session: 'S5', stream: 'g1', reason: 'error' },
+  { ts: at(91_000), kind: 'upgrade', session: 'S5', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 2, first_replayed: 2, principal: 'erin' },
+];
+
+describe('a flip and a divergence the what-if retention causes', () => {
+  it('cite the event.sent that proves the age (line 3)', async () => {
+    const r = await whatIfOf(complete, { retention: { maxAgeMs: 60_000 } });
+    expect(lineNumbers(r.flips[0]!.evidence)).toEqual([3, 7]);
+    expect(lineNumbers(r.appeared.find((f) => f.rule === 'engine-divergence')!.evidence)).toEqual([3, 7]);
+  });
+
+  it('cite the position and the event that pushed it out of a count retention (lines 3, 5)', async () => {
+    const r = await whatIfOf(complete, { retention: { maxEvents: 2 } });
+    expect(lineNumbers(r.flips[0]!.evidence)).toEqual([3, 5, 7]);
+  });
+
+  it('cite the logged trim where the logged retention refused (near miss: no event.sent)', async () => {
+    const r = await whatIfOf(incident, { retention: { maxAgeMs: 120_000 } });
+    expect(lineNumbers(r.flips[0]!.evidence)).toEqual([7, 8]);
+  });
+});
