@@ -9,7 +9,8 @@ import { inMemory } from '../findings/recount.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
 import { findingIdentity } from '../findings/identity.js';
 import type { EngineDecision } from '../engine/index.js';
-import type { Report } from '../model/finding.js';
+import type { Finding, Report } from '../model/finding.js';
+import type { LineRef } from '../model/record.js';
 import { isoTime } from '../model/phrasing.js';
 import type { Db } from '../store/db.js';
 import { diffFindings } from './diff.js';
@@ -63,9 +64,10 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
   const afterWorld = { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) };
   const after = inMemory(await detectOnTwoThreads(db, afterWorld, threads));
   const diff = diffFindings(before.findings, after.findings);
-  const { disappeared, appeared } = diff;
-  const moved = diff.moved.map(({ before: b, after: a }) => ({ rule: b.rule, session: b.session, before_at: b.at, after_at: a.at }));
   const flips = resolveFlips(db, reDecided.flips);
+  const { disappeared } = diff;
+  const appeared = diff.appeared.map((f) => explainedByChange(f, flips));
+  const moved = diff.moved.map(({ before: b, after: a }) => ({ rule: b.rule, session: b.session, before_at: b.at, after_at: a.at }));
   return {
     version: 1,
     policy,
@@ -123,6 +125,28 @@ function remainingTruncations(before: Report, after: Report, shortfalls: Readonl
   return judged.truncations.filter((t) => !shortfalls.has(t.upgradeId))
     .map((t) => ({ session: t.session, at: isoTime(t.atMs), causes: t.causes, ...(t.unplaced && { unplaced: t.unplaced.eventId }) }))
     .filter((t) => keys.has(findingIdentity({ rule: 'silent-truncation', session: t.session, at: t.at, evidence: [] })));
+}
+
+/**
+ * An engine-divergence of the what-if world only, at a reconnect whose engine decision flipped: as
+ * logged the engine agreed with the server, so the server is not what the change shows wrong, and
+ * "no rule explains it" would blame it. Its message says the change explains it, and how.
+ */
+function explainedByChange(f: Finding, flips: readonly Flip[]): Finding {
+  if (f.rule !== 'engine-divergence') return f;
+  const unexplained = / \(no rule (that ran )?explains it[^)]*\)$/;
+  if (!unexplained.test(f.message)) return f;
+  const upgrade = f.evidence.at(-1);
+  const flip = flips.find((x) => x.session === f.session && x.at === f.at && sameLine(x.evidence.at(-1), upgrade));
+  if (flip === undefined) return f;
+  const verb = { resume: 'resumes it', attach: 'attaches it', fresh: 'starts it afresh', reject: 'refuses it' }[flip.before.decision] ?? 'decides it so';
+  // flipWhy leads with "as logged: …" when the change accepts: that part is said here already.
+  const how = flip.why.startsWith('as logged: ') ? flip.why.slice(flip.why.indexOf('; ') + 2) : flip.why;
+  return { ...f, message: f.message.replace(unexplained, ` (explained by the what-if change alone: as logged the engine ${verb} too; ${how})`) };
+}
+
+function sameLine(a: LineRef | undefined, b: LineRef | undefined): boolean {
+  return a !== undefined && b !== undefined && a.file === b.file && a.line === b.line;
 }
 
 function resolveFlips(db: Db, raw: RawFlip[]): Flip[] {

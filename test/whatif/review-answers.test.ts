@@ -133,6 +133,33 @@ describe('a storm whose reported time moves with --storm-count', () => {
   });
 });
 
+/** The server refused S1's resumption from 1 (409), correctly: a trim had taken event 1 (lines 1-7). */
+const refused: LogLine[] = [
+  { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' },
+  { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
+  { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 },
+  { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 2 },
+  { ts: at(3000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 3 },
+  { ts: at(4000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' },
+  { ts: at(80_000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 3 },
+  { ts: at(91_000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'reject', status: 409, reason: 'resumption_unavailable', principal: 'alice' },
+];
+
+describe('a correct logged refusal under a longer what-if retention', () => {
+  it('is a divergence the what-if setting explains, not one that no rule explains', async () => {
+    const r = await whatIfOf(refused, { retention: { maxAgeMs: 120_000 } });
+    const [d] = r.appeared.filter((f) => f.rule === 'engine-divergence');
+    expect(d!.message).toMatch(/\(explained by the what-if change alone: as logged the engine refuses it too; with 120 s retention every check passes\)$/);
+    expect(d!.message).not.toContain('no rule explains it');
+  });
+
+  it('raises none where the what-if retention refuses it too (near miss: 60 s, the event was 90 s old)', async () => {
+    const r = await whatIfOf(refused, { retention: { maxAgeMs: 60_000 } });
+    expect(r.appeared).toEqual([]);
+    expect(r.flips).toEqual([]);
+  });
+});
+
 /** S5: events 1-3, nothing trimmed, a complete resume from 1 at 91 s (lines 1-7). */
 const complete: LogLine[] = [
   { ts: at(0), kind: 'session.created', session: 'S5', principal: 'erin' },
