@@ -66,10 +66,15 @@ export function headlines(i: HeadlineInput): string[] {
     if (gone === 0 && came === 0 && remainingNote === '' && moved.length === 0) continue;
     const parts: string[] = [];
     if (moved.length > 0) parts.push(movedWords(rule, moved));
-    if (gone > 0) parts.push(`${gone} of ${plural(was, `${rule} finding`)} disappear${gone === 1 ? 's' : ''}${remainingNote}`);
+    // A detector's own threshold changed: the log's events happened all the same, only what is reported differs.
+    const detection = isDetectionThreshold(rule, i.change);
+    const goneWords = detection ? (gone === 1 ? 'is no longer reported' : 'are no longer reported') : `disappear${gone === 1 ? 's' : ''}`;
+    const cameWords = detection ? (came === 1 ? 'is reported' : 'are reported') : `appear${came === 1 ? 's' : ''}`;
+    if (gone > 0) parts.push(`${gone} of ${plural(was, `${rule} finding`)} ${goneWords}${remainingNote}`);
     else if (remainingNote !== '') parts.push(`${was === 1 ? `the ${rule} finding stays` : `all ${was} ${rule} findings stay`}${remainingNote}`);
-    if (came > 0) parts.push(`${plural(came, `new ${rule} finding`)} appear${came === 1 ? 's' : ''}`);
-    lines.push(`with ${change}: ${parts.join('; ')}`);
+    if (came > 0) parts.push(`${plural(came, `new ${rule} finding`)} ${cameWords}`);
+    const note = detection && gone + came > 0 ? " (a detection threshold, not the server's policy: what the log shows happened as logged)" : '';
+    lines.push(`with ${change}: ${parts.join('; ')}${note}`);
   }
   if (i.shortfallsForgiven > 0) {
     lines.push(
@@ -141,6 +146,13 @@ function truncationNote(remaining: RemainingTruncation[], was: number, gone: num
     return `${ts.length} ${why} (${named.join(', ')}${more})`;
   });
   return ` (${which}: ${groups.join('; ')}; resumescope analyze --rule silent-truncation lists them as logged)`;
+}
+
+/** The rule's finding depends on a threshold of the detector only, which the change moves (the storm count, the duplicate-call window). */
+function isDetectionThreshold(rule: string, change: PolicyChange): boolean {
+  if (rule === '404-storm') return change.stormCount !== undefined || change.stormWindowMs !== undefined;
+  if (rule === 'duplicate-tool-call') return change.duplicateCallWindowMs !== undefined;
+  return false;
 }
 
 /** "the 404-storm finding of D1 stays, reported at T' instead of T (…)": the same fault, its threshold crossed at another time. */

@@ -188,3 +188,33 @@ describe('a flip and a divergence the what-if retention causes', () => {
     expect(lineNumbers(r.flips[0]!.evidence)).toEqual([7, 8]);
   });
 });
+
+describe('a detection threshold changed, not the incident', () => {
+  /** send_invoice run twice by alice, 36 s apart, a 404 between (lines 1-4). */
+  const twice: LogLine[] = [
+    { ts: at(0), kind: 'session.created', session: 'A1', principal: 'alice' },
+    { ts: at(1000), kind: 'call', session: 'A1', principal: 'alice', rpc_id: 1, method: 'tools/call', tool: 'send_invoice', args_hash: 'h', status: 200 },
+    { ts: at(2000), kind: 'call', session: 'A1', principal: 'alice', rpc_id: 2, method: 'tools/list', status: 404 },
+    { ts: at(37_000), kind: 'call', session: 'A2', principal: 'alice', rpc_id: 1, method: 'tools/call', tool: 'send_invoice', args_hash: 'h', status: 200 },
+  ];
+
+  it('--dup-window: the duplicate is no longer reported, and the calls ran as logged', async () => {
+    const r = await whatIfOf(twice, { duplicateCallWindowMs: 10_000 });
+    expect(r.before.by_rule['duplicate-tool-call']).toBe(1);
+    expect(r.headline[0]).toBe(
+      "with a 10 s duplicate-call window: 1 of 1 duplicate-tool-call finding is no longer reported (a detection threshold, not the server's policy: what the log shows happened as logged)",
+    );
+  });
+
+  it('--storm-count: a storm no longer reported under a higher threshold says so too', async () => {
+    const r = await whatIfOf(storm, { stormCount: 7 });
+    expect(r.headline[0]).toBe(
+      "with a 404-storm at 7 POSTs in 10 s: 1 of 1 404-storm finding is no longer reported (a detection threshold, not the server's policy: what the log shows happened as logged)",
+    );
+  });
+
+  it('a retention change still says "disappear": it is the server\'s policy', async () => {
+    const r = await whatIfOf(incident, { retention: { maxAgeMs: 120_000 } });
+    expect(r.headline[0]).toMatch(/^with 120 s retention: 3 of 4 silent-truncation findings disappear/);
+  });
+});
