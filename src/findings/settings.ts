@@ -144,6 +144,12 @@ export const THRESHOLD_SETTINGS = ['stormCount', 'stormWindowMs', 'duplicateCall
 /** The settings whatif can vary (its flags ask "what if …"). */
 export const WHATIF_SETTINGS = ['retentionMaxAgeMs', 'retentionMaxEvents', 'fenceGraceMs', 'stormCount', 'stormWindowMs', 'duplicateCallWindowMs'] as const satisfies readonly SettingName[];
 
+/**
+ * The settings whatif takes as the world as logged, in both worlds alike (as analyze takes them), so
+ * that its "before" is analyze's: not questions, since they are no server policy a change could ask about.
+ */
+export const WHATIF_BASELINE_SETTINGS = ['orphanWindowMs', 'sharedSessionStore'] as const satisfies readonly SettingName[];
+
 /** 10000 → "10s", 500 → "500ms": how a duration is written in the help and accepted back. */
 export function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;

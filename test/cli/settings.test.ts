@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/findings/config.js';
-import { defaultText, SETTING_NAMES, SETTINGS, THRESHOLD_SETTINGS, WHATIF_SETTINGS, type Setting, type SettingName } from '../../src/findings/settings.js';
+import { defaultText, SETTING_NAMES, SETTINGS, THRESHOLD_SETTINGS, WHATIF_BASELINE_SETTINGS, WHATIF_SETTINGS, type Setting, type SettingName } from '../../src/findings/settings.js';
 import { DEFAULT_DETECT_OPTIONS } from '../../src/model/thresholds.js';
 import { detectOptions, flagKey, settingValue } from '../../src/cli/options.js';
 import { cli } from './run-cli.js';
@@ -16,7 +16,7 @@ const TAKEN_BY: [string, readonly SettingName[]][] = [
   ['query', THRESHOLD_SETTINGS],
   ['tui', THRESHOLD_SETTINGS],
   ['watch', THRESHOLD_SETTINGS],
-  ['whatif', WHATIF_SETTINGS],
+  ['whatif', [...WHATIF_SETTINGS, ...WHATIF_BASELINE_SETTINGS]],
 ];
 
 /** One value of each type, as a config file and as a flag write it, and what both mean. */

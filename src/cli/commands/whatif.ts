@@ -3,8 +3,8 @@ import { Option, type Command } from 'commander';
 import { PROTOCOL_REVISIONS, isProtocolRevision, type ProtocolRevision } from '../../engine/index.js';
 import { renderWhatIfText, whatIf, type PolicyChange } from '../../whatif/index.js';
 import { UsageError, writeOut, type Io } from '../io.js';
-import { SETTINGS, WHATIF_SETTINGS } from '../../findings/settings.js';
-import { addConfigOption, addInputOptions, addSettingOptions, detectOptions, loadConfig, settingValue, type SettingFlags } from '../options.js';
+import { SETTINGS, WHATIF_BASELINE_SETTINGS, WHATIF_SETTINGS } from '../../findings/settings.js';
+import { addConfigOption, addInputOptions, addSettingOptions, detectOptions, flagKey, loadConfig, settingValue, type SettingFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 
 interface WhatifFlags extends InputOptions, SettingFlags {
@@ -19,7 +19,8 @@ export function registerWhatif(program: Command, io: Io, done: (code: number) =>
     .description('re-judge the log under another policy (retention, fence grace, storm thresholds, protocol revision): which findings disappear or appear, which reconnect decisions flip, which calls a broken stream loses')
     .argument('[paths...]', 'log files, folders, or - for stdin (plain or .gz)');
   addConfigOption(addInputOptions(cmd), 'the thresholds and disabled rules as logged');
-  addSettingOptions(cmd, WHATIF_SETTINGS, 'whatif')
+  addSettingOptions(cmd, WHATIF_SETTINGS, 'whatif');
+  addSettingOptions(cmd, WHATIF_BASELINE_SETTINGS)
     .addOption(new Option('--on-unresumable <choice>', 'what if an unresumable Last-Event-ID were rejected (409) or reset').choices(['reject', 'reset']))
     // Declared here for now; options.ts will take it over with the others.
     .option('--protocol <revision>', `what if the clients had spoken this protocol revision (${PROTOCOL_REVISIONS.join(', ')}): which calls a broken stream loses or runs twice`)
@@ -31,7 +32,9 @@ export function registerWhatif(program: Command, io: Io, done: (code: number) =>
 async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<number> {
   const config = loadConfig(flags.config, io);
   const change = policyChange(flags, config.retention);
-  const { disabled, ...baseline } = detectOptions({}, config);
+  // The world as logged: the config file, and the flags that set it as analyze's do (not the questions).
+  const baselineFlags = Object.fromEntries(WHATIF_BASELINE_SETTINGS.map((name) => [flagKey(name), flags[flagKey(name)]]));
+  const { disabled, ...baseline } = detectOptions(baselineFlags, config);
   const ws = await openWorkspace(paths, flags, io);
   try {
     const report = await whatIf(ws.db, { baseline, disabled, change });
