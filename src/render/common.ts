@@ -231,6 +231,15 @@ export function unusableHeadline(inputs: readonly UnusableInput[]): string {
   return `${were} unusable: ${GATE_FAILED}; this report covers the other inputs only`;
 }
 
+/**
+ * The unusable inputs as a plain-text report leads with them (analyze's text says the same, in colour):
+ * whatif, explain and timeline too, so that a report saved from stdout never reads as clean.
+ */
+export function unusableTextLines(inputs: readonly UnusableInput[], cwd?: string): string[] {
+  if (inputs.length === 0) return [];
+  return [`UNUSABLE INPUTS: ${unusableHeadline(inputs)}`, ...inputs.map((u) => `  ${displayPath(u.name, cwd)}: ${printable(u.reason)}`)];
+}
+
 /** Rejected lines counted, and where to read them: text, SARIF and JUnit say it alike. */
 export function rejectedLinesNote(n: number): string {
   return `${plural(n, 'rejected line')} could not be read as records; see which and why with \`resumescope query rejected\` on the same logs (or --db FILE)`;

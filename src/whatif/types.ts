@@ -78,6 +78,10 @@ export interface WhatIfReport {
   flips: Flip[];
   /** Present when the change names a protocol revision (`--protocol`). */
   calls?: CallsWhatIf;
+  /** Lines of the inputs that could not be read as records (log-format.md: counted in every report). */
+  rejected_lines: number;
+  /** Present when an input was unusable (the run exits 2): both worlds are judged without it. */
+  unusable_inputs?: { name: string; reason: string }[];
 }
 
 /**

@@ -92,6 +92,7 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
     ...(moved.length > 0 && { moved }),
     flips,
     ...(calls !== undefined && { calls }),
+    rejected_lines: before.summary.rejected_lines,
   };
 }
 

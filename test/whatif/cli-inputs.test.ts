@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { WhatIfReport } from '../../src/whatif/index.js';
 import { cli } from '../cli/run-cli.js';
-import { at, writeLog } from '../helpers/logs.js';
+import { at, logText, writeLog } from '../helpers/logs.js';
+import { incident } from './incident.js';
 
 // whatif's "before" is analyze's report of the same logs with the same settings: the
 // settings that say how the world was (not questions) are taken as analyze takes them.
@@ -55,5 +56,56 @@ describe('whatif takes the world-as-logged settings analyze takes', () => {
     const { code, err } = await cli('whatif', multiNode, '--shared-session-store');
     expect(code).toBe(2);
     expect(err).toContain('whatif: say what to change');
+  });
+});
+
+/** An incident log with two lines that are no records (after its 31 lines). */
+const withBad = () => {
+  const text = logText(incident);
+  const path = join(dir, 'withbad.ndjson');
+  writeFileSync(path, `${text}{bad json\n{"ts":"x","kind":"upgrade"}\n`);
+  return path;
+};
+
+describe('whatif, explain and timeline say unusable inputs and rejected lines, as analyze does', () => {
+  const missing = join(dir, 'nonexist.ndjson');
+
+  it('whatif text: an unusable input first, and the rejected lines last', async () => {
+    const { code, out } = await cli('whatif', withBad(), missing, '--retention', '120s');
+    expect(code).toBe(2);
+    expect(out.split('\n')[0]).toBe('UNUSABLE INPUTS: 1 input was unusable: the gate failed (exit 2), whatever the findings; this report covers the other inputs only');
+    expect(out).toContain(`nonexist.ndjson: cannot read (ENOENT`);
+    expect(out.trimEnd().split('\n').at(-1)).toBe('2 rejected lines could not be read as records; see which and why with `resumescope query rejected` on the same logs (or --db FILE).');
+  });
+
+  it('whatif json: rejected_lines always, unusable_inputs when one was', async () => {
+    const bad = JSON.parse((await cli('whatif', withBad(), missing, '--retention', '120s', '-f', 'json')).out) as WhatIfReport;
+    expect(bad.rejected_lines).toBe(2);
+    expect(bad.unusable_inputs).toEqual([{ name: missing, reason: expect.stringContaining('cannot read (ENOENT') as unknown as string }]);
+    // near miss: a clean input says 0 and names none
+    const clean = JSON.parse((await cli('whatif', multiNode, '--fence-grace', '1s', '-f', 'json')).out) as WhatIfReport;
+    expect(clean.rejected_lines).toBe(0);
+    expect(clean).not.toHaveProperty('unusable_inputs');
+    const { out } = await cli('whatif', multiNode, '--fence-grace', '1s');
+    expect(out).not.toMatch(/UNUSABLE|rejected line/);
+  });
+
+  it('explain and timeline text say them too', async () => {
+    for (const args of [['explain', withBad(), missing], ['timeline', 'S1', withBad(), missing]]) {
+      const { code, out } = await cli(...args);
+      expect(code).toBe(2);
+      expect(out.split('\n')[0]).toMatch(/^UNUSABLE INPUTS: 1 input was unusable/);
+      expect(out.trimEnd().split('\n').at(-1)).toMatch(/^2 rejected lines could not be read as records/);
+    }
+  });
+
+  it('explain and timeline of a clean input say neither (near miss)', async () => {
+    const clean = join(dir, 'clean.ndjson');
+    writeFileSync(clean, logText(incident));
+    for (const args of [['explain', clean], ['timeline', 'S1', clean]]) {
+      const { code, out } = await cli(...args);
+      expect(code).toBe(0);
+      expect(out).not.toMatch(/UNUSABLE|rejected line/);
+    }
   });
 });

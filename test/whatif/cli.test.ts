@@ -33,7 +33,7 @@ describe('resumescope whatif', () => {
     const { code, out } = await run(incidentLog, '--retention', '120s', '--fence-grace', '10s', '--format', 'json');
     expect(code).toBe(0);
     const report = JSON.parse(out) as WhatIfReport;
-    expect(Object.keys(report).sort()).toEqual(['after', 'appeared', 'before', 'disappeared', 'flips', 'headline', 'policy', 'version']);
+    expect(Object.keys(report).sort()).toEqual(['after', 'appeared', 'before', 'disappeared', 'flips', 'headline', 'policy', 'rejected_lines', 'version']);
     expect(report.version).toBe(1);
     expect(report.policy).toEqual({
       retention: { maxAgeMs: 120_000 },
@@ -65,7 +65,9 @@ describe('resumescope whatif', () => {
     const { code, out, err } = await run(incidentLog, broken, '--retention', '120s');
     expect(code).toBe(2);
     expect(err).toContain('broken.ndjson: unusable');
-    expect(out.split('\n')[0]).toContain('3 of 4 silent-truncation findings disappear');
+    // The report says it first, as analyze's text does, then answers for the others.
+    expect(out.split('\n')[0]).toMatch(/^UNUSABLE INPUTS: 1 input was unusable/);
+    expect(out).toContain('\n\nwith 120 s retention: 3 of 4 silent-truncation findings disappear');
   });
 
   it('exits 2 with a usage message when nothing is to change, or a duration does not parse', async () => {

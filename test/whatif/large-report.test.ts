@@ -19,7 +19,7 @@ function flip(i: number, session: string): Flip {
 }
 
 function report(appeared: Finding[], flips: Flip[]): WhatIfReport {
-  return { version: 1, policy: POLICY, headline: ['with 2 s retention: …'], before: { by_rule: {} }, after: { by_rule: {} }, disappeared: [], appeared, flips };
+  return { version: 1, policy: POLICY, headline: ['with 2 s retention: …'], before: { by_rule: {} }, after: { by_rule: {} }, disappeared: [], appeared, flips, rejected_lines: 0 };
 }
 
 describe('the what-if text report of a large change', () => {

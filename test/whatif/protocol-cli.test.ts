@@ -42,7 +42,7 @@ describe('resumescope whatif --protocol', () => {
     const { code, out } = await run(polled, '--protocol', '2026-07-28', '-f', 'json');
     expect(code).toBe(0);
     const report = JSON.parse(out) as WhatIfReport;
-    expect(Object.keys(report).sort()).toEqual(['after', 'appeared', 'before', 'calls', 'disappeared', 'flips', 'headline', 'policy', 'version']);
+    expect(Object.keys(report).sort()).toEqual(['after', 'appeared', 'before', 'calls', 'disappeared', 'flips', 'headline', 'policy', 'rejected_lines', 'version']);
     expect(report.policy.protocolVersion).toBe('2026-07-28');
     expect(report.calls!.sessions.map((s) => [s.session, s.lost, s.reissued, s.run_twice, s.rescued])).toEqual([['S1', 1, 1, 1, 1]]);
   });

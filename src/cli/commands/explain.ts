@@ -11,6 +11,7 @@ import { UsageError, writeOut, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
+import { withInputNotes } from '../input-notes.js';
 
 interface ExplainFlags extends InputOptions, SettingFlags {
   rule: string[];
@@ -41,10 +42,10 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         const total = report.findings.length;
         const only = flags.n === undefined ? undefined : positiveInt(flags.n, '-n');
         if (only !== undefined && only > total) throw new UsageError(`-n ${only}: only ${total} matching finding(s)`);
-        if (total === 0) io.out('No finding matches: nothing to explain.\n');
+        const none = total === 0 ? ['No finding matches: nothing to explain.\n'] : [];
         const lineText = lineTextResolver(ws.db);
         // Read a finding at a time from the report's table, each written as it is explained and as the reader takes it.
-        await writeOut(io, explained(report, lineText, only));
+        await writeOut(io, withInputNotes([...none, ...explained(report, lineText, only)], ws.unusableInputs, report.summary.rejected_lines));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();

@@ -7,6 +7,7 @@ import { writeOut, type Io } from '../io.js';
 import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
+import { rejectedLineCount, withInputNotes } from '../input-notes.js';
 
 export function registerTimeline(program: Command, io: Io, done: (code: number) => void): void {
   const cmd = program
@@ -21,7 +22,8 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
       try {
         const t = sessionTimelineStream(ws.db, session);
         if (!t) throw unknownSessionError(ws.db, session);
-        await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : timelineTextChunks(t));
+        // The text says the inputs' unusable files and rejected lines as analyze's does; the JSON keeps its shape.
+        await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : withInputNotes(timelineTextChunks(t), ws.unusableInputs, rejectedLineCount(ws.db)));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();
