@@ -2,25 +2,21 @@ import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { RULE_IDS } from '../detect/rules/index.js';
 import { printable } from '../model/printable.js';
-import { rejectedLinesNote, unusableTextLines } from '../render/common.js';
 import { tallyBySession } from '../model/session-tally.js';
 import type { CallChange, CallsWhatIf, Flip, SessionCalls, WhatIfReport } from './types.js';
 
 // The what-if report for a person: the headline first, then the counts per
-// rule, then the findings and decisions that change, each with its lines.
+// rule, then the findings and decisions that change, each with its lines. The
+// inputs' unusable files and rejected lines the CLI adds (cli/input-notes.ts).
 
 export function renderWhatIfText(r: WhatIfReport): string {
   const out: string[] = [];
-  // First, as analyze's text has them: a report saved from stdout must not read as clean when the run exited 2.
-  const unusable = unusableTextLines((r.unusable_inputs ?? []).map((u) => ({ ...u, file: true })), process.cwd());
-  if (unusable.length > 0) out.push(...unusable, '');
   out.push(...r.headline, '');
   out.push(...ruleTable(r), '');
   out.push(...section('findings that disappear', r.disappeared, (f) => `${f.rule} findings`, findingLines));
   out.push(...section('findings that appear', r.appeared, (f) => `${f.rule} findings`, findingLines));
   out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips, flipKind, flipLines));
   if (r.calls !== undefined) out.push(...callsSection(r.calls));
-  if (r.rejected_lines > 0) out.push(`${rejectedLinesNote(r.rejected_lines)}.`);
   // Session ids, tools, streams, reasons and file names come from the logs: every line is made printable.
   return out.map(printable).join('\n').replace(/\n+$/, '') + '\n';
 }

@@ -6,6 +6,7 @@ import { UsageError, writeOut, type Io } from '../io.js';
 import { SETTINGS, WHATIF_BASELINE_SETTINGS, WHATIF_SETTINGS } from '../../findings/settings.js';
 import { addConfigOption, addInputOptions, addSettingOptions, detectOptions, flagKey, loadConfig, settingValue, type SettingFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
+import { withInputNotes } from '../input-notes.js';
 
 interface WhatifFlags extends InputOptions, SettingFlags {
   onUnresumable?: 'reject' | 'reset';
@@ -42,7 +43,8 @@ async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<numb
     const report = unusable.length > 0 ? { ...whatIfReport, unusable_inputs: unusable } : whatIfReport;
     // JSON a piece at a time: a what-if of a long log lists thousands of flips.
     if (flags.format === 'json') await writeOut(io, jsonLines(report));
-    else io.out(renderWhatIfText(report));
+    // Led by the unusable inputs and followed by the rejected lines, as analyze's text is.
+    else await writeOut(io, withInputNotes([renderWhatIfText(report)], ws.unusableInputs, report.rejected_lines));
     return ws.unusable ? 2 : 0;
   } finally {
     ws.db.close();
