@@ -11,7 +11,7 @@ import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } 
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
-import { noteInputOutcomes, unusableMarks, type InputOutcome } from '../store/unusable-inputs.js';
+import { markUnfinished, noteInputOutcomes, restoredMark, unusableMarks, type InputOutcome, type UnusableMark } from '../store/unusable-inputs.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 import { LinePieces } from './line-pieces.js';
 import { LineStage } from './normalize-lines.js';
@@ -139,11 +139,11 @@ export interface LoadOptions extends IngestOptions {
  * are copied (stdin comes at its writer's pace); while stored, the count stays at the whole.
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<LoadedInputs> {
-  const { db, stats } = await load(sources, opts);
+  const { db, stats, marksBefore } = await load(sources, opts);
   const unusable = unusableInputs(sources, stats);
   if (opts.db === undefined) return { db, stats, unusable, unusableEarlier: [] };
   try {
-    return { db, stats, unusable, unusableEarlier: keepUnusable(db, sources, stats) };
+    return { db, stats, unusable, unusableEarlier: keepUnusable(db, sources, stats, marksBefore) };
   } catch (err) {
     const thrown = isLocked(err) ? lockedError(db) : err;
     db.close();
@@ -175,28 +175,39 @@ function unusableInputs(sources: Source[], stats: SourceStats[]): UnusableInput[
  * again. An input is told apart by its absolute path, however it was spelled. Bytes the database held
  * already say nothing new of their input unless they gave records (then the input is in it).
  */
-function keepUnusable(db: Db, sources: Source[], stats: SourceStats[]): UnusableInput[] {
-  const keys = sources.map((s) => (s.path === null ? s.name : resolve(s.path)));
+function keepUnusable(db: Db, sources: Source[], stats: SourceStats[], marksBefore: ReadonlyMap<string, UnusableMark>): UnusableInput[] {
   const outcomes: InputOutcome[] = [];
+  const told = new Set<string>();
   stats.forEach((s, i) => {
+    const input = inputOf(sources[i]!, s.name);
     const reason = unusableReason(s);
-    if (reason === undefined && s.duplicateOf !== undefined && s.duplicateHasRecords !== true) return;
-    outcomes.push({ key: keys[i]!, name: s.name, file: sources[i]!.path !== null, ...(reason !== undefined && { reason }) });
+    // An input read again as the same bytes keeps its earlier mark, to be said again below (its unfinished mark
+    // from this run's start goes: the bytes are all in).
+    if (reason === undefined && s.duplicateOf !== undefined && s.duplicateHasRecords !== true) outcomes.push(restoredMark(marksBefore, input));
+    else {
+      outcomes.push({ ...input, ...(reason !== undefined && { reason }) });
+      // This run's unusable inputs are its own to tell.
+      told.add(input.key);
+    }
   });
   // A run with no input (`analyze --db`) writes nothing: it needs no write lock.
   const marks = outcomes.length > 0 ? noteInputOutcomes(db, outcomes) : unusableMarks(db);
-  // This run's unusable inputs are its own to tell; an input read again as the same bytes keeps its earlier mark.
-  const told = new Set(outcomes.map((o) => o.key));
   return marks.filter((m) => !told.has(m.key)).map(({ name, reason, file }) => ({ name, reason, file }));
 }
 
-async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; stats: SourceStats[] }> {
+/** An input as the --db file's marks know it: a file by its absolute path, however it was spelled; stdin by its name. */
+function inputOf(s: Source, name: string): Omit<InputOutcome, 'reason'> {
+  return { key: s.path === null ? s.name : resolve(s.path), name, file: s.path !== null };
+}
+
+async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; stats: SourceStats[]; marksBefore: ReadonlyMap<string, UnusableMark> }> {
   // Which sources to spool is asked (a stat and a read of each) only where a spool could be used.
   const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
   const folder = spools.includes(true) ? spoolFolder() : undefined;
   if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
-    return { db, stats: await ingestAll(db, sources, opts) };
+    const marksBefore = opts.db !== undefined && sources.length > 0 ? markUnfinishedOrClose(db, sources) : new Map<string, UnusableMark>();
+    return { db, stats: await ingestAll(db, sources, opts), marksBefore };
   }
   let db: Db;
   /** Lines counted as each spool was written. */
@@ -222,7 +233,17 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   // A spooled source's lines were all counted as they were copied: storing them does not count them again.
   const onLines = opts.onLines;
   const counted = onLines && ((name: string, lines: number) => onLines(name, Math.max(lines, spooled.get(name) ?? 0)));
-  return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }) };
+  return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }), marksBefore: new Map() };
+}
+
+function markUnfinishedOrClose(db: Db, sources: Source[]): Map<string, UnusableMark> {
+  try {
+    return markUnfinished(db, sources.map((s) => inputOf(s, s.name)));
+  } catch (err) {
+    const thrown = isLocked(err) ? lockedError(db) : err;
+    db.close();
+    throw thrown;
+  }
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {

@@ -50,6 +50,26 @@ export function noteInputOutcomes(db: Db, outcomes: readonly InputOutcome[]): Un
   return after;
 }
 
+/**
+ * Before an ingest into a --db file reads its inputs, each is marked as not finished, in a write of its own:
+ * a run killed on the way leaves the marks, and a gate's `analyze --db` then fails as for an unusable input
+ * instead of judging what the database happens to hold. The run's outcomes replace the marks when it ends.
+ * Returns the marks kept before, for inputs the run finds nothing new in (restoredMark).
+ */
+export function markUnfinished(db: Db, inputs: readonly Omit<InputOutcome, 'reason'>[]): Map<string, UnusableMark> {
+  const before = new Map(unusableMarks(db).map((m) => [m.key, m]));
+  noteInputOutcomes(db, inputs.map((i) => ({ ...i, reason: `${UNFINISHED} (stopped, or still running)` })));
+  return before;
+}
+
+/** What an input read again as bytes the database holds keeps: its mark from before, but not an unfinished one (the bytes are all in). */
+export function restoredMark(before: ReadonlyMap<string, UnusableMark>, input: Omit<InputOutcome, 'reason'>): InputOutcome {
+  const prev = before.get(input.key);
+  return prev === undefined || prev.reason.startsWith(UNFINISHED) ? input : { ...input, reason: prev.reason };
+}
+
+const UNFINISHED = 'the ingest reading it did not finish';
+
 function isMark(m: unknown): m is UnusableMark {
   const o = m as Partial<UnusableMark> | null;
   return typeof o === 'object' && o !== null && typeof o.key === 'string' && typeof o.name === 'string' && typeof o.reason === 'string' && typeof o.file === 'boolean';

@@ -1,4 +1,5 @@
-import { copyFileSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
@@ -127,5 +128,68 @@ describe('a database whose ingests were all usable', () => {
     const r = await cli('analyze', CLEAN);
     expect(r.code).toBe(0);
     expect(r.err).not.toContain('unusable');
+  });
+});
+
+// A reviewer killed `ingest big.ndjson --db x.db` a few seconds in: the load's transaction was undone, and
+// `analyze --db x.db` said "0 records … no findings", exit 0. A gate split into two steps passed an ingest
+// that never finished. Its inputs are marked unfinished before they are read, in a write of their own.
+describe('a database whose ingest did not finish', () => {
+  const BIN = join(import.meta.dirname, '../../bin/resumescope.js');
+  const marks = (db: string): string => {
+    const d = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (d.prepare("SELECT value FROM meta WHERE key = 'unusable_inputs'").pluck().get() as string | undefined) ?? '';
+    } finally {
+      d.close();
+    }
+  };
+
+  it('a later analyze --db names its input and exits 2, until an ingest reads the input to its end', async () => {
+    const db = join(dir, 'x.db');
+    const fifo = join(dir, 'export.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    // A reader blocked on a pipe that gives one line and never ends: the ingest is killed halfway, as by a CI timeout.
+    const ingest = spawn(process.execPath, [BIN, 'ingest', fifo, '--db', db], { stdio: 'ignore' });
+    // Opened without blocking, and tried until the ingest has opened its end: a wait with a bound.
+    let writer: number | undefined;
+    for (const until = Date.now() + 20_000; writer === undefined && Date.now() < until; ) {
+      try {
+        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    expect(writer).toBeDefined();
+    try {
+      writeSync(writer!, '{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"S1"}\n');
+      const until = Date.now() + 20_000;
+      while (!(existsSync(db) && marks(db).includes('did not finish')) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      ingest.kill('SIGKILL');
+      await new Promise((r) => ingest.once('exit', r));
+      if (writer !== undefined) closeSync(writer);
+    }
+    const after = await cli('analyze', '--db', db);
+    expect(after.code).toBe(2);
+    expect(after.err).toContain(`${fifo}: unusable: the ingest reading it did not finish (stopped, or still running) (when ingested into ${db}`);
+    expect(after.out).toContain(`  ${fifo}: the ingest reading it did not finish`);
+
+    // The same input read to its end (a file now, at the same path) clears it.
+    unlinkSync(fifo);
+    writeFileSync(fifo, '{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"S1"}\n');
+    expect((await cli('ingest', fifo, '--db', db)).code).toBe(0);
+    const again = await cli('analyze', '--db', db);
+    expect(again.code).toBe(0);
+    expect(again.err).not.toContain('did not finish');
+  });
+
+  it('near miss: an ingest that finished leaves no mark, nor does reading the same bytes again', async () => {
+    const db = join(dir, 'x.db');
+    expect((await cli('ingest', CLEAN, '--db', db)).code).toBe(0);
+    expect(marks(db)).toBe('');
+    expect((await cli('ingest', CLEAN, '--db', db)).code).toBe(0);
+    expect(marks(db)).toBe('');
+    expect((await cli('analyze', '--db', db)).code).toBe(0);
   });
 });
