@@ -11,7 +11,7 @@ export const REDACTED = '[redacted]';
  * One cheap test on the raw line before any walk: every credential name and
  * shape below contains one of these. Most lines match none and cost one regex.
  */
-const HINT = /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase/i;
+const HINT = /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase|signature|\bsig\b/i;
 
 export function mayHoldCredential(text: string): boolean {
   return HINT.test(text);
@@ -21,6 +21,9 @@ export function mayHoldCredential(text: string): boolean {
 const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'token', 'password', 'passwd', 'pwd', 'secret', 'apikey', 'authorization', 'auth', 'cookie', 'cookies',
   'credential', 'credentials', 'jwt', 'bearer', 'passphrase', 'privatekey', 'secretkey', 'accesskey',
+  // a presigned URL's or a shared access signature's: it grants access as a key does (X-Amz-Signature,
+  // X-Goog-Signature, Azure SAS `sig`)
+  'signature', 'sig',
 ]);
 const CREDENTIAL_PAIRS: ReadonlySet<string> = new Set([
   'api key', 'private key', 'secret key', 'access key', 'signing key', 'subscription key', 'auth key', 'client secret',

@@ -9,7 +9,7 @@ describe('credential names', () => {
     'authorization', 'Authorization', 'PROXY-AUTHORIZATION', 'cookie', 'Set-Cookie', 'x-api-key', 'X-Auth-Token', 'x-amz-security-token',
     'token', 'access_token', 'refreshToken', 'id_token', 'password', 'passwd', 'client_secret', 'secret', 'api_key', 'apiKey', 'APIKey',
     'private_key', 'http_cookie', 'sent_http_set_cookie', 'http.request.header.authorization', 'credentials', 'auth', 'jwt',
-    'ocp-apim-subscription-key',
+    'ocp-apim-subscription-key', 'X-Amz-Signature', 'x-goog-signature', 'sig', 'signature',
   ])('%s is one', (name) => {
     expect(isCredentialName(name)).toBe(true);
   });
@@ -17,7 +17,7 @@ describe('credential names', () => {
   it.each([
     'mcp-session-id', 'last-event-id', 'Last-Event-ID', 'session', 'session_id', 'event_id', 'token_fp', 'token_fingerprint', 'token_hash',
     'jwt_sub', 'input_tokens', 'max_tokens', 'token_count', 'principal', 'key', 'idempotency-key', 'mcp-protocol-version', 'author', 'oauth_provider',
-    'progressToken', 'progress_token', 'maxTokens',
+    'progressToken', 'progress_token', 'maxTokens', 'signal', 'sig_count', 'signature_algorithm', 'design',
   ])('%s is not', (name) => {
     expect(isCredentialName(name)).toBe(false);
   });
@@ -69,6 +69,11 @@ describe('a redacted line', () => {
     expect(redactText('{"msg":"{\\"token\\":\\"t4\\",\\"id\\":1}"')).toBe('{"msg":"{\\"token\\":\\"[redacted]\\",\\"id\\":1}"');
     expect(redactText('{"token":"cut off in the midd')).toBe('{"token":"[redacted]');
     expect(redactText('mcp-session-id: S1 last-event-id=41')).toBe('mcp-session-id: S1 last-event-id=41');
+    // a presigned URL's signature and a shared access signature grant access as a key does
+    expect(redactText('/mcp?api_key=k5&sig=s5&se=2026')).toBe('/mcp?api_key=[redacted]&sig=[redacted]&se=2026');
+    expect(redactText('https://b/o?X-Amz-Credential=c6&X-Amz-Signature=s6&X-Amz-Expires=60')).toBe(
+      'https://b/o?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60',
+    );
   });
 });
 
