@@ -54,6 +54,26 @@ describe('summary: clock skew per node', () => {
     expect(report.summary.nodes.b).toEqual({ records: 1, skew_ms: -300 });
   });
 
+  // The events an upgrade names replayed had been sent too: the largest gap among them is the estimate.
+  const replayed = (fields: Record<string, unknown>, e3Ms: number, e2Ms = 1200): LogLine[] => [
+    { ts: at(0), kind: 'session.created', session: 'S1', node: 'a' },
+    { ts: at(0), kind: 'stream.opened', session: 'S1', stream: 'g1', node: 'a', via: 'get' },
+    { ts: at(500), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'e1', node: 'a' },
+    { ts: at(e2Ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'e2', node: 'a', attached: false },
+    { ts: at(e3Ms), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 'e3', node: 'a', attached: false },
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 'e1', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 2, node: 'b', ...fields },
+  ];
+
+  it('the events a resumption names replayed (first_replayed, replayed_ids) count as well, by the largest gap', async () => {
+    expect((await analyzeLines(replayed({ first_replayed: 'e2' }, 1400))).summary.nodes.b).toEqual({ records: 1, skew_ms: -200 });
+    expect((await analyzeLines(replayed({ replayed_ids: ['e2', 'e3'] }, 3500))).summary.nodes.b).toEqual({ records: 1, skew_ms: -2500 });
+  });
+
+  it('near miss: replayed events sent before the replay show no skew', async () => {
+    const causal = replayed({ first_replayed: 'e2', replayed_ids: ['e2', 'e3'] }, 900, 800);
+    expect((await analyzeLines(causal)).summary.nodes.b).toEqual({ records: 1 });
+  });
+
   it('near misses: a send beyond the clock-skew allowance, or the same id sent on another stream, proves nothing', async () => {
     expect((await analyzeLines(resumedFrom(11_001))).summary.nodes.b).toEqual({ records: 1 });
     const otherStream = resumedFrom(500, [{ ts: at(1300), kind: 'event.sent', session: 'S1', stream: 'g5', event_id: 'e1', node: 'a' }]);
