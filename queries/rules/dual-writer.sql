@@ -16,12 +16,18 @@ CREATE TEMP TABLE detached_writes AS
 SELECT session, stream, ts_ms, id FROM events WHERE attached = 0;
 CREATE INDEX temp.detached_writes_at ON detached_writes (session, stream, ts_ms, id);
 
+-- each node's last line (node_totals' last_ms), looked up by node
+CREATE TEMP TABLE node_last AS SELECT node, max(last_ms) AS last_ms FROM node_records WHERE node IS NOT NULL GROUP BY node;
+CREATE INDEX temp.node_last_node ON node_last (node);
+
 SELECT upgrade_id, session, at_ms, up_node, old_stream, old_via, lane, decision, last_event_id, new_stream, closed_ts, fenced_ts,
-  (SELECT r.node FROM records r WHERE r.id = retired_id) AS retired_node,
+  (SELECT r.node FROM records r WHERE r.id = retired_id) AS retired_node, old_node,
+  -- the old writer's node's last line, where another node took over: one that logged nothing after may have died
+  CASE WHEN old_node IS NOT NULL AND old_node IS NOT up_node THEN (SELECT t.last_ms FROM node_last t WHERE t.node = old_node) END AS old_node_last_ms,
   json_array(COALESCE(opened_id,
     (SELECT min(e.id) FROM events e WHERE e.session = d.session AND e.lane = d.lane AND e.stream = d.old_stream)), upgrade_id, retired_id) AS evidence
 FROM (
-  SELECT u.id AS upgrade_id, s.session, u.ts_ms AS at_ms, u.node AS up_node, s.stream AS old_stream, s.via AS old_via, s.lane,
+  SELECT u.id AS upgrade_id, s.session, u.ts_ms AS at_ms, u.node AS up_node, s.stream AS old_stream, s.via AS old_via, s.lane, s.node AS old_node,
     u.decision, u.last_event_id, u.new_stream, s.closed_ts, s.fenced_ts, s.opened_id,
     -- the later close or fence the message names ("retired only at"): the earlier of the two
     CASE WHEN s.fenced_id IS NULL OR (s.closed_id IS NOT NULL AND (s.closed_ts, s.closed_id) < (s.fenced_ts, s.fenced_id))

@@ -110,6 +110,26 @@ describe('dual-writer', () => {
     }
   });
 
+  // A node restarted (killed, its in-memory sessions gone) logs no close for its streams: another node that
+  // takes over the session still has two writers by the log, and the message says the first may have died.
+  const takenOverOn = (lastOfA: number) => [
+    { ...created, node: 'a' },
+    { ...opened(10, 'g1'), node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ts: at(lastOfA), kind: 'event.sent', session: 'S9', stream: 'x', event_id: 1, node: 'a' },
+    { ...resume(1000), node: 'b' },
+  ];
+
+  it('says the old writer\'s node logged nothing after, before another node took over', async () => {
+    const [f] = findingsOf(await analyzeLines(takenOverOn(500)), 'dual-writer');
+    expect(f?.message).toMatch(/two writers for lineage g1 \(a, which wrote g1, logged nothing after 2026-11-09T10:00:00\.500Z: if its process died, g1 died with it, which no log line shows\)$/);
+  });
+
+  it('near miss: says nothing of it where that node logged after the takeover', async () => {
+    const [f] = findingsOf(await analyzeLines(takenOverOn(5000)), 'dual-writer');
+    expect(f?.message).toMatch(/two writers for lineage g1$/);
+  });
+
   it('is not knowable from a proxy log', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', 'last-event-id': '5' }, resp_headers: { 'content-type': 'text/event-stream' } },

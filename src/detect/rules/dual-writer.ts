@@ -13,6 +13,9 @@ interface DualWriterRow {
   at_ms: number;
   up_node: string | null;
   retired_node: string | null;
+  old_node: string | null;
+  /** The old writer's node's last line, where another node took over. */
+  old_node_last_ms: number | null;
   old_stream: string;
   old_via: string | null;
   decision: string;
@@ -49,7 +52,7 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
       rule: RULE,
       session: r.session,
       atMs: r.at_ms,
-      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}`,
+      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}${silentNode(r)}`,
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
@@ -58,6 +61,16 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
 }
 
 const RULE = 'dual-writer';
+
+/**
+ * A node that wrote the old stream and logged nothing after, before another node took over, may have died
+ * (a crash, a restart): its stream then died with it, a close no log shows. The finding stands (the server
+ * that took over could not know), and says so, for a reader who knows the node was restarted.
+ */
+function silentNode(r: DualWriterRow): string {
+  if (r.old_node_last_ms === null || r.old_node_last_ms >= r.at_ms) return '';
+  return ` (${r.old_node}, which wrote ${r.old_stream}, logged nothing after ${at(r.old_node_last_ms)}: if its process died, ${r.old_stream} died with it, which no log line shows)`;
+}
 
 /** When the old stream was first closed or fenced after the takeover (undefined: never). */
 function retiredAt(r: DualWriterRow): number | undefined {
