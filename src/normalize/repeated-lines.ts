@@ -35,8 +35,16 @@ export function lineKey(text: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** Whether a line that gave these records may be recognized when it comes again: every time has digits below the second. */
-export function rememberable(records: readonly { tsMs: number }[]): boolean {
-  // A time on a whole second is taken as written to the second: at worst a repeat goes unseen.
-  return records.length > 0 && records.every((r) => r.tsMs % 1000 !== 0);
+/**
+ * Whether a line that gave these records may be recognized when it comes again: every time has digits below
+ * the second, or the line writes its times with them (`10:00:02.000Z`: on a whole second, but written to the
+ * millisecond; read as written to the second, a repeat of it was a second record, one in a thousand lines).
+ */
+export function rememberable(records: readonly { tsMs: number }[], text: string): boolean {
+  // A time on a whole second written without a fraction (or as epoch milliseconds) is taken as written to the
+  // second: at worst a repeat goes unseen.
+  return records.length > 0 && (records.every((r) => r.tsMs % 1000 !== 0) || FRACTION.test(text));
 }
+
+/** An RFC 3339 time written with digits below the second. */
+const FRACTION = /\d\d:\d\d:\d\d[.,]\d/;

@@ -45,7 +45,7 @@ export class LineStage {
     // Its text, should the store reject it, is the one its first record carries or points to: not sent twice.
     if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = out.inheriting;
     // Whether it came before is the store's to ask: it takes the lines of every thread in order.
-    if (kept.type === 'records' && rememberable(out.records)) kept.key = lineKey(l.text);
+    if (kept.type === 'records' && rememberable(out.records, l.text)) kept.key = lineKey(l.text);
     return kept;
   }
 }

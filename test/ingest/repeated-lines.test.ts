@@ -113,6 +113,13 @@ describe('a line delivered twice', () => {
     expect(report.summary).toMatchObject({ records: 4, ignored_lines: 0 });
   });
 
+  it('is one whose time falls on a whole second but is written to the millisecond', async () => {
+    const twice = JSON.stringify({ ...sent(0, 2), ts: '2026-11-09T10:00:02.000Z' });
+    const report = await analyzeLines([created, opened, twice, twice]);
+    expect(findingsOf(report, 'event-id-regression')).toEqual([]);
+    expect(report.summary).toMatchObject({ records: 3, ignored_lines: 1, repeated_lines: 1 });
+  });
+
   it('is not one where only the time differs: an id sent again is still an id emitted twice', async () => {
     const report = await analyzeLines([created, opened, sent(1000, 1), sent(2000, 2), sent(2001, 2)]);
     expect(findingsOf(report, 'event-id-regression')).toHaveLength(1);
