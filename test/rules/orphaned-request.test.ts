@@ -76,26 +76,23 @@ describe('orphaned-request', () => {
 
   // log-format.md: a close for polling ends the connection, not the stream; the client resumes it after retry_ms.
   const polled = (ms: number) => ({ ts: at(ms), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'poll', retry_ms: 1000 });
+  /** A 2025-11-25 session whose GET stream, primed, carried request r1 when the server closed it for polling. */
+  const pendingAtPoll = [
+    { ...created, protocol_version: '2025-11-25' },
+    opened,
+    { ts: at(20), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, priming: true },
+    request(1000, 'r1'),
+    polled(1500),
+  ];
 
   it('does not take a close for polling as the end of the stream: a request pending on it waits for its client', async () => {
-    const report = await analyzeLines([
-      { ...created, protocol_version: '2025-11-25' },
-      opened,
-      { ts: at(20), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, priming: true },
-      request(1000, 'r1'),
-      polled(1500),
-      { ts: at(3000), kind: 'session.state_changed', session: 'S1', aspect: 'subscriptions' },
-    ]);
+    const report = await analyzeLines([...pendingAtPoll, { ts: at(3000), kind: 'session.state_changed', session: 'S1', aspect: 'subscriptions' }]);
     expect(findingsOf(report, 'orphaned-request')).toEqual([]);
   });
 
   it('flags it once the resumption after the poll supersedes the stream and neither re-emits nor cancels it', async () => {
     const report = await analyzeLines([
-      { ...created, protocol_version: '2025-11-25' },
-      opened,
-      { ts: at(20), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, priming: true },
-      request(1000, 'r1'),
-      polled(1500),
+      ...pendingAtPoll,
       { ts: at(2500), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 },
       timedOut(60_000, 'r1'),
     ]);

@@ -133,14 +133,17 @@ describe('a storm whose reported time moves with --storm-count', () => {
   });
 });
 
+/** A session whose GET stream g1 sent events 1-3 at 1, 2 and 3 s and broke at 4 s (six lines). */
+const threeEventsThenBroken = (session: string, principal: string): LogLine[] => [
+  { ts: at(0), kind: 'session.created', session, principal },
+  { ts: at(10), kind: 'stream.opened', session, stream: 'g1', via: 'get' },
+  ...[1, 2, 3].map((id) => ({ ts: at(id * 1000), kind: 'event.sent', session, stream: 'g1', event_id: id })),
+  { ts: at(4000), kind: 'stream.closed', session, stream: 'g1', reason: 'error' },
+];
+
 /** The server refused S1's resumption from 1 (409), correctly: a trim had taken event 1 (lines 1-7). */
 const refused: LogLine[] = [
-  { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' },
-  { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' },
-  { ts: at(1000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 },
-  { ts: at(2000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 2 },
-  { ts: at(3000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 3 },
-  { ts: at(4000), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' },
+  ...threeEventsThenBroken('S1', 'alice'),
   { ts: at(80_000), kind: 'buffer.trimmed', session: 'S1', stream: 'g1', oldest_retained: 3 },
   { ts: at(91_000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'reject', status: 409, reason: 'resumption_unavailable', principal: 'alice' },
 ];
@@ -162,12 +165,7 @@ describe('a correct logged refusal under a longer what-if retention', () => {
 
 /** S5: events 1-3, nothing trimmed, a complete resume from 1 at 91 s (lines 1-7). */
 const complete: LogLine[] = [
-  { ts: at(0), kind: 'session.created', session: 'S5', principal: 'erin' },
-  { ts: at(10), kind: 'stream.opened', session: 'S5', stream: 'g1', via: 'get' },
-  { ts: at(1000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 1 },
-  { ts: at(2000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 2 },
-  { ts: at(3000), kind: 'event.sent', session: 'S5', stream: 'g1', event_id: 3 },
-  { ts: at(4000), kind: 'stream.closed', session: 'S5', stream: 'g1', reason: 'error' },
+  ...threeEventsThenBroken('S5', 'erin'),
   { ts: at(91_000), kind: 'upgrade', session: 'S5', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 2, first_replayed: 2, principal: 'erin' },
 ];
 
