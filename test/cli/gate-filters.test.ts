@@ -55,8 +55,10 @@ describe('the gate messages', () => {
     const folder = (n: number) => {
       const d = join(dir, `f${n}`);
       mkdirSync(d);
-      // each file its own bad line: the same bytes twice would be one file read twice
-      for (let i = 0; i < n; i++) writeFileSync(join(d, `node-${String(i).padStart(2, '0')}.ndjson`), readFileSync('samples/clean.ndjson', 'utf8') + `not json ${i}\n`);
+      // each file its own record and bad line: the same bytes twice would be one file read twice, and the same
+      // lines in every file repeats of the first file's (read once), leaving the others no record of their own
+      const own = (i: number) => `{"ts":"2026-11-09T11:00:00.${String(i).padStart(3, '0')}Z","kind":"session.created","session":"own-${i}"}\n`;
+      for (let i = 0; i < n; i++) writeFileSync(join(d, `node-${String(i).padStart(2, '0')}.ndjson`), own(i) + readFileSync('samples/clean.ndjson', 'utf8') + `not json ${i}\n`);
       return d;
     };
     const many = await cli('analyze', folder(13), '--fail-on', 'never');
