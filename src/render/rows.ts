@@ -1,7 +1,10 @@
 import { printable, terminalSafeJson } from '../model/printable.js';
 
-// Query results as a table, JSON or CSV. The table is for a terminal: its cells (log values, raw
-// lines) are made printable. JSON reads back to the same values; CSV is data, written as stored.
+// Query results as a table, JSON or CSV. Every format may end up on a terminal (a CSV file is read
+// with cat and less too), so no log value comes out as itself: the table and CSV make their cells
+// printable (\u001b for ESC), JSON writes the same characters as \u escapes, which read back exact.
+// JSON is the format that keeps every value exact; CSV is for a spreadsheet, and so is also kept
+// from running a log value as a formula.
 
 export type RowsFormat = 'table' | 'json' | 'csv';
 
@@ -22,7 +25,17 @@ export function renderRows(rows: Record<string, unknown>[], format: RowsFormat):
   return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
 
+/**
+ * A CSV cell: quoted as RFC 4180 says, the text printable as in the table. A text value that a
+ * spreadsheet would read as a formula (=HYPERLINK(…), or a lead of + - @ tab or CR, which some
+ * spreadsheets also evaluate) gets a leading ' (OWASP's CSV injection advice): the spreadsheet
+ * shows the text and the quote marks it as changed. Numbers are SQLite's, not log text: -1 stays -1.
+ */
 function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : String(v);
+  let s = v === null || v === undefined ? '' : String(v);
+  if (typeof v === 'string' && FORMULA_LEAD.test(s)) s = `'${s}`;
+  s = printable(s);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
+
+const FORMULA_LEAD = /^[=+\-@\t\r]/;

