@@ -12,6 +12,12 @@ export const DEFAULT_CAPS: QueryCaps = { maxRows: 10_000, timeoutMs: 10_000 };
 
 export type Row = Record<string, unknown>;
 
+/** A statement's answer: its column names (known even when it returns no rows) and its rows. */
+export interface QueryResult {
+  columns: string[];
+  rows: Row[];
+}
+
 /** The query was stopped at a cap: `rows` when it returned more than maxRows, `time` past timeoutMs. */
 export class QueryStopped extends Error {
   constructor(
@@ -56,7 +62,8 @@ process.once('message', (job) => {
     for (const stage of job.stages) db.prepare(stage.sql).run(stage.params);
     for (const table of job.tables) db.exec('ANALYZE temp.' + table);
     // Rows as arrays, column names once: half the bytes, half the serialization time of objects.
-    const stmt = db.prepare(job.sql).raw(true);
+    // Integers as BigInt: a 64-bit id (a snowflake) past 2^53 would otherwise come back rounded.
+    const stmt = db.prepare(job.sql).raw(true).safeIntegers(true);
     process.send({ t: 'ready', columns: stmt.columns().map((c) => c.name) });
     let batch = [], n = 0;
     it = stmt.iterate(job.params);
@@ -121,7 +128,7 @@ export class QueryProcess {
   }
 
   /** Runs `sql` on the database file `file`, after the stages that build its TEMP tables; one query per process. */
-  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps, staged: Staged = NOT_STAGED): Promise<Row[]> {
+  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps, staged: Staged = NOT_STAGED): Promise<QueryResult> {
     return new Promise((resolve, reject) => {
       const rows: Row[] = [];
       let columns: string[] = [];
@@ -132,7 +139,7 @@ export class QueryProcess {
         clearTimeout(timer);
         this.close();
         if (err) reject(err);
-        else resolve(rows);
+        else resolve({ columns, rows });
       };
       if (this.ended) return settle(this.ended);
       this.onEnd = settle;
@@ -169,7 +176,7 @@ export interface Staged {
 const NOT_STAGED: Staged = { stages: [], tables: [] };
 
 /** Runs one statement in a process of its own: see QueryProcess. */
-export function runBounded(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps): Promise<Row[]> {
+export function runBounded(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps): Promise<QueryResult> {
   return new QueryProcess().run(file, sql, params, caps);
 }
 

@@ -5,7 +5,7 @@ import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queri
 import { deriveTimeline } from '../../store/derive.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
-import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps } from '../../store/bounded-query.js';
+import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type QueryResult } from '../../store/bounded-query.js';
 import { openScratchDb } from '../../store/scratch-db.js';
 import { renderRows } from '../../render/rows.js';
 import { UsageError, type Io } from '../io.js';
@@ -24,10 +24,11 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
   addInputOptions(cmd);
   addThresholdOptions(cmd)
     .option('--list', 'list the named queries')
-    .addOption(new Option('-f, --format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'))
+    .addOption(new Option('-f, --format <format>', 'output format: table (NULL as <NULL>), json (exact values), csv (NULL an empty cell, \'\' as "")').choices(['table', 'json', 'csv']).default('table'))
+    .option('--wide', 'show table cells whole (by default a cell is cut at 80 characters, ending in …)')
     .addOption(new Option('--max-rows <n>', 'stop a query that returns more rows than this').argParser(positiveInt('--max-rows')).default(DEFAULT_CAPS.maxRows))
     .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
-    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; format: string; maxRows: number; timeout: number }) => {
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; format: string; wide?: boolean; maxRows: number; timeout: number }) => {
       if (flags.list) {
         // Reports and rule queries; facts are run by the detectors with their own arguments.
         for (const q of listQueries().filter((q) => q.folder !== 'facts' && unboundParams(loadQuery(`${q.folder}/${q.name}`)).length === 0)) {
@@ -58,8 +59,8 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
-        const rows = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io))) }, caps, proc, named));
-        io.out(renderRows(rows, flags.format as 'table' | 'json' | 'csv'));
+        const result = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io))) }, caps, proc, named));
+        io.out(renderRows(result.rows, flags.format as 'table' | 'json' | 'csv', { columns: result.columns, wide: flags.wide }));
         done(ws.unusable ? 2 : 0);
       } finally {
         proc.close(); // when the query never ran (a refused statement)
@@ -81,7 +82,7 @@ export async function runReadOnly(
   caps: QueryCaps = DEFAULT_CAPS,
   proc: QueryProcess = new QueryProcess(),
   named = false,
-): Promise<Record<string, unknown>[]> {
+): Promise<QueryResult> {
   try {
     // A named query may build TEMP tables first (queryParts); its answer reads them, so only the child,
     // which builds them, can prepare it. Those are our own files: a user's SQL is always one statement.
@@ -152,10 +153,10 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 /**
- * Rows as a person reads them: an `at_ms` column gains an `at` time beside it,
- * and an `evidence` column of record ids becomes the file:line it names.
+ * Rows as a person reads them: an `at_ms` column gains an `at` time beside it (NULL where at_ms is
+ * not a time), and an `evidence` column of record ids becomes the file:line it names.
  */
-export function readable(db: Db, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+export function readable(db: Db, result: QueryResult): QueryResult {
   const evidence = (v: unknown): number[] | undefined => {
     if (typeof v !== 'string' || !v.startsWith('[')) return undefined;
     try {
@@ -165,14 +166,16 @@ export function readable(db: Db, rows: Record<string, unknown>[]): Record<string
       return undefined;
     }
   };
-  const refs = resolveEvidence(db, rows.flatMap((r) => evidence(r.evidence) ?? []));
-  return rows.map((r) => {
+  const refs = resolveEvidence(db, result.rows.flatMap((r) => evidence(r.evidence) ?? []));
+  const rows = result.rows.map((r) => {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(r)) {
-      if (k === 'at_ms' && typeof v === 'number') out.at = isoTime(v);
+      // Integers come as BigInt (store/bounded-query.ts); a time in ms is well within 2^53.
+      if (k === 'at_ms') out.at = typeof v === 'number' || typeof v === 'bigint' ? isoTime(Number(v)) : null;
       const ids = k === 'evidence' ? evidence(v) : undefined;
       out[k] = ids ? ids.map((id) => refs.get(id)).filter((x) => x !== undefined).map((x) => `${x.ref.file}:${x.ref.line}`).join(' ') : v;
     }
     return out;
   });
+  return { columns: result.columns.flatMap((c) => (c === 'at_ms' ? ['at', c] : [c])), rows };
 }
