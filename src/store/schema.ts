@@ -15,8 +15,10 @@ CREATE TABLE IF NOT EXISTS node_records (
 export const SCHEMA_SQL = `
 -- resumescope timeline, schema version 7.
 -- Raw layer: one row per normalized record, with provenance (source, line).
--- Derived layer (rebuilt per touched session by store/derive.ts): sessions, streams,
--- events, requests. Views give each record kind a table of its own, lnav style.
+-- Derived layer (rebuilt per touched session by store/derive.ts): incarnations (the sessions:
+-- there is no sessions table), streams, events, requests. Views give each record kind a table
+-- of its own, lnav style. What each table and column holds, for users: schema-docs.ts
+-- (query --schema); a column added here needs its line there (test/cli/query-schema.test.ts).
 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 

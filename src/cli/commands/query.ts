@@ -8,6 +8,9 @@ import { isLocked, type Db } from '../../store/db.js';
 import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type QueryResult } from '../../store/bounded-query.js';
 import { openScratchDb } from '../../store/scratch-db.js';
 import { renderRows } from '../../render/rows.js';
+import { describeSchema } from '../../store/schema-docs.js';
+import { openDb } from '../../store/db.js';
+import { printable } from '../../model/printable.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type SettingFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
@@ -24,16 +27,21 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
   addInputOptions(cmd);
   addThresholdOptions(cmd)
     .option('--list', 'list the named queries')
+    .option('--schema', 'list the tables and views a query sees, their columns and what each holds (of --db FILE if given)')
     .addOption(new Option('-f, --format <format>', 'output format: table (NULL as <NULL>), json (exact values), csv (NULL an empty cell, \'\' as "")').choices(['table', 'json', 'csv']).default('table'))
     .option('--wide', 'show table cells whole (by default a cell is cut at 80 characters, ending in …)')
     .addOption(new Option('--max-rows <n>', 'stop a query that returns more rows than this').argParser(positiveInt('--max-rows')).default(DEFAULT_CAPS.maxRows))
     .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
-    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; format: string; wide?: boolean; maxRows: number; timeout: number }) => {
+    .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; schema?: boolean; format: string; wide?: boolean; maxRows: number; timeout: number }) => {
       if (flags.list) {
         // Reports and rule queries; facts are run by the detectors with their own arguments.
         for (const q of listQueries().filter((q) => q.folder !== 'facts' && unboundParams(loadQuery(`${q.folder}/${q.name}`)).length === 0)) {
           io.out(`${q.name.padEnd(32)} ${q.title}\n`);
         }
+        return done(0);
+      }
+      if (flags.schema) {
+        io.out(schemaText(flags.db, flags.format as 'table' | 'json' | 'csv'));
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
@@ -93,7 +101,7 @@ export async function runReadOnly(
     }
     return await proc.run(db.name, checked(db, parts.select), queryParams(parts.select, d), caps);
   } catch (err) {
-    if (err instanceof QueryFailed) throw new UsageError(`SQL: ${err.message}`);
+    if (err instanceof QueryFailed) throw sqlError(err.message);
     if (!(err instanceof QueryStopped)) throw err;
     if (err.cap === 'rows') throw new UsageError(`query stopped: it returns more than ${caps.maxRows} rows (add a LIMIT, or raise the cap with --max-rows N)`);
     throw new UsageError(`query stopped after ${caps.timeoutMs / 1000} s (--timeout), ${err.rowsSoFar} rows so far: add a LIMIT or a narrower WHERE, or raise the limit with --timeout SECONDS`);
@@ -108,13 +116,53 @@ function checked(db: Db, sql: string): string {
   try {
     stmt = db.prepare(sql);
   } catch (err) {
-    throw new UsageError(`SQL: ${(err as Error).message}`);
+    throw sqlError((err as Error).message);
   }
   if (!stmt.readonly) throw new UsageError('query refused: it would write to the database (query is read-only)');
   if (!stmt.reader) throw new UsageError('query refused: it returns no rows (only SELECT-like statements are run)');
   return sql;
 }
 
+/** SQLite's message, and where to find the tables when it names one that is not there. */
+function sqlError(message: string): UsageError {
+  const table = /no such table: (\S+)/.exec(message)?.[1];
+  if (table === undefined) return new UsageError(`SQL: ${message}`);
+  const sessions = table === 'sessions' ? '; a session is a row of incarnations, and `query sessions` is a named report' : '';
+  return new UsageError(`SQL: ${message} (resumescope query --schema lists the tables${sessions})`);
+}
+
+/**
+ * The tables and views a query sees, read from the database (a new one when no --db is given:
+ * the schema is the same), with their meanings (store/schema-docs.ts).
+ */
+function schemaText(dbFile: string | undefined, format: 'table' | 'json' | 'csv'): string {
+  const db = dbFile === undefined ? openDb(':memory:') : openDb(dbFile, { readonly: true });
+  let tables;
+  try {
+    tables = describeSchema(db);
+  } finally {
+    db.close();
+  }
+  if (format === 'json') return renderRows(tables as unknown as Record<string, unknown>[], 'json');
+  if (format === 'csv') {
+    const rows = tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name, type: c.type, about: c.about ?? null })));
+    return renderRows(rows, 'csv', { columns: ['table', 'column', 'type', 'about'] });
+  }
+  const out = [
+    'Times (*_ms, *_ts) are epoch milliseconds, UTC; *_id columns that name a record are records.id; 0/1 are booleans.',
+    'Temp views are made by each query\'s connection and are never written to a --db file.',
+    '',
+  ];
+  for (const t of tables) {
+    out.push(`${printable(t.name)} (${t.temp ? 'temp ' : ''}${t.type}): ${t.about ?? ''}`);
+    const name = Math.max(...t.columns.map((c) => c.name.length));
+    const type = Math.max(...t.columns.map((c) => c.type.length));
+    // A --db file's names are SQLite's, which a hostile file could choose: printable, as any value.
+    for (const c of t.columns) out.push(`  ${printable(c.name.padEnd(name))}  ${printable(c.type.padEnd(type))}  ${c.about ?? ''}`.trimEnd());
+    out.push('');
+  }
+  return out.join('\n');
+}
 
 function positiveInt(flag: string): (v: string) => number {
   return (v) => {
