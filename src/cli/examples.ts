@@ -23,6 +23,7 @@ export const EXAMPLES: Record<string, Example[]> = {
   timeline: [{ line: 'resumescope timeline S-1001 samples/writers.ndjson', what: 'one session\'s streams, upgrades and requests' }],
   query: [
     { line: 'resumescope query --list', what: 'the named queries' },
+    { line: 'resumescope query --schema', what: 'the tables and columns your SQL can read, and what each holds (times in epoch ms)' },
     { line: 'resumescope query rejected samples/proxy', what: 'the lines that could not be read, and why' },
     { line: 'resumescope query "SELECT kind, count(*) AS n FROM records GROUP BY kind" samples/writers.ndjson', what: 'your own SQL (read-only)' },
   ],
