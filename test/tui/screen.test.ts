@@ -58,7 +58,7 @@ describe('enterFullScreen', () => {
     const { real, screen } = start();
     screen.leave();
     const after = real.written;
-    const acknowledged = new Promise<void>((resolve) => screen.stdout.write('', resolve));
+    const acknowledged = new Promise<void>((resolve) => screen.stdout.write('', () => resolve()));
     screen.stdout.write('\x1b[2Jlast frame');
     await acknowledged;
     expect(real.written).toBe(after);
