@@ -59,8 +59,8 @@ function loading() {
 
 describe('the loading frame and the keyboard', () => {
   it('puts the terminal in raw mode when the first frame is drawn, so typed keys are not echoed', () => {
-    const { stdout, keys } = loading();
-    expect(stdout.written).toContain('loading 0 lines');
+    // As the frame is mounted (ink draws it then, except in CI, where it draws only the last frame).
+    const { keys } = loading();
     expect(keys.raw).toEqual([true]);
   });
 
