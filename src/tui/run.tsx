@@ -15,6 +15,8 @@ export interface RenderDashboardOptions {
   /** Where to draw and read keys from; the process's own streams by default. */
   stdout?: NodeJS.WriteStream;
   stdin?: NodeJS.ReadStream;
+  /** Route console output above the frame (default: when drawing on the process's own stdout). */
+  patchConsole?: boolean;
   loadRejected?: (offset: number, limit: number) => RejectedLine[];
   openLine?: (ref: LineRef) => string | undefined;
 }
@@ -53,7 +55,7 @@ export function renderDashboard(
 
   // Console output would tear the frame, so ink routes it above the dashboard; but only on the
   // process's own terminal: a caller drawing elsewhere keeps its console.
-  const instance = render(element(), { stdout, stdin, patchConsole: opts.stdout === undefined });
+  const instance = render(element(), { stdout, stdin, patchConsole: opts.patchConsole ?? opts.stdout === undefined });
 
   const draw = () => {
     timer = undefined;

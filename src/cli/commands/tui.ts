@@ -8,7 +8,9 @@ import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
-import { openKeyboard, showLoading, startDashboard } from '../../tui/wire/terminal.js';
+import { openKeyboard, showLoading, startDashboard, type Keyboard } from '../../tui/wire/terminal.js';
+import type { FullScreen } from '../../tui/wire/screen.js';
+import { fullScreenRun } from '../full-screen.js';
 import type { Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type SettingFlags } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
@@ -35,8 +37,34 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     return 2;
   }
   const options = detectOptions(flags, loadConfig(flags.config, io));
-  // A large log takes a while to read: say so rather than leave the screen blank.
-  const loading = showLoading();
+  const keys = openKeyboard(false)!;
+  const { screen, io: heldIo, restore } = fullScreenRun(io);
+  const signals = onSignalsRestoring(restore);
+  try {
+    return await explore(paths, flags, options, heldIo, keys, screen, restore);
+  } finally {
+    signals.off();
+    keys.close();
+    restore();
+  }
+}
+
+async function explore(
+  paths: string[],
+  flags: TuiFlags,
+  options: ReturnType<typeof detectOptions>,
+  io: Io,
+  keys: Keyboard,
+  screen: FullScreen,
+  restore: () => void,
+): Promise<number> {
+  // A large log takes a while to read: say so rather than leave the screen blank. q or ctrl+c quits
+  // at once: the load has nothing to finish (a one-off database is removed at exit, and a --db file
+  // keeps what it had, its open transaction rolled back, as when ingest is interrupted).
+  const loading = showLoading(screen.stdout, keys, (how) => {
+    restore();
+    process.exit(how === 'q' ? 0 : EXIT_INTERRUPTED);
+  });
   let ws;
   try {
     // The dashboard stays open while logs rotate: it keeps the lines it quotes.
@@ -45,30 +73,30 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     });
     await loading.judging();
   } catch (err) {
-    loading.close();
+    await loading.close();
     throw err;
   }
   try {
-    let report;
+    let source;
     try {
       await deriveOnTwoThreads(ws.db);
-      report = inMemory(await detectOnTwoThreads(ws.db, options));
+      const report = inMemory(await detectOnTwoThreads(ws.db, options));
+      const book = new FindingBook();
+      const sessions = sessionIds(ws.db);
+      book.apply(sessions, report.findings);
+      const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : (ws.db.prepare('SELECT name FROM sources ORDER BY id').pluck().all() as string[]);
+      source = { book, model: new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded', sharedSessionStore: options.sharedSessionStore }) };
+      source.model.refresh(sessions);
     } finally {
-      loading.close();
+      // Closed only now, and the dashboard drawn in the same turn: no blank screen in between.
+      await loading.close();
     }
-    const book = new FindingBook();
-    const sessions = sessionIds(ws.db);
-    book.apply(sessions, report.findings);
-    const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : (ws.db.prepare('SELECT name FROM sources ORDER BY id').pluck().all() as string[]);
-    const source = new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded', sharedSessionStore: options.sharedSessionStore });
-    source.refresh(sessions);
-    const keys = openKeyboard(false)!;
+    const model = source.model;
     const openLine = lineOpener(ws.db);
     try {
       const extras = { loadRejected: rejectedLoader(ws.db), openLine };
-      await startDashboard(() => source.model(), detailLoader(ws.db, book), keys, extras).done;
+      await startDashboard(() => model.model(), detailLoader(ws.db, source.book), keys, extras, screen.stdout).done;
     } finally {
-      keys.close();
       // The lines `o` wrote out of the store: log text, not left behind.
       openLine.dispose();
     }
@@ -76,4 +104,25 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
   } finally {
     ws.db.close();
   }
+}
+
+/** Ctrl+c typed while the log loads: the status of an interrupted command (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+
+/**
+ * SIGINT, SIGTERM or SIGHUP from outside: the terminal is restored, then the signal is raised again,
+ * so the process ends as it would have (ink's own exit hook then draws into the closed screen: nothing).
+ */
+function onSignalsRestoring(restore: () => void): { off(): void } {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const handler = (signal: NodeJS.Signals) => {
+    off();
+    restore();
+    process.kill(process.pid, signal);
+  };
+  const off = () => {
+    for (const s of signals) process.off(s, handler);
+  };
+  for (const s of signals) process.on(s, handler);
+  return { off };
 }

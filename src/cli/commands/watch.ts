@@ -26,6 +26,7 @@ import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import type { InputOptions } from '../workspace.js';
 import { InputTeller } from '../watch-inputs.js';
+import { fullScreenRun, type FullScreenRun } from '../full-screen.js';
 
 /** Why a run stopped: a bound it was given, stdin's end, a signal, a violation, the reader of its output gone, the user. */
 type RunEnd = 'idle' | 'exit-after' | 'eof' | 'signal' | 'fail-on' | 'output' | 'quit';
@@ -88,6 +89,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   let lines: FindingLines | undefined;
   let model: DashboardModelSource | undefined;
   let openLine: LineOpener | undefined;
+  let fullScreen: FullScreenRun | undefined;
   /** How the run ended: the first reason to stop. */
   let ended: RunEnd | undefined;
   const stop = (exitCode: number, why: RunEnd) => {
@@ -109,10 +111,16 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     });
     const source = model;
     openLine = lineOpener(db, { replaced: (file) => replaced.has(file) });
-    dashboard = startDashboard(() => source.model(), detailLoader(db, live.book, { revision: (s) => live.revision(s) }), keys, {
-      loadRejected: rejectedLoader(db),
-      openLine,
-    });
+    // On the alternate screen; what the run says on stderr meanwhile is said once the dashboard is gone.
+    fullScreen = fullScreenRun(io);
+    io = fullScreen.io;
+    dashboard = startDashboard(
+      () => source.model(),
+      detailLoader(db, live.book, { revision: (s) => live.revision(s) }),
+      keys,
+      { loadRejected: rejectedLoader(db), openLine },
+      fullScreen.screen.stdout,
+    );
     // The user quit.
     void dashboard.done.then(
       () => stop(code, 'quit'),
@@ -196,6 +204,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       },
     });
     if (dashboard !== undefined) await dashboard.done;
+    // The end-of-run notes below are for the user's own screen.
+    fullScreen?.restore();
     const caughtUp = ended === 'idle' || ended === 'eof';
     // Every input as analyze reports it; a guard whose inputs gave nothing to judge must not pass (log-format.md).
     // Stopped at a violation (or by the user, or by the reader going away), the run was cut short: it says, and keeps its code.
@@ -204,6 +214,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     losses?.tellAtEnd(caughtUp);
     return code;
   } finally {
+    fullScreen?.restore();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     for (const t of timers) clearTimeout(t);

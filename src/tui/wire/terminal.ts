@@ -43,11 +43,15 @@ export function startDashboard(
   loadDetail: (session: string) => SessionDetail | undefined,
   keys: Keyboard,
   extras: Pick<RenderDashboardOptions, 'loadRejected' | 'openLine'> = {},
+  /** The process's terminal, as enterFullScreen gives it. */
+  stdout: NodeJS.WriteStream = process.stdout,
 ): RunningDashboard {
   const listeners = new Set<() => void>();
   let finished = false;
   const done = renderDashboard(getModel, loadDetail, {
     ...extras,
+    stdout,
+    patchConsole: true,
     stdin: keys.stream,
     subscribe: (onChange) => {
       listeners.add(onChange);
@@ -73,17 +77,42 @@ export interface LoadingScreen {
   progress(source: string, lines: number): void;
   /** Switches to "judging" and gives the terminal a moment to draw it before a long synchronous step. */
   judging(): Promise<void>;
-  close(): void;
+  /**
+   * Takes the keys typed so far (q and ctrl+c still quit; the others are dropped, not handed to the
+   * dashboard), then clears the frame. The dashboard should be drawn right after, in the same turn.
+   */
+  close(): Promise<void>;
 }
 
-/** A "loading N lines…" frame on the terminal while logs are read; redrawn at most every 100 ms. */
-export function showLoading(stdout: NodeJS.WriteStream = process.stdout): LoadingScreen {
+/** Quitting while loading: `q` (the dashboard's quit key) or ctrl+c. */
+export type LoadingQuit = 'q' | 'ctrl+c';
+
+/**
+ * A "loading N lines…" frame on the terminal while logs are read; redrawn at most every 100 ms.
+ * With `keys`, the terminal is in raw mode from the first frame, so that nothing typed is echoed onto
+ * it, and `onQuit` is called for q or ctrl+c (in raw mode ctrl+c is a key, not SIGINT). The load runs
+ * on this thread between awaits, so a key is seen at the load's next turn.
+ */
+export function showLoading(stdout: NodeJS.WriteStream = process.stdout, keys?: Keyboard, onQuit?: (how: LoadingQuit) => void): LoadingScreen {
   let lines = 0;
   let source = '';
   let phase: 'reading' | 'judging' = 'reading';
   const seen = new Map<string, number>();
   const element = () => createElement(Loading, { lines, source, phase, width: stdout.columns || 80 });
   const instance = render(element(), { stdout, patchConsole: false, exitOnCtrlC: false });
+  const stream = keys?.stream;
+  // As ink reads keys ('readable', then read()): the dashboard's ink takes the stream over in the same mode.
+  const onReadable = () => {
+    for (let chunk = stream!.read() as string | Buffer | null; chunk !== null; chunk = stream!.read() as string | Buffer | null) {
+      const text = chunk.toString();
+      if (text.includes('\x03')) return onQuit?.('ctrl+c');
+      if (text.includes('q')) return onQuit?.('q');
+    }
+  };
+  if (stream?.isTTY) {
+    stream.setRawMode(true);
+    stream.on('readable', onReadable);
+  }
   let last = 0;
   return {
     progress(name, n) {
@@ -100,7 +129,14 @@ export function showLoading(stdout: NodeJS.WriteStream = process.stdout): Loadin
       instance.rerender(element());
       await new Promise((r) => setTimeout(r, 20));
     },
-    close() {
+    async close() {
+      if (stream?.isTTY) {
+        // One turn of the event loop reads what the terminal holds (poll comes before setImmediate's check phase).
+        await new Promise((r) => setImmediate(r));
+        onReadable();
+        stream.off('readable', onReadable);
+        // Raw mode stays on: the dashboard takes it over, and a key typed in between is not echoed.
+      }
       instance.clear();
       instance.unmount();
     },
