@@ -172,7 +172,11 @@ function why(c: RawCall, revision: ProtocolRevision, refs: ResolvedEvidence, fac
       : rules.resumption
         ? 'nothing resumed the stream'
         : 'nothing resumes a stream';
-    const noPolling = polled && !rules.polling ? ` (${revision} has no polling: a server speaking it would have to hold the stream open until the response)` : '';
+    // Not "delivered": whether a stream held open instead would have lasted to the response (the poll is what
+    // keeps a proxy's idle timeout from cutting it) is not in the log.
+    const noPolling = polled && !rules.polling
+      ? ` (${revision} has no polling: counted lost as a stream that broke, since whether a stream held open instead would have lasted to the response is not in the log)`
+      : '';
     parts.push(`with protocol ${revision} ${nothing}: the request is lost${reissue}${noPolling}`);
   } else {
     parts.push(`with protocol ${revision} it is ${c.after}`);

@@ -107,7 +107,7 @@ describe('whatIf --protocol 2026-07-28', () => {
     ]);
     const why = r.calls!.sessions[0]!.calls[0]!.why;
     expect(why).toContain('the server closed p1 for polling at');
-    expect(why).toContain('(2026-07-28 has no polling: a server speaking it would have to hold the stream open until the response)');
+    expect(why).toContain('(2026-07-28 has no polling: counted lost as a stream that broke, since whether a stream held open instead would have lasted to the response is not in the log)');
   });
 
   it('a deduplicated or non-tool request is re-issued but not run twice; an initialize is not judged', async () => {
