@@ -189,15 +189,21 @@ class Gutter {
 }
 
 /**
- * How a stream ended. A stream superseded while still open (a dual writer's old stream) says by which upgrade
- * and when, before how it ended; one superseded after it ended is an ordinary resumption, said by the arrow.
+ * How a stream ended, null while it has not. A stream superseded while still open (a dual writer's old stream)
+ * says by which upgrade and when, before how it ended; one superseded after it ended is an ordinary resumption,
+ * said by the lanes' arrow. The timeline, the TUI's drill-down and the HTML report's lane key say it alike.
  */
-function laneState(l: LaneInfo): string {
+export function laneEnd(l: LaneInfo): string | null {
   const end = l.fenced_ts !== null ? 'fenced' : l.closed_ts !== null ? `closed${l.close_reason ? `: ${l.close_reason}` : ''}` : null;
   if (l.superseded_while_open === true) {
     const upgrade = `the upgrade${l.superseded_by_stream ? ` to ${l.superseded_by_stream}` : ''}, ${l.superseded_file}:${l.superseded_line}`;
-    return ` (superseded while open at ${isoTime(l.superseded_ts!)} by ${upgrade}; ${end === null ? 'never closed' : `then ${end}`})`;
+    return `superseded while open at ${isoTime(l.superseded_ts!)} by ${upgrade}; ${end === null ? 'never closed' : `then ${end}`}`;
   }
+  return end;
+}
+
+function laneState(l: LaneInfo): string {
+  const end = laneEnd(l);
   return end === null ? '' : ` (${end})`;
 }
 

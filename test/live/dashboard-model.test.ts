@@ -186,6 +186,21 @@ describe('detailLoader', () => {
     expect(load('nobody')).toBeUndefined();
   });
 
+  it("says of a dual writer's old stream that it was superseded while open, as `timeline` does (near miss: one closed before its resumption)", () => {
+    const lanesOf = (closedBefore: boolean) => {
+      const h = harness();
+      h.feed(
+        healthyLines('S1') +
+          (closedBefore ? rec(5, { kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' }) : '') +
+          rec(10, { kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 }) +
+          rec(11, { kind: 'stream.opened', session: 'S1', stream: 'g2', via: 'get' }),
+      );
+      return detailLoader(h.db, h.live.book, { revision: (s) => h.live.revision(s) })('S1')!.lanes;
+    };
+    expect(lanesOf(false)[0]!.state).toMatch(/^superseded while open at \S+ by the upgrade to g2, app\.ndjson:\d+; never closed$/);
+    expect(lanesOf(true)[0]!.state).toBe('closed: error');
+  });
+
   it('keeps the last detail until its session is touched again', () => {
     const h = harness();
     h.feed(healthyLines('S1') + healthyLines('S2', 10));

@@ -220,6 +220,23 @@ describe('the HTML report', () => {
     expect(named.size).toBeLessThan(200);
   });
 
+  // The lane key says a dual writer's old stream was superseded while open, as `timeline` does; a stream
+  // superseded after it had ended (an ordinary resumption) says only how it ended.
+  it('says in the lane key which stream was superseded while open, by which upgrade, and how it ended after', () => {
+    const lane = (stream: string, whileOpen: boolean | null): LaneInfo => ({
+      stream, lane: 'g1', via: 'get', opened_ts: 0, closed_ts: 5000, close_reason: 'half_open', fenced_ts: null,
+      superseded_ts: whileOpen === null ? null : 2000, superseded_id: whileOpen === null ? null : 7, superseded_file: 'w.ndjson', superseded_line: 13,
+      superseded_by_stream: 'g2', superseded_while_open: whileOpen,
+    });
+    const states = (whileOpen: boolean) => {
+      const records: TimelineRecord[] = ['g1', 'g2'].map((stream, k) => ({ id: k + 1, file: 'w.ndjson', line: k + 1, ts_ms: k, kind: 'stream.opened', origin: 'server', node: null, session: 'S', stream, lane: 'g1' }));
+      const svg = swimlaneSvg({ session: 'S', incarnations: [], lanes: [lane('g1', whileOpen), lane('g2', null)], records }, pickRows(records, new Map()), 'w', '0');
+      return [...svg.matchAll(/<tr><td class="lane-head">[AB]<\/td>.*?<td>([^<]*)<\/td><\/tr>/g)].map((m) => m[1]);
+    };
+    expect(states(true)[0]).toBe('superseded while open at 1970-01-01T00:00:02.000Z by the upgrade to g2, w.ndjson:13; then closed: half_open');
+    expect(states(false)[0]).toBe('closed: half_open');
+  });
+
   it('names each not-knowable session once per reason, and folds a long list', () => {
     const short = renderHtml(makeReport(), { lineText });
     const section = short.match(/<section id="not-knowable">[\s\S]*?<\/section>/)![0];

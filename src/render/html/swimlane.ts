@@ -1,7 +1,7 @@
 import type { Severity } from '../../model/severity.js';
 import type { SessionTimelineStream, TimelineRecord } from '../../store/session-timeline.js';
 import { truncate } from '../common.js';
-import { describeRecord, streamsByLineage } from '../timeline-text.js';
+import { describeRecord, laneEnd, streamsByLineage } from '../timeline-text.js';
 import { attr, text } from './escape.js';
 
 // One session's timeline as SVG swimlanes. Time runs down, one row per
@@ -200,7 +200,7 @@ function laneKey(t: SessionTimelineStream, columns: string[]): string {
   const info = new Map(t.lanes.map((l) => [l.stream, l]));
   const rows = columns.slice(1).map((stream, i) => {
     const l = info.get(stream);
-    const state = l === undefined ? 'not opened in the log' : l.fenced_ts !== null ? 'fenced' : l.closed_ts !== null ? `closed${l.close_reason ? `: ${l.close_reason}` : ''}` : l.superseded_ts !== null ? 'superseded, never closed' : 'open at the end of the log';
+    const state = l === undefined ? 'not opened in the log' : (laneEnd(l) ?? (l.superseded_ts !== null ? 'superseded, never closed' : 'open at the end of the log'));
     return `<tr><td class="lane-head">${laneLetter(i)}</td><td><code>${text(stream)}</code></td><td>${text(l?.via ?? '')}</td><td><code>${text(l?.lane ?? '')}</code></td><td>${text(state)}</td></tr>`;
   });
   const session = '<tr><td class="lane-head">S</td><td colspan="4">the session itself: records on no stream (creation, answers, calls)</td></tr>';

@@ -4,7 +4,7 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { Finding } from '../../model/finding.js';
 import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
-import { describeRecord } from '../../render/timeline-text.js';
+import { describeRecord, laneEnd } from '../../render/timeline-text.js';
 import type { Db } from '../../store/db.js';
 import { sessionTimelineStream, type IncarnationInfo, type LaneInfo } from '../../store/session-timeline.js';
 import { toFeedItem, type FeedItem, type SessionDetail } from '../view-model.js';
@@ -84,8 +84,5 @@ function describeIncarnation(i: IncarnationInfo): string {
 }
 
 function laneState(l: LaneInfo): string {
-  if (l.fenced_ts !== null) return 'fenced';
-  if (l.closed_ts !== null) return l.close_reason ? `closed: ${l.close_reason}` : 'closed';
-  if (l.superseded_ts !== null) return 'superseded, never closed';
-  return 'open';
+  return laneEnd(l) ?? (l.superseded_ts !== null ? 'superseded, never closed' : 'open');
 }
