@@ -1,23 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, exitWithin, killAll, run } from './cli.js';
+import { assertBuilt, exitWithin, killAll } from './cli.js';
+import { haveCommands, onPty, plain } from './pty.js';
 import { healthyLines, tempDir, violatingLine, waitFor } from './support.js';
 
-// The dashboard end to end on a pseudo-terminal: util-linux `script` runs the
-// binary with a pty on stdin and stdout and copies the screen to its stdout;
-// what the test writes to script's stdin arrives as keys.
+// The dashboard end to end on a pseudo-terminal (./pty.ts): what the test writes to
+// script's stdin arrives as keys.
 
-const hasScript = (() => {
-  try {
-    execFileSync('which', ['script'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = haveCommands('script');
 
 beforeAll(() => assertBuilt());
 
@@ -26,21 +18,6 @@ afterEach(async () => {
   await killAll();
   for (const d of dirs.splice(0)) d.remove();
 });
-
-/**
- * Runs a resumescope command line on a 120×40 pty. Ink draws only the last frame when it
- * believes it runs in CI (CI=true), which is the test machine's setting, not the user's
- * terminal's: the child is told it is not in CI.
- */
-function onPty(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return run('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
-    env: { TERM: 'xterm-256color', CI: 'false', CONTINUOUS_INTEGRATION: 'false', ...env },
-  });
-}
-
-/** The screen output with escape sequences taken out, so words can be searched for. */
-const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 describe.skipIf(!hasScript)('the dashboard on a terminal', () => {
   it('watch: shows a violation appended to the watched file, then quits on q', async () => {

@@ -1,23 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, BIN, exitWithin, killAll, run } from './cli.js';
+import { assertBuilt, exitWithin, killAll } from './cli.js';
+import { haveCommands, onPty, plain } from './pty.js';
 import { healthyLines, tempDir, violatingLine, waitFor } from './support.js';
 
-// The dashboard's terminal handling on a pseudo-terminal (util-linux `script`, as in
-// dashboard-pty.test.ts): the alternate screen and the scrollback, and keys typed while
+// The dashboard's terminal handling on a pseudo-terminal (./pty.ts): the alternate screen and the scrollback, and keys typed while
 // a log loads. A FIFO as the log holds the load open for as long as a test needs:
 // nothing here depends on how fast the machine is.
 
-const hasScript = (() => {
-  try {
-    execFileSync('which', ['script'], { stdio: 'ignore' });
-    execFileSync('which', ['mkfifo'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = haveCommands('script', 'mkfifo');
 
 beforeAll(() => assertBuilt());
 
@@ -27,15 +19,6 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) d.remove();
 });
 
-/** A command line on a 120×40 pty, told it is not in CI (ink draws only the last frame in CI). */
-function onPty(args: string[]) {
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return run('script', ['-qfec', `stty cols 120 rows 40; exec ${quoted}`, '/dev/null'], {
-    env: { TERM: 'xterm-256color', CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
-  });
-}
-
-const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 const ENTER = '\x1b[?1049h';
 const LEAVE = '\x1b[?1049l';
 const ERASE_SCROLLBACK = '\x1b[3J';
