@@ -196,15 +196,24 @@ describe('follow', () => {
 });
 
 describe('follow: rotation, truncation and the end of the run, as logrotate and a stopped run leave files', () => {
-  it('reads on in a file renamed away while its writer still writes to it after the new file appeared (logrotate: rename, create)', async () => {
+  /**
+   * logrotate's rename and create while the server still holds the old file open: the old file read to old-1,
+   * renamed away, a new one written at the path; the writer's descriptor still on the old file.
+   */
+  async function renamedWithWriterOpen(rotationGraceMs: number) {
     const d = dir();
     const file = d.file('app.ndjson');
     writeFileSync(file, 'old-1\n');
-    const f = start([file], { rotationGraceMs: 600 });
+    const f = start([file], { rotationGraceMs });
     await waitFor('the first line', () => f.texts().includes('old-1'));
     const writer = openSync(file, 'a');
     renameSync(file, d.file('app.ndjson.1'));
     writeFileSync(file, 'new-1\n');
+    return { file, f, writer };
+  }
+
+  it('reads on in a file renamed away while its writer still writes to it after the new file appeared (logrotate: rename, create)', async () => {
+    const { file, f, writer } = await renamedWithWriterOpen(600);
     await waitFor('the new file', () => f.texts(`${file} (rotated 1)`).includes('new-1'));
     // The path holds the new file from now on: said at once, before the old file's lines end (`o` must not
     // open the new file at a line of the old one).
@@ -222,14 +231,7 @@ describe('follow: rotation, truncation and the end of the run, as logrotate and 
   });
 
   it('stops reading a renamed file that has not grown for the grace period: a line written to it later is the rotated file\'s, not followed (near miss)', async () => {
-    const d = dir();
-    const file = d.file('app.ndjson');
-    writeFileSync(file, 'old-1\n');
-    const f = start([file], { rotationGraceMs: 200 });
-    await waitFor('the first line', () => f.texts().includes('old-1'));
-    const writer = openSync(file, 'a');
-    renameSync(file, d.file('app.ndjson.1'));
-    writeFileSync(file, 'new-1\n');
+    const { file, f, writer } = await renamedWithWriterOpen(200);
     await waitFor('the end of the old file', () => f.events.some((e) => e.type === 'end'), 3000);
     writeSync(writer, 'too-late\n');
     closeSync(writer);

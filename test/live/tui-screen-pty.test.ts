@@ -104,10 +104,16 @@ describe.skipIf(!hasScript)('the dashboard keeps the user\'s terminal', () => {
 });
 
 describe.skipIf(!hasScript)('keys typed while the log loads', () => {
-  it('q quits during the load, at once, with status 0, and the dashboard never opens', async () => {
+  /** tui on a log still being written, once its loading frame shows. */
+  const tuiLoading = async () => {
     const log = loadingLog();
     const t = onPty(['tui', log.file]);
     await waitFor('the loading frame', () => /loading \d+ lines/.test(plain(t.stdout())), 10_000);
+    return { log, t };
+  };
+
+  it('q quits during the load, at once, with status 0, and the dashboard never opens', async () => {
+    const { t } = await tuiLoading();
     t.child.stdin!.write('q');
     expect(await exitWithin(t, 5000)).toBe(0);
     expect(plain(t.stdout())).not.toContain('tab pane');
@@ -115,18 +121,14 @@ describe.skipIf(!hasScript)('keys typed while the log loads', () => {
   });
 
   it('ctrl+c quits during the load as an interrupt (130)', async () => {
-    const log = loadingLog();
-    const t = onPty(['tui', log.file]);
-    await waitFor('the loading frame', () => /loading \d+ lines/.test(plain(t.stdout())), 10_000);
+    const { t } = await tuiLoading();
     t.child.stdin!.write('\x03');
     expect(await exitWithin(t, 5000)).toBe(130);
     expect(t.stdout()).toContain(LEAVE);
   });
 
   it('other keys (PgDn, 2, enter) are neither echoed nor applied once the dashboard opens', async () => {
-    const log = loadingLog();
-    const t = onPty(['tui', log.file]);
-    await waitFor('the loading frame', () => /loading \d+ lines/.test(plain(t.stdout())), 10_000);
+    const { log, t } = await tuiLoading();
     t.child.stdin!.write('\x1b[6~2\r');
     // Echoed, PgDn would show as ^[[6~ (the terminal's echoctl).
     await waitFor('the keys read', () => t.stdout().length > 0, 1000);

@@ -35,27 +35,28 @@ const CUT = [
 ].join('');
 
 describe('watch --fail-on: the exit code is the worst of what was announced', () => {
-  it('exits 1 for a violation announced by the last round of a run that --idle-exit stopped', async () => {
+  /** watch over the cut log, with these gate and stop flags. */
+  const watchCut = (...flags: string[]) => {
     const file = folder().file('cut.ndjson');
     writeFileSync(file, CUT);
-    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '800ms', file]);
+    return resumescope(['watch', '--format', 'ndjson', ...flags, file]);
+  };
+
+  it('exits 1 for a violation announced by the last round of a run that --idle-exit stopped', async () => {
+    const w = watchCut('--fail-on', 'error', '--idle-exit', '800ms');
     expect(await exitWithin(w, 10_000)).toBe(1);
     expect(findingsOf(w).map((f) => f.rule)).toEqual(['orphaned-request']);
     expect(w.stderr()).toContain('stopped: orphaned-request (error) in session C1 is at or above --fail-on error');
   });
 
   it('exits 1 for such a violation at --exit-after too', async () => {
-    const file = folder().file('cut.ndjson');
-    writeFileSync(file, CUT);
-    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'warning', '--exit-after', '1s', file]);
+    const w = watchCut('--fail-on', 'warning', '--exit-after', '1s');
     expect(await exitWithin(w, 10_000)).toBe(1);
     expect(findingsOf(w).map((f) => f.rule)).toEqual(['orphaned-request']);
   });
 
   it('exits 0 when the finding the last round announces is below --fail-on', async () => {
-    const file = folder().file('cut.ndjson');
-    writeFileSync(file, CUT);
-    const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'critical', '--idle-exit', '800ms', file]);
+    const w = watchCut('--fail-on', 'critical', '--idle-exit', '800ms');
     expect(await exitWithin(w, 10_000)).toBe(0);
     expect(findingsOf(w).map((f) => f.rule)).toEqual(['orphaned-request']);
     expect(w.stderr()).not.toContain('stopped:');
