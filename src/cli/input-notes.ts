@@ -1,15 +1,9 @@
-import type { Db } from '../store/db.js';
 import { rejectedLinesNote, unusableTextLines } from '../render/common.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 
 // What every text report of a command says of its inputs, as analyze's does (log-format.md: rejected
 // lines are counted in every report; an unusable input fails the run): the unusable inputs first, the
 // rejected lines last. For the commands whose report is not analyze's: explain and timeline.
-
-/** The rejected lines of every input the database holds (the sources table counts them per input). */
-export function rejectedLineCount(db: Db): number {
-  return (db.prepare('SELECT coalesce(sum(rejected), 0) FROM sources').pluck().get() as number | null) ?? 0;
-}
 
 /** `body`, led by the unusable inputs and followed by the rejected lines' count, where there are any. */
 export function* withInputNotes(body: Iterable<string>, unusable: readonly UnusableInput[], rejected: number): Generator<string> {

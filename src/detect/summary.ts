@@ -1,5 +1,6 @@
 import type { NodeSummary, Summary } from '../model/finding.js';
 import type { Db } from '../store/db.js';
+import { lineTotals } from '../store/source-sink.js';
 import { nodeLosses } from './node-losses.js';
 import { CLOCK_SKEW_ALLOWANCE_MS } from '../model/thresholds.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
@@ -8,9 +9,7 @@ import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 export type InputSummary = Omit<Summary, 'by_rule'>;
 
 export function summarize(db: Db, opts: DetectOptions = DEFAULT_DETECT_OPTIONS): InputSummary {
-  const totals = db
-    .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
-    .get() as { rejected: number; ignored: number; repeated: number };
+  const totals = lineTotals(db);
   // The input's records and each node's share, counted as they were stored (store/node-tally.ts). Records are
   // what the input holds (log-format.md: a line whose kind is a known kind; an OTLP export holds many): what the
   // analyzer infers from a proxy's `http` record (origin proxy, another kind) is its reading, not input.

@@ -46,6 +46,13 @@ export interface SourceFile {
 }
 
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
+/** The lines every input the database holds had rejected, ignored and (of those ignored) repeated: each report counts them. */
+export function lineTotals(db: Db): { rejected: number; ignored: number; repeated: number } {
+  return db
+    .prepare('SELECT coalesce(sum(rejected),0) AS rejected, coalesce(sum(ignored),0) AS ignored, coalesce(sum(repeated),0) AS repeated FROM sources')
+    .get() as { rejected: number; ignored: number; repeated: number };
+}
+
 export function isUnusable(s: SourceStats): boolean {
   return unusableReason(s) !== undefined;
 }

@@ -7,7 +7,8 @@ import { writeOut, type Io } from '../io.js';
 import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
-import { rejectedLineCount, withInputNotes } from '../input-notes.js';
+import { withInputNotes } from '../input-notes.js';
+import { lineTotals } from '../../store/source-sink.js';
 
 export function registerTimeline(program: Command, io: Io, done: (code: number) => void): void {
   const cmd = program
@@ -23,7 +24,7 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
         const t = sessionTimelineStream(ws.db, session);
         if (!t) throw unknownSessionError(ws.db, session);
         // The text says the inputs' unusable files and rejected lines as analyze's does; the JSON keeps its shape.
-        await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : withInputNotes(timelineTextChunks(t), ws.unusableInputs, rejectedLineCount(ws.db)));
+        await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : withInputNotes(timelineTextChunks(t), ws.unusableInputs, lineTotals(ws.db).rejected));
         done(ws.unusable ? 2 : 0);
       } finally {
         ws.db.close();
