@@ -140,10 +140,23 @@ export interface LoadOptions extends IngestOptions {
  */
 export async function loadInputs(sources: Source[], opts: LoadOptions = {}): Promise<LoadedInputs> {
   const { db, stats, marksBefore } = await load(sources, opts);
-  const unusable = unusableInputs(sources, stats);
+  const outcomes = stats.map((s, i): Outcome => ({ input: inputOf(sources[i]!, s.name), reason: unusableReason(s), stats: s }));
+  const unusable = outcomes.flatMap(({ input: { name, file }, reason }) => (reason === undefined ? [] : [{ name, reason, file }]));
   if (opts.db === undefined) return { db, stats, unusable, unusableEarlier: [] };
+  return { db, stats, unusable, unusableEarlier: closingOnError(db, () => keepUnusable(db, outcomes, marksBefore)) };
+}
+
+/** What one input's read came to: the input as the marks know it, why it was unusable (if it was), its stats. */
+interface Outcome {
+  input: Omit<InputOutcome, 'reason'>;
+  reason: string | undefined;
+  stats: SourceStats;
+}
+
+/** `write` on the --db file, which is closed if it throws; a lock held by another process is said as such. */
+function closingOnError<T>(db: Db, write: () => T): T {
   try {
-    return { db, stats, unusable, unusableEarlier: keepUnusable(db, sources, stats, marksBefore) };
+    return write();
   } catch (err) {
     const thrown = isLocked(err) ? lockedError(db) : err;
     db.close();
@@ -161,26 +174,16 @@ export interface LoadedInputs {
   unusableEarlier: UnusableInput[];
 }
 
-function unusableInputs(sources: Source[], stats: SourceStats[]): UnusableInput[] {
-  return stats.flatMap((s, i) => {
-    const reason = unusableReason(s);
-    // sources[i] as given: stdin read through a spool has a path, but no file of the user's.
-    return reason === undefined ? [] : [{ name: s.name, reason, file: sources[i]!.path !== null }];
-  });
-}
-
 /**
  * A --db file keeps the unusable inputs of its ingests until one reads them, so that a later command
  * on it fails as that ingest did; returns those this run says nothing new of, for the caller to say
  * again. An input is told apart by its absolute path, however it was spelled. Bytes the database held
  * already say nothing new of their input unless they gave records (then the input is in it).
  */
-function keepUnusable(db: Db, sources: Source[], stats: SourceStats[], marksBefore: ReadonlyMap<string, UnusableMark>): UnusableInput[] {
+function keepUnusable(db: Db, read: readonly Outcome[], marksBefore: ReadonlyMap<string, UnusableMark>): UnusableInput[] {
   const outcomes: InputOutcome[] = [];
   const told = new Set<string>();
-  stats.forEach((s, i) => {
-    const input = inputOf(sources[i]!, s.name);
-    const reason = unusableReason(s);
+  for (const { input, reason, stats: s } of read) {
     // An input read again as the same bytes keeps its earlier mark, to be said again below (its unfinished mark
     // from this run's start goes: the bytes are all in).
     if (reason === undefined && s.duplicateOf !== undefined && s.duplicateHasRecords !== true) outcomes.push(restoredMark(marksBefore, input));
@@ -189,13 +192,16 @@ function keepUnusable(db: Db, sources: Source[], stats: SourceStats[], marksBefo
       // This run's unusable inputs are its own to tell.
       told.add(input.key);
     }
-  });
+  }
   // A run with no input (`analyze --db`) writes nothing: it needs no write lock.
   const marks = outcomes.length > 0 ? noteInputOutcomes(db, outcomes) : unusableMarks(db);
   return marks.filter((m) => !told.has(m.key)).map(({ name, reason, file }) => ({ name, reason, file }));
 }
 
-/** An input as the --db file's marks know it: a file by its absolute path, however it was spelled; stdin by its name. */
+/**
+ * An input as the --db file's marks know it: a file by its absolute path, however it was spelled; stdin by its
+ * name. `file` is the source as given: stdin read through a spool has a path, but no file of the user's.
+ */
 function inputOf(s: Source, name: string): Omit<InputOutcome, 'reason'> {
   return { key: s.path === null ? s.name : resolve(s.path), name, file: s.path !== null };
 }
@@ -206,7 +212,10 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   const folder = spools.includes(true) ? spoolFolder() : undefined;
   if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
-    const marksBefore = opts.db !== undefined && sources.length > 0 ? markUnfinishedOrClose(db, sources) : new Map<string, UnusableMark>();
+    const marksBefore =
+      opts.db !== undefined && sources.length > 0
+        ? closingOnError(db, () => markUnfinished(db, sources.map((s) => inputOf(s, s.name))))
+        : new Map<string, UnusableMark>();
     return { db, stats: await ingestAll(db, sources, opts), marksBefore };
   }
   let db: Db;
@@ -234,16 +243,6 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   const onLines = opts.onLines;
   const counted = onLines && ((name: string, lines: number) => onLines(name, Math.max(lines, spooled.get(name) ?? 0)));
   return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }), marksBefore: new Map() };
-}
-
-function markUnfinishedOrClose(db: Db, sources: Source[]): Map<string, UnusableMark> {
-  try {
-    return markUnfinished(db, sources.map((s) => inputOf(s, s.name)));
-  } catch (err) {
-    const thrown = isLocked(err) ? lockedError(db) : err;
-    db.close();
-    throw thrown;
-  }
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {
