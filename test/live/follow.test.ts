@@ -286,13 +286,18 @@ describe('follow: rotation, truncation and the end of the run, as logrotate and 
     ]);
   });
 
-  it('keeps a last line its writer was still writing at the stop as rejected, maybe half a line, and gives that file no hash', async () => {
-    const d = dir();
-    const file = d.file('busy.ndjson');
+  /** A followed file of one line, read to its end. */
+  async function readToItsEnd(name: string) {
+    const file = dir().file(name);
     writeFileSync(file, 'one\n');
     const f = start([file]);
     await waitFor('the first line', () => f.texts(file).includes('one'));
     await sleep(120); // read to its end
+    return { file, f };
+  }
+
+  it('keeps a last line its writer was still writing at the stop as rejected, maybe half a line, and gives that file no hash', async () => {
+    const { file, f } = await readToItsEnd('busy.ndjson');
     appendFileSync(file, '{"ts":"2026-11-09T10:00:0'); // a block-buffered writer flushed half a line
     await sleep(150); // polled (every 50 ms): read, and held as a line not ended
     f.stop();
@@ -303,12 +308,7 @@ describe('follow: rotation, truncation and the end of the run, as logrotate and 
   });
 
   it('near miss: a last line its writer left over a second before the stop is read as a line, with the hash', async () => {
-    const d = dir();
-    const file = d.file('quiet.ndjson');
-    writeFileSync(file, 'one\n');
-    const f = start([file]);
-    await waitFor('the first line', () => f.texts(file).includes('one'));
-    await sleep(120);
+    const { file, f } = await readToItsEnd('quiet.ndjson');
     appendFileSync(file, 'two-without-newline');
     await sleep(1300);
     f.stop();

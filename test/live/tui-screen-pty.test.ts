@@ -42,11 +42,17 @@ function loadingLog() {
   return { file, end: () => writer.end(violatingLine(100)) };
 }
 
+/** tui on these logs, once its dashboard shows. */
+async function tuiOpen(...logs: string[]) {
+  const t = onPty(['tui', ...logs]);
+  await waitFor('the dashboard', () => plain(t.stdout()).includes('tab pane'), 10_000);
+  return t;
+}
+
 describe.skipIf(!hasScript)('the dashboard keeps the user\'s terminal', () => {
   it('tui: draws on the alternate screen, never erases the scrollback, and leaves it on q', async () => {
     const { file } = recordedLog();
-    const t = onPty(['tui', file]);
-    await waitFor('the dashboard', () => plain(t.stdout()).includes('tab pane'), 10_000);
+    const t = await tuiOpen(file);
     // Redraws as tall as the terminal: ink clears the screen for each.
     t.child.stdin!.write('\t');
     await waitFor('the sessions pane', () => plain(t.stdout()).includes('[Sessions'), 5000);
@@ -62,8 +68,7 @@ describe.skipIf(!hasScript)('the dashboard keeps the user\'s terminal', () => {
 
   it("tui: what the load says on stderr (an unusable input) is said on the user's screen, once the alternate one is left", async () => {
     const { d, file } = recordedLog();
-    const t = onPty(['tui', file, d.file('missing.ndjson')]);
-    await waitFor('the dashboard', () => plain(t.stdout()).includes('tab pane'), 10_000);
+    const t = await tuiOpen(file, d.file('missing.ndjson'));
     t.child.stdin!.write('q');
     // An unusable input: 2, as analyze.
     expect(await exitWithin(t, 5000)).toBe(2);
@@ -76,8 +81,7 @@ describe.skipIf(!hasScript)('the dashboard keeps the user\'s terminal', () => {
 
   it('tui: SIGTERM restores the terminal and still ends the process as SIGTERM does', async () => {
     const { file } = recordedLog();
-    const t = onPty(['tui', file]);
-    await waitFor('the dashboard', () => plain(t.stdout()).includes('tab pane'), 10_000);
+    const t = await tuiOpen(file);
     const pid = Number(execFileSync('pgrep', ['-P', String(t.child.pid)]).toString().trim());
     process.kill(pid, 'SIGTERM');
     // script exits with 128 + the signal of a child a signal ended.
