@@ -368,4 +368,11 @@ describe('header, loading', () => {
     );
     expect(plain(render(<Loading lines={10} source="x" phase="judging" width={80} />).lastFrame())).toContain('judging 10 lines…');
   });
+
+  it('while loading, answers a key other than q by saying keys work once the dashboard opens', () => {
+    expect(plain(render(<Loading lines={10} source="x" phase="reading" width={80} />).lastFrame())).not.toContain('keys work');
+    expect(plain(render(<Loading lines={10} source="x" phase="reading" keyIgnored width={80} />).lastFrame())).toContain(
+      'keys work once the dashboard opens; q quits now',
+    );
+  });
 });

@@ -90,15 +90,17 @@ export type LoadingQuit = 'q' | 'ctrl+c';
 /**
  * A "loading N lines…" frame on the terminal while logs are read; redrawn at most every 100 ms.
  * With `keys`, the terminal is in raw mode from the first frame, so that nothing typed is echoed onto
- * it, and `onQuit` is called for q or ctrl+c (in raw mode ctrl+c is a key, not SIGINT). The load runs
- * on this thread between awaits, so a key is seen at the load's next turn.
+ * it, and `onQuit` is called for q or ctrl+c (in raw mode ctrl+c is a key, not SIGINT); any other key
+ * is dropped, and the frame says so. The load runs on this thread between awaits, so a key is seen at
+ * the load's next turn.
  */
 export function showLoading(stdout: NodeJS.WriteStream = process.stdout, keys?: Keyboard, onQuit?: (how: LoadingQuit) => void): LoadingScreen {
   let lines = 0;
   let source = '';
   let phase: 'reading' | 'judging' = 'reading';
+  let keyIgnored = false;
   const seen = new Map<string, number>();
-  const element = () => createElement(Loading, { lines, source, phase, width: stdout.columns || 80 });
+  const element = () => createElement(Loading, { lines, source, phase, keyIgnored, width: stdout.columns || 80 });
   const instance = render(element(), { stdout, patchConsole: false, exitOnCtrlC: false });
   const stream = keys?.stream;
   // As ink reads keys ('readable', then read()): the dashboard's ink takes the stream over in the same mode.
@@ -107,6 +109,10 @@ export function showLoading(stdout: NodeJS.WriteStream = process.stdout, keys?: 
       const text = chunk.toString();
       if (text.includes('\x03')) return onQuit?.('ctrl+c');
       if (text.includes('q')) return onQuit?.('q');
+      if (!keyIgnored) {
+        keyIgnored = true;
+        instance.rerender(element());
+      }
     }
   };
   if (stream?.isTTY) {
