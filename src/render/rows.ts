@@ -26,22 +26,95 @@ export const TABLE_CELL = 80;
 
 export const NULL_MARK = '<NULL>';
 
-export function renderRows(rows: Record<string, unknown>[], format: RowsFormat, opts: RowsOptions = {}): string {
-  if (format === 'json') return renderJson(rows);
+/** Writes a query's rows as they come, in pieces, so that no answer is ever held whole as one string. */
+export interface RowsWriter {
+  write(rows: Record<string, unknown>[]): void;
+  /** The answer is whole: closes the JSON array, writes the table (which needs every row for its widths) and its count. */
+  end(): void;
+  /** Rows already written out (a table writes none before its end). */
+  readonly written: number;
+}
+
+/** Table lines per piece handed to `out`. */
+const TABLE_PIECE = 1000;
+
+/**
+ * JSON and CSV are written as each batch comes, and nothing before the first row: an answer stopped
+ * before any row writes nothing. A JSON answer stopped after rows is left without its closing `]`, so
+ * that no JSON reader takes it for the whole answer.
+ */
+export function rowsWriter(format: RowsFormat, out: (piece: string) => void, opts: RowsOptions = {}): RowsWriter {
+  let written = 0;
   // A name given twice keeps one column: the row objects keep the last value, as better-sqlite3 does.
-  const cols = [...new Set(opts.columns ?? (rows.length ? Object.keys(rows[0]!) : []))];
-  if (format === 'csv') return [cols.map((c) => csvCell(c)).join(','), ...rows.map((r) => cols.map((c) => csvCell(r[c])).join(','))].join('\n') + '\n';
-  if (rows.length === 0) return '(no rows)\n';
+  let cols: string[] | undefined = opts.columns && [...new Set(opts.columns)];
+  const columnsOf = (rows: Record<string, unknown>[]) => (cols ??= [...new Set(rows.length ? Object.keys(rows[0]!) : [])]);
+  if (format === 'json') {
+    return {
+      write(rows) {
+        if (rows.length === 0) return;
+        out((written === 0 ? '[\n' : ',\n') + rows.map(jsonRow).join(',\n'));
+        written += rows.length;
+      },
+      end: () => out(written === 0 ? '[]\n' : '\n]\n'),
+      get written() {
+        return written;
+      },
+    };
+  }
+  if (format === 'csv') {
+    const header = () => columnsOf([]).map((c) => csvCell(c)).join(',') + '\n';
+    return {
+      write(rows) {
+        if (rows.length === 0) return;
+        const c = columnsOf(rows);
+        out((written === 0 ? header() : '') + rows.map((r) => c.map((k) => csvCell(r[k])).join(',')).join('\n') + '\n');
+        written += rows.length;
+      },
+      end: () => void (written === 0 && out(header())),
+      get written() {
+        return written;
+      },
+    };
+  }
+  const kept: Record<string, unknown>[] = [];
+  return {
+    write(rows) {
+      // A loop, not push(...rows): a batch may hold more rows than a call takes arguments.
+      for (const r of rows) kept.push(r);
+    },
+    end() {
+      for (const piece of tablePieces(kept, columnsOf(kept), opts.wide ?? false)) out(piece);
+    },
+    written: 0,
+  };
+}
+
+/** The rows whole, as one string: for answers known to be small (the schema, tests). */
+export function renderRows(rows: Record<string, unknown>[], format: RowsFormat, opts: RowsOptions = {}): string {
+  const pieces: string[] = [];
+  const writer = rowsWriter(format, (p) => void pieces.push(p), opts);
+  writer.write(rows);
+  writer.end();
+  return pieces.join('');
+}
+
+function* tablePieces(rows: Record<string, unknown>[], cols: string[], wide: boolean): Generator<string> {
+  if (rows.length === 0) {
+    yield '(no rows)\n';
+    return;
+  }
   const cell = (v: unknown) => {
     const s = v === null || v === undefined ? NULL_MARK : printable(text(v));
-    return !opts.wide && s.length > TABLE_CELL ? s.slice(0, TABLE_CELL - 1) + '…' : s;
+    return !wide && s.length > TABLE_CELL ? s.slice(0, TABLE_CELL - 1) + '…' : s;
   };
   // Each cell made once, for its width and its line.
   const cells = rows.map((r) => cols.map((c) => cell(r[c])));
   // A loop, not Math.max(...rows): --max-rows may allow more rows than a call takes arguments.
   const widths = cols.map((c, i) => cells.reduce((w, row) => Math.max(w, row[i]!.length), c.length));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + `\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
+  yield `${line(cols)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`;
+  for (let i = 0; i < cells.length; i += TABLE_PIECE) yield cells.slice(i, i + TABLE_PIECE).map(line).join('\n') + '\n';
+  yield `(${rows.length} row${rows.length === 1 ? '' : 's'})\n`;
 }
 
 /** A value as text: a blob as x'hex', anything else as String() gives it (a BigInt with all its digits). */
@@ -50,21 +123,24 @@ function text(v: unknown): string {
 }
 
 /**
- * JSON of the rows. JSON.stringify refuses a BigInt and cannot write a number it does not hold, so an
- * integer past 2^53 goes through as a string marked with a nonce of this call, and the marked string
- * is replaced by its digits: no log value can carry the nonce.
+ * One row as an element of the JSON array, indented as JSON.stringify(rows, null, 2) would. JSON.stringify
+ * refuses a BigInt and cannot write a number it does not hold, so an integer past 2^53 goes through as a
+ * string marked with a nonce of this process, and the marked string is replaced by its digits: no log value
+ * can carry the nonce.
  */
-function renderJson(rows: Record<string, unknown>[]): string {
-  const mark = `bigint:${randomUUID()}:`;
+function jsonRow(r: Record<string, unknown>): string {
   const value = (v: unknown): unknown => {
-    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : `${mark}${v}`;
+    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : `${BIGINT_MARK}${v}`;
     if (v instanceof Uint8Array) return text(v);
     return v;
   };
-  const plain = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)])));
-  const json = JSON.stringify(plain, null, 2).replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1');
-  return terminalSafeJson(json) + '\n';
+  const plain = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, value(v)]));
+  const json = JSON.stringify(plain, null, 2).replace(BIGINT_MARKED, '$1').replaceAll('\n', '\n  ');
+  return '  ' + terminalSafeJson(json);
 }
+
+const BIGINT_MARK = `bigint:${randomUUID()}:`;
+const BIGINT_MARKED = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
 
 /**
  * A CSV cell: quoted as RFC 4180 says, the text printable as in the table. A text value that a

@@ -12,10 +12,10 @@ export const DEFAULT_CAPS: QueryCaps = { maxRows: 10_000, timeoutMs: 10_000 };
 
 export type Row = Record<string, unknown>;
 
-/** A statement's answer: its column names (known even when it returns no rows) and its rows. */
-export interface QueryResult {
-  columns: string[];
-  rows: Row[];
+/** Where a statement's answer goes: its column names (known even when it returns no rows) first, then its rows, batch by batch. */
+export interface RowSink {
+  columns(names: string[]): void;
+  rows(batch: Row[]): void;
 }
 
 /** The query was stopped at a cap: `rows` when it returned more than maxRows, `time` past timeoutMs. */
@@ -127,10 +127,14 @@ export class QueryProcess {
     });
   }
 
-  /** Runs `sql` on the database file `file`, after the stages that build its TEMP tables; one query per process. */
-  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps, staged: Staged = NOT_STAGED): Promise<QueryResult> {
+  /**
+   * Runs `sql` on the database file `file`, after the stages that build its TEMP tables; one query per
+   * process. Rows go to `sink` batch by batch as the child sends them, never all held here; resolves
+   * with the number of rows once the answer is whole.
+   */
+  run(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps, sink: RowSink, staged: Staged = NOT_STAGED): Promise<number> {
     return new Promise((resolve, reject) => {
-      const rows: Row[] = [];
+      let rows = 0;
       let columns: string[] = [];
       let settled = false;
       const settle = (err: Error | undefined) => {
@@ -139,20 +143,27 @@ export class QueryProcess {
         clearTimeout(timer);
         this.close();
         if (err) reject(err);
-        else resolve({ columns, rows });
+        else resolve(rows);
       };
       if (this.ended) return settle(this.ended);
       this.onEnd = settle;
-      const stopAtLimit = () => setTimeout(() => settle(new QueryStopped('time', caps, rows.length)), caps.timeoutMs);
+      const stopAtLimit = () => setTimeout(() => settle(new QueryStopped('time', caps, rows)), caps.timeoutMs);
       let timer = stopAtLimit();
       this.child.on('message', (m: Message) => {
+        if (settled) return;
         if (m.t === 'ready') {
           columns = m.columns;
+          sink.columns(columns);
           clearTimeout(timer);
           timer = stopAtLimit();
         } else if (m.t === 'rows') {
-          for (const values of m.rows) rows.push(asObject(columns, values));
-        } else if (m.t === 'too-many') settle(new QueryStopped('rows', caps, rows.length));
+          rows += m.rows.length;
+          try {
+            sink.rows(m.rows.map((values) => asObject(columns, values)));
+          } catch (err) {
+            settle(err as Error);
+          }
+        } else if (m.t === 'too-many') settle(new QueryStopped('rows', caps, rows));
         else if (m.t === 'error') settle(new QueryFailed(m.message));
         else settle(undefined);
       });
@@ -174,11 +185,6 @@ export interface Staged {
 }
 
 const NOT_STAGED: Staged = { stages: [], tables: [] };
-
-/** Runs one statement in a process of its own: see QueryProcess. */
-export function runBounded(file: string, sql: string, params: Record<string, unknown>, caps: QueryCaps): Promise<QueryResult> {
-  return new QueryProcess().run(file, sql, params, caps);
-}
 
 /** A raw row as better-sqlite3 gives it in-process: a column name given twice keeps its last value. */
 function asObject(columns: string[], values: unknown[]): Row {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderRows } from '../../src/render/rows.js';
+import { renderRows, rowsWriter, type RowsFormat } from '../../src/render/rows.js';
 
 // `query`'s output: a table for a terminal, JSON and CSV for programs.
 
@@ -23,5 +23,32 @@ describe('renderRows', () => {
     const rows = [{ raw: 'a,"b"\nc', n: null }];
     expect(JSON.parse(renderRows(rows, 'json'))).toEqual(rows);
     expect(renderRows(rows, 'csv')).toBe('raw,n\n"a,""b""\\u000ac",\n');
+  });
+
+  it('JSON and CSV are written batch by batch, the same text as the answer rendered whole; a table only at its end', () => {
+    const rows = Array.from({ length: 7 }, (_, i) => ({ id: i, at: i % 2 ? null : `t${i}`, big: 2n ** 60n + BigInt(i) }));
+    for (const format of ['json', 'csv', 'table'] as RowsFormat[]) {
+      const pieces: string[] = [];
+      const w = rowsWriter(format, (p) => void pieces.push(p), { columns: ['id', 'at', 'big'] });
+      w.write(rows.slice(0, 3));
+      w.write([]);
+      w.write(rows.slice(3));
+      expect(w.written).toBe(format === 'table' ? 0 : 7);
+      expect(pieces.length).toBe(format === 'table' ? 0 : 2);
+      w.end();
+      expect(pieces.join('')).toBe(renderRows(rows, format, { columns: ['id', 'at', 'big'] }));
+    }
+    expect(JSON.parse(renderRows(rows, 'json').replace(/: (\d{16,})/g, ': "$1"'))[6].big).toBe(String(2n ** 60n + 6n));
+  });
+
+  it('writes nothing before the first row: an empty answer is [] or the CSV header, once the answer is whole', () => {
+    for (const [format, whole] of [['json', '[]\n'], ['csv', 'id,at\n'], ['table', '(no rows)\n']] as const) {
+      const pieces: string[] = [];
+      const w = rowsWriter(format, (p) => void pieces.push(p), { columns: ['id', 'at'] });
+      w.write([]);
+      expect(pieces).toEqual([]);
+      w.end();
+      expect(pieces.join('')).toBe(whole);
+    }
   });
 });

@@ -24,6 +24,19 @@ describe('query caps', () => {
     expect((JSON.parse(r.out) as unknown[]).length).toBe(12000);
   });
 
+  it('CSV and JSON are written as rows come: a stopped answer keeps what was written and says it is not whole', async () => {
+    const csv = await cli('query', ENDLESS, log, '--max-rows', '1200', '-f', 'csv');
+    expect(csv.code).toBe(2);
+    // The child sends rows in batches of 500: the 1,000 rows of the first two were out before the cap was met.
+    expect(csv.out.split('\n').slice(0, 3)).toEqual(['n', '1', '2']);
+    expect(csv.err).toMatch(/query stopped: it returns more than 1200 rows .*; the \d+ rows written above are not the whole answer/);
+    const json = await cli('query', ENDLESS, log, '--max-rows', '1200', '-f', 'json');
+    expect(json.code).toBe(2);
+    expect(json.out.startsWith('[\n  {\n    "n": 1\n  },')).toBe(true);
+    // Left open: no JSON reader takes it for the whole answer.
+    expect(() => JSON.parse(json.out)).toThrow();
+  });
+
   it('a cap exactly met is not exceeded', async () => {
     const r = await cli('query', `${ENDLESS} LIMIT 5`, log, '--max-rows', '5', '-f', 'json');
     expect(r.code).toBe(0);

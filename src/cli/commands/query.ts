@@ -5,9 +5,9 @@ import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queri
 import { deriveTimeline } from '../../store/derive.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
-import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type QueryResult } from '../../store/bounded-query.js';
+import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type Row, type RowSink } from '../../store/bounded-query.js';
 import { openScratchDb } from '../../store/scratch-db.js';
-import { renderRows } from '../../render/rows.js';
+import { renderRows, rowsWriter, type RowsFormat } from '../../render/rows.js';
 import { describeSchema } from '../../store/schema-docs.js';
 import { openDb } from '../../store/db.js';
 import { printable } from '../../model/printable.js';
@@ -67,8 +67,15 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
-        const result = readable(ws.db, await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io))) }, caps, proc, named));
-        io.out(renderRows(result.rows, flags.format as 'table' | 'json' | 'csv', { columns: result.columns, wide: flags.wide }));
+        const out = readableOut(ws.db, flags.format as RowsFormat, (piece) => void io.out(piece), flags.wide ?? false);
+        await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io))) }, caps, proc, named, out.sink).catch(
+          (err: unknown) => {
+            // JSON and CSV were written as they came: say that what is out is not the whole answer.
+            if (err instanceof UsageError && out.written() > 0) err.message += `; the ${out.written()} rows written above are not the whole answer`;
+            throw err;
+          },
+        );
+        out.end();
         done(ws.unusable ? 2 : 0);
       } finally {
         proc.close(); // when the query never ran (a refused statement)
@@ -81,25 +88,27 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
  * Runs one statement that does not write; the detectors' named parameters get
  * the given thresholds. It is checked here (refused, or an SQL error, named as
  * such) and run in a child process that is killed at the time limit, before its
- * first row or after, and stopped at the row cap (store/bounded-query.ts).
+ * first row or after, and stopped at the row cap (store/bounded-query.ts). Its
+ * rows go to `sink` as they come.
  */
 export async function runReadOnly(
   db: Db,
   sql: string,
-  d: DetectOptions = DEFAULT_DETECT_OPTIONS,
-  caps: QueryCaps = DEFAULT_CAPS,
-  proc: QueryProcess = new QueryProcess(),
-  named = false,
-): Promise<QueryResult> {
+  d: DetectOptions,
+  caps: QueryCaps,
+  proc: QueryProcess,
+  named: boolean,
+  sink: RowSink,
+): Promise<number> {
   try {
     // A named query may build TEMP tables first (queryParts); its answer reads them, so only the child,
     // which builds them, can prepare it. Those are our own files: a user's SQL is always one statement.
     const parts = named ? queryParts(sql) : { stages: [], select: sql, tables: [] };
     if (parts.stages.length > 0) {
       const stages = parts.stages.map((stage) => ({ sql: stage, params: queryParams(stage, d) }));
-      return await proc.run(db.name, parts.select, queryParams(parts.select, d), caps, { stages, tables: parts.tables });
+      return await proc.run(db.name, parts.select, queryParams(parts.select, d), caps, sink, { stages, tables: parts.tables });
     }
-    return await proc.run(db.name, checked(db, parts.select), queryParams(parts.select, d), caps);
+    return await proc.run(db.name, checked(db, parts.select), queryParams(parts.select, d), caps, sink);
   } catch (err) {
     if (err instanceof QueryFailed) throw sqlError(err.message);
     if (!(err instanceof QueryStopped)) throw err;
@@ -201,10 +210,19 @@ function defined<T extends object>(o: T): Partial<T> {
 }
 
 /**
- * Rows as a person reads them: an `at_ms` column gains an `at` time beside it (NULL where at_ms is
- * not a time), and an `evidence` column of record ids becomes the file:line it names.
+ * Rows as a person reads them, written as they come: an `at_ms` column gains an `at` time beside it
+ * (NULL where at_ms is not a time), and an `evidence` column of record ids becomes the file:line it names.
  */
-export function readable(db: Db, result: QueryResult): QueryResult {
+function readableOut(db: Db, format: RowsFormat, out: (piece: string) => void, wide: boolean) {
+  let writer: ReturnType<typeof rowsWriter> | undefined;
+  const sink: RowSink = {
+    columns: (names) => void (writer = rowsWriter(format, out, { columns: names.flatMap((c) => (c === 'at_ms' ? ['at', c] : [c])), wide })),
+    rows: (batch) => writer!.write(readableRows(db, batch)),
+  };
+  return { sink, written: () => writer?.written ?? 0, end: () => writer!.end() };
+}
+
+function readableRows(db: Db, rows: Row[]): Row[] {
   const evidence = (v: unknown): number[] | undefined => {
     if (typeof v !== 'string' || !v.startsWith('[')) return undefined;
     try {
@@ -214,9 +232,10 @@ export function readable(db: Db, result: QueryResult): QueryResult {
       return undefined;
     }
   };
-  const refs = resolveEvidence(db, result.rows.flatMap((r) => evidence(r.evidence) ?? []));
-  const rows = result.rows.map((r) => {
-    const out: Record<string, unknown> = {};
+  const refs = resolveEvidence(db, rows.flatMap((r) => evidence(r.evidence) ?? []));
+  return rows.map((r) => {
+    if (!('at_ms' in r) && !('evidence' in r)) return r;
+    const out: Row = {};
     for (const [k, v] of Object.entries(r)) {
       // Integers come as BigInt (store/bounded-query.ts); a time in ms is well within 2^53.
       if (k === 'at_ms') out.at = typeof v === 'number' || typeof v === 'bigint' ? isoTime(Number(v)) : null;
@@ -225,5 +244,4 @@ export function readable(db: Db, result: QueryResult): QueryResult {
     }
     return out;
   });
-  return { columns: result.columns.flatMap((c) => (c === 'at_ms' ? ['at', c] : [c])), rows };
 }
