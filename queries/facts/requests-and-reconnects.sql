@@ -8,11 +8,12 @@
 -- the session comes before it (duplicate-reemit reads them; other reconnects have neither).
 -- A request sent on a POST stream is `held` while that stream is open: a client that did not restart can still
 -- read it there (pending-not-reemitted counts it all the same, and says so). It is released at the stream's end
--- (its first close that is not for polling, which ends the connection only, its fence or its supersession). A
+-- (its first close that is not for polling, which ends the connection only where the revision polls: the
+-- polling_closes view; its fence or its supersession). A
 -- request sent after its POST stream ended is not held.
 WITH lives AS MATERIALIZED (
   SELECT q.*, s.lane, CASE WHEN s.via = 'post' THEN (SELECT r.id FROM records r
-    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' THEN s.closed_id END, s.fenced_id, s.superseded_id)
+    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' OR s.closed_id NOT IN (SELECT closed_id FROM polling_closes) THEN s.closed_id END, s.fenced_id, s.superseded_id)
     ORDER BY r.ts_ms, r.id LIMIT 1) END AS post_end_id,
     s.via = 'post' AS on_post
   FROM request_lives q

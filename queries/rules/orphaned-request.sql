@@ -2,7 +2,8 @@
 -- Stranded: while the request was pending, its stream ended (closed, fenced, or its session ended) or was
 -- superseded, or a reconnect of its session was rejected; a request sent to an already ended stream counts.
 -- A close for polling (2025-11-25) ends the connection, not the stream (log-format.md): the resumption that
--- follows it supersedes the stream, and that is the cause; with none, the request waits for its client.
+-- follows it supersedes the stream, and that is the cause; with none, the request waits for its client. Only
+-- where the revision has polling (the polling_closes view): at 2025-03-26 or 2025-06-18 a poll close is a close.
 -- Never taken care of: not answered (2xx; a 404 answer does not count), re-issued or cancelled before it timed
 -- out, and it timed out or is still pending when the log ends.
 -- Evidence: the request, the first thing that stranded it, its time-out.
@@ -36,7 +37,7 @@ WITH req AS MATERIALIZED (
   SELECT session, request_id, ts_ms FROM records WHERE kind = 'request.answered' AND shadowed = 0 AND status NOT BETWEEN 200 AND 299
 ), causes AS (
   SELECT sent_id, closed_id AS cause_id, closed_ts AS cause_ts, 'closed' AS how FROM req
-  WHERE closed_id IS NOT NULL AND close_reason IS NOT 'poll'
+  WHERE closed_id IS NOT NULL AND (close_reason IS NOT 'poll' OR closed_id NOT IN (SELECT closed_id FROM polling_closes))
   UNION ALL
   SELECT sent_id, fenced_id, fenced_ts, 'fenced' FROM req WHERE fenced_id IS NOT NULL
   UNION ALL
@@ -63,6 +64,9 @@ WITH req AS MATERIALIZED (
 SELECT q.session, COALESCE(q.timed_out_ts, max(q.sent_ts, c.cause_ts)) AS at_ms,
   q.request_id, q.method, q.stream, q.sent_ts, c.how, c.cause_ts, u.decision AS cause_decision, u.status AS cause_status,
   u.new_stream AS cause_new_stream, q.timed_out_ts,
+  -- a poll close taken as a close: the revision without polling that made it one, for the message
+  CASE WHEN c.how = 'closed' AND q.close_reason = 'poll'
+    THEN coalesce(u.protocol_version, (SELECT v.protocol_version FROM session_versions v WHERE v.session = q.session)) END AS unpolled_version,
   (SELECT count(*) FROM refused_answers a WHERE a.session = q.session AND a.request_id = q.request_id AND a.ts_ms >= q.sent_ts) AS failed_answers,
   json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence,
   (SELECT ts_ms FROM log_end) AS log_end_ms,

@@ -41,6 +41,20 @@ CROSS JOIN records a ON a.session = q.session AND +a.kind = 'upgrade' AND a.shad
 WHERE a.decision IN ('resume', 'attach') AND a.status BETWEEN 200 AND 299
   AND (q.end_id IS NULL OR (a.ts_ms, a.id) < (q.end_ts, q.end_id));
 
+-- A stream's close for polling that ends the connection only, not the stream (log-format.md: poll, since
+-- 2025-11-25): a poll close whose revision has polling (the close's version, else its session's, as
+-- session_versions reads it): 2025-11-25 up to the stateless era (src/engine/revisions.ts, polling). At
+-- 2025-03-26 or 2025-06-18 the client was told no retry it knows to honour, so the close ends the stream like
+-- any other, as whatif counts it. No version (or one that is not a date): the engine's default, 2025-11-25.
+-- The one definition behind queries/rules/orphaned-request.sql and queries/facts/requests-and-reconnects.sql.
+CREATE TEMP VIEW IF NOT EXISTS polling_closes AS
+SELECT c.id AS closed_id FROM records c
+LEFT JOIN session_versions sv ON sv.session = c.session
+WHERE c.kind = 'stream.closed' AND c.reason = 'poll' AND c.shadowed = 0
+  AND (coalesce(c.protocol_version, sv.protocol_version) IS NULL
+    OR coalesce(c.protocol_version, sv.protocol_version) NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'
+    OR (coalesce(c.protocol_version, sv.protocol_version) >= '2025-11-25' AND coalesce(c.protocol_version, sv.protocol_version) < '2026-07-28'));
+
 -- Each node over every source: the input's records, and its last server line by (time, id) (records that name no
 -- node: node NULL). node_records (store/node-tally.ts, counted as records are stored) summed: the one definition
 -- behind summary.nodes, queries/reports/lost-sessions.sql (a node that logged nothing more) and

@@ -102,6 +102,27 @@ describe('orphaned-request', () => {
     expect(evidenceLines(f!)).toEqual([4, 6, 7]);
   });
 
+  // log-format.md: poll is since 2025-11-25; 2025-03-26 and 2025-06-18 have no polling (SHOULD NOT close the
+  // stream before the response), so there a poll close ends the stream, as whatif counts it.
+  const pendingAtPollIn = (version: string | undefined) =>
+    pendingAtPoll.map((l) => (l === pendingAtPoll[0] ? (version ? { ...created, protocol_version: version } : created) : l));
+
+  it('takes a poll close in a 2025-03-26 or 2025-06-18 session as the end of the stream, and says why', async () => {
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const report = await analyzeLines(pendingAtPollIn(version));
+      const [f, ...rest] = findingsOf(report, 'orphaned-request');
+      expect(rest).toEqual([]);
+      expect(f?.message).toContain(`g1 was closed at 2026-11-09T10:00:01.500Z while it was pending (closed for polling, which ${version} does not have: the close ended the stream)`);
+      expect(evidenceLines(f!)).toEqual([4, 5]);
+    }
+  });
+
+  it('near miss: honours the poll close where the close itself logs 2025-11-25, or where no version is logged at all', async () => {
+    const ownVersion = pendingAtPollIn('2025-03-26').map((l) => (l === pendingAtPoll[4] ? { ...polled(1500), protocol_version: '2025-11-25' } : l));
+    expect(findingsOf(await analyzeLines(ownVersion), 'orphaned-request')).toEqual([]);
+    expect(findingsOf(await analyzeLines(pendingAtPollIn(undefined)), 'orphaned-request')).toEqual([]);
+  });
+
   it('still flags a request cancelled only after it had timed out', async () => {
     const report = await analyzeLines([created, opened, request(100, 'r1'), closed(200), timedOut(1000, 'r1'), { ts: at(1100), kind: 'request.cancelled', session: 'S1', request_id: 'r1' }]);
     expect(evidenceLines(findingsOf(report, 'orphaned-request')[0]!)).toEqual([3, 4, 5]);

@@ -88,6 +88,23 @@ describe('pending-not-reemitted', () => {
     expect(polled?.message).toContain('2 left where they were sent, 1 of them on a POST stream still open,');
   });
 
+  it('takes a poll close at 2025-03-26 (a revision without polling) as the end of that POST stream', async () => {
+    const log = (version: string) => [
+      { ...created, protocol_version: version },
+      opened,
+      postOpened,
+      onPost(100, 'r1'),
+      request(150, 'r2'),
+      { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'poll', retry_ms: 1000 },
+      closed,
+      attach({ reemitted: 0, cancelled: 0 }),
+    ];
+    const [old] = findingsOf(await analyzeLines(log('2025-03-26')), 'pending-not-reemitted');
+    expect(old?.message).toMatch(/2 left waiting on a stream the client no longer reads$/);
+    const [polling] = findingsOf(await analyzeLines(log('2025-11-25')), 'pending-not-reemitted');
+    expect(polling?.message).toContain('1 of them on a POST stream still open,');
+  });
+
   it('counts only requests still pending at the attach (a 404 answer leaves one pending)', async () => {
     const report = await analyzeLines([
       created,

@@ -21,6 +21,8 @@ interface OrphanRow {
   cause_status: number | null;
   cause_new_stream: string | null;
   timed_out_ts: number | null;
+  /** Set where a `poll` close was taken as a close: the revision (without polling) it was judged at. */
+  unpolled_version: string | null;
   failed_answers: number;
   evidence: string;
   log_end_ms: number;
@@ -54,13 +56,15 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
   const findings = findingPerRow(judged(), (r): RawFinding => {
     const cause = strandedBy(r);
     const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
+    // a poll close at a revision without polling (2025-03-26, 2025-06-18): its client was told no retry it honours
+    const unpolled = r.unpolled_version ? ` (closed for polling, which ${r.unpolled_version} does not have: the close ended the stream)` : '';
     const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
     const refused = r.failed_answers > 0 ? ` (${plural(r.failed_answers, 'answer')} got an error status and ${r.failed_answers === 1 ? 'was' : 'were'} not taken)` : '';
     return {
       rule: 'orphaned-request',
       session: r.session,
       atMs: r.at_ms,
-      message: `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} on ${r.stream} was stranded: ${sequence}; ${fate}${refused}`,
+      message: `server request ${r.request_id}${r.method ? ` (${r.method})` : ''} on ${r.stream} was stranded: ${sequence}${unpolled}; ${fate}${refused}`,
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
