@@ -9,6 +9,14 @@ WITH reused AS MATERIALIZED (
     row_number() OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS nth,
     first_value(e.id) OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS first_id
   FROM reused r JOIN events e ON e.session = r.session AND e.event_id = r.event_id
+  -- A JSON-RPC batch (2025-03-26: "These responses MAY be batched") is one SSE event carrying several
+  -- messages, logged as one event.sent per message: the same id on the same stream at the same time, each
+  -- with its own rpc_id. It is one emission, not a restarted sequence (a fork restarts ids on another stream
+  -- or incarnation): its first line stands for it, the others are left out.
+  WHERE NOT EXISTS (
+    SELECT 1 FROM events b JOIN records br ON br.id = b.id JOIN records er ON er.id = e.id
+    WHERE b.session = e.session AND b.event_id = e.event_id AND b.ts_ms = e.ts_ms AND b.id < e.id
+      AND b.stream = e.stream AND br.rpc_id <> er.rpc_id)
 ), each_again AS (
   -- every emission after an id's first (a lane that sends an id a third time restarted its sequence too),
   -- each id counted once per lane

@@ -53,6 +53,28 @@ describe('event-id-regression', () => {
     expect(found[1]!.message).toContain('again on stream g3 (with 2)');
   });
 
+  // 2025-03-26 §Sending Messages 6: "These responses MAY be batched": one SSE event carrying several JSON-RPC
+  // responses, logged one event.sent per response (README, logging a batch).
+  const batched = (ms: number, rpcId: number, stream = 'p1') => ({ ...sent(ms, 7, 'S1', stream), rpc_kind: 'response', rpc_id: rpcId });
+  const batchLog = (second: ReturnType<typeof batched>) => [
+    { ...created('S1'), protocol_version: '2025-03-26' },
+    { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' },
+    batched(500, 1),
+    second,
+    { ts: at(501), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'server' },
+  ];
+
+  it('does not take a batched response (one event id, one stream, one time, one line per rpc id) for a restarted sequence', async () => {
+    expect(findingsOf(await analyzeLines(batchLog(batched(500, 2))), RULE)).toEqual([]);
+  });
+
+  it('near miss: the same id on the same stream a moment later, or at the same time on another stream, is sent twice', async () => {
+    const later = findingsOf(await analyzeLines(batchLog(batched(501, 2))), RULE);
+    expect(later.map((f) => evidenceLines(f))).toEqual([[3, 4]]);
+    const elsewhere = findingsOf(await analyzeLines(batchLog(batched(500, 2, 'p2'))), RULE);
+    expect(elsewhere.map((f) => evidenceLines(f))).toEqual([[3, 4]]);
+  });
+
   it('near miss: snowflake ids beyond 2^53, written as bare integers, are three ids, not one sent three times', async () => {
     const sent = (ms: number, id: string) => `{"ts":"${at(ms)}","kind":"event.sent","session":"S1","stream":"g1","event_id":${id}}`;
     const report = await analyzeLines([
