@@ -25,6 +25,12 @@ export interface RuleExplanation {
   whyItBreaks: string;
   /** What a correct server does instead. */
   shouldHave: string;
+  /**
+   * The texts that fit one finding where the general ones above do not: its message names a revision
+   * (detect/revision-named.ts) that lacks what they advise (priming, resumption, sessions). `explain`
+   * reads it; docs/rules.md, SARIF and the HTML report, which speak of the rule, keep the general texts.
+   */
+  fitted?: (message: string) => Partial<Pick<RuleExplanation, 'whyItBreaks' | 'shouldHave'>> | undefined;
 }
 
 /**

@@ -14,7 +14,9 @@ const WIDTH = 78;
  * where a reader goes for the line itself.
  */
 export function explainFinding(finding: Finding, lineText: LineText, cwd?: string, losses?: readonly NodeLoss[]): string {
-  const text = ruleOf(finding.rule).explanation;
+  const general = ruleOf(finding.rule).explanation;
+  // the advice that fits the revision the finding's message names, where the rule's general one does not
+  const text = { ...general, ...general.fitted?.(finding.message) };
   // The one fact about the log as a whole a reader of this finding needs: its session was lost with others.
   const loss = lossBehind(losses, finding);
   const context = loss === undefined ? [] : ['', 'What it follows from', ...wrap(`The session was lost without a log line${loss.sessions > 1 ? ', with others' : ''}: ${lossHeadline(loss)}.`, '  ')];

@@ -18,7 +18,8 @@ function docSection(id: string): string | undefined {
 describe('explanations', () => {
   it('has non-empty meaning, whyItBreaks and shouldHave for every rule id', () => {
     for (const id of RULE_IDS) {
-      for (const text of Object.values(ruleOf(id).explanation)) expect(text.trim().length).toBeGreaterThan(40);
+      const { meaning, whyItBreaks, shouldHave } = ruleOf(id).explanation;
+      for (const text of [meaning, whyItBreaks, shouldHave]) expect(text.trim().length).toBeGreaterThan(40);
     }
   });
 
@@ -49,6 +50,16 @@ describe('explainFinding', () => {
     expect(squash(text)).toContain(ruleOf('dual-writer').explanation.whyItBreaks);
     expect(squash(text)).toContain(ruleOf('dual-writer').explanation.shouldHave);
     expect(text.indexOf('Why this breaks')).toBeGreaterThan(second);
+  });
+
+  // A finding whose message names a revision that lacks what the rule's general advice relies on.
+  it('gives the advice that fits the revision the message names, where the rule has one', () => {
+    const f = { ...FINDINGS[4]!, rule: 'event-id-without-session', session: null };
+    const stateless = squash(explainFinding({ ...f, message: 'accepted a resume (status 200) carrying Last-Event-ID 5 at protocol 2026-07-28: …' }, lineText));
+    expect(stateless).toContain('What the server should have done Ignore Last-Event-ID on a request at 2026-07-28 or later');
+    expect(stateless).not.toContain(ruleOf('event-id-without-session').explanation.shouldHave);
+    const legacy = squash(explainFinding({ ...f, message: 'accepted a resume (status 200) carrying Last-Event-ID 5 but no Mcp-Session-Id: …' }, lineText));
+    expect(legacy).toContain(`What the server should have done ${ruleOf('event-id-without-session').explanation.shouldHave}`);
   });
 
   it('wraps prose for a terminal but quotes log lines whole', () => {

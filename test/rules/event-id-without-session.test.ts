@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { ruleOf } from '../../src/detect/rules/index.js';
 
 const RULE = 'event-id-without-session';
 
@@ -45,6 +46,26 @@ describe('event-id-without-session', () => {
   it('still flags the same POST at 2025-11-25, and a GET at 2026-07-28 answered with a stream', async () => {
     expect(findingsOf(await analyzeLines([statelessPost('2025-11-25')]), RULE).map((f) => evidenceLines(f))).toEqual([[1]]);
     expect(findingsOf(await analyzeLines([statelessPost('2026-07-28', 'GET')]), RULE).map((f) => evidenceLines(f))).toEqual([[1]]);
+  });
+
+  // 2026-07-28: no request has a session, and the header must be ignored (Backward Compatibility), not refused.
+  const resumedAt = (version: string) => upgrade(1000, { last_event_id: 'r1-1', decision: 'resume', status: 200, replayed: 1, protocol_version: version });
+  const fitted = (message: string) => ruleOf(RULE).explanation.fitted?.(message);
+
+  it('at 2026-07-28 blames the resumption, not the missing session, and advises ignoring the header', async () => {
+    const [f] = findingsOf(await analyzeLines([resumedAt('2026-07-28')]), RULE);
+    expect(f!.message).toContain('carrying Last-Event-ID r1-1 at protocol 2026-07-28: a request of that revision has no Mcp-Session-Id by design, and the fault is the resumption');
+    expect(f!.message).not.toContain('but no Mcp-Session-Id');
+    const advice = fitted(f!.message)!;
+    expect(advice.shouldHave).toContain('Ignore Last-Event-ID on a request at 2026-07-28 or later');
+    expect(advice.shouldHave).not.toMatch(/initializes a session first/);
+  });
+
+  it('near miss: at 2025-11-25 the same request keeps the general message and the advice to reject it', async () => {
+    const [f] = findingsOf(await analyzeLines([resumedAt('2025-11-25')]), RULE);
+    expect(f!.message).toContain('carrying Last-Event-ID r1-1 but no Mcp-Session-Id');
+    expect(fitted(f!.message)).toBeUndefined();
+    expect(ruleOf(RULE).explanation.shouldHave).toMatch(/^Reject a Last-Event-ID that arrives without Mcp-Session-Id \(400 or 404\)/);
   });
 
   it('does not flag a rejected request, a request without Last-Event-ID, or a fresh session answer', async () => {

@@ -2,6 +2,8 @@ import { evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
 import type { Db } from '../../store/db.js';
 import { defineRule } from '../rule.js';
+import { isStatelessEra } from '../../model/record.js';
+import { atProtocol, revisionNamed } from '../revision-named.js';
 
 // event-id-without-session: a Last-Event-ID without Mcp-Session-Id was
 // accepted as a resume or attach. An event id is a position within one
@@ -14,6 +16,8 @@ interface Row {
   decision: string;
   status: number;
   node: string | null;
+  /** The request's protocol version, where logged. */
+  version: string | null;
   evidence: string;
 }
 
@@ -22,7 +26,11 @@ export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): Detect
     rule: 'event-id-without-session' as const,
     session: null,
     atMs: r.at_ms,
-    message: `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
+    message: isStatelessEra(r.version ?? undefined)
+      ? // No session is normal there (SEP-2567): the fault is resolving the header at all (SEP-2575).
+        `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} ${atProtocol(r.version!)}: ` +
+        `a request of that revision has no Mcp-Session-Id by design, and the fault is the resumption: that revision has no Last-Event-ID, the server must ignore the header and serve the request on its own`
+      : `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
     evidenceIds: evidenceIds(r.evidence),
   }));
   return { findings, notKnowable: [] };
@@ -40,7 +48,16 @@ export default defineRule({
     whyItBreaks:
       'An event id is a position within a stream, and every stream belongs to a session. Without the session id there is nothing to scope the position to, so any replay comes from a global log, possibly from another client.',
     shouldHave:
-      'Reject a Last-Event-ID that arrives without Mcp-Session-Id (400 or 404), so that the client initializes a session first.',
+      'Reject a Last-Event-ID that arrives without Mcp-Session-Id (400 or 404), so that the client initializes a session first. At 2026-07-28 and later, which have neither sessions nor initialize, ignore the header instead and serve the request on its own.',
+    fitted: (message) =>
+      revisionNamed(message)?.rules.resumption === false
+        ? {
+            whyItBreaks:
+              'At 2026-07-28 and later no request has a session (SEP-2567) and Last-Event-ID resumption is gone (SEP-2575), so a request without Mcp-Session-Id is normal. A server that still resolves the header replays from a log the request has no claim to: a global one, possibly another client\'s.',
+            shouldHave:
+              'Ignore Last-Event-ID on a request at 2026-07-28 or later (that revision\'s transport, Backward Compatibility: "A Last-Event-ID header: ignore it") and serve the request on its own, replaying nothing. Do not answer it 400 or 404, and do not expect an initialize: that revision has neither sessions nor initialize.',
+          }
+        : undefined,
   },
   live: { reads: ['sessionless-records'], settles: 'at-once' },
   detect: (ctx) => judgeEventIdsWithoutSession(ctx.db, ctx.opts),
