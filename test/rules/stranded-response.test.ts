@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LiveSession } from '../../src/live/session.js';
 import { openDb } from '../../src/store/db.js';
 import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
+import { ruleOf } from '../../src/detect/rules/index.js';
 
 // stranded-response (rules.md v2): a response written only for replay that no
 // resumption of its stream, from a position before it, ever delivered.
@@ -234,15 +235,58 @@ describe('stranded-response without a session (2026-07-28)', () => {
     expect(report.summary.rejected_lines).toBe(0);
     const [f] = stranded(report);
     expect(f).toMatchObject({ session: null });
-    expect(f!.message).toContain('without sessions (2026-07-28) no Last-Event-ID can ask for it');
+    // 2026-07-28 Cancellation: the close cancels the request; the advice is to stop, not to keep it for a resumption
+    expect(f!.message).toContain('it has no session, and at protocol 2026-07-28 the close of a response stream cancels its request (Cancellation)');
+    expect(f!.message).not.toContain('never delivered');
+    expect(fitted(f!.message)?.shouldHave).toContain('treat it as cancellation (2026-07-28 transports, Cancellation');
     expect(evidenceLines(f!)).toEqual([3, 4]);
-    expect(stranded(await analyzeLines(stateless(false, false)))).toHaveLength(1);
+    const [open] = stranded(await analyzeLines(stateless(false, false)));
+    expect(open!.message).toContain('at protocol 2026-07-28 nothing resumes a stream');
+  });
+
+  it('words a response line that logs no version (it inherits its stream\'s) the same', async () => {
+    const [call, open, written] = stateless(false, false) as Record<string, unknown>[];
+    const report = await analyzeLines([call!, open!, { ...written!, protocol_version: undefined }]);
+    expect(report.summary.rejected_lines).toBe(0);
+    const [f] = stranded(report);
+    expect(f!.message).toContain('it has no session, and at protocol 2026-07-28 nothing resumes a stream');
   });
 
   it('near miss: the response written to its live stream', async () => {
     const report = await analyzeLines(stateless(undefined, false));
     expect(stranded(report)).toEqual([]);
     expect(notKnowable(report)).toEqual([]);
+  });
+});
+
+// 2025-03-26 and 2025-06-18 have no priming events and no polling: their server SHOULD NOT close the stream
+// before the response (2025-03-26 §Sending Messages), which is the advice, not a priming event and a poll retry.
+const fitted = (message: string) => ruleOf('stranded-response').explanation.fitted?.(message);
+
+describe('stranded-response at a revision without priming or polling', () => {
+  const log = (version: string) => [
+    { ...created(), protocol_version: version },
+    opened(11, 'p1'),
+    closed(13, 'p1', 'server'),
+    response(500, 'p1', 'e1'),
+  ];
+
+  it('names the revision and its clause, and advises keeping the stream open, not priming', async () => {
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const [f] = stranded(await analyzeLines(log(version)));
+      expect(f!.message).toContain('p1 had carried no event id the client could resume from, so no client can ask for it: it is stranded at once');
+      expect(f!.message).toContain(`; at protocol ${version}, which has no priming events or polling, the server SHOULD NOT close the stream before sending the response`);
+      const advice = fitted(f!.message)!;
+      expect(advice.shouldHave).toMatch(/^Keep the response stream open until the response is sent/);
+      expect(advice.shouldHave).not.toMatch(/^Send an event id first/);
+    }
+  });
+
+  it('near miss: at 2025-11-25 the message and the advice are the priming and polling ones', async () => {
+    const [f] = stranded(await analyzeLines(log('2025-11-25')));
+    expect(f!.message).toContain('could resume from (no priming event), so no client can ask for it');
+    expect(f!.message).not.toContain('at protocol');
+    expect(fitted(f!.message)).toBeUndefined();
   });
 });
 
