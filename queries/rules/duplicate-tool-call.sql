@@ -13,7 +13,8 @@
 -- for it (same req or conn, within a second). Delivered: a response to it written, not for replay only, before the close.
 -- A resumption of that stream's lineage accepted after the close, before the later execution, went after the response
 -- instead: the later one is then no retry of the broken stream.
--- The row names the session of the later execution. Evidence: first execution, what happened between, the later one.
+-- The row names the session of the later execution. Evidence: first execution, what happened between, the later one,
+-- and the proxy's one line of the request where it shows the proxy, not the client, sent it again.
 -- A call a proxy saw that the server logged too is shadowed (derive), with or without `req`.
 -- Staged (store/queries.ts, queryParts): the executions, the keyed ones, what happens between them and the
 -- activations grow with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled
@@ -334,9 +335,31 @@ SELECT b.session, b.ts_ms AS at_ms, f.how, b.tool, b.rpc_id, b.principal,
   -- a proxy sees a 2xx, not whether the server executed the call or answered a duplicate from its cache
   (a.origin = 'proxy' OR b.origin = 'proxy') AS proxy_seen,
   x.kind AS between_kind, x.status AS between_status, x.session AS between_session, x.ts_ms AS between_ms, x.stream AS between_stream,
-  json_array(f.first_id, f.between_id, f.later_id) AS evidence
-FROM found f
+  a.node AS first_node, b.node AS node,
+  -- the revision the later call speaks (its own version, else its session's): the advice follows it
+  coalesce(rb.protocol_version, sv.protocol_version) AS version,
+  p.id AS proxy_id, p.node AS proxy_node, p.ts_ms AS proxy_ms, p.duration_ms AS proxy_duration_ms,
+  -- (the first execution leads: the rule reads it there; the report sets the lines in log order)
+  json_array(f.first_id, f.between_id, f.later_id, p.id) AS evidence
+FROM (
+  SELECT f.*,
+    -- The one proxy line of this request, where the proxy logged the client sending it once while both executions ran
+    -- (from its ts to ts + duration_ms, give or take a second, as a proxy line is paired with the server's records): the
+    -- proxy retried it upstream, not the client. Two lines, or one that ended before the second execution: unknown.
+    CASE WHEN f.how = 'same-rpc' THEN (
+      SELECT CASE WHEN count(*) = 1 AND max(p.ts_ms) <= a.ts_ms + 1000
+        AND max(p.ts_ms + coalesce(p.duration_ms, 0)) >= b.ts_ms - 1000 THEN max(p.id) END
+      FROM records p
+      WHERE p.session = b.session AND p.ts_ms BETWEEN a.ts_ms - :duplicate_call_window_ms AND b.ts_ms + 1000
+        AND +p.kind = 'http' AND p.shadowed = 0 AND p.rpc_id = b.rpc_id AND upper(p.http_method) = 'POST')
+    END AS proxy_id
+  FROM found f
+  JOIN attributed b ON b.id = f.later_id
+  JOIN attributed a ON a.id = f.first_id) f
 JOIN attributed b ON b.id = f.later_id
 JOIN attributed a ON a.id = f.first_id
+JOIN records rb ON rb.id = b.id
+LEFT JOIN session_versions sv ON sv.session = b.session
 LEFT JOIN records x ON x.id = f.between_id
+LEFT JOIN records p ON p.id = f.proxy_id
 ORDER BY b.ts_ms, b.id;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { ruleOf } from '../../src/detect/rules/index.js';
 
 const created = (session: string, ms = 0, principal: string | null = 'alice') => ({
   ts: at(ms), kind: 'session.created', session, ...(principal && { principal }),
@@ -32,6 +33,33 @@ describe('duplicate-tool-call', () => {
   it('still flags a retry the proxy saw that the server logged too', async () => {
     const report = await analyzeLines([created('S1'), proxyPost(1000, '7', 200), call(1100, 'S1', '7'), proxyPost(9000, '7', 200), call(9100, 'S1', '7')]);
     expect(findingsOf(report, 'duplicate-tool-call')).toHaveLength(1);
+  });
+
+  // A proxy that retries a POST upstream after a reset: the client sent it once, two nodes executed it.
+  const proxyRetry = (secondProxyLine: boolean) => [
+    created('S1'),
+    { ...proxyPost(1000, '7', 6200), node: 'edge-1' },
+    call(1020, 'S1', '7', { node: 'mcp-a' }),
+    call(5050, 'S1', '7', { node: 'mcp-b' }),
+    ...(secondProxyLine ? [{ ...proxyPost(5000, '7', 1200), node: 'edge-1' }] : []),
+  ];
+
+  it('cites the proxy line that shows the client sent the call once: the proxy retried it, not the client', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(proxyRetry(false)), 'duplicate-tool-call');
+    expect(rest).toEqual([]);
+    expect(f?.message).toBe(
+      'tools/call send_email with rpc id 7 was executed twice in S1: at 2026-11-09T10:00:01.020Z on mcp-a and again at 2026-11-09T10:00:05.050Z on mcp-b; ' +
+        "the proxy logged the client's request once (edge-1 at 2026-11-09T10:00:01.000Z, lasting 6200 ms), so the proxy sent it upstream again, not the client",
+    );
+    expect(evidenceLines(f!)).toEqual([2, 3, 4]);
+    expect(ruleOf('duplicate-tool-call').explanation.fitted?.(f!.message)?.shouldHave).toMatch(/^Do not let the proxy retry a POST/);
+  });
+
+  it('near miss: a second proxy line of the same rpc id is the client sending it again', async () => {
+    const [f] = findingsOf(await analyzeLines(proxyRetry(true)), 'duplicate-tool-call');
+    expect(f?.message).toBe('tools/call send_email with rpc id 7 was executed twice in S1: at 2026-11-09T10:00:01.020Z and again at 2026-11-09T10:00:05.050Z');
+    expect(evidenceLines(f!)).toEqual([3, 4]);
+    expect(ruleOf('duplicate-tool-call').explanation.fitted?.(f!.message)).toBeUndefined();
   });
 
   it('is not knowable from a proxy alone: a 2xx does not say the server executed the call again', async () => {
@@ -191,7 +219,7 @@ describe('duplicate-tool-call', () => {
     const [f, ...rest] = findingsOf(report, 'duplicate-tool-call');
     expect(rest).toEqual([]);
     expect(f?.session).toBe('S0');
-    expect(f?.message).toContain('in SX (rpc id 3) at 2026-11-09T10:00:01.200Z, then after a POST of alice got 404 at 2026-11-09T10:00:01.500Z again in S0');
+    expect(f?.message).toContain('in SX (rpc id 3) at 2026-11-09T10:00:01.200Z, and again in S0 (rpc id 1) after a POST of alice got 404 at 2026-11-09T10:00:01.500Z: a retry');
     expect(evidenceLines(f!)).toEqual([5, 7, 8]);
   });
 
@@ -206,7 +234,7 @@ describe('duplicate-tool-call', () => {
     ]);
     const found = findingsOf(report, 'duplicate-tool-call');
     expect(found.map((f) => f.session)).toEqual(['SX', 'S0']);
-    expect(found[1]?.message).toContain('in S1 (rpc id 7) at 2026-11-09T10:00:01.000Z, then after a POST of alice got 404 at 2026-11-09T10:00:01.100Z again in S0');
+    expect(found[1]?.message).toContain('in S1 (rpc id 7) at 2026-11-09T10:00:01.000Z, and again in S0 (rpc id 1) after a POST of alice got 404 at 2026-11-09T10:00:01.100Z');
   });
 
   it('near miss: the 404 came after the call, which the new session did not replace', async () => {
@@ -274,8 +302,13 @@ describe('duplicate-tool-call after a broken response stream', () => {
     expect(f?.session).toBeNull();
     expect(f?.message).toBe(
       'tools/call send_email with the same arguments was executed twice for alice within 2 s: without a session (rpc id 1) at 2026-11-09T10:00:01.000Z, ' +
-        'then after its response stream p1 closed at 2026-11-09T10:00:02.000Z before the response was delivered again without a session (rpc id 2): a retry re-executed it',
+        'and again without a session (rpc id 2) after its response stream p1 closed at 2026-11-09T10:00:02.000Z before the response was delivered: a retry re-executed it ' +
+        '(at protocol 2026-07-28 a client whose response stream broke re-issues the call under a new id)',
     );
+    // 2026-07-28: no session and a new id, so the advice is cancellation and idempotency, not dedupe by id in a session
+    const advice = ruleOf('duplicate-tool-call').explanation.fitted?.(f!.message);
+    expect(advice?.shouldHave).toMatch(/^Treat the close of a call's response stream as its cancellation and stop the work/);
+    expect(advice?.shouldHave).toContain('idempotency key');
     expect(evidenceLines(f!)).toEqual([2, 3, 5]);
     // near miss for the one below: linked by its conn, the pair is judged, not left open
     expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([]);
@@ -310,6 +343,10 @@ describe('duplicate-tool-call after a broken response stream', () => {
       ]),
     );
     expect(findingsOf(named, 'duplicate-tool-call').map((f) => [f.session, evidenceLines(f)])).toEqual([['S1', [2, 4, 5]]]);
+    // near miss for the 2026-07-28 wording and advice: a 2025-11-25 session keeps the general ones
+    const [legacy] = findingsOf(named, 'duplicate-tool-call');
+    expect(legacy!.message).toMatch(/closed at [^ ]+ before the response was delivered: a retry re-executed it$/);
+    expect(ruleOf('duplicate-tool-call').explanation.fitted?.(legacy!.message)).toBeUndefined();
 
     const stored = await analyzeLines(
       inSession([

@@ -5,6 +5,8 @@ import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
+import { isStatelessEra } from '../../model/record.js';
+import { atProtocol, revisionNamed } from '../revision-named.js';
 
 interface DuplicateCallRow {
   session: string | null;
@@ -22,6 +24,15 @@ interface DuplicateCallRow {
   between_session: string | null;
   between_ms: number | null;
   between_stream: string | null;
+  first_node: string | null;
+  node: string | null;
+  /** The later call's protocol version, else its session's. */
+  version: string | null;
+  /** The proxy's one access line of the request both executions served (a proxy retry), where the log shows one. */
+  proxy_id: number | null;
+  proxy_node: string | null;
+  proxy_ms: number | null;
+  proxy_duration_ms: number | null;
   evidence: string;
 }
 
@@ -41,6 +52,28 @@ function inBetween(r: DuplicateCallRow): string {
     case 'same-rpc':
       return '';
   }
+}
+
+/**
+ * The proxy logged the client's request once, and two nodes executed it while it lasted: the proxy retried it
+ * upstream (a reset or a time-out on the first upstream), not the client.
+ */
+function proxyRetried(tool: string, r: DuplicateCallRow): string {
+  const on = (node: string | null) => (node !== null && r.first_node !== r.node ? ` on ${node}` : '');
+  const lasting = r.proxy_duration_ms !== null ? `, lasting ${duration(r.proxy_duration_ms)}` : '';
+  return (
+    `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)}${on(r.first_node)} and again at ${at(r.at_ms)}${on(r.node)}; ` +
+    `${PROXY_ONCE} (${r.proxy_node ?? 'the proxy'} at ${at(r.proxy_ms!)}${lasting}), so the proxy sent it upstream again, not the client`
+  );
+}
+
+/** What a proxy-retry message says; `fitted` recognises it. */
+const PROXY_ONCE = "the proxy logged the client's request once";
+
+/** At 2026-07-28 a client re-issues a call whose stream broke under a new id: said where the later call speaks it. */
+function reissued(r: DuplicateCallRow): string {
+  if (r.how !== 'stream-broke' || !isStatelessEra(r.version ?? undefined)) return '';
+  return ` (${atProtocol(r.version!)} a client whose response stream broke re-issues the call under a new id)`;
 }
 
 /** Since 2026-07-28 a call has no session. */
@@ -63,9 +96,12 @@ function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['h
     }
     const message =
       r.how === 'same-rpc'
-        ? `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)} and again at ${at(r.at_ms)}`
+        ? r.proxy_id !== null
+          ? proxyRetried(tool, r)
+          : `${tool} with rpc id ${r.rpc_id} was executed twice in ${r.session}: at ${at(r.first_ms)} and again at ${at(r.at_ms)}`
         : `${tool} with the same arguments was executed twice for ${r.principal} within ${Math.round((r.at_ms - r.first_ms) / 1000)} s: ` +
-          `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, then after ${inBetween(r)} again ${inSession(r.session)} (rpc id ${r.rpc_id}): a retry re-executed it`;
+          `${inSession(r.first_session)} (rpc id ${r.first_rpc_id}) at ${at(r.first_ms)}, and again ${inSession(r.session)} (rpc id ${r.rpc_id}) after ${inBetween(r)}: ` +
+          `a retry re-executed it${reissued(r)}`;
     const evidence = evidenceIds(r.evidence);
     judged.add(evidence[0]!);
     findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidence });
@@ -176,7 +212,24 @@ export default defineRule({
     whyItBreaks:
       'A client that lost its session or got a 404 sends the call again, and a server that takes it for a new call repeats its side effect (a write, a payment). This is where a blurred boundary between stream and session costs the most.',
     shouldHave:
-      'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place.',
+      'Deduplicate tool calls by JSON-RPC id within a session and log a recognised retry with executed: false; and avoid the 404s and forks that make clients retry in the first place. At 2026-07-28 and later, where a re-issued call has no session and a new id, stop the work when its response stream closes and make tools with side effects idempotent.',
+    fitted: (message) => {
+      if (message.includes(PROXY_ONCE)) {
+        return {
+          whyItBreaks:
+            'The client sent the call once. The proxy retried the POST on another upstream after the first failed (a reset, a time-out), and that node executed it again: a tools/call is not idempotent, and nodes that share no deduplication cannot recognise the retry.',
+          shouldHave:
+            'Do not let the proxy retry a POST to the MCP endpoint on another upstream (nginx: proxy_next_upstream without non_idempotent, its default; Envoy: no retry_on for these routes), or let the nodes share deduplication by session and JSON-RPC id, so that the second answers from the first result and logs executed: false.',
+        };
+      }
+      if (revisionNamed(message)?.rules.sessions !== false) return undefined;
+      return {
+        whyItBreaks:
+          'At 2026-07-28 and later a call has no session and nothing resumes its stream: a client whose response stream broke re-issues the call under a new JSON-RPC id. The close of the first stream was that call\'s cancellation; a server that went on with it and then ran the re-issue repeats its side effect (a write, a payment).',
+        shouldHave:
+          'Treat the close of a call\'s response stream as its cancellation and stop the work (2026-07-28 transports, Cancellation), and make tools with side effects idempotent: take an idempotency key in the arguments (or recognise the same tool and arguments from the same principal) and answer the re-issue from the first result, logged executed: false. Deduplicating by JSON-RPC id within a session cannot work there: the re-issue has a new id and no session.',
+      };
+    },
   },
   live: { reads: ['same-tool-calls'], settles: 'at-once', rejudges: ['retries-by-principal'] },
   detect: (ctx) => duplicateToolCall(ctx.db, ctx.opts, ctx.handOver),
