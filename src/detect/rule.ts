@@ -27,7 +27,7 @@ export interface RuleExplanation {
   shouldHave: string;
   /**
    * The texts that fit one finding where the general ones above do not: its message names a revision
-   * (detect/revision-named.ts) that lacks what they advise (priming, resumption, sessions). `explain`
+   * (replay/revision-named.ts) that lacks what they advise (priming, resumption, sessions). `explain`
    * reads it; docs/rules.md, SARIF and the HTML report, which speak of the rule, keep the general texts.
    */
   fitted?: (message: string) => Partial<Pick<RuleExplanation, 'whyItBreaks' | 'shouldHave'>> | undefined;

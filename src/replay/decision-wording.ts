@@ -2,6 +2,8 @@ import type { EngineDecision, EngineRequest } from '../engine/index.js';
 import { idList, plural } from '../model/phrasing.js';
 import { loggedClass } from './re-decide.js';
 import type { LoggedUpgrade } from './stored-record.js';
+import { isStatelessEra, STATELESS_REVISION } from '../model/record.js';
+import { atProtocol } from './revision-named.js';
 
 // How a reconnect, the server's answer and the engine's answer read in a
 // message: "server resumed S1 from 1101 (200); a correct server would reject
@@ -57,5 +59,16 @@ export function engineAnswer(d: EngineDecision): string {
 }
 
 export function divergenceMessage(u: LoggedUpgrade, req: EngineRequest, d: EngineDecision): string {
-  return `${loggedAnswer(u, req)}; a correct server would ${engineAnswer(d)}`;
+  return `${loggedAnswer(u, req)}; a correct server would ${engineAnswer(d)}${revisionReason(req, d)}`;
+}
+
+/**
+ * Why, where the engine's answer comes from the revision alone: ": at protocol 2026-07-28 initialize does not
+ * exist …". Only a stateless revision lacks the handshake; the request's version names it where it is one (a
+ * what-if that imposes the revision on an older log names the first such revision).
+ */
+function revisionReason(req: EngineRequest, d: EngineDecision): string {
+  if (d.decision !== 'reject' || d.reason !== 'initialize_unsupported') return '';
+  const version = isStatelessEra(req.protocolVersion) ? req.protocolVersion! : STATELESS_REVISION;
+  return `: ${atProtocol(version)} initialize does not exist (its changelog: no handshake, no sessions), so no request of that revision opens a session`;
 }

@@ -1,4 +1,4 @@
-import { RULE_IDS } from '../../src/detect/rules/index.js';
+import { RULE_IDS, ruleOf } from '../../src/detect/rules/index.js';
 import { describe, expect, it } from 'vitest';
 import { explainEngineDivergences } from '../../src/detect/rules/engine-divergence.js';
 import type { RawFinding } from '../../src/detect/types.js';
@@ -212,6 +212,26 @@ describe('engine-divergence', () => {
       'server resumed Last-Event-ID 2 without a session (200); a correct server would reject 400 event_id_without_session (explained by: event-id-without-session)',
     );
     expect(evidenceLines(f!)).toEqual([7]);
+  });
+
+  // 2026-07-28 has no initialize: the message says so, and explain's advice is that revision's, not the headers' branches.
+  const initialize = (version: string) => [
+    { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S9', protocol_version: version },
+    { ts: at(1), kind: 'session.created', session: 'S9', protocol_version: version },
+  ];
+
+  it('at 2026-07-28 says that an initialize does not exist there, and advises that revision\'s answers', async () => {
+    const [f] = findingsOf(await analyzeLines(initialize('2026-07-28')), RULE);
+    expect(f!.message).toContain(
+      'a correct server would reject 400 initialize_unsupported: at protocol 2026-07-28 initialize does not exist (its changelog: no handshake, no sessions), so no request of that revision opens a session',
+    );
+    expect(ruleOf(RULE).explanation.fitted?.(f!.message)?.shouldHave).toMatch(/^At 2026-07-28 and later branch on neither header: refuse an initialize \(400\)/);
+  });
+
+  it('near miss: a legacy divergence names no revision and keeps the general advice', async () => {
+    expect(findingsOf(await analyzeLines(initialize('2025-11-25')), RULE)).toEqual([]);
+    const legacy = 'server resumed Last-Event-ID 2 without a session (200); a correct server would reject 400 event_id_without_session';
+    expect(ruleOf(RULE).explanation.fitted?.(legacy)).toBeUndefined();
   });
 
   it('does not flag answers a correct server gives too', async () => {

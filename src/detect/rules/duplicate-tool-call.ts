@@ -6,7 +6,7 @@ import type { Db } from '../../store/db.js';
 import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput } from '../types.js';
 import { isStatelessEra } from '../../model/record.js';
-import { atProtocol, revisionNamed } from '../revision-named.js';
+import { atProtocol, revisionNamed } from '../../replay/revision-named.js';
 
 interface DuplicateCallRow {
   session: string | null;

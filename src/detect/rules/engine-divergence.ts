@@ -12,6 +12,7 @@ import type { LoggedUpgrade } from '../../replay/stored-record.js';
 import { queryRows } from '../query-rows.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 import { defineRule, type RuleModule } from '../rule.js';
+import { revisionNamed } from '../../replay/revision-named.js';
 
 // engine-divergence: replay each session's server records through the
 // embedded engine and, at every logged upgrade, compare the class of the
@@ -33,6 +34,13 @@ const META = {
       'The engine follows the decision boundary: a session id is an identity across streams, an event id a position within one stream. A different decision shows where the server\'s branching departs from that boundary, even where no other rule fired.',
     shouldHave:
       'Branch on the combination of both headers: resume a retained position of a live session\'s stream, attach without replay when Last-Event-ID is absent, and otherwise reject or reset explicitly. The engine\'s decision and reason show which branch applies.',
+    fitted: (message: string) =>
+      revisionNamed(message)?.rules.sessions === false
+        ? {
+            shouldHave:
+              'At 2026-07-28 and later branch on neither header: refuse an initialize (400), which that revision does not have, answer GET and DELETE 405, and serve every other request on its own, ignoring Mcp-Session-Id and Last-Event-ID and minting nothing (that revision\'s transport, Backward Compatibility). A client that needs legacy semantics negotiates an earlier revision with initialize, and is then judged by that one.',
+          }
+        : undefined,
   },
   live: { reads: [], settles: 'at-once' },
 } as const;

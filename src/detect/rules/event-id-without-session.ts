@@ -3,7 +3,7 @@ import type { DetectOptions, DetectorOutput } from '../types.js';
 import type { Db } from '../../store/db.js';
 import { defineRule } from '../rule.js';
 import { isStatelessEra } from '../../model/record.js';
-import { atProtocol, revisionNamed } from '../revision-named.js';
+import { atProtocol, revisionNamed } from '../../replay/revision-named.js';
 
 // event-id-without-session: a Last-Event-ID without Mcp-Session-Id was
 // accepted as a resume or attach. An event id is a position within one

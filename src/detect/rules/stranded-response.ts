@@ -4,7 +4,7 @@ import { eachQueryRow, evidenceIds } from '../query-rows.js';
 import { defineRule } from '../rule.js';
 import { at, duration } from '../../model/phrasing.js';
 import { REVISION_RULES, revisionOf } from '../../engine/revisions.js';
-import { atProtocol, revisionNamed } from '../revision-named.js';
+import { atProtocol, revisionNamed } from '../../replay/revision-named.js';
 import { STATELESS_REVISION } from '../../model/record.js';
 
 // rules.md "Writers and in-flight requests": a response stored for replay that
