@@ -48,7 +48,7 @@ export function judgeSilentForks(served: Iterable<ServedUpgrade>, proxyOnly: (se
     } else if (u.state === 'answered-404') {
       finding(`${u.session} was answered 404 by the server at ${at(u.life!.atMs)} (unknown since), yet ${requestWords(u)}${node} ${got}`, [u.life!.recordId, u.upgradeId]);
     } else if (u.state === 'other-node') {
-      finding(`${u.session} was created only on node ${u.life!.node}, yet ${requestWords(u)} answered by node ${u.node} (no shared session store) ${got}`, [u.life!.recordId, u.upgradeId]);
+      finding(otherNodeFork(u, disclosure.missing + proxyNote), [u.life!.recordId, u.upgradeId]);
     } else if (minting) {
       finding(`${u.session} was never created in the log, yet ${requestWords(u)}${node} ${got}`, [u.upgradeId, ...(u.remintedId !== null ? [u.remintedId] : [])]);
     } else {
@@ -56,6 +56,22 @@ export function judgeSilentForks(served: Iterable<ServedUpgrade>, proxyOnly: (se
     }
   }
   return { findings, notKnowable };
+}
+
+/**
+ * Said node first, for an on-call page: "mcp-b, which never had S-A1 (created on mcp-a; no shared session store),
+ * answered a resume from event 3 with a fresh 200 re-minting S-A1 instead of 404/410, with no new session id and
+ * no reset signal".
+ */
+function otherNodeFork(u: ServedUpgrade, missing: string): string {
+  const asked = u.decision === 'attach' ? 'an attach' : u.lastEventId !== null ? `a resume from event ${u.lastEventId}` : 'a request';
+  const answer = u.decision === 'fresh' ? `a fresh ${u.status}` : `${u.status}`;
+  const handed =
+    u.newSession !== null && u.newSession !== u.session ? `minting new session ${u.newSession}` : u.newSession === u.session || u.remintedId !== null ? `re-minting ${u.session}` : `handing out ${u.session}`;
+  return (
+    `${u.node}, which never had ${u.session} (created on ${u.life!.node}; no shared session store), answered ${asked} with ${answer} ${handed} ` +
+    `instead of 404/410, with ${missing}`
+  );
 }
 
 export default defineRule({
