@@ -44,11 +44,12 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
     });
     return out;
   }
-  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing. Nor did one without a
-  // session at 2026-07-28, which has no resumption (the server ignores the header): a proxy cannot tell its
-  // response stream from a replay, so it is the call it carries (rules.md, replay-in-stateless-era).
+  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing. Nor did one at
+  // 2026-07-28, which has no resumption and no sessions (the server ignores both headers): a proxy cannot tell
+  // its response stream from a replay, so it is the call it carries (rules.md, replay-in-stateless-era). A
+  // stale Mcp-Session-Id changes nothing unless the response echoed it (the server did take it for a session).
   const plainPost = method === 'POST' && ok(status) && !isSse;
-  const headerIgnored = method === 'POST' && session === null && isStatelessEra(h.protocolVersion);
+  const headerIgnored = method === 'POST' && isStatelessEra(h.protocolVersion) && (session === null || minted === undefined);
   if (method === 'GET' || (lastEventId !== null && !plainPost && !headerIgnored)) {
     const accepted = ok(status) && (isSse || method === 'GET');
     const decision = !accepted ? 'reject' : lastEventId !== null ? 'resume' : 'attach';
@@ -66,7 +67,8 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
   if (method === 'POST' && session !== null && h.rpcKind === 'response' && h.rpcId !== undefined) {
     out.push({ ...base, kind: 'request.answered', session, requestId: h.rpcId, status });
   } else if (method === 'POST' && (session !== null || isStatelessEra(h.protocolVersion)) && h.rpcKind === 'request' && h.rpcId !== undefined && h.method !== undefined) {
-    out.push({ ...base, kind: 'call', session, rpcId: h.rpcId, method: h.method, status });
+    // An ignored stale session id is no session of the call's (the http record itself keeps the header).
+    out.push({ ...base, kind: 'call', session: headerIgnored ? null : session, rpcId: h.rpcId, method: h.method, status });
   }
   return out;
 }

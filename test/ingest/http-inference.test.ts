@@ -96,6 +96,24 @@ describe('inference from one http record', () => {
     expect(got).toEqual([{ kind: 'call', tsMs: T0_MS, origin: 'proxy', session: 'S1', rpcId: '3', method: 'tools/call', status: 200 }]);
   });
 
+  it('a 2026-07-28 POST carrying a stale mcp-session-id and last-event-id is the session-less call it carries, not a resume', () => {
+    const got = inferred({
+      method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 5,
+      req_headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-session-id': 'OLD-S', 'last-event-id': '41' }, resp_headers: SSE,
+    });
+    expect(got).toEqual([{ kind: 'call', tsMs: T0_MS, origin: 'proxy', session: null, rpcId: '5', method: 'tools/call', status: 200, protocolVersion: '2026-07-28' }]);
+  });
+
+  it('near misses: the same POST at 2025-11-25 is a resume; at 2026-07-28 with the id echoed back it is one of that session', () => {
+    const req = { method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 5 };
+    const [legacy] = inferred({ ...req, req_headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'OLD-S', 'last-event-id': '41' }, resp_headers: SSE });
+    expect(legacy).toMatchObject({ kind: 'upgrade', session: 'OLD-S', decision: 'resume' });
+    const [echoed] = inferred({
+      ...req, req_headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-session-id': 'OLD-S' }, resp_headers: { ...SSE, 'mcp-session-id': 'OLD-S' },
+    });
+    expect(echoed).toMatchObject({ kind: 'call', session: 'OLD-S' });
+  });
+
   it('a request the proxy cannot read anything into yields only the http record', () => {
     expect(inferred({ method: 'DELETE', path: '/mcp', status: 204, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} })).toEqual([]);
   });
