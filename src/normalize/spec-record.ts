@@ -246,9 +246,14 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
   return { type: 'records', records: [rec] };
 }
 
-/** The first field the kind requires that the record lacks (its session not, where `sessionless`). */
+/**
+ * The first field the kind requires that the record lacks. Where `sessionless` (a stateless-era record, or one
+ * of a stateless stream) neither its session nor an `event.sent`'s `event_id`: 2026-07-28 removed SSE event
+ * ids with resumption (changelog #9), so such a server's events carry none.
+ */
 function firstMissing(rec: NormalizedRecord, kind: RecordKind, sessionless: boolean): keyof NormalizedRecord | undefined {
-  return (REQUIRED[kind] ?? []).find((field) => !(field === 'session' && sessionless) && (rec[field] === undefined || rec[field] === null));
+  const exempt = (field: keyof NormalizedRecord) => sessionless && (field === 'session' || (field === 'eventId' && kind === 'event.sent'));
+  return (REQUIRED[kind] ?? []).find((field) => !exempt(field) && (rec[field] === undefined || rec[field] === null));
 }
 
 /** The value was read with the field's type (FIELDS): set only where there is one. */
