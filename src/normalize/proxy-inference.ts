@@ -6,7 +6,11 @@ import { isStatelessEra, type NormalizedRecord } from '../model/record.js';
 
 const ok = (status: number) => status >= 200 && status < 300;
 
-export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
+/**
+ * `upstream`: the server node that answered, where the line names it. The line's own `node` is the proxy host
+ * that wrote it, no MCP server: what is inferred from the line names no node without an upstream.
+ */
+export function inferFromHttp(h: NormalizedRecord, upstream?: string): NormalizedRecord[] {
   const status = h.status!;
   const method = (h.httpMethod ?? '').toUpperCase();
   const reqH = h.reqHeaders ?? {};
@@ -18,7 +22,7 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
   const base = {
     tsMs: h.tsMs,
     origin: 'proxy' as const,
-    ...(h.node !== undefined && { node: h.node }),
+    ...(upstream !== undefined && { node: upstream }),
     ...(h.conn !== undefined && { conn: h.conn }),
     ...(h.principal !== undefined && { principal: h.principal }),
     ...(h.req !== undefined && { req: h.req }),

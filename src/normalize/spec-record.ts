@@ -77,6 +77,8 @@ const FIELDS = new FieldReader({
   ts: { names: A.ts, accept: isStringOrNumber },
   seq: num('seq'),
   node: str(...A.node),
+  // A proxy line's upstream (the server node that answered it); its `node` is the proxy host that wrote it.
+  upstream: str('upstream', 'upstream_addr', 'upstream_host'),
   session: id(...A.session),
   incarnation: id(...A.incarnation),
   stream: id(...A.stream),
@@ -242,7 +244,7 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
     const other = firstMissing(rec, kind, true);
     return { type: 'records', records: [rec], inherits: other === undefined ? {} : { otherwise: missingField(kind, SPEC_NAME[other] ?? other) } };
   }
-  if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
+  if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec, v[F.upstream] as string | undefined)] };
   return { type: 'records', records: [rec] };
 }
 

@@ -37,9 +37,18 @@ describe('inference from one http record', () => {
       method: 'GET', path: '/mcp', status: 200, conn: 'c2', node: 'edge-1',
       req_headers: { 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41' }, resp_headers: SSE,
     });
-    expect(got).toEqual([
-      { kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, conn: 'c2', node: 'edge-1' },
-    ]);
+    // node edge-1 is the proxy host that wrote the line, not the server node that answered: the upgrade names none
+    expect(got).toEqual([{ kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, conn: 'c2' }]);
+  });
+
+  it('an upstream the proxy line names (upstream, upstream_addr, upstream_host) is the node of what is inferred', () => {
+    for (const key of ['upstream', 'upstream_addr', 'upstream_host']) {
+      const [u] = inferred({
+        method: 'GET', path: '/mcp', status: 200, node: 'edge-1', [key]: 'mcp-a',
+        req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '41' }, resp_headers: SSE,
+      });
+      expect(u).toMatchObject({ kind: 'upgrade', node: 'mcp-a' });
+    }
   });
 
   it('a POST with last-event-id that got 200 text/event-stream is an accepted resumption too', () => {
