@@ -149,7 +149,7 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
       const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));
-      visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
+      visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined, unknowable: upstreamFailure(upgrade) });
     }
     if (rows.length < PAGE) break;
     const last = rows[rows.length - 1]!;
@@ -265,7 +265,7 @@ class SessionReplay {
 
   private visitUpgrade(row: StoredRow): void {
     const upgrade = toLoggedUpgrade(row);
-    this.visit({ ...this.point(upgrade), unknowable: this.unknowable(upgrade) });
+    this.visit({ ...this.point(upgrade), unknowable: upstreamFailure(upgrade) ?? this.unknowable(upgrade) });
   }
 
   private point(upgrade: LoggedUpgrade): UpgradePoint {
@@ -299,6 +299,20 @@ class SessionReplay {
     observe(state, toEngineRecord(row));
     if (row.kind === 'session.created') this.createdIds.set(state.incarnations[state.incarnations.length - 1]!, row.id);
   }
+}
+
+/** The gateway statuses a proxy answers itself when no upstream answered (bad gateway, unavailable, timeout). */
+const GATEWAY_FAILURES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/**
+ * A reconnect only a proxy logged (a server's record of it would shadow it), answered 502/503/504: the
+ * proxy's own answer for an upstream that failed, not a server's reconnect decision (log-format.md infers
+ * decisions from a 200 and a 404 only), so what the server decided is not knowable.
+ */
+function upstreamFailure(u: LoggedUpgrade): string | undefined {
+  if (u.origin !== 'proxy' || u.status === undefined || !GATEWAY_FAILURES.has(u.status)) return undefined;
+  const what = u.session === null ? 'a reconnect without a session' : `the reconnect of ${u.session}`;
+  return `the proxy answered ${what} at ${at(u.tsMs)} with ${u.status} and no server logged the request: an upstream failure, not a server's decision, so what the server decided cannot be told`;
 }
 
 /**
