@@ -43,6 +43,8 @@ export function inferFromHttp(h: NormalizedRecord, upstream?: string): Normalize
       lastEventId,
       decision: 'fresh',
       status,
+      // The method the proxy saw: the engine replay judges a stateless-era request by it (a GET is a 405).
+      httpMethod: method,
       newSession: minted,
       ...(resetSignalled !== undefined && { resetSignalled }),
     });
@@ -64,6 +66,7 @@ export function inferFromHttp(h: NormalizedRecord, upstream?: string): Normalize
       lastEventId,
       decision,
       status,
+      httpMethod: method,
       ...(resetSignalled !== undefined && { resetSignalled }),
     });
     return out;

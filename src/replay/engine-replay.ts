@@ -148,7 +148,7 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
     const rows = (page.all(cursor) as string[]).map((record) => storedRow(JSON.parse(record) as unknown[]));
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
-      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));
+      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession), upgrade);
       visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined, unknowable: upstreamFailure(upgrade) });
     }
     if (rows.length < PAGE) break;
@@ -168,17 +168,21 @@ function sessionVersions(db: Db): Map<string, string> {
 }
 
 /**
- * The request's own version where it carries one, else the session's. A session-less request at a revision
- * with no GET stream (2026-07-28) is judged as a POST: a log does not say the method, and a client speaking
- * that revision opens no GET stream, so a Last-Event-ID it sends is a stale header on a POST, which the
- * server serves on its own (the engine's default, a GET, would be 405 and a divergence on every such request).
+ * The request's own version where it carries one, else the session's. At a revision with no GET stream
+ * (2026-07-28) the method decides (a GET is a 405, any other request is served on its own), so it is the
+ * one the log says where it does (a proxy's line), else what log-format.md says the upgrade is: one that
+ * carries Last-Event-ID or mints a session may be a POST, and a client of that revision opens no GET
+ * stream, so it is a POST with a stale header (the engine's default, a GET, would be a 405 and a divergence
+ * on every such request); one with neither can only be a GET. A stale Mcp-Session-Id, which that revision
+ * ignores, changes neither.
  */
-function withVersion(request: EngineRequest, sessionVersion: string | undefined): EngineRequest {
+function withVersion(request: EngineRequest, sessionVersion: string | undefined, logged: Pick<LoggedUpgrade, 'httpMethod' | 'newSession'>): EngineRequest {
   const version = request.protocolVersion ?? sessionVersion;
   if (version === undefined) return request;
   const revision = revisionOf(version);
-  const post = request.httpMethod === undefined && request.sessionId === null && revision !== undefined && !REVISION_RULES[revision].getStream;
-  return { ...request, protocolVersion: version, ...(post && { httpMethod: 'POST' }) };
+  if (request.httpMethod !== undefined || revision === undefined || REVISION_RULES[revision].getStream) return { ...request, protocolVersion: version };
+  const post = request.lastEventId !== null || logged.newSession !== undefined || request.isInitialize === true;
+  return { ...request, protocolVersion: version, httpMethod: logged.httpMethod?.toUpperCase() ?? (post ? 'POST' : 'GET') };
 }
 
 /**
@@ -272,7 +276,7 @@ class SessionReplay {
     return {
       upgrade,
       request: {
-        ...withVersion(requestFromUpgrade(upgrade.record), this.known.version),
+        ...withVersion(requestFromUpgrade(upgrade.record), this.known.version, upgrade),
         ...(this.known.foreign.has(upgrade.id) && { foreignSession: true }),
         ...((this.known.shared === 'all' || this.known.shared.has(upgrade.id)) && { sharedStore: true }),
       },

@@ -38,7 +38,7 @@ describe('inference from one http record', () => {
       req_headers: { 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41' }, resp_headers: SSE,
     });
     // node edge-1 is the proxy host that wrote the line, not the server node that answered: the upgrade names none
-    expect(got).toEqual([{ kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, conn: 'c2' }]);
+    expect(got).toEqual([{ kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, httpMethod: 'GET', conn: 'c2' }]);
   });
 
   it('an upstream the proxy line names (upstream, upstream_addr, upstream_host) is the node of what is inferred', () => {
@@ -133,7 +133,8 @@ describe('inference from one http record', () => {
     });
     expect(rows(db, 'SELECT kind, origin, http_method, path, status, duration_ms, sse_event_ids, req_headers FROM records ORDER BY id')).toEqual([
       { kind: 'http', origin: 'proxy', http_method: 'GET', path: '/mcp', status: 200, duration_ms: 1500, sse_event_ids: '["42","43"]', req_headers: '{"last-event-id":"41","mcp-session-id":"S1"}' },
-      { kind: 'upgrade', origin: 'proxy', http_method: null, path: null, status: 200, duration_ms: 1500, sse_event_ids: null, req_headers: null },
+      // the upgrade keeps the method (the engine replay judges a stateless-era request by it), nothing else of the line
+      { kind: 'upgrade', origin: 'proxy', http_method: 'GET', path: null, status: 200, duration_ms: 1500, sse_event_ids: null, req_headers: null },
     ]);
   });
 });
