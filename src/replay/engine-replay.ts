@@ -260,8 +260,14 @@ class SessionReplay {
     }
     for (const row of this.proxyUpgrades) {
       const upgrade = toLoggedUpgrade(row);
+      const point = this.point(upgrade);
+      // A stateless-era request is answered before any session is looked at: the server's state is not needed.
+      if (isSessionlessRevision(point.request.protocolVersion)) {
+        this.visit({ ...point, unknowable: upstreamFailure(upgrade) });
+        continue;
+      }
       this.visit({
-        ...this.point(upgrade),
+        ...point,
         unknowable: `proxy log only: the server's own records of ${this.session} (streams, events, retention, pending requests) are not in the log, so what a correct server would have decided cannot be replayed`,
       });
     }
@@ -303,6 +309,12 @@ class SessionReplay {
     observe(state, toEngineRecord(row));
     if (row.kind === 'session.created') this.createdIds.set(state.incarnations[state.incarnations.length - 1]!, row.id);
   }
+}
+
+/** A revision without sessions (2026-07-28): the engine answers its requests from the request alone. */
+function isSessionlessRevision(version: string | undefined): boolean {
+  const revision = version === undefined ? undefined : revisionOf(version);
+  return revision !== undefined && !REVISION_RULES[revision].sessions;
 }
 
 /** The gateway statuses a proxy answers itself when no upstream answered (bad gateway, unavailable, timeout). */
