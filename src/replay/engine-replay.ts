@@ -18,7 +18,8 @@ const PAGE = 2000;
 
 /** A session replayed to its end: what the engine knew once it had observed every record. */
 export interface SessionPoint {
-  session: string;
+  /** null: the requests without a session (2026-07-28) that one response stream carries, replayed on their own. */
+  session: string | null;
   /** The session's protocol version: the first its records carry (undefined: none logged). */
   protocolVersion: string | undefined;
   state: EngineState;
@@ -82,6 +83,33 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: R
     replaySession(session, JSON.parse(json) as unknown[][]);
   }
   longSessions.replayBefore(undefined, replaySession);
+  if (opts.onSession) replaySessionlessRequests(db, opts.onSession);
+}
+
+/**
+ * The client requests without a session (2026-07-28), for the what-if: each call with the records of the
+ * response stream it names (its opening, its events, its close), replayed on their own as a session's would
+ * be. A call that names no stream is alone: its response cannot be placed, so it is counted, not judged.
+ */
+function replaySessionlessRequests(db: Db, visit: (s: SessionPoint) => void): void {
+  const rows = db
+    .prepare(
+      `SELECT ${STORED_RECORD_JSON} FROM records
+       WHERE session IS NULL AND kind IN ('call', 'stream.opened', 'event.sent', 'stream.closed', 'stream.fenced') AND shadowed = 0
+       ORDER BY ts_ms, id`,
+    )
+    .pluck();
+  const groups = new Map<string, { state: EngineState; ids: number[]; version: string | undefined }>();
+  for (const json of rows.iterate() as IterableIterator<string>) {
+    const row = storedRow(JSON.parse(json) as unknown[]);
+    const key = row.stream ?? `#${row.id}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { state: createState(), ids: [], version: undefined }));
+    g.version ??= row.protocol_version ?? undefined;
+    g.ids[g.state.nextPos] = row.id;
+    observe(g.state, toEngineRecord(row));
+  }
+  for (const g of groups.values()) visit({ session: null, protocolVersion: g.version, state: g.state, recordIdAt: (pos) => g.ids[pos] });
 }
 
 /** The records the replay observes: what the server logged, and what a proxy saw that the server's log does not show. */
