@@ -9,5 +9,7 @@ WITH proxy_only AS MATERIALIZED (
 SELECT r.session, count(*) AS records, sum(r.kind = 'upgrade') AS upgrades, min(r.ts_ms) AS first_ms
 FROM records r
 WHERE r.session IN (SELECT session FROM proxy_only) AND r.shadowed = 0 AND r.kind <> 'http'
+  -- (a stale header a stateless-era request presented is no session: nothing of it is missing)
+  AND r.session NOT IN (SELECT session FROM stale_session_ids)
 GROUP BY r.session HAVING sum(r.origin = 'server') = 0
 ORDER BY first_ms, r.session;

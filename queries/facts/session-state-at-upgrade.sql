@@ -68,7 +68,7 @@ WITH first_server AS MATERIALIZED (
   WHERE m.is_upgrade = 1
 )
 SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.decision, j.status, j.last_event_id,
-  j.new_session, j.reset_signalled, j.state,
+  j.new_session, j.reset_signalled, j.state, j.protocol_version AS version,
   j.life_id, lr.kind AS life_kind, lr.ts_ms AS life_ts, lr.node AS life_node, lr.reason AS life_reason,
   -- a session never created in the log that the server had logged before: the log started late
   CASE WHEN j.state = 'never-created' THEN (

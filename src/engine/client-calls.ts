@@ -41,6 +41,24 @@ export function noteResponse(inc: Incarnation, event: EmittedEvent, rpcId: strin
   }
 }
 
+/** How a response without an SSE event id reads (2026-07-28 removed them). */
+export const NO_EVENT_ID = '(no event id)';
+
+/**
+ * A response `event.sent` without an id (a stateless-era server's): delivered or not on the body its request
+ * opened, as one with an id. With no id no resumption can name it, so none rescues it.
+ */
+export function noteIdlessResponse(inc: Incarnation, record: EngineRecord, pos: number, rpcId: string): void {
+  let call = inc.callsByRpc.get(rpcId);
+  if (!call || call.response) {
+    call = { rpcId, executed: true, tsMs: record.tsMs };
+    inc.calls.push(call);
+    inc.callsByRpc.set(rpcId, call);
+  }
+  const lane = record.sequence ?? record.stream ?? '';
+  call.response = responseFate(inc, { id: NO_EVENT_ID, lane, stream: record.stream, pos, tsMs: record.tsMs, laneIndex: -1, attached: record.attached !== false });
+}
+
 function responseFate(inc: Incarnation, event: EmittedEvent): CallResponse {
   const base = { eventId: event.id, pos: event.pos, stream: event.stream };
   const stream = event.stream === undefined ? undefined : inc.streams.get(event.stream);

@@ -5,7 +5,7 @@
 
 import type { EmittedEvent, EngineRecord, EngineState, Incarnation } from './types.js';
 import { isAcceptedUpgrade, markDead, observeUpgrade, openStream, touchStream } from './lineage.js';
-import { noteCall, noteResponse, noteResumption } from './client-calls.js';
+import { noteCall, noteIdlessResponse, noteResponse, noteResumption } from './client-calls.js';
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
 import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
 import { EventLog } from './event-log.js';
@@ -70,6 +70,11 @@ export function observe(state: EngineState, record: EngineRecord): void {
       }
       // A repeated id (a fork) is not a second response.
       if (event && !known && record.rpcKind === 'response' && record.rpcId != null) noteResponse(inc, event, String(record.rpcId));
+      // A stateless-era response carries no event id (2026-07-28): its request's fate still shows.
+      if (record.eventId == null && record.rpcKind === 'response' && record.rpcId != null) {
+        if (record.stream !== undefined) touchStream(inc, record.stream, record, pos);
+        noteIdlessResponse(inc, record, pos, String(record.rpcId));
+      }
       break;
     }
     case 'call':

@@ -6,7 +6,11 @@ import { isStatelessEra, type NormalizedRecord } from '../model/record.js';
 
 const ok = (status: number) => status >= 200 && status < 300;
 
-export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
+/**
+ * `upstream`: the server node that answered, where the line names it. The line's own `node` is the proxy host
+ * that wrote it, no MCP server: what is inferred from the line names no node without an upstream.
+ */
+export function inferFromHttp(h: NormalizedRecord, upstream?: string): NormalizedRecord[] {
   const status = h.status!;
   const method = (h.httpMethod ?? '').toUpperCase();
   const reqH = h.reqHeaders ?? {};
@@ -18,7 +22,7 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
   const base = {
     tsMs: h.tsMs,
     origin: 'proxy' as const,
-    ...(h.node !== undefined && { node: h.node }),
+    ...(upstream !== undefined && { node: upstream }),
     ...(h.conn !== undefined && { conn: h.conn }),
     ...(h.principal !== undefined && { principal: h.principal }),
     ...(h.req !== undefined && { req: h.req }),
@@ -39,16 +43,19 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
       lastEventId,
       decision: 'fresh',
       status,
+      // The method the proxy saw: the engine replay judges a stateless-era request by it (a GET is a 405).
+      httpMethod: method,
       newSession: minted,
       ...(resetSignalled !== undefined && { resetSignalled }),
     });
     return out;
   }
-  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing. Nor did one without a
-  // session at 2026-07-28, which has no resumption (the server ignores the header): a proxy cannot tell its
-  // response stream from a replay, so it is the call it carries (rules.md, replay-in-stateless-era).
+  // A POST answered with plain JSON opened no stream: its Last-Event-ID resumed nothing. Nor did one at
+  // 2026-07-28, which has no resumption and no sessions (the server ignores both headers): a proxy cannot tell
+  // its response stream from a replay, so it is the call it carries (rules.md, replay-in-stateless-era). A
+  // stale Mcp-Session-Id changes nothing unless the response echoed it (the server did take it for a session).
   const plainPost = method === 'POST' && ok(status) && !isSse;
-  const headerIgnored = method === 'POST' && session === null && isStatelessEra(h.protocolVersion);
+  const headerIgnored = method === 'POST' && isStatelessEra(h.protocolVersion) && (session === null || minted === undefined);
   if (method === 'GET' || (lastEventId !== null && !plainPost && !headerIgnored)) {
     const accepted = ok(status) && (isSse || method === 'GET');
     const decision = !accepted ? 'reject' : lastEventId !== null ? 'resume' : 'attach';
@@ -59,6 +66,7 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
       lastEventId,
       decision,
       status,
+      httpMethod: method,
       ...(resetSignalled !== undefined && { resetSignalled }),
     });
     return out;
@@ -66,7 +74,8 @@ export function inferFromHttp(h: NormalizedRecord): NormalizedRecord[] {
   if (method === 'POST' && session !== null && h.rpcKind === 'response' && h.rpcId !== undefined) {
     out.push({ ...base, kind: 'request.answered', session, requestId: h.rpcId, status });
   } else if (method === 'POST' && (session !== null || isStatelessEra(h.protocolVersion)) && h.rpcKind === 'request' && h.rpcId !== undefined && h.method !== undefined) {
-    out.push({ ...base, kind: 'call', session, rpcId: h.rpcId, method: h.method, status });
+    // An ignored stale session id is no session of the call's (the http record itself keeps the header).
+    out.push({ ...base, kind: 'call', session: headerIgnored ? null : session, rpcId: h.rpcId, method: h.method, status });
   }
   return out;
 }

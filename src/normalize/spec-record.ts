@@ -77,6 +77,8 @@ const FIELDS = new FieldReader({
   ts: { names: A.ts, accept: isStringOrNumber },
   seq: num('seq'),
   node: str(...A.node),
+  // A proxy line's upstream (the server node that answered it); its `node` is the proxy host that wrote it.
+  upstream: str('upstream', 'upstream_addr', 'upstream_host'),
   session: id(...A.session),
   incarnation: id(...A.incarnation),
   stream: id(...A.stream),
@@ -242,13 +244,18 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
     const other = firstMissing(rec, kind, true);
     return { type: 'records', records: [rec], inherits: other === undefined ? {} : { otherwise: missingField(kind, SPEC_NAME[other] ?? other) } };
   }
-  if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec)] };
+  if (kind === 'http') return { type: 'records', records: [rec, ...inferFromHttp(rec, v[F.upstream] as string | undefined)] };
   return { type: 'records', records: [rec] };
 }
 
-/** The first field the kind requires that the record lacks (its session not, where `sessionless`). */
+/**
+ * The first field the kind requires that the record lacks. Where `sessionless` (a stateless-era record, or one
+ * of a stateless stream) neither its session nor an `event.sent`'s `event_id`: 2026-07-28 removed SSE event
+ * ids with resumption (changelog #9), so such a server's events carry none.
+ */
 function firstMissing(rec: NormalizedRecord, kind: RecordKind, sessionless: boolean): keyof NormalizedRecord | undefined {
-  return (REQUIRED[kind] ?? []).find((field) => !(field === 'session' && sessionless) && (rec[field] === undefined || rec[field] === null));
+  const exempt = (field: keyof NormalizedRecord) => sessionless && (field === 'session' || (field === 'eventId' && kind === 'event.sent'));
+  return (REQUIRED[kind] ?? []).find((field) => !exempt(field) && (rec[field] === undefined || rec[field] === null));
 }
 
 /** The value was read with the field's type (FIELDS): set only where there is one. */

@@ -18,7 +18,8 @@ const PAGE = 2000;
 
 /** A session replayed to its end: what the engine knew once it had observed every record. */
 export interface SessionPoint {
-  session: string;
+  /** null: the requests without a session (2026-07-28) that one response stream carries, replayed on their own. */
+  session: string | null;
   /** The session's protocol version: the first its records carry (undefined: none logged). */
   protocolVersion: string | undefined;
   state: EngineState;
@@ -82,6 +83,33 @@ export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: R
     replaySession(session, JSON.parse(json) as unknown[][]);
   }
   longSessions.replayBefore(undefined, replaySession);
+  if (opts.onSession) replaySessionlessRequests(db, opts.onSession);
+}
+
+/**
+ * The client requests without a session (2026-07-28), for the what-if: each call with the records of the
+ * response stream it names (its opening, its events, its close), replayed on their own as a session's would
+ * be. A call that names no stream is alone: its response cannot be placed, so it is counted, not judged.
+ */
+function replaySessionlessRequests(db: Db, visit: (s: SessionPoint) => void): void {
+  const rows = db
+    .prepare(
+      `SELECT ${STORED_RECORD_JSON} FROM records
+       WHERE session IS NULL AND kind IN ('call', 'stream.opened', 'event.sent', 'stream.closed', 'stream.fenced') AND shadowed = 0
+       ORDER BY ts_ms, id`,
+    )
+    .pluck();
+  const groups = new Map<string, { state: EngineState; ids: number[]; version: string | undefined }>();
+  for (const json of rows.iterate() as IterableIterator<string>) {
+    const row = storedRow(JSON.parse(json) as unknown[]);
+    const key = row.stream ?? `#${row.id}`;
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = { state: createState(), ids: [], version: undefined }));
+    g.version ??= row.protocol_version ?? undefined;
+    g.ids[g.state.nextPos] = row.id;
+    observe(g.state, toEngineRecord(row));
+  }
+  for (const g of groups.values()) visit({ session: null, protocolVersion: g.version, state: g.state, recordIdAt: (pos) => g.ids[pos] });
 }
 
 /** The records the replay observes: what the server logged, and what a proxy saw that the server's log does not show. */
@@ -148,8 +176,8 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
     const rows = (page.all(cursor) as string[]).map((record) => storedRow(JSON.parse(record) as unknown[]));
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
-      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));
-      visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
+      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession), upgrade);
+      visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined, unknowable: upstreamFailure(upgrade) });
     }
     if (rows.length < PAGE) break;
     const last = rows[rows.length - 1]!;
@@ -168,17 +196,21 @@ function sessionVersions(db: Db): Map<string, string> {
 }
 
 /**
- * The request's own version where it carries one, else the session's. A session-less request at a revision
- * with no GET stream (2026-07-28) is judged as a POST: a log does not say the method, and a client speaking
- * that revision opens no GET stream, so a Last-Event-ID it sends is a stale header on a POST, which the
- * server serves on its own (the engine's default, a GET, would be 405 and a divergence on every such request).
+ * The request's own version where it carries one, else the session's. At a revision with no GET stream
+ * (2026-07-28) the method decides (a GET is a 405, any other request is served on its own), so it is the
+ * one the log says where it does (a proxy's line), else what log-format.md says the upgrade is: one that
+ * carries Last-Event-ID or mints a session may be a POST, and a client of that revision opens no GET
+ * stream, so it is a POST with a stale header (the engine's default, a GET, would be a 405 and a divergence
+ * on every such request); one with neither can only be a GET. A stale Mcp-Session-Id, which that revision
+ * ignores, changes neither.
  */
-function withVersion(request: EngineRequest, sessionVersion: string | undefined): EngineRequest {
+function withVersion(request: EngineRequest, sessionVersion: string | undefined, logged: Pick<LoggedUpgrade, 'httpMethod' | 'newSession'>): EngineRequest {
   const version = request.protocolVersion ?? sessionVersion;
   if (version === undefined) return request;
   const revision = revisionOf(version);
-  const post = request.httpMethod === undefined && request.sessionId === null && revision !== undefined && !REVISION_RULES[revision].getStream;
-  return { ...request, protocolVersion: version, ...(post && { httpMethod: 'POST' }) };
+  if (request.httpMethod !== undefined || revision === undefined || REVISION_RULES[revision].getStream) return { ...request, protocolVersion: version };
+  const post = request.lastEventId !== null || logged.newSession !== undefined || request.isInitialize === true;
+  return { ...request, protocolVersion: version, httpMethod: logged.httpMethod?.toUpperCase() ?? (post ? 'POST' : 'GET') };
 }
 
 /**
@@ -256,8 +288,14 @@ class SessionReplay {
     }
     for (const row of this.proxyUpgrades) {
       const upgrade = toLoggedUpgrade(row);
+      const point = this.point(upgrade);
+      // A stateless-era request is answered before any session is looked at: the server's state is not needed.
+      if (isSessionlessRevision(point.request.protocolVersion)) {
+        this.visit({ ...point, unknowable: upstreamFailure(upgrade) });
+        continue;
+      }
       this.visit({
-        ...this.point(upgrade),
+        ...point,
         unknowable: `proxy log only: the server's own records of ${this.session} (streams, events, retention, pending requests) are not in the log, so what a correct server would have decided cannot be replayed`,
       });
     }
@@ -265,14 +303,14 @@ class SessionReplay {
 
   private visitUpgrade(row: StoredRow): void {
     const upgrade = toLoggedUpgrade(row);
-    this.visit({ ...this.point(upgrade), unknowable: this.unknowable(upgrade) });
+    this.visit({ ...this.point(upgrade), unknowable: upstreamFailure(upgrade) ?? this.unknowable(upgrade) });
   }
 
   private point(upgrade: LoggedUpgrade): UpgradePoint {
     return {
       upgrade,
       request: {
-        ...withVersion(requestFromUpgrade(upgrade.record), this.known.version),
+        ...withVersion(requestFromUpgrade(upgrade.record), this.known.version, upgrade),
         ...(this.known.foreign.has(upgrade.id) && { foreignSession: true }),
         ...((this.known.shared === 'all' || this.known.shared.has(upgrade.id)) && { sharedStore: true }),
       },
@@ -299,6 +337,26 @@ class SessionReplay {
     observe(state, toEngineRecord(row));
     if (row.kind === 'session.created') this.createdIds.set(state.incarnations[state.incarnations.length - 1]!, row.id);
   }
+}
+
+/** A revision without sessions (2026-07-28): the engine answers its requests from the request alone. */
+function isSessionlessRevision(version: string | undefined): boolean {
+  const revision = version === undefined ? undefined : revisionOf(version);
+  return revision !== undefined && !REVISION_RULES[revision].sessions;
+}
+
+/** The gateway statuses a proxy answers itself when no upstream answered (bad gateway, unavailable, timeout). */
+const GATEWAY_FAILURES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+/**
+ * A reconnect only a proxy logged (a server's record of it would shadow it), answered 502/503/504: the
+ * proxy's own answer for an upstream that failed, not a server's reconnect decision (log-format.md infers
+ * decisions from a 200 and a 404 only), so what the server decided is not knowable.
+ */
+function upstreamFailure(u: LoggedUpgrade): string | undefined {
+  if (u.origin !== 'proxy' || u.status === undefined || !GATEWAY_FAILURES.has(u.status)) return undefined;
+  const what = u.session === null ? 'a reconnect without a session' : `the reconnect of ${u.session}`;
+  return `the proxy answered ${what} at ${at(u.tsMs)} with ${u.status} and no server logged the request: an upstream failure, not a server's decision, so what the server decided cannot be told`;
 }
 
 /**

@@ -14,6 +14,7 @@ const DENSE_COLUMNS = [
 const SPARSE_COLUMNS = [
   'incarnation', 'sequence', 'principal', 'reason', 'aspect', 'log_evicted', 'attached', 'oldest_retained', 'last_event_id',
   'new_stream', 'decision', 'replayed', 'first_replayed', 'replayed_ids', 'new_session', 'reset_signalled', 'new_request_id', 'tool', 'executed', 'priming',
+  'http_method',
 ] as const;
 
 /**
@@ -34,6 +35,7 @@ export function storedRow(v: unknown[]): StoredRow {
     incarnation: x[0], sequence: x[1], principal: x[2], reason: x[3], aspect: x[4], log_evicted: x[5], attached: x[6],
     oldest_retained: x[7], last_event_id: x[8], new_stream: x[9], decision: x[10], replayed: x[11], first_replayed: x[12],
     replayed_ids: x[13], new_session: x[14], reset_signalled: x[15], new_request_id: x[16], tool: x[17], executed: x[18], priming: x[19],
+    http_method: x[20],
   } as StoredRow;
 }
 
@@ -45,7 +47,7 @@ export type StoredRow = Pick<
   | 'id' | 'ts_ms' | 'kind' | 'origin' | 'session' | 'incarnation' | 'node' | 'stream' | 'sequence' | 'conn' | 'principal' | 'via' | 'reason' | 'aspect'
   | 'log_evicted' | 'event_id' | 'rpc_kind' | 'rpc_id' | 'method' | 'attached' | 'oldest_retained' | 'last_event_id' | 'new_stream' | 'decision'
   | 'status' | 'replayed' | 'first_replayed' | 'replayed_ids' | 'new_session' | 'reset_signalled' | 'request_id' | 'new_request_id'
-  | 'protocol_version' | 'tool' | 'executed' | 'priming'
+  | 'protocol_version' | 'tool' | 'executed' | 'priming' | 'http_method'
 >;
 
 /** A logged `upgrade`: the server's answer to one reconnect (or initialize). */
@@ -65,6 +67,8 @@ export interface LoggedUpgrade {
   replayedIds?: string[];
   newSession?: string;
   resetSignalled?: boolean;
+  /** The HTTP method, where the log says it (a proxy's line does). */
+  httpMethod?: string;
   record: EngineRecord;
 }
 
@@ -121,6 +125,7 @@ export function toLoggedUpgrade(r: StoredRow): LoggedUpgrade {
     replayedIds: r.replayed_ids === null ? undefined : (JSON.parse(r.replayed_ids) as unknown[]).map(String),
     newSession: opt(r.new_session),
     resetSignalled: flag(r.reset_signalled),
+    httpMethod: opt(r.http_method),
     record: toEngineRecord(r),
   };
 }

@@ -229,6 +229,10 @@ export const SCHEMA_DOCS: Record<string, TableDoc> = {
     about: 'temp view: the stream.closed records of reason poll that end the connection only (a revision with polling, or none logged)',
     columns: { closed_id: 'the stream.closed record (records.id)' },
   },
+  stale_session_ids: {
+    about: 'temp view: session ids only stateless-era (2026-07-28+) requests presented and no server answered with: stale headers, not sessions',
+    columns: { session: 'the session id' },
+  },
   node_totals: {
     about: 'temp view: one row per node over every source (query nodes)',
     columns: { node: 'the node (NULL: records that name none)', records: 'its records', last_ms: 'its last server record\'s time, epoch ms (NULL: a proxy)', last_id: 'that record (records.id)' },

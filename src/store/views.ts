@@ -55,6 +55,24 @@ WHERE c.kind = 'stream.closed' AND c.reason = 'poll' AND c.shadowed = 0
     OR coalesce(c.protocol_version, sv.protocol_version) NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'
     OR (coalesce(c.protocol_version, sv.protocol_version) >= '2025-11-25' AND coalesce(c.protocol_version, sv.protocol_version) < '2026-07-28'));
 
+-- Session ids that are stale headers, not sessions: every record naming one is a request of the stateless era
+-- (its own version 2026-07-28 or later, which ignores Mcp-Session-Id) that no server answered with that session
+-- (no creation or mint of it, no accepted resume or attach, no replay, no response echoing it). The one
+-- definition behind summary.sessions and protocol_versions, and the proxy-only sessions.
+CREATE TEMP VIEW IF NOT EXISTS stale_session_ids AS
+WITH candidates AS (
+  SELECT DISTINCT session FROM records
+  WHERE session IS NOT NULL AND protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND protocol_version >= '2026-07-28')
+SELECT c.session FROM candidates c
+WHERE NOT EXISTS (
+    SELECT 1 FROM records r WHERE r.session = c.session AND r.shadowed = 0 AND (
+      (r.kind <> 'http' AND NOT (r.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND r.protocol_version >= '2026-07-28'))
+      OR r.kind = 'session.created'
+      OR (r.kind = 'upgrade' AND (r.new_session IS NOT NULL OR coalesce(r.replayed, 0) > 0
+        OR (r.decision IN ('resume', 'attach') AND (r.status IS NULL OR r.status BETWEEN 200 AND 299))))
+      OR (r.kind = 'http' AND json_extract(r.resp_headers, '$."mcp-session-id"') IS NOT NULL)))
+  AND NOT EXISTS (SELECT 1 FROM records r WHERE r.new_session = c.session);
+
 -- Each node over every source: the input's records, and its last server line by (time, id) (records that name no
 -- node: node NULL). node_records (store/node-tally.ts, counted as records are stored) summed: the one definition
 -- behind summary.nodes, queries/reports/lost-sessions.sql (a node that logged nothing more) and

@@ -21,7 +21,7 @@ import type { CallChange, CallOutcome, CallsWhatIf, SessionCalls } from './types
 // (2026-07-28: nothing resumes, the request is lost and re-issued).
 
 interface RawCall {
-  session: string;
+  session: string | null;
   version: string | undefined;
   call: ClientCall;
   before: CallFate;
@@ -91,7 +91,7 @@ export function resolveBrokenCalls(db: Db, collected: BrokenCalls): CallsWhatIf 
   const ids = collected.raw.flatMap((c) => Object.values(c.ids).filter((id): id is number => id !== undefined));
   const refs = resolveEvidence(db, ids);
   const facts = lineFacts(db, ids);
-  const bySession = new Map<string, SessionCalls>();
+  const bySession = new Map<string | null, SessionCalls>();
   const ordered = [...collected.raw].sort((a, b) => a.call.tsMs - b.call.tsMs || (a.ids.response ?? 0) - (b.ids.response ?? 0));
   for (const c of ordered) {
     let entry = bySession.get(c.session);

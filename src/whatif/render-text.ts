@@ -99,7 +99,7 @@ function sessionLines(s: SessionCalls): string[] {
   const version = s.protocol_version === null ? 'no version logged' : `logged ${s.protocol_version}`;
   const counts = [`${s.lost} lost`, `${s.reissued} re-issued`, `${s.run_twice} run twice`].join(', ');
   const rescued = s.rescued > 0 ? `; ${s.rescued} rescued today` : '';
-  return [`  ${s.session} (${version}): ${counts}${rescued}`, ...s.calls.flatMap(callLines)];
+  return [`  ${s.session ?? '(no session)'} (${version}): ${counts}${rescued}`, ...s.calls.flatMap(callLines)];
 }
 
 function callLines(c: CallChange): string[] {

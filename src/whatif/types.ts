@@ -113,7 +113,8 @@ export interface CallChange {
 }
 
 export interface SessionCalls {
-  session: string;
+  /** null: the requests without a session (2026-07-28), together. */
+  session: string | null;
   /** The session's logged protocol version (null: none logged, decided as 2025-11-25). */
   protocol_version: string | null;
   /** Calls lost under the change. */

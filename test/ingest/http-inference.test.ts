@@ -37,9 +37,18 @@ describe('inference from one http record', () => {
       method: 'GET', path: '/mcp', status: 200, conn: 'c2', node: 'edge-1',
       req_headers: { 'Mcp-Session-Id': 'S1', 'Last-Event-ID': '41' }, resp_headers: SSE,
     });
-    expect(got).toEqual([
-      { kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, conn: 'c2', node: 'edge-1' },
-    ]);
+    // node edge-1 is the proxy host that wrote the line, not the server node that answered: the upgrade names none
+    expect(got).toEqual([{ kind: 'upgrade', tsMs: T0_MS, origin: 'proxy', session: 'S1', lastEventId: '41', decision: 'resume', status: 200, httpMethod: 'GET', conn: 'c2' }]);
+  });
+
+  it('an upstream the proxy line names (upstream, upstream_addr, upstream_host) is the node of what is inferred', () => {
+    for (const key of ['upstream', 'upstream_addr', 'upstream_host']) {
+      const [u] = inferred({
+        method: 'GET', path: '/mcp', status: 200, node: 'edge-1', [key]: 'mcp-a',
+        req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '41' }, resp_headers: SSE,
+      });
+      expect(u).toMatchObject({ kind: 'upgrade', node: 'mcp-a' });
+    }
   });
 
   it('a POST with last-event-id that got 200 text/event-stream is an accepted resumption too', () => {
@@ -96,6 +105,24 @@ describe('inference from one http record', () => {
     expect(got).toEqual([{ kind: 'call', tsMs: T0_MS, origin: 'proxy', session: 'S1', rpcId: '3', method: 'tools/call', status: 200 }]);
   });
 
+  it('a 2026-07-28 POST carrying a stale mcp-session-id and last-event-id is the session-less call it carries, not a resume', () => {
+    const got = inferred({
+      method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 5,
+      req_headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-session-id': 'OLD-S', 'last-event-id': '41' }, resp_headers: SSE,
+    });
+    expect(got).toEqual([{ kind: 'call', tsMs: T0_MS, origin: 'proxy', session: null, rpcId: '5', method: 'tools/call', status: 200, protocolVersion: '2026-07-28' }]);
+  });
+
+  it('near misses: the same POST at 2025-11-25 is a resume; at 2026-07-28 with the id echoed back it is one of that session', () => {
+    const req = { method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: 5 };
+    const [legacy] = inferred({ ...req, req_headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'OLD-S', 'last-event-id': '41' }, resp_headers: SSE });
+    expect(legacy).toMatchObject({ kind: 'upgrade', session: 'OLD-S', decision: 'resume' });
+    const [echoed] = inferred({
+      ...req, req_headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-session-id': 'OLD-S' }, resp_headers: { ...SSE, 'mcp-session-id': 'OLD-S' },
+    });
+    expect(echoed).toMatchObject({ kind: 'call', session: 'OLD-S' });
+  });
+
   it('a request the proxy cannot read anything into yields only the http record', () => {
     expect(inferred({ method: 'DELETE', path: '/mcp', status: 204, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} })).toEqual([]);
   });
@@ -106,7 +133,8 @@ describe('inference from one http record', () => {
     });
     expect(rows(db, 'SELECT kind, origin, http_method, path, status, duration_ms, sse_event_ids, req_headers FROM records ORDER BY id')).toEqual([
       { kind: 'http', origin: 'proxy', http_method: 'GET', path: '/mcp', status: 200, duration_ms: 1500, sse_event_ids: '["42","43"]', req_headers: '{"last-event-id":"41","mcp-session-id":"S1"}' },
-      { kind: 'upgrade', origin: 'proxy', http_method: null, path: null, status: 200, duration_ms: 1500, sse_event_ids: null, req_headers: null },
+      // the upgrade keeps the method (the engine replay judges a stateless-era request by it), nothing else of the line
+      { kind: 'upgrade', origin: 'proxy', http_method: 'GET', path: null, status: 200, duration_ms: 1500, sse_event_ids: null, req_headers: null },
     ]);
   });
 });

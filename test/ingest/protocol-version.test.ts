@@ -93,16 +93,42 @@ describe('protocol_version at ingest', () => {
     ]);
   });
 
+  it('keeps a stateless-era event.sent without event_id (2026-07-28 removed SSE event ids), by its own version or its stream\'s', async () => {
+    const { recs, rejected } = await rows([
+      { ts: at(0), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' },
+      { ts: at(1), kind: 'event.sent', stream: 'p1', rpc_kind: 'response', rpc_id: 1, protocol_version: '2026-07-28' },
+      { ts: at(2), kind: 'event.sent', stream: 'p1', event_id: null, rpc_kind: 'notification' },
+      { ts: at(3), kind: 'event.sent', session: 'S1', stream: 'g1', rpc_kind: 'notification', protocol_version: '2026-07-28' },
+    ]);
+    expect(rejected).toEqual([]);
+    expect(recs.map((r) => [r.kind, r.session])).toEqual([['stream.opened', null], ['event.sent', null], ['event.sent', null], ['event.sent', 'S1']]);
+  });
+
+  it('near misses: an event.sent without event_id of an earlier revision, or of no version in a session, is still rejected', async () => {
+    const { recs, rejected } = await rows([
+      { ts: at(0), kind: 'session.created', session: 'S1' },
+      { ts: at(1), kind: 'event.sent', session: 'S1', stream: 'g1', rpc_kind: 'notification', protocol_version: '2025-11-25' },
+      { ts: at(2), kind: 'event.sent', session: 'S1', stream: 'g1', rpc_kind: 'notification' },
+      { ts: at(3), kind: 'event.replayed', stream: 'g1', protocol_version: '2026-07-28' },
+    ]);
+    expect(recs.map((r) => r.kind)).toEqual(['session.created']);
+    expect(rejected).toEqual([
+      { line: 2, reason: 'event.sent: missing required field event_id' },
+      { line: 3, reason: 'event.sent: missing required field event_id' },
+      { line: 4, reason: 'event.replayed: missing required field event_id' },
+    ]);
+  });
+
   it('rejects a record that inherits but lacks another field, for that field; and a repeat of a rejected line again', async () => {
     const noId = JSON.stringify({ ts: at(2), kind: 'event.sent', stream: 'p9', rpc_kind: 'notification' });
     const { rejected } = await rows([
       { ts: at(1), kind: 'stream.opened', stream: 'p1', via: 'post', protocol_version: '2026-07-28' },
-      { ts: at(2), kind: 'event.sent', stream: 'p1', rpc_kind: 'notification' },
+      { ts: at(2), kind: 'stream.opened', stream: 'p1' },
       noId,
       noId,
     ]);
     expect(rejected).toEqual([
-      { line: 2, reason: 'event.sent: missing required field event_id' },
+      { line: 2, reason: 'stream.opened: missing required field via' },
       { line: 3, reason: 'event.sent: missing required field session' },
       { line: 4, reason: 'event.sent: missing required field session' },
     ]);

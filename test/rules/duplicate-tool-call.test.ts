@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
 import { ruleOf } from '../../src/detect/rules/index.js';
 
 const created = (session: string, ms = 0, principal: string | null = 'alice') => ({
@@ -312,6 +312,17 @@ describe('duplicate-tool-call after a broken response stream', () => {
     expect(evidenceLines(f!)).toEqual([2, 3, 5]);
     // near miss for the one below: linked by its conn, the pair is judged, not left open
     expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([]);
+  });
+
+  it('does not flag a repeat after the first call\'s response, logged without an SSE event id (2026-07-28 has none), was delivered', async () => {
+    const closed = (ms: number, stream: string) => sessionless(ms, { kind: 'stream.closed', stream, reason: 'server' });
+    const idless = sessionless(1100, { kind: 'event.sent', stream: 'p1', rpc_kind: 'response', rpc_id: '1' });
+    const lines = (response: LogLine[]) => [postStream(1000, 'p1', 'c1'), statelessCall(1000, '1'), ...response, closed(1101, 'p1'), postStream(6000, 'p2', 'c2'), statelessCall(6000, '2')];
+    const delivered = await analyzeLines(lines([idless]));
+    expect(delivered.summary.rejected_lines).toBe(0);
+    expect(findingsOf(delivered, 'duplicate-tool-call')).toEqual([]);
+    // near miss: with no response logged, the close came before it
+    expect(findingsOf(await analyzeLines(lines([])), 'duplicate-tool-call')).toHaveLength(1);
   });
 
   it('is not knowable where the first call names no stream, req or conn: which stream carried its response cannot be told', async () => {

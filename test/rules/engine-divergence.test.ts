@@ -380,6 +380,19 @@ describe('engine-divergence', () => {
     expect(nk[0]!.reason).toMatch(/^proxy log only/);
   });
 
+  // A proxy's 502/503/504 with no server record of the request: the upstream failed, no server decided.
+  it('does not judge a resume that only the proxy logged, answered 502 or 504: not knowable, an upstream failure', async () => {
+    const proxyResume = (ms: number, status: number) => ({
+      ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '3' }, resp_headers: {},
+    });
+    const report = await analyzeLines([...history, proxyResume(5000, 502), proxyResume(6000, 504)]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([expect.stringMatching(/with 502 and no server logged the request: an upstream failure/)]);
+    // near miss: the same resume answered 404 by the proxy's upstream is a server's decision, and it diverges
+    const rejected = await analyzeLines([...history, proxyResume(5000, 404)]);
+    expect(findingsOf(rejected, RULE).map((f) => f.message)).toEqual([expect.stringContaining('server rejected S1 from 3 (404)')]);
+  });
+
   // Seed 000: "Mcp-Session-Id absent, Last-Event-ID present → reject". The headers alone decide,
   // and a proxy sees the headers.
   it('flags a Last-Event-ID without a session that a proxy saw accepted', async () => {

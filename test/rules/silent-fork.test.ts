@@ -174,4 +174,20 @@ describe('silent-fork', () => {
     ]);
     expect(findingsOf(report, RULE)).toEqual([]);
   });
+  it('does not flag a 2026-07-28 request whose stale session id was ignored: served fresh, nothing minted', async () => {
+    const report = await analyzeLines([
+      upgrade(1000, { session: 'OLD-S', last_event_id: 41, decision: 'fresh', reason: 'stateless_request', protocol_version: '2026-07-28' }),
+      { ts: at(1001), kind: 'call', session: 'OLD-S', rpc_id: 3, method: 'tools/list', status: 200, protocol_version: '2026-07-28' },
+    ]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
+  it('still flags the same unminted fresh answer at 2025-11-25, and a 2026-07-28 one that re-minted the stale id', async () => {
+    const report = await analyzeLines([
+      upgrade(1000, { session: 'OLD-S', last_event_id: 41, decision: 'fresh', protocol_version: '2025-11-25' }),
+      upgrade(2000, { session: 'OLD-T', last_event_id: 41, decision: 'fresh', new_session: 'OLD-T', protocol_version: '2026-07-28' }),
+    ]);
+    expect(findingsOf(report, RULE).map((f) => f.session)).toEqual(['OLD-S', 'OLD-T']);
+  });
 });

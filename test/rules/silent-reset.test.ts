@@ -76,4 +76,18 @@ describe('silent-reset on a log that starts mid-session', () => {
     expect(rules).toContain('silent-reset');
     expect(rules).toContain('silent-fork');
   });
+  it('does not flag a 2026-07-28 request presenting the live session and an unknown Last-Event-ID, served fresh unminted', async () => {
+    const report = await analyzeLines([created, sent(1000, 1), fresh(2000, { last_event_id: 99, reason: 'stateless_request', protocol_version: '2026-07-28' })]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
+
+  it('still flags that request when its own version is 2025-11-25 (the session is 2026-07-28 only by a later line)', async () => {
+    const report = await analyzeLines([
+      created,
+      sent(1000, 1),
+      fresh(2000, { last_event_id: 99, protocol_version: '2025-11-25' }),
+      { ts: at(3000), kind: 'call', session: 'S1', rpc_id: 1, method: 'tools/list', status: 200, protocol_version: '2026-07-28' },
+    ]);
+    expect(findingsOf(report, RULE)).toHaveLength(1);
+  });
 });

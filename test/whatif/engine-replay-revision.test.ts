@@ -21,10 +21,21 @@ function resumedSession(session: string, version: string | undefined, versionOn 
 }
 
 describe('engine-divergence by the revision each session speaks', () => {
-  it('a resumption a 2026-07-28 session got is a divergence: the engine would refuse the GET (405)', async () => {
+  // An upgrade with Last-Event-ID may be a POST (log-format.md), and a 2026-07-28 client opens no GET stream: the
+  // engine serves it on its own, whatever session it presents (a header that revision ignores).
+  it('a resumption a 2026-07-28 session got is a divergence: the engine would serve the request on its own', async () => {
     const report = await analyzeLines(resumedSession('S1', '2026-07-28'));
     const [d] = findingsOf(report, 'engine-divergence');
-    expect(d?.message).toContain('server resumed S1 from 1 (200); a correct server would reject 405 method_not_allowed');
+    expect(d?.message).toContain('server resumed S1 from 1 (200); a correct server would serve it on its own, with no session and nothing replayed');
+  });
+
+  it('a 2026-07-28 request the log knows is a GET (a proxy line), or that carries no Last-Event-ID and mints nothing, is a 405', async () => {
+    const proxyGet = { ts: at(0), kind: 'http', method: 'GET', path: '/mcp', status: 405, req_headers: { 'mcp-protocol-version': '2026-07-28', 'last-event-id': '41' }, resp_headers: {} };
+    const serverGet = { ts: at(1000), kind: 'upgrade', session: null, last_event_id: null, decision: 'reject', status: 405, reason: 'method_not_allowed', protocol_version: '2026-07-28' };
+    expect(findingsOf(await analyzeLines([proxyGet, serverGet]), 'engine-divergence')).toEqual([]);
+    // near miss: the server's record with a Last-Event-ID (a POST, for a client that opens no GET stream), refused 405, diverges
+    const [d] = findingsOf(await analyzeLines([{ ...serverGet, last_event_id: '41' }]), 'engine-divergence');
+    expect(d?.message).toContain('a correct server would serve it on its own');
   });
 
   // A 2026-07-28 client opens no GET stream: a session-less request of that revision that carries Last-Event-ID
@@ -38,6 +49,11 @@ describe('engine-divergence by the revision each session speaks', () => {
 
   it('near miss: a session-less 2026-07-28 request served fresh with a stale Last-Event-ID is a POST served on its own', async () => {
     expect(findingsOf(await analyzeLines(stalePost('2026-07-28', null)), 'engine-divergence')).toEqual([]);
+  });
+
+  it('a stale session id on that 2026-07-28 request does not make it a GET: still a POST served on its own', async () => {
+    expect(findingsOf(await analyzeLines(stalePost('2026-07-28', 'S1')), 'engine-divergence')).toEqual([]);
+    expect(findingsOf(await analyzeLines(stalePost('2026-07-28', 'OLD-S')), 'engine-divergence')).toEqual([]);
   });
 
   it('the same answer to a session-less request at 2025-11-25 is still a divergence (a correct server rejects it 400)', async () => {

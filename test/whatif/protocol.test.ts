@@ -87,6 +87,34 @@ describe('whatIf --protocol 2026-07-28', () => {
     expect(r.flips).toEqual([]);
   });
 
+  // Requests without a session (2026-07-28): each call with the response stream it names.
+  const V = '2026-07-28';
+  const sessionless = (ms: number, fields: Record<string, unknown>): LogLine => ({ ts: at(ms), protocol_version: V, ...fields });
+  const statelessCall = (rpcId: number, stream: string | undefined, t0: number, response: Record<string, unknown> | undefined, broke: boolean): LogLine[] => [
+    sessionless(t0, { kind: 'call', rpc_id: rpcId, method: 'tools/call', tool: 'charge', status: 200, ...(stream && { stream }) }),
+    ...(stream ? [sessionless(t0, { kind: 'stream.opened', stream, via: 'post' })] : []),
+    ...(broke && stream ? [sessionless(t0 + 100, { kind: 'stream.closed', stream, reason: 'error' })] : []),
+    ...(response ? [sessionless(t0 + 200, { kind: 'event.sent', stream: stream ?? 'px', rpc_kind: 'response', rpc_id: rpcId, ...response })] : []),
+  ];
+
+  it('judges the calls without a session too: a broken one is listed, an id-less response delivered live counts', async () => {
+    const r = await stateless([
+      ...statelessCall(1, 'r1', 100, { event_id: 'r1-2', attached: false }, true),
+      ...statelessCall(2, 'r2', 1000, {}, false), // its response carries no event id (2026-07-28 has none)
+    ]);
+    expect(r.calls).toMatchObject({ judged: 2, delivered: 1, unjudged: 0 });
+    const [s, ...rest] = r.calls!.sessions;
+    expect(rest).toEqual([]);
+    expect(s).toMatchObject({ session: null, protocol_version: V, lost: 1 });
+    expect(s!.calls.map((c) => [c.rpc_id, c.before, c.after])).toEqual([['1', 'lost', 'lost']]);
+    expect(renderWhatIfText(r)).toContain('  (no session) (logged 2026-07-28): 1 lost');
+  });
+
+  it('near miss: a call without a session that names no stream is counted, not judged', async () => {
+    const r = await stateless(statelessCall(3, undefined, 100, undefined, false));
+    expect(r.calls).toMatchObject({ judged: 0, delivered: 0, unjudged: 1, sessions: [] });
+  });
+
   it('a broken stream nothing resumed is lost as logged too, and only the stateless client re-issues it', async () => {
     const r = await stateless([
       created('S3'),

@@ -7,7 +7,7 @@ import { at, workspaceOf } from '../helpers/logs.js';
 const COLUMNS =
   'id, ts_ms, kind, origin, session, incarnation, node, stream, sequence, conn, principal, via, reason, aspect, log_evicted, ' +
   'event_id, rpc_kind, rpc_id, method, attached, oldest_retained, last_event_id, new_stream, decision, status, ' +
-  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed, priming';
+  'replayed, first_replayed, replayed_ids, new_session, reset_signalled, request_id, new_request_id, protocol_version, tool, executed, priming, http_method';
 
 describe('storedRow', () => {
   it('gives every column of every record its stored value and type', async () => {
@@ -24,11 +24,13 @@ describe('storedRow', () => {
       { ts: at(5), kind: 'call', session: 'S1', rpc_id: 9, method: 'tools/call', tool: 'echo', status: 200, executed: false },
       { ts: at(6), kind: 'request.reissued', session: 'S1', request_id: 3, new_request_id: 'r-4', stream: 'g2' },
       { ts: at(7), kind: 'session.terminated', session: 'S1', reason: 'client DELETE' },
+      // a proxy line: its http record and the upgrade read from it carry the method
+      { ts: at(8), kind: 'http', method: 'GET', path: '/mcp', status: 405, req_headers: { 'mcp-session-id': 'S1', 'last-event-id': '9' }, resp_headers: {} },
     ]);
     try {
       const plain = ws.db.prepare(`SELECT ${COLUMNS} FROM records ORDER BY id`).all();
       const compact = (ws.db.prepare(`SELECT ${STORED_RECORD_JSON} FROM records ORDER BY id`).pluck().all() as string[]).map((j) => storedRow(JSON.parse(j) as unknown[]));
-      expect(plain.length).toBe(9);
+      expect(plain.length).toBe(11);
       expect(compact).toStrictEqual(plain);
     } finally {
       ws.db.close();

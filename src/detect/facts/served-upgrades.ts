@@ -2,6 +2,7 @@ import type { Db } from '../../store/db.js';
 import { FactTable } from '../fact-table.js';
 import { eachQueryRow } from '../query-rows.js';
 import type { DetectOptions } from '../types.js';
+import { isStatelessEra } from '../../model/record.js';
 
 // queries/facts/session-state-at-upgrade.sql: for every served upgrade (2xx resume,
 // attach or fresh presenting a session id), whether that session was live on
@@ -30,6 +31,8 @@ export interface ServedUpgrade {
   priorServerId: number | null;
   /** The session.created that answered the upgrade by re-minting the presented id. */
   remintedId: number | null;
+  /** The protocol version the upgrade's own line carries (not its session's). */
+  version: string | null;
 }
 
 interface Row {
@@ -44,6 +47,7 @@ interface Row {
   new_session: string | null;
   reset_signalled: number | null;
   state: SessionState;
+  version: string | null;
   life_id: number | null;
   life_kind: string | null;
   life_ts: number | null;
@@ -93,7 +97,17 @@ function toServed(r: Row, shared: Set<number> | 'all'): ServedUpgrade {
       r.life_id === null ? null : { recordId: r.life_id, kind: r.life_kind!, atMs: r.life_ts!, node: r.life_node, reason: r.life_reason },
     priorServerId: r.prior_server_id,
     remintedId: r.reminted_id,
+    version: r.version,
   };
+}
+
+/**
+ * A request of the stateless era (its own version 2026-07-28 or later) served fresh with no mint: the server
+ * ignored the Mcp-Session-Id and Last-Event-ID it carried, as that revision says it should (transports,
+ * Backward Compatibility). It forks, resets and resumes nothing of the session it names.
+ */
+export function ignoredStaleHeaders(u: ServedUpgrade): boolean {
+  return isStatelessEra(u.version ?? undefined) && u.decision === 'fresh' && u.newSession === null && u.remintedId === null;
 }
 
 /** "terminated (client_delete)", "evicted (idle_timeout)", or a DELETE a proxy saw answered. */

@@ -3,12 +3,16 @@ import type { Db } from '../../store/db.js';
 // Which sessions a rule can judge at all: several rules ask these of their
 // candidate sessions, as one list (one query, not one per session).
 
-/** Of the given sessions, those with no server record: a proxy log sees headers and statuses only. */
+/**
+ * Of the given sessions, those with no server record: a proxy log sees headers and statuses only. A stale
+ * header that only stateless-era requests presented (stale_session_ids) is no session: nothing of it is hidden.
+ */
 export function proxyOnlySessions(db: Db, sessions: Iterable<string>): Set<string> {
   return sessionsWhere(
     db,
     sessions,
-    `NOT EXISTS (SELECT 1 FROM records r WHERE r.session = c.value AND r.origin = 'server' AND r.shadowed = 0)`,
+    `NOT EXISTS (SELECT 1 FROM records r WHERE r.session = c.value AND r.origin = 'server' AND r.shadowed = 0)
+     AND c.value NOT IN (SELECT session FROM stale_session_ids)`,
   );
 }
 

@@ -1,7 +1,7 @@
 import type { NotKnowable } from '../../model/finding.js';
 import { at } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
-import { endedHow, requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';
+import { endedHow, ignoredStaleHeaders, requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
 import { loadServedUpgrades } from '../facts/served-upgrades.js';
@@ -16,6 +16,8 @@ export function judgeSilentForks(served: Iterable<ServedUpgrade>, proxyOnly: (se
   const notKnowable: NotKnowable[] = [];
   const nk = (u: ServedUpgrade, reason: string) => notKnowable.push({ rule: 'silent-fork', session: u.session, reason });
   for (const u of served) {
+    // A stateless-era request served fresh, nothing minted: its stale Mcp-Session-Id was ignored, as it should be.
+    if (ignoredStaleHeaders(u)) continue;
     if (u.state === 'live') {
       if (proxyOnly(u.session)) nk(u, `proxy log only: the server's evictions of ${u.session} are not visible, so whether it was still known when ${requestWords(u)} was answered ${u.status} cannot be told`);
       continue;

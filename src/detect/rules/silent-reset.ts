@@ -3,7 +3,7 @@ import type { Reconnect } from '../facts/reconnects.js';
 import { retentionLosses } from '../facts/buffer-evictions.js';
 import { ageBeside, at, duration } from '../../model/phrasing.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
-import { requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';
+import { ignoredStaleHeaders, requestWords, resetDisclosure, type ServedUpgrade } from '../facts/served-upgrades.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
 import { loadServedUpgrades } from '../facts/served-upgrades.js';
@@ -24,6 +24,8 @@ export function judgeSilentResets(served: Iterable<ServedUpgrade>, facts: Reconn
   const notKnowable: NotKnowable[] = [];
   for (const u of served) {
     if (u.decision !== 'fresh' || u.lastEventId === null) continue;
+    // At 2026-07-28 and later there is no stream to continue: a Last-Event-ID served fresh, unminted, was ignored.
+    if (ignoredStaleHeaders(u)) continue;
     if (u.state === 'never-created' && u.priorServerId !== null && !resetDisclosure(u).told) {
       notKnowable.push({ rule: 'silent-reset', session: u.session, reason: `the log starts after ${u.session} was created: whether it was live, and event ${u.lastEventId} resumable, when it was served fresh at ${at(u.atMs)} cannot be told` });
       continue;

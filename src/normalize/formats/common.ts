@@ -118,6 +118,8 @@ export interface AccessLine {
   req?: string;
   principal?: string;
   node?: string;
+  /** The upstream that answered, where the proxy logs it: the server node of what is inferred from the line. */
+  upstream?: string;
 }
 
 /**
@@ -164,6 +166,7 @@ export function httpRecord(a: AccessLine): Json {
   set('req', a.req);
   set('principal', a.principal);
   set('node', a.node);
+  set('upstream', a.upstream);
   return out;
 }
 

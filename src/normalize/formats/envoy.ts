@@ -28,6 +28,7 @@ const K = {
   principal: ['principal', 'token-fingerprint', 'token-fp', 'jwt-sub', 'jwt-subject', 'subject', 'client-id', 'user'],
   // The upstream that answered is the server instance the session rules compare.
   node: ['node', 'upstream-host', 'hostname'],
+  upstream: ['upstream-host'],
   rpcKind: ['rpc-kind'],
   rpcId: ['rpc-id', 'jsonrpc-id'],
   rpcMethod: ['rpc-method', 'jsonrpc-method', 'mcp-method'],
@@ -66,6 +67,7 @@ function accessLine(obj: Json): AccessLine {
     req: k.text(K.req),
     principal: k.text(K.principal),
     node: k.text(K.node),
+    upstream: k.text(K.upstream),
   };
 }
 

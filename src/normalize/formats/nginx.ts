@@ -37,6 +37,7 @@ const K = {
   principal: ['principal', 'token-fingerprint', 'token-fp', 'jwt-sub', 'subject', 'client-id', 'remote-user'],
   // The backend that answered is what the session rules compare; nginx's own host only when that is not logged.
   node: ['node', 'upstream-addr', 'hostname'],
+  upstream: ['upstream-addr'],
   body: ['request-body'],
   rpcKind: ['rpc-kind'],
   rpcId: ['rpc-id', 'jsonrpc-id'],
@@ -121,6 +122,7 @@ function accessLine(obj: Json): AccessLine {
     req: k.text(K.req),
     principal: k.text(K.principal),
     node: lastOfList(k.text(K.node)),
+    upstream: lastOfList(k.text(K.upstream)),
   };
 }
 
