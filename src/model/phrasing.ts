@@ -68,3 +68,13 @@ export function ordinal(n: number): string {
   const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
   return `${n}${suffix}`;
 }
+
+/**
+ * Clock skew told as the closing "Clock skew" note tells it (render/common.ts, skewNote): the node that logged the
+ * later fact first, from the side of its clock running behind ("the clock of mcp-b running behind mcp-a's"), so that
+ * a not-knowable and the note name the same node from the same side.
+ */
+export function clockBehind(node: string | null | undefined, ahead: string | null | undefined): string {
+  const of = node == null ? 'the clock that logged it' : `the clock of ${node}`;
+  return `${of} running behind ${ahead == null ? 'another' : `${ahead}'s`} (clock skew)`;
+}

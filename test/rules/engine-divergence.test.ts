@@ -291,6 +291,30 @@ describe('engine-divergence', () => {
     expect(findingsOf(report, RULE)).toEqual([]);
     const nk = report.not_knowable.filter((n) => n.rule === RULE);
     expect(nk.map((n) => [n.session, n.reason])).toEqual([['S1', expect.stringContaining('named event 4, which the session\'s log shows sent 300 ms later')]]);
+    // the node behind named from the side the closing "Clock skew" note takes ("the clock of b … behind")
+    expect(nk[0]!.reason).toContain('on b named event 4');
+    expect(nk[0]!.reason).toContain('later, on a: taken for the clock of b running behind a\'s (clock skew)');
+  });
+
+  // A resume logged before anything of its session: the creation another node logs `after` ms later.
+  const createdAfter = (after: number, createdOn: string): LogLine[] => [
+    { ...upgrade(5000, { last_event_id: 1, decision: 'resume', status: 200, replayed: 0 }), node: 'b' },
+    { ...created, ts: at(5000 + after), node: createdOn },
+    { ...sent(5000 + after + 100, 1), node: createdOn },
+  ];
+
+  it('says a resume logged just before its session\'s creation on another node is clock skew, not a log that starts late', async () => {
+    const nk = (await analyzeLines(createdAfter(700, 'a'))).not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.reason)).toEqual([
+      'the resume at 2026-11-09T10:00:05.000Z comes before anything of S1 in the log: its creation is logged 700 ms after it, on a; taken for the clock of b running behind a\'s (clock skew), so the engine, replaying by logged time, cannot tell what a correct server knew of the session',
+    ]);
+  });
+
+  it('near miss: a creation on the same node, or past the allowance, leaves "the log holds nothing of" it', async () => {
+    for (const lines of [createdAfter(700, 'b'), createdAfter(10_001, 'a')]) {
+      const nk = (await analyzeLines(lines)).not_knowable.filter((n) => n.rule === RULE);
+      expect(nk.map((n) => n.reason)).toEqual([expect.stringContaining('the log holds nothing of S1 before the resume at 2026-11-09T10:00:05.000Z')]);
+    }
   });
 
   it('near miss: flags a resumption from an event the session sends only beyond the clock-skew allowance', async () => {

@@ -6,7 +6,7 @@ import { CLOCK_SKEW_ALLOWANCE_MS, CROSS_NODE_ORDER_MS } from '../../model/thresh
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
-import { at, duration } from '../../model/phrasing.js';
+import { at, clockBehind, duration } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import type { LoggedUpgrade } from '../../replay/stored-record.js';
 import { queryRows } from '../query-rows.js';
@@ -55,7 +55,8 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       };
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
       const acceptedOverElsewhere: { finding: RawFinding; streams: string[] }[] = [];
-      const unseenPosition: { finding: RawFinding; eventId: string }[] = [];
+      const unseenPosition: { finding: RawFinding; eventId: string; node?: string }[] = [];
+      const nothingBefore: { point: UpgradePoint; reason: string }[] = [];
       // A divergence from a position the session emitted twice is not judged (repeatedPosition).
       const ambiguity = new Map<RawFinding, string>();
       const stands = (finding: RawFinding) => {
@@ -65,6 +66,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       };
       forEachUpgrade(db, (p) => {
         const session = p.upgrade.session;
+        if (p.unknowable !== undefined && p.state === undefined && p.upgrade.origin === 'server') return void nothingBefore.push({ point: p, reason: p.unknowable });
         if (p.unknowable !== undefined) return unknowable(session, p.unknowable);
         const logged = loggedClass(p.upgrade);
         const decision = reDecide(p, policy, unresumable);
@@ -82,9 +84,10 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         if (ambiguous !== undefined) ambiguity.set(finding, ambiguous);
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
         else if (logged !== 'reject' && onlyCheck(decision, 'prior_writer_unfenceable')) acceptedOverElsewhere.push({ finding, streams: unfenceableWriterIds(p, decision) });
-        else if (onlyCheck(decision, 'unknown_event_id') && p.request.lastEventId !== null) unseenPosition.push({ finding, eventId: String(p.request.lastEventId) });
+        else if (onlyCheck(decision, 'unknown_event_id') && p.request.lastEventId !== null) unseenPosition.push({ finding, eventId: String(p.request.lastEventId), node: p.upgrade.node });
         else stands(finding);
       }, opts);
+      for (const { session, reason } of createdJustAfter(db, opts, nothingBefore)) unknowable(session, reason);
       const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
       for (const { finding, streams } of acceptedOverElsewhere) {
         const reason = retiredAcrossNodes(ends, finding, streams);
@@ -197,16 +200,39 @@ function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]):
  * phantom-event-id takes it. The engine, replaying by logged time, could not know it, so whether a correct
  * server would have resumed cannot be told. Each finding with the reason it is not knowable, or none.
  */
-function sentJustAfter(db: Db, opts: DetectOptions, held: { finding: RawFinding; eventId: string }[]): { finding: RawFinding; reason?: string }[] {
+function sentJustAfter(db: Db, opts: DetectOptions, held: { finding: RawFinding; eventId: string; node?: string }[]): { finding: RawFinding; reason?: string }[] {
   if (held.length === 0) return [];
   const asked = held.map(({ finding: f, eventId }) => [f.session, eventId, f.atMs]);
-  const rows = queryRows<{ sent_ts: number | null }>(db, 'facts/first-sent-after', opts, { asked: JSON.stringify(asked) });
-  return held.map(({ finding, eventId }, i) => {
+  const rows = queryRows<{ sent_ts: number | null; sent_node: string | null }>(db, 'facts/first-sent-after', opts, { asked: JSON.stringify(asked) });
+  return held.map(({ finding, eventId, node }, i) => {
     const sent = rows[i]?.sent_ts ?? null;
     if (sent === null || sent - finding.atMs > CLOCK_SKEW_ALLOWANCE_MS) return { finding };
+    const by = rows[i]?.sent_node;
     return {
       finding,
-      reason: `the resumption at ${at(finding.atMs)} named event ${eventId}, which the session's log shows sent ${duration(sent - finding.atMs)} later: taken for a node whose clock runs ahead, so the engine, replaying by logged time, cannot tell whether a correct server held that position`,
+      reason: `the resumption at ${at(finding.atMs)}${node == null ? '' : ` on ${node}`} named event ${eventId}, which the session's log shows sent ${duration(sent - finding.atMs)} later${by == null ? '' : `, on ${by}`}: taken for ${clockBehind(node, by)}, so the engine, replaying by logged time, cannot tell whether a correct server held that position`,
+    };
+  });
+}
+
+/**
+ * A reconnect the log holds nothing of its session before, whose creation another node logs within
+ * CLOCK_SKEW_ALLOWANCE_MS after: the session was created before it, by a node whose clock runs ahead (the
+ * served-upgrade facts take that creation so). The engine, replaying by logged time, still knew nothing of it,
+ * so its answer cannot stand for a correct server's: not knowable, said as the skew it is rather than as a log
+ * that starts after the creation.
+ */
+function createdJustAfter(db: Db, opts: DetectOptions, held: { point: UpgradePoint; reason: string }[]): { session: string | null; reason: string }[] {
+  if (held.length === 0) return [];
+  const asked = held.map(({ point: p }) => [p.upgrade.session, p.upgrade.tsMs, p.upgrade.node ?? null]);
+  const rows = queryRows<{ created_ts: number | null; created_node: string | null }>(db, 'facts/created-soon-after', opts, { asked: JSON.stringify(asked) });
+  return held.map(({ point: p, reason }, i) => {
+    const row = rows[i];
+    if (row?.created_ts == null) return { session: p.upgrade.session, reason };
+    const u = p.upgrade;
+    return {
+      session: u.session,
+      reason: `the ${u.decision ?? 'reconnect'} at ${at(u.tsMs)} comes before anything of ${u.session} in the log: its creation is logged ${duration(row.created_ts - u.tsMs)} after it${row.created_node === null ? '' : `, on ${row.created_node}`}; taken for ${clockBehind(u.node, row.created_node)}, so the engine, replaying by logged time, cannot tell what a correct server knew of the session`,
     };
   });
 }
