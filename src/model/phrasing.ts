@@ -78,3 +78,12 @@ export function clockBehind(node: string | null | undefined, ahead: string | nul
   const of = node == null ? 'the clock that logged it' : `the clock of ${node}`;
   return `${of} running behind ${ahead == null ? 'another' : `${ahead}'s`} (clock skew)`;
 }
+
+/**
+ * A writer's node that logged nothing after `lastMs`, before another node took over: if its process died, the
+ * stream died with it, a close no log line shows. dual-writer and engine-divergence hedge the same takeover so.
+ */
+export function silentWriterNode(node: string, streams: readonly string[], lastMs: number): string {
+  const them = streams.join(', ');
+  return `${node}, which wrote ${them}, logged nothing after ${at(lastMs)}: if its process died, ${them} died with it, which no log line shows`;
+}

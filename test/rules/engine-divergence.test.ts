@@ -419,4 +419,22 @@ describe('explainEngineDivergences', () => {
     ]);
     db.close();
   });
+
+  // Node a, which wrote g1, logged nothing after `lastOfA` (killed in a deploy?) before node b took the session over.
+  const takenOverOn = (lastOfA: number): LogLine[] => [
+    { ...created, node: 'a' },
+    { ...opened, node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ts: at(lastOfA), kind: 'event.sent', session: 'S9', stream: 'x', event_id: 1, node: 'a' },
+    { ...upgrade(1000, { last_event_id: 1007, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 }), node: 'b' },
+  ];
+
+  it('the engine-divergence of the same takeover carries the same hedge, and only where that node fell silent', async () => {
+    const hedge = 'a, which wrote g1, logged nothing after 2026-11-09T10:00:00.500Z: if its process died, g1 died with it, which no log line shows';
+    const [silent] = findingsOf(await analyzeLines(takenOverOn(500)), 'engine-divergence');
+    expect(silent?.message).toContain(`prior_writer_unfenceable (${hedge})`);
+    const [alive] = findingsOf(await analyzeLines(takenOverOn(5000)), 'engine-divergence');
+    expect(alive?.message).toContain('prior_writer_unfenceable');
+    expect(alive?.message).not.toContain('logged nothing after');
+  });
 });

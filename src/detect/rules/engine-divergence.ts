@@ -6,7 +6,7 @@ import { CLOCK_SKEW_ALLOWANCE_MS, CROSS_NODE_ORDER_MS } from '../../model/thresh
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
-import { at, clockBehind, duration } from '../../model/phrasing.js';
+import { at, clockBehind, duration, silentWriterNode } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import type { LoggedUpgrade } from '../../replay/stored-record.js';
 import { queryRows } from '../query-rows.js';
@@ -89,9 +89,10 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       }, opts);
       for (const { session, reason } of createdJustAfter(db, opts, nothingBefore)) unknowable(session, reason);
       const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
+      const silent = silentWriterNodes(db, opts, acceptedOverElsewhere);
       for (const { finding, streams } of acceptedOverElsewhere) {
         const reason = retiredAcrossNodes(ends, finding, streams);
-        if (reason === undefined) stands(finding);
+        if (reason === undefined) stands(withSilentWriters(finding, silent(finding, streams)));
         else unknowable(finding.session, reason);
       }
       for (const { finding, reason } of sentJustAfter(db, opts, unseenPosition)) {
@@ -192,6 +193,33 @@ function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]):
   const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
   return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+}
+
+/**
+ * The writers on other nodes a server accepted a resumption over, by node, where that node logged nothing after
+ * some time before the takeover: a node that died took its writers with it (a close no log shows), so the engine's
+ * "would reject: prior writer unfenceable" holds only if it lived. The finding stands (dual-writer's does too) and
+ * says so, in dual-writer's words; a dead node never fences, so refusing would leave the session unresumable.
+ */
+function silentWriterNodes(db: Db, opts: DetectOptions, held: { finding: RawFinding; streams: string[] }[]): (f: RawFinding, streams: string[]) => string[] {
+  const asked = held.flatMap(({ finding, streams }) => streams.map((s) => [finding.session, s]));
+  const rows = asked.length === 0 ? [] : queryRows<{ session: string; stream: string; node: string | null; node_last_ms: number | null }>(db, 'facts/writer-nodes', opts, { asked: JSON.stringify(asked) });
+  const byStream = new Map(rows.map((r) => [`${r.session}\0${r.stream}`, r]));
+  return (f, streams) => {
+    const silent = new Map<string, { streams: string[]; lastMs: number }>();
+    for (const stream of streams) {
+      const w = byStream.get(`${f.session}\0${stream}`);
+      if (w?.node == null || w.node_last_ms === null || w.node_last_ms >= f.atMs) continue;
+      const n = silent.get(w.node) ?? { streams: [], lastMs: w.node_last_ms };
+      n.streams.push(stream);
+      silent.set(w.node, n);
+    }
+    return [...silent].map(([node, n]) => silentWriterNode(node, n.streams, n.lastMs));
+  };
+}
+
+function withSilentWriters(f: RawFinding, notes: string[]): RawFinding {
+  return notes.length === 0 ? f : { ...f, message: `${f.message} (${notes.join('; ')})` };
 }
 
 /**
