@@ -437,4 +437,28 @@ describe('explainEngineDivergences', () => {
     expect(alive?.message).toContain('prior_writer_unfenceable');
     expect(alive?.message).not.toContain('logged nothing after');
   });
+
+  // Node b's clock behind a's: the takeover on b replays event 1008, which a logs sending 600 ms after it; a fences
+  // g1 `fencedMs` after the start.
+  const inverted = (fencedMs: number): LogLine[] => [
+    { ...created, node: 'a' },
+    { ...opened, conn: 'c1', node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ...upgrade(1000, { last_event_id: 1007, decision: 'resume', status: 200, replayed: 1, first_replayed: 1008 }), node: 'b' },
+    { ...sent(1600, 1008), node: 'a' },
+    { ts: at(fencedMs), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' },
+  ];
+
+  it('widens its cross-node margin by the skew the takeover\'s own lines prove, as dual-writer does', async () => {
+    const report = await analyzeLines(inverted(2400));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([
+      `the writers on other nodes that the resumption at ${at(1000)} took over from were retired within 1 s after it beyond the 600 ms its own lines show another node's clock ahead (they are in an impossible order): the nodes' clocks cannot order that, so whether they were fenced first cannot be told`,
+    ]);
+  });
+
+  it('near miss: a writer retired later than that margin diverges', async () => {
+    const report = await analyzeLines(inverted(2700));
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([expect.stringContaining('prior_writer_unfenceable')]);
+  });
 });

@@ -90,8 +90,9 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       for (const { session, reason } of createdJustAfter(db, opts, nothingBefore)) unknowable(session, reason);
       const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
       const silent = silentWriterNodes(db, opts, acceptedOverElsewhere);
+      const ahead = takeoverSkew(db, opts, acceptedOverElsewhere);
       for (const { finding, streams } of acceptedOverElsewhere) {
-        const reason = retiredAcrossNodes(ends, finding, streams);
+        const reason = retiredAcrossNodes(ends, finding, streams, ahead.get(finding) ?? 0);
         if (reason === undefined) stands(withSilentWriters(finding, silent(finding, streams)));
         else unknowable(finding.session, reason);
       }
@@ -187,12 +188,22 @@ function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]
  * writers; a store shared across nodes can fence any), and the nodes' clocks cannot order it, as dual-writer
  * says of the same takeover. The reason why it is not knowable; undefined where a writer stayed up longer.
  */
-function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]): string | undefined {
+function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[], aheadMs: number): string | undefined {
   // From the takeover's own millisecond: an end logged before the takeover retired the writer before the engine decided,
   // so any end these writers have in that millisecond was logged after it, which the clocks cannot order either.
-  const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS);
+  // A takeover whose own lines prove another node's clock ahead (dual-writer.sql's inversion) widens the margin so.
+  const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS + aheadMs);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
-  return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+  const skew = aheadMs > 0 ? ` beyond the ${aheadMs} ms its own lines show another node's clock ahead (they are in an impossible order)` : '';
+  return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it${skew}: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+}
+
+/** Per held finding (its upgrade cited last), how far ahead its takeover's own lines show another node's clock (facts/takeover-skew.sql). */
+function takeoverSkew(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]): Map<RawFinding, number> {
+  if (held.length === 0) return new Map();
+  const asked = held.map(({ finding }) => finding.evidenceIds[finding.evidenceIds.length - 1]);
+  const rows = queryRows<{ ahead_ms: number }>(db, 'facts/takeover-skew', opts, { asked: JSON.stringify(asked) });
+  return new Map(held.map(({ finding }, i) => [finding, rows[i]?.ahead_ms ?? 0]));
 }
 
 /**
