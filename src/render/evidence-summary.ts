@@ -66,6 +66,8 @@ export interface SummaryContext {
   session?: string | null;
   /** The finding's time (RFC 3339): evidence of the same day shows the time of day only. */
   at?: string;
+  /** A log of several nodes: a summary cut short loses its other fields before its node=. */
+  keepNode?: boolean;
 }
 
 /** How long a summary may be (the record's time included): `file:line` goes in front of it. */
@@ -86,7 +88,7 @@ export function summarizeLine({ records, more }: LineOfRecords, ctx: SummaryCont
   if (http && others.length > 0) tail = ` → ${others.map(readAs).join(', ')}${more ? `, ${kinds([], more)}` : ''}`;
   else if (others.length > 0 || more) tail = ` (+ ${kinds(others, more)})`;
   const whole = head + node + tail;
-  if (whole.length <= SUMMARY_MAX || node === '') return cutAtWord(whole, SUMMARY_MAX);
+  if (whole.length <= SUMMARY_MAX || node === '' || ctx.keepNode !== true) return cutAtWord(whole, SUMMARY_MAX);
   // Across nodes the node is the fact a reader needs most (which one took over): a long line loses other fields first.
   return cutAtWord(head + tail, SUMMARY_MAX - node.length) + node;
 }
