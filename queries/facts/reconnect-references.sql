@@ -47,7 +47,7 @@ WHERE (x.ts_ms, x.id) > (v.up_ts, v.up_id);
 -- (the creation's time bounds the index range too: a session id minted again and again sends each id once an
 -- incarnation, and without it every earlier incarnation's emission was stepped over, per reference)
 CREATE TEMP TABLE placed AS
-SELECT f.*, v.session, v.up_ts, i.created_ts AS inc_ts,
+SELECT f.*, v.session, v.up_ts, v.node AS up_node, v.origin AS up_origin, i.created_ts AS inc_ts,
   (SELECT e.id FROM events e
     WHERE e.session = v.session AND e.event_id = f.event_id AND e.ts_ms >= COALESCE(i.created_ts, -9007199254740991)
       AND (i.created_id IS NULL OR (e.ts_ms, e.id) > (i.created_ts, i.created_id))
@@ -80,7 +80,15 @@ SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o
   CASE WHEN p.own_id IS NULL THEN (
     SELECT s.id FROM first_senders s
     WHERE s.event_id = p.event_id AND s.session <> p.session AND (s.ts_ms, s.id) < (p.up_ts, p.up_id)
-    ORDER BY s.k LIMIT 1) END AS other_session_id
+    ORDER BY s.k LIMIT 1) END AS other_session_id,
+  -- the session's own emission of an id it had not sent by then, within the clock-skew allowance after the upgrade
+  -- and on another clock than the upgrade's (another node, or a proxy's): sent before it, by a node whose clock
+  -- runs ahead (phantom-event-id reads the same allowance); one node's clock orders the two
+  CASE WHEN p.own_id IS NULL THEN (
+    SELECT e.id FROM events e INDEXED BY events_lookup JOIN records x ON x.id = e.id
+    WHERE e.session = p.session AND e.event_id = p.event_id AND e.ts_ms >= p.up_ts AND e.ts_ms <= p.up_ts + :clock_skew_allowance_ms
+      AND (e.ts_ms, e.id) > (p.up_ts, p.up_id) AND (p.up_origin = 'proxy' OR x.node IS NOT p.up_node)
+    ORDER BY e.ts_ms, e.id LIMIT 1) END AS own_later_id
 FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 
 -- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log
@@ -126,7 +134,7 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   v.replayed, v.first_replayed, v.replayed_ids, v.new_session, v.reset_signalled, v.inc_id, l.inc_ts,
   l.role, l.ord, l.named_by, l.event_id,
   l.own_id, l.own_stream, l.own_lane, l.own_pos, l.own_ts,
-  l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream,
+  l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream, l.own_later_id,
   w.head_pos, hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
   -- a Last-Event-ID no one had sent before the upgrade: its first emission, after it (skew, or a phantom then)
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NULL AND l.earlier_incarnation_id IS NULL AND l.other_session_id IS NULL THEN (

@@ -54,18 +54,30 @@ WITH first_server AS MATERIALIZED (
       ELSE max(CASE WHEN is_upgrade = 0 THEN rn END) OVER (w ROWS UNBOUNDED PRECEDING) END AS life_rn,
     CASE WHEN lag(f.reminted) OVER w = 1 THEN lag(f.id) OVER w END AS reminted_before_id
   FROM flagged f WINDOW w AS (PARTITION BY session ORDER BY ts_ms, id)
+), placed AS (
+  SELECT u.*, ol.id AS placed_life_id, m.reminted_before_id,
+    -- a session with no lifecycle record before the upgrade and no server record of it either, whose creation
+    -- another clock (another node, a proxy's upgrade) logs within the clock-skew allowance after: created before
+    -- it, by a node whose clock runs ahead (phantom-event-id's allowance), not a session the log starts after
+    CASE WHEN ol.id IS NULL AND NOT EXISTS (SELECT 1 FROM first_server f JOIN records r ON r.id = f.id
+        WHERE f.session = u.session AND (r.ts_ms, r.id) < (u.ts_ms, u.id)) THEN (
+      SELECT c.id FROM records c INDEXED BY records_session
+      WHERE c.session = u.session AND c.ts_ms >= u.ts_ms AND c.ts_ms <= u.ts_ms + :clock_skew_allowance_ms
+        AND (c.ts_ms, c.id) > (u.ts_ms, u.id) AND c.kind = 'session.created' AND c.shadowed = 0
+        AND (u.origin = 'proxy' OR c.node IS NOT u.node)
+      ORDER BY c.ts_ms, c.id LIMIT 1) END AS skewed_creation_id
+  FROM marked m JOIN served u ON u.id = m.id
+  LEFT JOIN ordered ol ON ol.session = m.session AND ol.rn = m.life_rn
+  WHERE m.is_upgrade = 1
 ), judged AS (
-  SELECT u.*, lr.id AS life_id, m.reminted_before_id,
+  SELECT u.*, lr.id AS life_id,
     CASE
       WHEN lr.id IS NULL THEN 'never-created'
       WHEN lr.kind = 'answered.404' THEN 'answered-404'
       WHEN lr.kind <> 'session.created' THEN 'ended'
       WHEN lr.node IS NOT NULL AND u.node IS NOT NULL AND lr.node <> u.node THEN 'other-node'
       ELSE 'live' END AS state
-  FROM marked m JOIN served u ON u.id = m.id
-  LEFT JOIN ordered ol ON ol.session = m.session AND ol.rn = m.life_rn
-  LEFT JOIN life lr ON lr.id = ol.id
-  WHERE m.is_upgrade = 1
+  FROM placed u LEFT JOIN life lr ON lr.id = COALESCE(u.placed_life_id, u.skewed_creation_id)
 )
 SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.decision, j.status, j.last_event_id,
   j.new_session, j.reset_signalled, j.state, j.protocol_version AS version,
@@ -75,7 +87,7 @@ SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.deci
     SELECT r.id FROM first_server f JOIN records r ON r.id = f.id WHERE f.session = j.session AND (r.ts_ms, r.id) < (j.ts_ms, j.id)) END AS prior_server_id,
   -- the re-mint that answered it: a creation just before (see flagged), else the session's next record if it is a creation
   COALESCE(j.reminted_before_id, (
-    SELECT CASE WHEN r.kind = 'session.created' THEN r.id END FROM records r
+    SELECT CASE WHEN r.kind = 'session.created' AND r.id IS NOT j.skewed_creation_id THEN r.id END FROM records r
     WHERE r.session = j.session AND r.shadowed = 0 AND r.kind <> 'http' AND (r.ts_ms, r.id) > (j.ts_ms, j.id)
     ORDER BY r.ts_ms, r.id LIMIT 1)) AS reminted_id,
   CASE j.state

@@ -11,7 +11,7 @@ WITH node_last AS MATERIALIZED (
   -- each node's last server record, of all its sources (counted as they were stored: no scan of the records)
   SELECT node, last_ms, last_id FROM node_totals WHERE last_ms IS NOT NULL
 ), not_found AS MATERIALIZED (
-  SELECT id, ts_ms, session, answered_by, CASE WHEN :shared_session_store THEN answered_by ELSE created_on END AS node
+  SELECT id, ts_ms, session, answered_by, created_on, CASE WHEN :shared_session_store THEN answered_by ELSE created_on END AS node
   FROM (
     -- one scan: the rows of these kinds through records_kind are a random read each, 404 or not (1M lines: 0.45 s, 0.23 s)
     SELECT u.id, u.ts_ms, u.session, u.node AS answered_by, live.node AS created_on, live.ended_ts
@@ -27,8 +27,8 @@ WITH node_last AS MATERIALIZED (
     AND (answered_by IS created_on OR :shared_session_store
       OR (SELECT n.last_ms FROM node_last n WHERE n.node IS created_on) < ts_ms)
 ), first_404 AS (
-  SELECT session, node, answered_by, id, ts_ms, not_found FROM (
-    SELECT session, node, answered_by, id, ts_ms, count(*) OVER (PARTITION BY session, node) AS not_found,
+  SELECT session, node, answered_by, created_on, id, ts_ms, not_found FROM (
+    SELECT session, node, answered_by, created_on, id, ts_ms, count(*) OVER (PARTITION BY session, node) AS not_found,
       row_number() OVER (PARTITION BY session, node ORDER BY ts_ms, id) AS rn
     FROM not_found)
   WHERE rn = 1
@@ -45,6 +45,9 @@ SELECT l.node, l.session, l.answered_by,
   l.not_found,
   s.name || ':' || u.line AS source,
   l.last_seen_id, seen.ts_ms AS last_seen_ms, l.id AS first_404_id, l.ts_ms AS first_404_ms,
+  -- the node that created the session, and the one that logged its last record before the 404: with
+  -- --shared-session-store, other nodes than the one charged with the loss, which the report names as they are
+  l.created_on, seen.node AS last_seen_node,
   -- where another node answered: the losing node's last record of all, after which it logged nothing
   silent.last_id AS node_last_id, silent.last_ms AS node_last_ms
 -- CROSS JOIN: the lost sessions drive (joined as equals, the planner read every record of the source to find them)

@@ -3,20 +3,26 @@
 -- shadowed by a server record are dropped, records inferred from an `http` line are not counted again, and a
 -- proxy POST without a shared `req` (none, or the proxy's own: a `req` some server record carries has shadowed
 -- it already) that the server logged too, same session, JSON-RPC id and 404, while it lasted, is that server
--- record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2).
+-- record; a POST without a JSON-RPC id, a notification, is never merged by time alone: rules.md v2). Proxy and server
+-- clocks drift apart by seconds: the proxy's n-th 404 POST of a session and JSON-RPC id is also the server's n-th
+-- record of them where the two lie within the clock-skew allowance (an answer to a server request is POSTed once).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
-WITH all_posts AS MATERIALIZED (
+WITH found_posts AS (
   SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
     COALESCE(session, json_extract(req_headers, '$."mcp-session-id"')) AS session
   FROM records
   WHERE shadowed = 0 AND status = 404 AND (
     (kind = 'http' AND upper(http_method) = 'POST')
     OR (origin = 'server' AND kind IN ('call', 'request.answered')))
+), all_posts AS MATERIALIZED (
+  -- nth: the POST's place among its session's 404 POSTs of its JSON-RPC id, the proxy's and the server's apart
+  SELECT f.*, row_number() OVER (PARTITION BY f.session, f.rpc, f.kind = 'http' ORDER BY f.ts_ms, f.id) AS nth FROM found_posts f
 ), posts AS (
   SELECT p.id, p.ts_ms, p.kind, p.rpc, p.session FROM all_posts p
   WHERE NOT (p.kind = 'http' AND EXISTS (
     SELECT 1 FROM all_posts s WHERE s.kind <> 'http' AND s.session = p.session AND p.rpc IS NOT NULL AND s.rpc = p.rpc
-      AND s.ts_ms BETWEEN p.ts_ms - :pairing_slack_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :pairing_slack_ms))
+      AND (s.ts_ms BETWEEN p.ts_ms - :pairing_slack_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :pairing_slack_ms
+        OR (s.nth = p.nth AND s.ts_ms BETWEEN p.ts_ms - :clock_skew_allowance_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :clock_skew_allowance_ms))))
 ), windowed AS (
   SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window
   FROM posts p WHERE session IS NOT NULL

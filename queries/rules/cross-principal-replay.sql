@@ -32,7 +32,7 @@ WITH replayed_on AS MATERIALIZED (
   SELECT DISTINCT session, stream FROM replay_records
 ), served AS MATERIALIZED (
   SELECT u.id, u.ts_ms, u.session, u.last_event_id, u.decision, u.new_stream, u.conn, u.principal, u.replayed, u.origin,
-    u.first_replayed, u.replayed_ids
+    u.node, u.first_replayed, u.replayed_ids
   FROM upgrades u
   WHERE u.status BETWEEN 200 AND 299 AND u.decision <> 'reject'
     -- v2: only a replay that served events (a resumption that replayed nothing served nothing); the ids a proxy saw
@@ -58,26 +58,40 @@ WITH replayed_on AS MATERIALIZED (
     (SELECT e.id FROM events e INDEXED BY events_lookup WHERE e.session = s.session AND e.event_id = s.last_event_id
        AND (e.ts_ms, e.id) < (s.ts_ms, s.id) ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS own_event
   FROM served s
+), skew_owned AS (
+  -- an id the presented session itself sends within the clock-skew allowance after the upgrade, on another clock
+  -- than the one that logged the upgrade (another node, or a proxy), is its own, sent before by a node whose clock
+  -- runs ahead (as phantom-event-id reads it): its emissions are in the log and it did emit the id. On the same
+  -- node one clock orders the two, and the id was not the session's yet.
+  SELECT s.*, CASE WHEN s.own_event IS NULL AND s.session IS NOT NULL THEN (
+      SELECT e.id FROM events e INDEXED BY events_lookup JOIN records x ON x.id = e.id
+      WHERE e.session = s.session AND e.event_id = s.last_event_id
+        AND e.ts_ms >= s.ts_ms AND e.ts_ms <= s.ts_ms + :clock_skew_allowance_ms AND (e.ts_ms, e.id) > (s.ts_ms, s.id)
+        AND (s.origin = 'proxy' OR x.node IS NOT s.node)
+      ORDER BY e.ts_ms, e.id LIMIT 1) END AS own_later
+  FROM owned_event s
 ), sourced AS MATERIALIZED (
   -- `led_by`, the id that leads to another session: only an id the presented session never emitted is looked up
   -- elsewhere (ids like 1, 2, 3 repeat across sessions). The Last-Event-ID; or, where it is the session's own, the
   -- first replayed id the session never sent before the upgrade and another session did, by its place
   -- (first_replayed, then replayed_ids, then event.replayed records)
-  SELECT s.*, CASE WHEN s.own_event IS NULL THEN CASE WHEN s.emissions_logged THEN s.last_event_id END
+  SELECT s.*, CASE WHEN COALESCE(s.own_event, s.own_later) IS NULL THEN CASE WHEN s.emissions_logged THEN s.last_event_id END
     WHEN s.session IS NOT NULL AND s.emissions_logged THEN (
     SELECT r.event_id FROM replayed_refs r WHERE r.up_id = s.id
-      AND NOT EXISTS (SELECT 1 FROM events e INDEXED BY events_lookup WHERE e.session = s.session AND e.event_id = r.event_id
-        AND (e.ts_ms, e.id) < (s.ts_ms, s.id))
+      -- sent by the session before the upgrade, or within the skew allowance after on another clock (skew_owned)
+      AND NOT EXISTS (SELECT 1 FROM events e INDEXED BY events_lookup JOIN records x ON x.id = e.id
+        WHERE e.session = s.session AND e.event_id = r.event_id AND e.ts_ms <= s.ts_ms + :clock_skew_allowance_ms
+        AND ((e.ts_ms, e.id) < (s.ts_ms, s.id) OR s.origin = 'proxy' OR x.node IS NOT s.node))
       AND EXISTS (SELECT 1 FROM events e WHERE e.event_id = r.event_id AND e.session <> s.session AND (e.ts_ms, e.id) < (s.ts_ms, s.id))
     ORDER BY r.o, r.k LIMIT 1) END AS led_by,
     -- the presented session's own emission of the first replayed id: what was served, and so whose (an incarnation
     -- other than the Last-Event-ID's may have sent it, where the session id was minted again)
-    CASE WHEN s.own_event IS NOT NULL THEN (
+    CASE WHEN COALESCE(s.own_event, s.own_later) IS NOT NULL THEN (
       SELECT e.id FROM events e INDEXED BY events_lookup
       WHERE e.session = s.session AND (e.ts_ms, e.id) < (s.ts_ms, s.id)
         AND e.event_id = (SELECT r.event_id FROM replayed_refs r WHERE r.up_id = s.id ORDER BY r.o, r.k LIMIT 1)
       ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) END AS replayed_own
-  FROM owned_event s
+  FROM skew_owned s
 ), elsewhere AS MATERIALIZED (
   SELECT s.*,
     CASE WHEN s.led_by IS NOT NULL THEN
@@ -107,9 +121,9 @@ WITH replayed_on AS MATERIALIZED (
     CASE WHEN f.id IS NULL AND o.id IS NOT NULL THEN (SELECT i.created_id FROM incarnations i
      WHERE i.session = s.session AND (i.created_ts, i.created_id) < (s.ts_ms, s.id)
      ORDER BY i.created_ts DESC, i.created_id DESC LIMIT 1) END AS presented_created_id,
-    o.id AS own_emission, o.event_id AS own_emitted
+    o.id AS own_emission, o.event_id AS own_emitted, o.ts_ms AS own_emitted_ts
   FROM sole_source s LEFT JOIN events f ON f.id = s.other_event
-  LEFT JOIN events o ON o.id = COALESCE(s.replayed_own, s.own_event)
+  LEFT JOIN events o ON o.id = COALESCE(s.replayed_own, s.own_event, s.own_later)
 ), first_named AS MATERIALIZED (
   -- each incarnation's first record naming a principal, asked once per incarnation: asked per upgrade, a
   -- session that never names one was read from its creation up to each of its upgrades
@@ -120,8 +134,10 @@ WITH replayed_on AS MATERIALIZED (
      ORDER BY r.ts_ms, r.id LIMIT 1) AS first_id
   FROM (SELECT DISTINCT source_session, created_id FROM origin) d LEFT JOIN incarnations i ON i.created_id = d.created_id
 ), owned AS MATERIALIZED (
-  -- the owner: that record, if it came before the upgrade
-  SELECT o.*, CASE WHEN (r.ts_ms, r.id) < (o.ts_ms, o.id) THEN r.id END AS owner_id,
+  -- the owner: that record, if it came before the upgrade (or, where the session's own emission was taken for one
+  -- before the upgrade by the skew allowance, before that emission: the same clock logged both)
+  SELECT o.*, CASE WHEN (r.ts_ms, r.id) < (o.ts_ms, o.id)
+    OR (o.own_event IS NULL AND o.own_later IS NOT NULL AND r.id <> o.id AND r.ts_ms <= o.own_emitted_ts) THEN r.id END AS owner_id,
     o.presented_created_id IS NOT NULL AND o.presented_created_id IS NOT o.created_id AS earlier_incarnation
   FROM origin o
   LEFT JOIN first_named f ON f.source_session IS o.source_session AND f.created_id IS o.created_id
@@ -139,7 +155,7 @@ WITH replayed_on AS MATERIALIZED (
 )
 SELECT c.id AS upgrade_id, c.session, c.ts_ms AS at_ms, c.decision, c.last_event_id, c.new_stream,
   c.source_session, c.also_sent_by, ow.principal AS owner, cl.principal AS client,
-  CASE WHEN c.foreign_event IS NOT NULL AND c.own_event IS NOT NULL THEN c.led_by END AS replayed_id,
+  CASE WHEN c.foreign_event IS NOT NULL AND COALESCE(c.own_event, c.own_later) IS NOT NULL THEN c.led_by END AS replayed_id,
   c.earlier_incarnation, CASE WHEN c.earlier_incarnation AND c.own_emission IS NOT c.own_event THEN c.own_emitted END AS served_id,
   -- an earlier incarnation's: its emission shows whose the event was, and the creation after it whose the session is now
   json_array(c.owner_id, COALESCE(c.foreign_event, CASE WHEN c.earlier_incarnation THEN c.own_emission END),

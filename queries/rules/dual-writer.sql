@@ -20,15 +20,26 @@ CREATE INDEX temp.detached_writes_at ON detached_writes (session, stream, ts_ms,
 CREATE TEMP TABLE node_last AS SELECT node, max(last_ms) AS last_ms FROM node_records WHERE node IS NOT NULL GROUP BY node;
 CREATE INDEX temp.node_last_node ON node_last (node);
 
+SELECT q.*, se.ts_ms - q.at_ms AS sent_after_ms, se.event_id AS sent_after_event, sx.node AS sent_after_node FROM (
 SELECT upgrade_id, session, at_ms, up_node, old_stream, old_via, lane, decision, last_event_id, new_stream, closed_ts, fenced_ts,
   (SELECT r.node FROM records r WHERE r.id = retired_id) AS retired_node, old_node,
   -- the old writer's node's last line, where another node took over: one that logged nothing after may have died
   CASE WHEN old_node IS NOT NULL AND old_node IS NOT up_node THEN (SELECT t.last_ms FROM node_last t WHERE t.node = old_node) END AS old_node_last_ms,
+  -- The takeover's own lines in an order that cannot have happened: another node logs, after it, what it follows
+  -- (the old stream's opening, the send of its Last-Event-ID or of an event it replayed, within the clock-skew
+  -- allowance). That node's clock runs ahead by at least the larger gap (dual-writer.ts).
+  CASE WHEN opened_ts > at_ms AND opened_ts <= at_ms + :clock_skew_allowance_ms AND old_node IS NOT NULL AND old_node IS NOT up_node
+    THEN opened_ts - at_ms END AS opened_after_ms,
+  (SELECT e.id FROM events e INDEXED BY events_lookup JOIN records x ON x.id = e.id
+   WHERE e.session = d.session AND e.event_id IN (d.last_event_id, d.first_replayed, d.last_replayed) AND e.lane = d.lane
+     AND e.ts_ms > d.at_ms AND e.ts_ms <= d.at_ms + :clock_skew_allowance_ms AND x.node IS NOT NULL AND x.node IS NOT d.up_node
+   ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS sent_after_id,
   json_array(COALESCE(opened_id,
     (SELECT min(e.id) FROM events e WHERE e.session = d.session AND e.lane = d.lane AND e.stream = d.old_stream)), upgrade_id, retired_id) AS evidence
 FROM (
   SELECT u.id AS upgrade_id, s.session, u.ts_ms AS at_ms, u.node AS up_node, s.stream AS old_stream, s.via AS old_via, s.lane, s.node AS old_node,
-    u.decision, u.last_event_id, u.new_stream, s.closed_ts, s.fenced_ts, s.opened_id,
+    u.decision, u.last_event_id, u.new_stream, s.closed_ts, s.fenced_ts, s.opened_id, s.opened_ts,
+    u.first_replayed, CAST(json_extract(u.replayed_ids, '$[#-1]') AS TEXT) AS last_replayed,
     -- the later close or fence the message names ("retired only at"): the earlier of the two
     CASE WHEN s.fenced_id IS NULL OR (s.closed_id IS NOT NULL AND (s.closed_ts, s.closed_id) < (s.fenced_ts, s.fenced_id))
       THEN s.closed_id ELSE s.fenced_id END AS retired_id
@@ -43,4 +54,5 @@ FROM (
     AND NOT EXISTS (
       SELECT 1 FROM detached_writes w
       WHERE w.session = s.session AND w.stream = s.stream AND (w.ts_ms, w.id) < (u.ts_ms, u.id))) d
-ORDER BY at_ms, upgrade_id, old_stream;
+) q LEFT JOIN events se ON se.id = q.sent_after_id LEFT JOIN records sx ON sx.id = q.sent_after_id
+ORDER BY q.at_ms, q.upgrade_id, q.old_stream;

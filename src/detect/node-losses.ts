@@ -30,6 +30,8 @@ interface LostSessionRow {
   /** Where another node answered: the losing node's last record of all. */
   node_last_id: number | null;
   node_last_ms: number | null;
+  created_on: string | null;
+  last_seen_node: string | null;
 }
 
 /** The sessions lost per node, grouped where their first 404s follow each other within LOSS_GAP_MS, in time order. */
@@ -52,6 +54,9 @@ export function nodeLosses(db: Db, opts: DetectOptions): NodeLoss[] {
     from_ms: rows[0]!.first_404_ms,
     until_ms: rows[rows.length - 1]!.first_404_ms,
     ...(seen !== undefined && { last_seen_ms: seen.last_seen_ms! }),
+    // charged to the node that answered (a shared store), a loss says which node created its sessions and last logged them
+    ...(rows.some((r) => r.created_on !== r.node) && { created_on: [...new Set(rows.map((r) => r.created_on))] }),
+    ...(seen !== undefined && seen.last_seen_node !== rows[0]!.node && { last_seen_node: seen.last_seen_node }),
     ...(silent !== undefined && { silent_after_ms: silent.node_last_ms!, answered_by: answeredBy(rows) }),
     evidence: evidenceInLogOrder(ids, refs),
     lost: rows.map((r) => ({ session: r.session, after_ms: r.last_seen_ms ?? r.first_404_ms })),

@@ -1,6 +1,7 @@
 import type { Db } from '../store/db.js';
 import { PAIRING_SLACK_MS } from '../store/derive.js';
 import { REJECTIONS_CITED } from '../model/phrasing.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../model/thresholds.js';
 import { loadQuery, queryParts, type QueryParts } from '../store/queries.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from './types.js';
 
@@ -20,6 +21,7 @@ export function queryParams(sql: string, opts: DetectOptions, extra: Record<stri
     orphan_window_ms: opts.orphanWindowMs,
     shared_session_store: opts.sharedSessionStore ? 1 : 0,
     pairing_slack_ms: PAIRING_SLACK_MS,
+    clock_skew_allowance_ms: CLOCK_SKEW_ALLOWANCE_MS,
     cited_rejections: REJECTIONS_CITED,
     ...extra,
   };

@@ -66,6 +66,12 @@ export interface NodeLoss {
   /** The latest record the node logged of any of them before the first 404: one event that lost them all came after it. */
   last_seen_ms?: number;
   /**
+   * With a shared session store, where another node than `node` created the sessions or logged that latest record:
+   * the nodes that created them (null: a record that names none), and the node of that record.
+   */
+  created_on?: (string | null)[];
+  last_seen_node?: string | null;
+  /**
    * Where other nodes answered the 404s (the node had fallen silent: without a shared session store, only it
    * could know its sessions): its last record of all, and the nodes that answered the first 404s, itself too
    * where it did (null: a record that names no node).

@@ -68,3 +68,22 @@ export function ordinal(n: number): string {
   const suffix = tens >= 11 && tens <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th';
   return `${n}${suffix}`;
 }
+
+/**
+ * Clock skew told as the closing "Clock skew" note tells it (render/common.ts, skewNote): the node that logged the
+ * later fact first, from the side of its clock running behind ("the clock of mcp-b running behind mcp-a's"), so that
+ * a not-knowable and the note name the same node from the same side.
+ */
+export function clockBehind(node: string | null | undefined, ahead: string | null | undefined): string {
+  const of = node == null ? 'the clock that logged it' : `the clock of ${node}`;
+  return `${of} running behind ${ahead == null ? 'another' : `${ahead}'s`} (clock skew)`;
+}
+
+/**
+ * A writer's node that logged nothing after `lastMs`, before another node took over: if its process died, the
+ * stream died with it, a close no log line shows. dual-writer and engine-divergence hedge the same takeover so.
+ */
+export function silentWriterNode(node: string, streams: readonly string[], lastMs: number): string {
+  const them = streams.join(', ');
+  return `${node}, which wrote ${them}, logged nothing after ${at(lastMs)}: if its process died, ${them} died with it, which no log line shows`;
+}

@@ -271,13 +271,20 @@ export interface EvidenceQuoting {
   raw?: boolean;
   /** Paths under this folder are shown relative to it. */
   cwd?: string;
+  /** The log has more than one node: a summary cut short keeps its node= (SummaryContext.keepNode). */
+  multiNode?: boolean;
+}
+
+/** Whether the report's log names more than one node (servers or proxies). */
+export function manyNodes(report: Report<FindingList>): boolean {
+  return Object.keys(report.summary.nodes ?? {}).length > 1;
 }
 
 /** `file:line  summary`, or `file:line  raw line` with `raw` (or when the line's records are unknown). */
 export function quoteEvidence(ref: LineRef, q: EvidenceQuoting, ctx: SummaryContext): string {
   const where = `${displayPath(ref.file, q.cwd)}:${ref.line}`;
   const records = q.raw ? undefined : q.lineRecords?.(ref);
-  if (records !== undefined) return `${where}  ${summarizeLine(records, ctx)}`;
+  if (records !== undefined) return `${where}  ${summarizeLine(records, q.multiNode ? { ...ctx, keepNode: true } : ctx)}`;
   const text = q.lineText(ref);
   if (text === undefined) return where;
   return `${where}  ${printable(truncate(text.replace(/\r?\n$/, ''), q.raw ? 320 : SUMMARY_MAX))}`;

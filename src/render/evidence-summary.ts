@@ -66,6 +66,8 @@ export interface SummaryContext {
   session?: string | null;
   /** The finding's time (RFC 3339): evidence of the same day shows the time of day only. */
   at?: string;
+  /** A log of several nodes: a summary cut short loses its other fields before its node=. */
+  keepNode?: boolean;
 }
 
 /** How long a summary may be (the record's time included): `file:line` goes in front of it. */
@@ -80,14 +82,19 @@ export function summarizeLine({ records, more }: LineOfRecords, ctx: SummaryCont
   const http = records.find((r) => r.kind === 'http');
   const main = http ?? records[0]!;
   const others = records.filter((r) => r !== main);
-  let text = `${timeOf(main.ts_ms, ctx.at)} ${summarizeRecord(main, ctx)}`;
-  if (http && others.length > 0) text += ` → ${others.map(readAs).join(', ')}${more ? `, ${kinds([], more)}` : ''}`;
-  else if (others.length > 0 || more) text += ` (+ ${kinds(others, more)})`;
-  return cutAtWord(text, SUMMARY_MAX);
+  const head = `${timeOf(main.ts_ms, ctx.at)} ${summarizeRecord(main, ctx, false)}`;
+  const node = main.node !== null && main.node !== undefined && main.node !== '' ? ` node=${shown(main.node)}` : '';
+  let tail = '';
+  if (http && others.length > 0) tail = ` → ${others.map(readAs).join(', ')}${more ? `, ${kinds([], more)}` : ''}`;
+  else if (others.length > 0 || more) tail = ` (+ ${kinds(others, more)})`;
+  const whole = head + node + tail;
+  if (whole.length <= SUMMARY_MAX || node === '' || ctx.keepNode !== true) return cutAtWord(whole, SUMMARY_MAX);
+  // Across nodes the node is the fact a reader needs most (which one took over): a long line loses other fields first.
+  return cutAtWord(head + tail, SUMMARY_MAX - node.length) + node;
 }
 
 /** A record's kind and its telling fields, without the time: `upgrade resume 200 from 1000 U1→U3 replayed=4`. */
-export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}): string {
+export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}, withNode = true): string {
   const parts: string[] = [r.kind];
   const add = (label: string, v: unknown) => {
     if (v !== null && v !== undefined && v !== '') parts.push(label === '' ? shown(v) : `${label}${label.endsWith(' ') ? '' : '='}${shown(v)}`);
@@ -157,7 +164,7 @@ export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}): str
       if (r.log_evicted === 0) parts.push('log-kept');
       add('principal', r.principal);
   }
-  add('node', r.node);
+  if (withNode) add('node', r.node);
   return parts.join(' ');
 }
 

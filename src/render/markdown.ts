@@ -20,6 +20,7 @@ import {
   skewNote,
   unusableHeadline,
   type EvidenceQuoting,
+  manyNodes,
   type LineText,
 } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
@@ -49,7 +50,7 @@ const NOT_KNOWABLE_SESSIONS = 10;
 
 /** For a CI job summary or a PR comment: status, a count table, then each finding folded. */
 export function renderMarkdown(report: Report<FindingList>, opts: MarkdownOptions = {}): string {
-  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
+  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd, multiNode: manyNodes(report) };
   const failOn = opts.failOn ?? 'error';
   const maxDetails = opts.maxDetails ?? 50;
   const s = report.summary;

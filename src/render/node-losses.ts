@@ -20,9 +20,13 @@ export const LOSSES_INTRO =
 export function lossHeadline(loss: NodeLoss): string {
   const node = nodeName(loss.node);
   const span = loss.from_ms === loss.until_ms ? `at ${isoTime(loss.from_ms)}` : `from ${isoTime(loss.from_ms)} to ${isoTime(loss.until_ms)}`;
-  const seen = loss.last_seen_ms === undefined ? '' : `; it last logged one of them at ${isoTime(loss.last_seen_ms)}, ${duration(loss.from_ms - loss.last_seen_ms)} before the first 404`;
+  // With a shared session store the loss is the answering node's, but another node may have created the sessions and
+  // logged them last: each fact names its own node.
+  const who = loss.last_seen_node === undefined ? 'it' : nodeName(loss.last_seen_node);
+  const seen = loss.last_seen_ms === undefined ? '' : `; ${who} last logged one of them at ${isoTime(loss.last_seen_ms)}, ${duration(loss.from_ms - loss.last_seen_ms)} before the first 404`;
   if (loss.silent_after_ms === undefined || loss.answered_by === undefined) {
-    return `${node} answered 404 for ${plural(loss.sessions, 'session')} it had created and never ended (${plural(loss.not_found, '404')}), ${span}${seen}`;
+    const created = loss.created_on === undefined ? 'it had created' : `created on ${listNodes(loss.created_on)}`;
+    return `${node} answered 404 for ${plural(loss.sessions, 'session')} ${created} and never ended (${plural(loss.not_found, '404')}), ${span}${seen}`;
   }
   const others = loss.answered_by.filter((n) => n !== loss.node).map((n) => (n === null ? 'a node the log does not name' : printable(n)));
   const named = loss.answered_by.includes(loss.node) ? [...others, `${node} itself`] : others;
@@ -30,6 +34,12 @@ export function lossHeadline(loss: NodeLoss): string {
   // Its last line of all may be one of these sessions': then it is said once.
   const seenBefore = loss.last_seen_ms === loss.silent_after_ms ? '' : seen;
   return `${node} logged nothing after ${isoTime(loss.silent_after_ms)}, and ${plural(loss.sessions, 'session')} it had created and never ended got 404 from ${by} (${plural(loss.not_found, '404')}), ${span}${seenBefore}`;
+}
+
+/** "mcp-a", "mcp-a and mcp-c", "mcp-a, mcp-b and mcp-c". */
+function listNodes(nodes: readonly (string | null)[]): string {
+  const named = nodes.map((n) => (n === null ? 'a node the log does not name' : printable(n)));
+  return named.length < 2 ? named.join('') : `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}`;
 }
 
 function nodeName(node: string | null): string {

@@ -25,6 +25,7 @@ import {
   skewNote,
   unusableHeadline,
   type EvidenceQuoting,
+  manyNodes,
   type LineText,
 } from './common.js';
 import type { LineRecords } from './evidence-summary.js';
@@ -58,7 +59,7 @@ const LISTED_SESSIONS = 10;
 
 /** What a person on call reads first: the counts, then the worst findings with the lines that prove them. */
 export function renderText(report: Report<FindingList>, opts: TextOptions = {}): string {
-  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd };
+  const quoting: EvidenceQuoting = { lineText: opts.lineText ?? noLineText, lineRecords: opts.lineRecords, raw: opts.raw, cwd: opts.cwd, multiNode: manyNodes(report) };
   const paint = painter(opts.color);
   const out: string[] = [summaryLine(report), ...unusableLines(opts.unusable ?? [], opts.cwd, paint), ...lossLines(report, quoting, paint)];
   let number = 0; // #N, as `explain -n N` numbers them (reportOrder)

@@ -80,7 +80,11 @@ function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
   return owner === undefined ? ` by ${r.principal}` : ` by ${r.principal}, not the owner ${owner}`;
 }
 
-/** A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in theirs. */
+/**
+ * A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in the
+ * order of the lineage: a stream an upgrade superseded comes before the stream that upgrade opened, whatever the
+ * logged times say (under clock skew a resumption on a node behind is logged before the stream it resumes opened).
+ */
 export function streamsByLineage(lanes: readonly LaneInfo[]): Map<string, LaneInfo[]> {
   const byLineage = new Map<string, LaneInfo[]>();
   for (const l of lanes) {
@@ -88,7 +92,24 @@ export function streamsByLineage(lanes: readonly LaneInfo[]): Map<string, LaneIn
     if (members === undefined) byLineage.set(l.lane, [l]);
     else members.push(l);
   }
+  for (const [lane, members] of byLineage) if (members.length > 1) byLineage.set(lane, inLineageOrder(members));
   return byLineage;
+}
+
+/** Each chain of upgrades from its first stream on, chains in the order their first stream comes; the rest (a cycle) as logged. */
+function inLineageOrder(members: readonly LaneInfo[]): LaneInfo[] {
+  const byStream = new Map(members.map((l) => [l.stream, l]));
+  const successors = new Set(members.map((l) => l.superseded_by_stream).filter((s): s is string => s !== null && byStream.has(s)));
+  const ordered: LaneInfo[] = [];
+  const placed = new Set<string>();
+  for (const head of members) {
+    if (successors.has(head.stream)) continue;
+    for (let l: LaneInfo | undefined = head; l !== undefined && !placed.has(l.stream); l = byStream.get(l.superseded_by_stream ?? '')) {
+      placed.add(l.stream);
+      ordered.push(l);
+    }
+  }
+  return [...ordered, ...members.filter((l) => !placed.has(l.stream))];
 }
 
 export function renderTimelineText(t: SessionTimelineStream): string {
@@ -118,12 +139,16 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
   let chunk = out.map(printable).join('\n');
   let width = 0;
   const lastRow = new Map<string, number>();
+  const nodes = new Set<string>();
   let k = 0;
   for (const r of t.records) {
     width = Math.max(width, `${r.file}:${r.line}`.length);
     if (r.lane !== null) lastRow.set(r.lane, k);
+    if (r.node !== null && nodes.size < 2) nodes.add(r.node);
     k++;
   }
+  // A session several nodes logged: each row names its node, the main fact of a multi-node story.
+  const nodeOf = nodes.size > 1 ? (r: TimelineRecord) => (r.node === null ? '' : `[${r.node}] `) : () => '';
   const gutter = new Gutter(lastRow, markOf);
   k = 0;
   let day = '';
@@ -135,7 +160,7 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
       day = iso.slice(0, 10);
       chunk += `\n── ${day} (UTC) ──`;
     }
-    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${describeRecord(r)}${byPrincipal(r, ownerAt(t.incarnations, r.ts_ms))}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${nodeOf(r)}${describeRecord(r)}${byPrincipal(r, ownerAt(t.incarnations, r.ts_ms))}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';

@@ -96,6 +96,18 @@ describe('sessions a node lost without a log line', () => {
     expect(shared.summary.lost_sessions).toMatchObject([{ node: 'b', sessions: 1, not_found: 1, last_seen_ms: Date.parse(at(1000)) }]);
   });
 
+  it('with --shared-session-store, says which node created the sessions and which logged them last, where not the one charged', async () => {
+    const lines = [...session('X1', 'a', 0), notFound('X1', 'b', 3000), { ts: at(4000), kind: 'session.created', session: 'Z1', node: 'a', principal: 'tok:z' }];
+    const [loss] = (await analyzeLines(lines, { sharedSessionStore: true })).summary.lost_sessions!;
+    expect(loss).toMatchObject({ node: 'b', created_on: ['a'], last_seen_node: 'a' });
+    // near miss: b created and last logged them itself: nothing more to name
+    const own = [...session('X1', 'b', 0), notFound('X1', 'b', 3000)];
+    const [mine] = (await analyzeLines(own, { sharedSessionStore: true })).summary.lost_sessions!;
+    expect(mine).toMatchObject({ node: 'b' });
+    expect(mine).not.toHaveProperty('created_on');
+    expect(mine).not.toHaveProperty('last_seen_node');
+  });
+
   it('stays out of the JSON report, whose shape rules.md fixes', async () => {
     const { renderJson } = await import('../../src/render/json.js');
     const report = await analyzeLines([...session('S1', 'b', 0), notFound('S1', 'b', 9000)]);

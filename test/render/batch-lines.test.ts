@@ -108,4 +108,25 @@ describe('quoting a line of many records', () => {
       [2, '{"line":2}'],
     ]);
   });
+
+  it('keeps node= when a long line is cut: the fields before it go first', () => {
+    const upgrade: SummaryRecord = {
+      kind: 'upgrade', ts_ms: Date.parse('2026-12-07T10:00:05.000Z'), session: 'S-W', decision: 'attach', status: 200, last_event_id: null,
+      new_stream: 'h1', replayed: 0, reemitted: 0, cancelled: 0, node: 'mcp-b',
+    };
+    const multi = { session: 'S-W', at: '2026-12-07T10:00:05.000Z', keepNode: true };
+    const text = summarizeLine({ records: [upgrade] }, multi);
+    // the line a two-writer finding cites for the node that took over: one character too long, cancelled=0 goes
+    expect(text).toBe('10:00:05.000 upgrade attach 200 from none →h1 replayed=0 reemitted=0 … node=mcp-b');
+    const long = summarizeLine({ records: [{ ...upgrade, reason: 'a reason long enough to cut the line' }] }, multi);
+    expect(long.length).toBeLessThanOrEqual(90);
+    expect(long).toMatch(/ … node=mcp-b$/);
+    // one that fits keeps its node where it was
+    expect(summarizeLine({ records: [{ ...upgrade, cancelled: null }] }, multi)).toBe('10:00:05.000 upgrade attach 200 from none →h1 replayed=0 reemitted=0 node=mcp-b');
+    // near miss: a line without a node, or a log of one node (the node says nothing there), is cut at its end as before
+    expect(summarizeLine({ records: [{ ...upgrade, node: null, reason: 'a reason long enough to cut the line' }] }, multi)).toMatch(/ …$/);
+    expect(summarizeLine({ records: [upgrade] }, { session: 'S-W', at: '2026-12-07T10:00:05.000Z' })).toBe(
+      '10:00:05.000 upgrade attach 200 from none →h1 replayed=0 reemitted=0 cancelled=0 …',
+    );
+  });
 });

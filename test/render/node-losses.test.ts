@@ -11,6 +11,20 @@ import type { NodeLoss } from '../../src/model/finding.js';
 // one line per loss, the two log lines that bound it, and the findings on those sessions since, so
 // that a reader sees one restart before reading its dozens of findings one by one.
 
+describe('lossHeadline under a shared session store', () => {
+  const loss: NodeLoss = { node: 'mcp-b', sessions: 1, not_found: 1, from_ms: Date.parse(at(6000)), until_ms: Date.parse(at(6000)), last_seen_ms: Date.parse(at(5000)), evidence: [], lost: [] };
+
+  it('names the node that created the sessions and the one that last logged them, not the answering node', () => {
+    expect(lossHeadline({ ...loss, created_on: ['mcp-a'], last_seen_node: 'mcp-a' })).toBe(
+      `mcp-b answered 404 for 1 session created on mcp-a and never ended (1 404), at ${at(6000)}; mcp-a last logged one of them at ${at(5000)}, 1 s before the first 404`,
+    );
+  });
+
+  it('near miss: the answering node created and last logged them itself', () => {
+    expect(lossHeadline(loss)).toBe(`mcp-b answered 404 for 1 session it had created and never ended (1 404), at ${at(6000)}; it last logged one of them at ${at(5000)}, 1 s before the first 404`);
+  });
+});
+
 describe('analyze: sessions lost without a log line, in the text report', () => {
   it('comes before the findings, bounded by the node\'s last record of the sessions and the first 404, with what followed', async () => {
     const r = await cli('analyze', 'samples/node-restart.ndjson');

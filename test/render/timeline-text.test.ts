@@ -20,6 +20,28 @@ const rows = (text: string) => text.split('\n').filter((l) => /^\d\d:\d\d:\d\d\.
 const gutterOf = (row: string) => /^([A-Z│ ]*?) (?=[a-z])/.exec(row.slice(13))![1]!;
 
 describe('timeline text', () => {
+  it('names each row\'s node where the session spans several, and none where one node logged it all', () => {
+    line = 0;
+    const lanes = [laneInfo('g1'), laneInfo('g2', { lane: 'g1' })];
+    const two = [rec(0, 'stream.opened', 'g1', { node: 'mcp-a', via: 'get' }), rec(5000, 'stream.opened', 'g1', { stream: 'g2', node: 'mcp-b', via: 'get' })];
+    const spread = rows(renderTimelineText({ session: 'S', incarnations: [], lanes, records: two } satisfies SessionTimeline));
+    expect(spread[0]).toMatch(/ \[mcp-a\] stream g1 opened via get /);
+    expect(spread[1]).toMatch(/ \[mcp-b\] stream g2 opened via get /);
+    const one = two.map((r) => ({ ...r, node: 'mcp-a' }));
+    expect(rows(renderTimelineText({ session: 'S', incarnations: [], lanes, records: one } satisfies SessionTimeline)).join('\n')).not.toContain('[mcp-a]');
+  });
+
+  it('keys a lane in the order of its upgrades, not of logged times: a resumption logged before the stream it resumes', () => {
+    line = 0;
+    // g2 (node behind) logged opened before g1; the upgrade that opened g2 superseded g1
+    const lanes = [laneInfo('g2', { lane: 'g1', opened_ts: T0 }), laneInfo('g1', { opened_ts: T0 + 700, superseded_by_stream: 'g2', superseded_ts: T0 })];
+    const text = renderTimelineText({ session: 'S', incarnations: [], lanes, records: [] } satisfies SessionTimeline);
+    expect(text).toContain('A g1: g1/get → g2/get');
+    // near miss: no upgrade links them: as logged
+    const unlinked = [laneInfo('g2', { lane: 'g1' }), laneInfo('g1')];
+    expect(renderTimelineText({ session: 'S', incarnations: [], lanes: unlinked, records: [] } satisfies SessionTimeline)).toContain('A g1: g2/get → g1/get');
+  });
+
   it('draws only the lanes live at each row, however many the session had', () => {
     line = 0;
     const records: TimelineRecord[] = [rec(0, 'session.created', null)];

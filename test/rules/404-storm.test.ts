@@ -112,4 +112,30 @@ describe('404-storm', () => {
       [7, 8, 9, 10, 11],
     ]);
   });
+
+  describe('a proxy and a server whose clocks drift seconds apart', () => {
+    // The server's clock 2.5 s behind the proxy's: its record of each POST lies outside ts..ts+duration ±1 s.
+    const skewed = (serverIds: string[], proxyIds: string[]) => ({
+      'server.ndjson': [created, ...serverIds.map((id, i) => answer404(18_000 + 1000 * i, id))],
+      'proxy.ndjson': proxyIds.map((id, i) => proxyPost(20_500 + 1000 * i, id)),
+    });
+
+    it('counts each POST once where the proxy\'s n-th line of a JSON-RPC id pairs with the server\'s n-th within the allowance', async () => {
+      const ids = ['r1', 'r2', 'r3', 'r4', 'r5'];
+      const [f, ...rest] = findingsOf(await analyzeFilesOf(skewed(ids, ids)), '404-storm');
+      expect(rest).toEqual([]);
+      expect(f?.message).toContain('5 POSTs for S1 got 404');
+      expect(f?.message).toContain('5 answers to server requests)');
+      expect(f?.message).toContain('JSON-RPC ids r1, r2, r3, r4, r5:');
+      // three each side: below the threshold, as the reviewer's case (6 before)
+      expect(findingsOf(await analyzeFilesOf(skewed(ids.slice(0, 3), ids.slice(0, 3))), '404-storm')).toEqual([]);
+    });
+
+    it('near miss: a second POST of one id only the proxy logged is a POST of its own, and the ids say how often', async () => {
+      const [f] = findingsOf(await analyzeFilesOf(skewed(['r1', 'r2', 'r3', 'r4'], ['r1', 'r2', 'r3', 'r4', 'r4'])), '404-storm');
+      expect(f?.message).toContain('5 POSTs for S1 got 404');
+      expect(f?.message).toContain('4 answers to server requests, 1 POST logged by the proxy');
+      expect(f?.message).toContain('JSON-RPC ids r1, r2, r3, r4 (2 POSTs):');
+    });
+  });
 });

@@ -208,4 +208,31 @@ describe('cross-principal-replay', () => {
     ];
     expect(findingsOf(await analyzeLines(lines), 'cross-principal-replay')).toEqual([]);
   });
+
+  describe('clock skew: the presented session sends the id itself just after, on another node', () => {
+    // mcp-b's clock runs 1.5 s behind: ivy's S2 is created on mcp-a and sends 1 and 2, the client resumes from 1 on
+    // mcp-b, logged 0.7 s before the creation. hank's S1 numbers its events 1, 2 too.
+    const skewed = (resumeNode: string) => [
+      { ts: at(0), kind: 'session.created', session: 'S1', principal: 'hank', node: 'mcp-a' },
+      { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get', conn: 'c1', node: 'mcp-a' },
+      { ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, node: 'mcp-a' },
+      { ts: at(200), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 2, node: 'mcp-a' },
+      { ts: at(19_300), kind: 'upgrade', session: 'S2', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 1, first_replayed: 2, principal: 'ivy', conn: 'c4', node: resumeNode },
+      { ts: at(20_000), kind: 'session.created', session: 'S2', principal: 'ivy', node: 'mcp-a' },
+      { ts: at(20_010), kind: 'stream.opened', session: 'S2', stream: 'g1', via: 'get', conn: 'c3', node: 'mcp-a' },
+      { ts: at(20_100), kind: 'event.sent', session: 'S2', stream: 'g1', event_id: 1, node: 'mcp-a' },
+      { ts: at(20_200), kind: 'event.sent', session: 'S2', stream: 'g1', event_id: 2, node: 'mcp-a' },
+    ];
+
+    it("takes the id for the session's own, sent before by a clock ahead: no finding, nothing not knowable", async () => {
+      const report = await analyzeLines(skewed('mcp-b'));
+      expect(findingsOf(report, 'cross-principal-replay')).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === 'cross-principal-replay')).toEqual([]);
+    });
+
+    it('near miss: the node that took the resumption logs the later send itself: one clock, the id was S1\'s then', async () => {
+      const [f] = findingsOf(await analyzeLines(skewed('mcp-a')), 'cross-principal-replay');
+      expect(f?.message).toBe('resume presenting S2 from event 1 replayed events of S1 (owner hank) to ivy');
+    });
+  });
 });

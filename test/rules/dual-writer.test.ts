@@ -110,6 +110,30 @@ describe('dual-writer', () => {
     }
   });
 
+  // Node b's clock runs behind a's: the takeover on b replays event 1008, which a logs sending 600 ms later.
+  const inverted = (fencedMs: number) => [
+    ...acrossNodes(fencedMs, 'a').slice(0, 3),
+    { ...resume(1000), node: 'b', replayed: 1, first_replayed: 1008 },
+    { ts: at(1600), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1008, node: 'a' },
+    { ts: at(fencedMs), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' },
+  ];
+
+  it('widens the cross-node margin by the skew the takeover\'s own lines prove, and says they are in an impossible order', async () => {
+    const report = await analyzeLines(inverted(2400));
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer').map((n) => n.reason)).toEqual([
+      `g1 was retired on a 1400 ms after the takeover on b at ${at(1000)}, but the takeover's own lines are in an impossible order: it replayed event 1008 600 ms before a logged sending it, so the clock of b runs at least 600 ms behind a's (clock skew). Less than 1 s apart beyond that, which the two clocks cannot order, so whether it was fenced first cannot be told`,
+    ]);
+  });
+
+  it('near miss: a retirement later than that margin stays a finding, which says its lines are in an impossible order', async () => {
+    const report = await analyzeLines(inverted(2700));
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.message).toMatch(/two writers for lineage g1 \(its lines are in an impossible order: it replayed event 1008 600 ms before a logged sending it, so the clock of b runs at least 600 ms behind a's \(clock skew\)\)$/);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([]);
+  });
+
   // A node restarted (killed, its in-memory sessions gone) logs no close for its streams: another node that
   // takes over the session still has two writers by the log, and the message says the first may have died.
   const takenOverOn = (lastOfA: number) => [

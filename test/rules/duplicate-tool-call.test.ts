@@ -62,6 +62,36 @@ describe('duplicate-tool-call', () => {
     expect(ruleOf('duplicate-tool-call').explanation.fitted?.(f!.message)).toBeUndefined();
   });
 
+  // The proxy retries upstream after a 503 (the first node died mid-call): its first line's span covers the retry's
+  // execution on the next node, so both lines fold into that one execution.
+  const retriedUpstream = (firstStatus: number, firstExecuted: boolean) => [
+    created('S1'),
+    ...(firstExecuted ? [call(1100, 'S1', '7', { node: 'a' })] : []),
+    { ...proxyPost(1000, '7', 5000), status: firstStatus },
+    proxyPost(6020, '7', 1100),
+    call(6050, 'S1', '7', { node: 'b' }),
+  ];
+
+  it('is not knowable where the proxy sent a call upstream again after a 5xx and the servers logged one execution', async () => {
+    const report = await analyzeLines(retriedUpstream(503, false));
+    expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([
+      {
+        rule: 'duplicate-tool-call',
+        session: 'S1',
+        reason: `tools/call send_email (rpc id 7) was sent upstream 2 times by the proxy (503 at ${at(1000)}, then 200 at ${at(6020)}), and the servers logged 1 execution of it: the attempt that failed with 503 after 5 s left no server record, so whether it ran the tool before failing (the call then executed twice) is not in the server logs`,
+      },
+    ]);
+  });
+
+  it('near miss: no such question where the failed attempt\'s execution is logged (a finding), or no attempt failed', async () => {
+    const logged = await analyzeLines(retriedUpstream(503, true));
+    expect(findingsOf(logged, 'duplicate-tool-call')).toHaveLength(1);
+    expect(logged.not_knowable.filter((n) => n.rule === 'duplicate-tool-call')).toEqual([]);
+    const noFailure = await analyzeLines(retriedUpstream(200, false));
+    expect(noFailure.not_knowable.filter((n) => n.rule === 'duplicate-tool-call' && n.reason.includes('sent upstream'))).toEqual([]);
+  });
+
   it('is not knowable from a proxy alone: a 2xx does not say the server executed the call again', async () => {
     const report = await analyzeLines([created('S1'), proxyPost(1000, '7', 200), proxyPost(9000, '7', 200)]);
     expect(findingsOf(report, 'duplicate-tool-call')).toEqual([]);

@@ -311,6 +311,30 @@ describe('engine-divergence', () => {
     expect(findingsOf(report, RULE)).toEqual([]);
     const nk = report.not_knowable.filter((n) => n.rule === RULE);
     expect(nk.map((n) => [n.session, n.reason])).toEqual([['S1', expect.stringContaining('named event 4, which the session\'s log shows sent 300 ms later')]]);
+    // the node behind named from the side the closing "Clock skew" note takes ("the clock of b … behind")
+    expect(nk[0]!.reason).toContain('on b named event 4');
+    expect(nk[0]!.reason).toContain('later, on a: taken for the clock of b running behind a\'s (clock skew)');
+  });
+
+  // A resume logged before anything of its session: the creation another node logs `after` ms later.
+  const createdAfter = (after: number, createdOn: string): LogLine[] => [
+    { ...upgrade(5000, { last_event_id: 1, decision: 'resume', status: 200, replayed: 0 }), node: 'b' },
+    { ...created, ts: at(5000 + after), node: createdOn },
+    { ...sent(5000 + after + 100, 1), node: createdOn },
+  ];
+
+  it('says a resume logged just before its session\'s creation on another node is clock skew, not a log that starts late', async () => {
+    const nk = (await analyzeLines(createdAfter(700, 'a'))).not_knowable.filter((n) => n.rule === RULE);
+    expect(nk.map((n) => n.reason)).toEqual([
+      'the resume at 2026-11-09T10:00:05.000Z comes before anything of S1 in the log: its creation is logged 700 ms after it, on a; taken for the clock of b running behind a\'s (clock skew), so the engine, replaying by logged time, cannot tell what a correct server knew of the session',
+    ]);
+  });
+
+  it('near miss: a creation on the same node, or past the allowance, leaves "the log holds nothing of" it', async () => {
+    for (const lines of [createdAfter(700, 'b'), createdAfter(10_001, 'a')]) {
+      const nk = (await analyzeLines(lines)).not_knowable.filter((n) => n.rule === RULE);
+      expect(nk.map((n) => n.reason)).toEqual([expect.stringContaining('the log holds nothing of S1 before the resume at 2026-11-09T10:00:05.000Z')]);
+    }
   });
 
   it('near miss: flags a resumption from an event the session sends only beyond the clock-skew allowance', async () => {
@@ -427,5 +451,47 @@ describe('explainEngineDivergences', () => {
       'silent-truncation',
     ]);
     db.close();
+  });
+
+  // Node a, which wrote g1, logged nothing after `lastOfA` (killed in a deploy?) before node b took the session over.
+  const takenOverOn = (lastOfA: number): LogLine[] => [
+    { ...created, node: 'a' },
+    { ...opened, node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ts: at(lastOfA), kind: 'event.sent', session: 'S9', stream: 'x', event_id: 1, node: 'a' },
+    { ...upgrade(1000, { last_event_id: 1007, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 }), node: 'b' },
+  ];
+
+  it('the engine-divergence of the same takeover carries the same hedge, and only where that node fell silent', async () => {
+    const hedge = 'a, which wrote g1, logged nothing after 2026-11-09T10:00:00.500Z: if its process died, g1 died with it, which no log line shows';
+    const [silent] = findingsOf(await analyzeLines(takenOverOn(500)), 'engine-divergence');
+    expect(silent?.message).toContain(`prior_writer_unfenceable (${hedge})`);
+    const [alive] = findingsOf(await analyzeLines(takenOverOn(5000)), 'engine-divergence');
+    expect(alive?.message).toContain('prior_writer_unfenceable');
+    expect(alive?.message).not.toContain('logged nothing after');
+  });
+
+  // Node b's clock behind a's: the takeover on b replays event 1008, which a logs sending 600 ms after it; a fences
+  // g1 `fencedMs` after the start.
+  const inverted = (fencedMs: number): LogLine[] => [
+    { ...created, node: 'a' },
+    { ...opened, conn: 'c1', node: 'a' },
+    { ...sent(100, 1007), node: 'a' },
+    { ...upgrade(1000, { last_event_id: 1007, decision: 'resume', status: 200, replayed: 1, first_replayed: 1008 }), node: 'b' },
+    { ...sent(1600, 1008), node: 'a' },
+    { ts: at(fencedMs), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' },
+  ];
+
+  it('widens its cross-node margin by the skew the takeover\'s own lines prove, as dual-writer does', async () => {
+    const report = await analyzeLines(inverted(2400));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([
+      `the writers on other nodes that the resumption at ${at(1000)} took over from were retired within 1 s after it beyond the 600 ms its own lines show another node's clock ahead (they are in an impossible order): the nodes' clocks cannot order that, so whether they were fenced first cannot be told`,
+    ]);
+  });
+
+  it('near miss: a writer retired later than that margin diverges', async () => {
+    const report = await analyzeLines(inverted(2700));
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([expect.stringContaining('prior_writer_unfenceable')]);
   });
 });

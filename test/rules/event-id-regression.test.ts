@@ -148,6 +148,25 @@ describe('event-id-regression', () => {
     expect(evidenceLines(f!)).toEqual([1, 2]);
   });
 
+  it('flags a proxy-only replay that restarts below a Last-Event-ID the proxy saw end a stream, not knowable otherwise', async () => {
+    const get = (ms: number, headers: Record<string, string>, sse: number[]) => ({
+      ts: at(ms), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1', ...headers },
+      resp_headers: { 'content-type': 'text/event-stream' }, sse_event_ids: sse,
+    });
+    // 1, 2, 3, then 4, 5 on the resumption from 3; the resumption from 5 (another node, its own counter) starts at 1 again
+    const story = (after5: number[]) => [get(0, {}, [1, 2, 3]), get(5000, { 'last-event-id': '3' }, [4, 5]), get(16_000, { 'last-event-id': '5' }, after5)];
+    const report = await analyzeLines(story([1, 2]));
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe('resumed P1 from event 5 but replayed event 1 (the first id the proxy saw), at or before it: the event sequence restarted, the mark of a fork');
+    expect(evidenceLines(f!)).toEqual([2, 3]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE && n.reason.includes('sent twice'))).toEqual([]);
+    // near miss: a replay that goes on past 5 is no regression the proxy can see
+    const onward = await analyzeLines(story([6]));
+    expect(findingsOf(onward, RULE)).toEqual([]);
+    expect(onward.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([expect.stringContaining('proxy log only')]);
+  });
+
   describe('seen by a proxy alone', () => {
     const post = (ms: number, ids: number[]) => ({
       ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 200, rpc_kind: 'request', rpc_method: 'tools/call', rpc_id: `c${ms}`,

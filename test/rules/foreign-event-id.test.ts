@@ -86,4 +86,32 @@ describe('foreign-event-id', () => {
     expect(nk!.session).toBe('S1');
     expect(nk!.reason).toContain('S1 may have sent it before the log begins');
   });
+
+  describe('clock skew: the session sends the id itself within the allowance after, on another node', () => {
+    const skewed = (resumeNode: string, sentMs: number) => [
+      { ts: at(0), kind: 'session.created', session: 'S9', node: 'mcp-a' },
+      { ts: at(100), kind: 'event.sent', session: 'S9', stream: 'h1', event_id: 1, node: 'mcp-a' },
+      { ts: at(5_000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, node: resumeNode },
+      { ts: at(5_700), kind: 'session.created', session: 'S1', node: 'mcp-a' },
+      { ts: at(sentMs), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1, node: 'mcp-a' },
+    ];
+
+    it('takes it for its own: no finding and no "the log starts after" not-knowable', async () => {
+      const report = await analyzeLines(skewed('mcp-b', 5_800));
+      expect(findingsOf(report, RULE)).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+    });
+
+    it('near miss: sent past the allowance, or on the node that took the resumption, it was another session\'s then', async () => {
+      const late = await analyzeLines(skewed('mcp-b', 16_000));
+      expect(report_(late)).toEqual(['not knowable']);
+      const sameNode = await analyzeLines(skewed('mcp-a', 5_800));
+      expect(report_(sameNode)).toEqual(['not knowable']);
+    });
+  });
 });
+
+/** What foreign-event-id said of S1: its findings' messages, or 'not knowable'. */
+function report_(r: Awaited<ReturnType<typeof analyzeLines>>): string[] {
+  return [...findingsOf(r, RULE).map((f) => f.message), ...r.not_knowable.filter((n) => n.rule === RULE).map(() => 'not knowable')];
+}

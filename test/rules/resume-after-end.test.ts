@@ -92,4 +92,25 @@ describe('resume-after-end', () => {
     expect(nk.map((n) => n.session)).toEqual(['P1', 'P2']); // P1's first attach, before the DELETE, and P2
     expect(nk[0]!.reason).toContain('proxy log only');
   });
+
+  // mcp-b's clock runs behind: the resume is logged before the creation mcp-a logs `after` ms later.
+  const createdJustAfter = (after: number, createdOn: string) => [
+    { ...upgrade(5000, { decision: 'resume', last_event_id: 1, stream: 'g1' }), node: 'mcp-b' },
+    { ...created(5000 + after), node: createdOn },
+    { ...sent(5000 + after + 100, 1), node: createdOn },
+  ];
+
+  it('takes a creation another node logs within the clock-skew allowance after the resume for one before it', async () => {
+    const report = await analyzeLines(createdJustAfter(700, 'mcp-a'));
+    expect(report.not_knowable.filter((n) => ['resume-after-end', 'silent-fork'].includes(n.rule))).toEqual([]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'silent-fork')).toEqual([]);
+  });
+
+  it('near miss: the same node\'s creation after the resume, or one past the allowance, leaves the creation unseen', async () => {
+    for (const lines of [createdJustAfter(700, 'mcp-b'), createdJustAfter(10_001, 'mcp-a')]) {
+      const nk = (await analyzeLines(lines)).not_knowable.filter((n) => n.rule === RULE);
+      expect(nk.map((n) => n.reason)).toEqual(['the log holds no creation of S1: an end before the log begins cannot be seen']);
+    }
+  });
 });

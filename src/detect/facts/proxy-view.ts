@@ -73,7 +73,12 @@ export function proxyReplayStart(view: ProxyView, r: Reconnect): ReplayStart {
   if (first === next) return { kind: 'continuous' };
   const firstAt = seen.ids.indexOf(first);
   if (firstAt >= 0 && firstAt <= at) return { kind: 'regressed', seenIn: seen.recordId, first };
-  if (next === undefined) return { kind: 'unknown', unseen: `which events were sent after ${last}` };
+  if (next === undefined) {
+    // The sighting ended at the Last-Event-ID: what came after it was not seen, but a numeric first id at or below
+    // it went backwards, as where the id was never seen (the proxy saw it go by, so it was no future position)
+    if (isDigits(first) && isDigits(last) && compareNumeric(first, last) <= 0) return { kind: 'regressed', seenIn: seen.recordId, first };
+    return { kind: 'unknown', unseen: `which events were sent after ${last}` };
+  }
   if (firstAt > at + 1) return { kind: 'skipped', seenIn: seen.recordId, next, first, skipped: seen.ids.slice(at + 1, firstAt) };
   if (isDigits(first) && isDigits(last) && isDigits(next)) {
     if (compareNumeric(first, last) <= 0) return { kind: 'regressed', seenIn: seen.recordId, first };

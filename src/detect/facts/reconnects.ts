@@ -12,6 +12,11 @@ export interface EventRef extends OrderedId {
   namedBy: number;
   /** Where an earlier incarnation of the session, or another session, emitted it (only when `own` is null). */
   elsewhere: { recordId: number; session: string; stream: string; how: 'earlier-incarnation' | 'other-session' } | null;
+  /**
+   * Where `own` is null: the session's own emission of the id within CLOCK_SKEW_ALLOWANCE_MS after the upgrade, on
+   * another clock than the upgrade's, taken for one sent before it by a node whose clock runs ahead.
+   */
+  ownLater: number | null;
 }
 
 /** The replay window of a placed Last-Event-ID: what its lane sent after it, before the upgrade. */
@@ -86,6 +91,7 @@ export interface ReconnectRow {
   other_session_id: number | null;
   other_session: string | null;
   other_stream: string | null;
+  own_later_id: number | null;
   head_id: number | null;
   after_count: number | null;
   next_id: number | null;
@@ -135,6 +141,7 @@ function toRef(row: ReconnectRow): EventRef {
             stream: row.other_stream!,
             how: row.earlier_incarnation_id !== null ? 'earlier-incarnation' : 'other-session',
           },
+    ownLater: row.own_later_id,
   };
 }
 

@@ -25,6 +25,9 @@ function judge404Storm(db: Db, opts: DetectOptions): DetectorOutput {
       r.proxy_posts > 0 ? plural(r.proxy_posts, 'POST', 'POSTs') + ' logged by the proxy' : '',
     ].filter((k) => k !== '');
     const ids = JSON.parse(r.rpc_ids) as string[];
+    // each id as often as it was POSTed, so that the ids add up to the count
+    const times = new Map<string, number>();
+    for (const id of ids) times.set(id, (times.get(id) ?? 0) + 1);
     return {
       rule: '404-storm',
       session: r.session,
@@ -32,7 +35,7 @@ function judge404Storm(db: Db, opts: DetectOptions): DetectorOutput {
       message:
         `${r.posts} POSTs for ${r.session} got 404 between ${at(r.first_ms)} and ${at(r.last_ms)} ` +
         `(at least ${opts.stormCount} within ${duration(opts.stormWindowMs)}: ${kinds.join(', ')})` +
-        `${ids.length > 0 ? `, JSON-RPC ids ${listIds([...new Set(ids)])}` : ''}: the client keeps using a session or request ids the server no longer knows`,
+        `${ids.length > 0 ? `, JSON-RPC ids ${listIds([...times].map(([id, n]) => (n > 1 ? `${id} (${n} POSTs)` : id)))}` : ''}: the client keeps using a session or request ids the server no longer knows`,
       evidenceIds: evidenceIds(r.evidence),
     };
   });

@@ -1,6 +1,6 @@
 import { defineRule, type RuleContext } from '../rule.js';
 import { findingPerRow } from '../finding-batches.js';
-import { at, duration } from '../../model/phrasing.js';
+import { at, duration, silentWriterNode } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { proxyOnlyReconnects } from '../facts/proxy-only.js';
 import { eachQueryRow, evidenceIds } from '../query-rows.js';
@@ -23,11 +23,27 @@ interface DualWriterRow {
   new_stream: string | null;
   closed_ts: number | null;
   fenced_ts: number | null;
+  /** Another node logs the old stream's opening this long after the takeover (within the clock-skew allowance). */
+  opened_after_ms: number | null;
+  /** Another node logs sending the takeover's Last-Event-ID or an event it replayed this long after it: the largest. */
+  sent_after_ms: number | null;
+  sent_after_event: string | null;
+  sent_after_node: string | null;
   evidence: string;
+}
+
+/** The takeover's lines in an impossible order: the other node's clock runs ahead by at least `gapMs`. */
+interface Inversion {
+  gapMs: number;
+  what: 'opened' | 'sent' | 'replayed';
+  node: string;
+  eventId: string | null;
 }
 
 // A writer another node retired within CROSS_NODE_ORDER_MS after the takeover may have been fenced first:
 // the nodes' clocks cannot tell (model/thresholds.ts), so the session is not knowable rather than a finding.
+// Where the takeover's own lines prove that node's clock ahead (it logs after the takeover the opening of the
+// stream taken over, or the send of an event the takeover resumed from or replayed), the margin grows by that much.
 function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver']): DetectorOutput {
   const unordered = new Map<string, NotKnowable>();
   const rows = eachQueryRow<DualWriterRow>(db, 'rules/dual-writer', opts);
@@ -35,8 +51,10 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
     for (const r of rows) {
       const retiredMs = retiredAt(r);
       const crossNode = r.retired_node !== null && r.up_node !== null && r.retired_node !== r.up_node;
-      if (crossNode && retiredMs !== undefined && retiredMs - r.at_ms <= CROSS_NODE_ORDER_MS) {
-        if (!unordered.has(r.session)) unordered.set(r.session, { rule: RULE, session: r.session, reason: unorderedReason(r, retiredMs) });
+      const skew = inversionOf(r);
+      const ahead = skew !== undefined && skew.node === r.retired_node ? skew.gapMs : 0;
+      if (crossNode && retiredMs !== undefined && retiredMs - r.at_ms <= CROSS_NODE_ORDER_MS + ahead) {
+        if (!unordered.has(r.session)) unordered.set(r.session, { rule: RULE, session: r.session, reason: unorderedReason(r, retiredMs, skew) });
       } else yield r;
     }
   };
@@ -52,7 +70,7 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
       rule: RULE,
       session: r.session,
       atMs: r.at_ms,
-      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}${silentNode(r)}`,
+      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}${silentNode(r)}${impossibleOrderNote(r)}`,
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
@@ -69,7 +87,7 @@ const RULE = 'dual-writer';
  */
 function silentNode(r: DualWriterRow): string {
   if (r.old_node_last_ms === null || r.old_node_last_ms >= r.at_ms) return '';
-  return ` (${r.old_node}, which wrote ${r.old_stream}, logged nothing after ${at(r.old_node_last_ms)}: if its process died, ${r.old_stream} died with it, which no log line shows)`;
+  return ` (${silentWriterNode(r.old_node!, [r.old_stream], r.old_node_last_ms)})`;
 }
 
 /** When the old stream was first closed or fenced after the takeover (undefined: never). */
@@ -78,13 +96,51 @@ function retiredAt(r: DualWriterRow): number | undefined {
   return retired.length > 0 ? Math.min(...retired) : undefined;
 }
 
-function unorderedReason(r: DualWriterRow, retiredMs: number): string {
+function unorderedReason(r: DualWriterRow, retiredMs: number, skew: Inversion | undefined): string {
   const gap = retiredMs - r.at_ms;
   const when = gap === 0 ? 'in the same millisecond as the takeover' : `${gap} ms after the takeover`;
+  if (skew !== undefined && gap > CROSS_NODE_ORDER_MS) {
+    return (
+      `${r.old_stream} was retired on ${r.retired_node} ${when} on ${r.up_node} at ${at(r.at_ms)}, but the takeover's own lines are in an impossible order: ` +
+      `${inversionWords(r, skew)}, so ${behindBy(r, skew)}. Less than ${duration(CROSS_NODE_ORDER_MS)} apart beyond that, ` +
+      `which the two clocks cannot order, so whether it was fenced first cannot be told`
+    );
+  }
   return (
     `${r.old_stream} was retired on ${r.retired_node} ${when} on ${r.up_node} at ${at(r.at_ms)}: ` +
     `the two nodes' clocks cannot order records less than ${duration(CROSS_NODE_ORDER_MS)} apart, so whether it was fenced first cannot be told`
   );
+}
+
+/** The larger of the two inversions the query found, if any. */
+function inversionOf(r: DualWriterRow): Inversion | undefined {
+  const sent: Inversion | undefined =
+    r.sent_after_ms === null || r.sent_after_node === null
+      ? undefined
+      : { gapMs: r.sent_after_ms, what: r.sent_after_event === r.last_event_id ? 'sent' : 'replayed', node: r.sent_after_node, eventId: r.sent_after_event };
+  const opened: Inversion | undefined = r.opened_after_ms === null ? undefined : { gapMs: r.opened_after_ms, what: 'opened', node: r.old_node!, eventId: null };
+  if (sent === undefined || (opened !== undefined && opened.gapMs >= sent.gapMs)) return opened;
+  return sent;
+}
+
+/** "it took over g1 600 ms before mcp-a logged opening it", in the takeover's own terms. */
+function inversionWords(r: DualWriterRow, skew: Inversion): string {
+  const before = `${skew.gapMs} ms before ${skew.node} logged`;
+  if (skew.what === 'opened') return `it took over ${r.old_stream} ${before} opening it`;
+  if (skew.what === 'sent') return `it resumed from event ${skew.eventId} ${before} sending it`;
+  return `it replayed event ${skew.eventId} ${before} sending it`;
+}
+
+/** A finding that stands although its lines are in an impossible order says so: skew it does not outlast by much. */
+function impossibleOrderNote(r: DualWriterRow): string {
+  const skew = inversionOf(r);
+  if (skew === undefined) return '';
+  return ` (its lines are in an impossible order: ${inversionWords(r, skew)}, so ${behindBy(r, skew)})`;
+}
+
+/** "the clock of mcp-b runs at least 2000 ms behind mcp-a's": the side the closing "Clock skew" note takes. */
+function behindBy(r: DualWriterRow, skew: Inversion): string {
+  return `the clock of ${r.up_node ?? 'the node that took over'} runs at least ${skew.gapMs} ms behind ${skew.node}'s (clock skew)`;
 }
 
 export default defineRule({

@@ -106,7 +106,35 @@ function duplicateToolCall(db: Db, opts: DetectOptions, handOver: RuleContext['h
     judged.add(evidence[0]!);
     findings.push({ rule: 'duplicate-tool-call', session: r.session, atMs: r.at_ms, message, evidenceIds: evidence });
   }
-  return { findings: findings.rest(), notKnowable: [...notKnowable, ...unattributedRetries(db, opts), ...unlinkedStatelessCalls(db, opts, judged)] };
+  return {
+    findings: findings.rest(),
+    notKnowable: [...notKnowable, ...proxyRetriedCalls(db, opts), ...unattributedRetries(db, opts), ...unlinkedStatelessCalls(db, opts, judged)],
+  };
+}
+
+/**
+ * A proxy that retried a tools/call upstream after a 5xx (Envoy on an upstream reset: the node died mid-call) logs
+ * each attempt; the servers log fewer executions than attempts, the failed one's node having logged nothing of it.
+ * Whether it ran the tool before failing is not in the server logs: for a payment, the one thing to hear about.
+ */
+function proxyRetriedCalls(db: Db, opts: DetectOptions): NotKnowable[] {
+  const rows = queryRows<{ session: string; rpc_id: string; ts_ms: number; status: number; duration_ms: number | null; attempts: number; tries: string; executions: number; tool: string | null }>(
+    db,
+    'facts/proxy-retried-calls',
+    opts,
+  );
+  return rows.map((r) => {
+    const tries = (JSON.parse(r.tries) as [number, number][]).map(([ts, status]) => `${status} at ${at(ts)}`).join(', then ');
+    const tool = r.tool === null ? 'tools/call' : `tools/call ${r.tool}`;
+    const after = r.duration_ms === null ? '' : ` after ${duration(r.duration_ms)}`;
+    return {
+      rule: 'duplicate-tool-call',
+      session: r.session,
+      reason:
+        `${tool} (rpc id ${r.rpc_id}) was sent upstream ${r.attempts} times by the proxy (${tries}), and the servers logged ${plural(r.executions, 'execution')} of it: ` +
+        `the attempt that failed with ${r.status}${after} left no server record, so whether it ran the tool before failing (the call then executed twice) is not in the server logs`,
+    };
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import { CLOCK_SKEW_ALLOWANCE_MS, CROSS_NODE_ORDER_MS } from '../../model/thresh
 import { loggedClass, policyOf, reDecide, type Unresumable } from '../../replay/re-decide.js';
 import { servingIncarnation, type EngineDecision } from '../../engine/index.js';
 import { divergenceMessage } from '../../replay/decision-wording.js';
-import { at, duration } from '../../model/phrasing.js';
+import { at, clockBehind, duration, silentWriterNode } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import type { LoggedUpgrade } from '../../replay/stored-record.js';
 import { queryRows } from '../query-rows.js';
@@ -63,7 +63,8 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       };
       const refusedWhileFencing: { finding: RawFinding; streams: string[] }[] = [];
       const acceptedOverElsewhere: { finding: RawFinding; streams: string[] }[] = [];
-      const unseenPosition: { finding: RawFinding; eventId: string }[] = [];
+      const unseenPosition: { finding: RawFinding; eventId: string; node?: string }[] = [];
+      const nothingBefore: { point: UpgradePoint; reason: string }[] = [];
       // A divergence from a position the session emitted twice is not judged (repeatedPosition).
       const ambiguity = new Map<RawFinding, string>();
       const stands = (finding: RawFinding) => {
@@ -73,6 +74,7 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
       };
       forEachUpgrade(db, (p) => {
         const session = p.upgrade.session;
+        if (p.unknowable !== undefined && p.state === undefined && p.upgrade.origin === 'server') return void nothingBefore.push({ point: p, reason: p.unknowable });
         if (p.unknowable !== undefined) return unknowable(session, p.unknowable);
         const logged = loggedClass(p.upgrade);
         const decision = reDecide(p, policy, unresumable);
@@ -90,13 +92,16 @@ export function engineDivergenceWith(unresumable: Unresumable = 'as-logged'): Ru
         if (ambiguous !== undefined) ambiguity.set(finding, ambiguous);
         if (logged === 'reject' && decision.fence.length > 0 && isWriterConflict(p.upgrade)) refusedWhileFencing.push({ finding, streams: decision.fence });
         else if (logged !== 'reject' && onlyCheck(decision, 'prior_writer_unfenceable')) acceptedOverElsewhere.push({ finding, streams: unfenceableWriterIds(p, decision) });
-        else if (onlyCheck(decision, 'unknown_event_id') && p.request.lastEventId !== null) unseenPosition.push({ finding, eventId: String(p.request.lastEventId) });
+        else if (onlyCheck(decision, 'unknown_event_id') && p.request.lastEventId !== null) unseenPosition.push({ finding, eventId: String(p.request.lastEventId), node: p.upgrade.node });
         else stands(finding);
       }, opts);
+      for (const { session, reason } of createdJustAfter(db, opts, nothingBefore)) unknowable(session, reason);
       const ends = streamEnds(db, opts, [...acceptedOverElsewhere, ...refusedWhileFencing]);
+      const silent = silentWriterNodes(db, opts, acceptedOverElsewhere);
+      const ahead = takeoverSkew(db, opts, acceptedOverElsewhere);
       for (const { finding, streams } of acceptedOverElsewhere) {
-        const reason = retiredAcrossNodes(ends, finding, streams);
-        if (reason === undefined) stands(finding);
+        const reason = retiredAcrossNodes(ends, finding, streams, ahead.get(finding) ?? 0);
+        if (reason === undefined) stands(withSilentWriters(finding, silent(finding, streams)));
         else unknowable(finding.session, reason);
       }
       for (const { finding, reason } of sentJustAfter(db, opts, unseenPosition)) {
@@ -191,12 +196,49 @@ function streamEnds(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]
  * writers; a store shared across nodes can fence any), and the nodes' clocks cannot order it, as dual-writer
  * says of the same takeover. The reason why it is not knowable; undefined where a writer stayed up longer.
  */
-function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]): string | undefined {
+function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[], aheadMs: number): string | undefined {
   // From the takeover's own millisecond: an end logged before the takeover retired the writer before the engine decided,
   // so any end these writers have in that millisecond was logged after it, which the clocks cannot order either.
-  const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS);
+  // A takeover whose own lines prove another node's clock ahead (dual-writer.sql's inversion) widens the margin so.
+  const retired = (stream: string) => ends(f.session, stream, f.atMs, f.atMs + CROSS_NODE_ORDER_MS + aheadMs);
   if (streams.length === 0 || !streams.every(retired)) return undefined;
-  return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+  const skew = aheadMs > 0 ? ` beyond the ${aheadMs} ms its own lines show another node's clock ahead (they are in an impossible order)` : '';
+  return `the writers on other nodes that the resumption at ${at(f.atMs)} took over from were retired within ${duration(CROSS_NODE_ORDER_MS)} after it${skew}: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`;
+}
+
+/** Per held finding (its upgrade cited last), how far ahead its takeover's own lines show another node's clock (facts/takeover-skew.sql). */
+function takeoverSkew(db: Db, opts: DetectOptions, held: { finding: RawFinding }[]): Map<RawFinding, number> {
+  if (held.length === 0) return new Map();
+  const asked = held.map(({ finding }) => finding.evidenceIds[finding.evidenceIds.length - 1]);
+  const rows = queryRows<{ ahead_ms: number }>(db, 'facts/takeover-skew', opts, { asked: JSON.stringify(asked) });
+  return new Map(held.map(({ finding }, i) => [finding, rows[i]?.ahead_ms ?? 0]));
+}
+
+/**
+ * The writers on other nodes a server accepted a resumption over, by node, where that node logged nothing after
+ * some time before the takeover: a node that died took its writers with it (a close no log shows), so the engine's
+ * "would reject: prior writer unfenceable" holds only if it lived. The finding stands (dual-writer's does too) and
+ * says so, in dual-writer's words; a dead node never fences, so refusing would leave the session unresumable.
+ */
+function silentWriterNodes(db: Db, opts: DetectOptions, held: { finding: RawFinding; streams: string[] }[]): (f: RawFinding, streams: string[]) => string[] {
+  const asked = held.flatMap(({ finding, streams }) => streams.map((s) => [finding.session, s]));
+  const rows = asked.length === 0 ? [] : queryRows<{ session: string; stream: string; node: string | null; node_last_ms: number | null }>(db, 'facts/writer-nodes', opts, { asked: JSON.stringify(asked) });
+  const byStream = new Map(rows.map((r) => [`${r.session}\0${r.stream}`, r]));
+  return (f, streams) => {
+    const silent = new Map<string, { streams: string[]; lastMs: number }>();
+    for (const stream of streams) {
+      const w = byStream.get(`${f.session}\0${stream}`);
+      if (w?.node == null || w.node_last_ms === null || w.node_last_ms >= f.atMs) continue;
+      const n = silent.get(w.node) ?? { streams: [], lastMs: w.node_last_ms };
+      n.streams.push(stream);
+      silent.set(w.node, n);
+    }
+    return [...silent].map(([node, n]) => silentWriterNode(node, n.streams, n.lastMs));
+  };
+}
+
+function withSilentWriters(f: RawFinding, notes: string[]): RawFinding {
+  return notes.length === 0 ? f : { ...f, message: `${f.message} (${notes.join('; ')})` };
 }
 
 /**
@@ -205,16 +247,39 @@ function retiredAcrossNodes(ends: StreamEnds, f: RawFinding, streams: string[]):
  * phantom-event-id takes it. The engine, replaying by logged time, could not know it, so whether a correct
  * server would have resumed cannot be told. Each finding with the reason it is not knowable, or none.
  */
-function sentJustAfter(db: Db, opts: DetectOptions, held: { finding: RawFinding; eventId: string }[]): { finding: RawFinding; reason?: string }[] {
+function sentJustAfter(db: Db, opts: DetectOptions, held: { finding: RawFinding; eventId: string; node?: string }[]): { finding: RawFinding; reason?: string }[] {
   if (held.length === 0) return [];
   const asked = held.map(({ finding: f, eventId }) => [f.session, eventId, f.atMs]);
-  const rows = queryRows<{ sent_ts: number | null }>(db, 'facts/first-sent-after', opts, { asked: JSON.stringify(asked) });
-  return held.map(({ finding, eventId }, i) => {
+  const rows = queryRows<{ sent_ts: number | null; sent_node: string | null }>(db, 'facts/first-sent-after', opts, { asked: JSON.stringify(asked) });
+  return held.map(({ finding, eventId, node }, i) => {
     const sent = rows[i]?.sent_ts ?? null;
     if (sent === null || sent - finding.atMs > CLOCK_SKEW_ALLOWANCE_MS) return { finding };
+    const by = rows[i]?.sent_node;
     return {
       finding,
-      reason: `the resumption at ${at(finding.atMs)} named event ${eventId}, which the session's log shows sent ${duration(sent - finding.atMs)} later: taken for a node whose clock runs ahead, so the engine, replaying by logged time, cannot tell whether a correct server held that position`,
+      reason: `the resumption at ${at(finding.atMs)}${node == null ? '' : ` on ${node}`} named event ${eventId}, which the session's log shows sent ${duration(sent - finding.atMs)} later${by == null ? '' : `, on ${by}`}: taken for ${clockBehind(node, by)}, so the engine, replaying by logged time, cannot tell whether a correct server held that position`,
+    };
+  });
+}
+
+/**
+ * A reconnect the log holds nothing of its session before, whose creation another node logs within
+ * CLOCK_SKEW_ALLOWANCE_MS after: the session was created before it, by a node whose clock runs ahead (the
+ * served-upgrade facts take that creation so). The engine, replaying by logged time, still knew nothing of it,
+ * so its answer cannot stand for a correct server's: not knowable, said as the skew it is rather than as a log
+ * that starts after the creation.
+ */
+function createdJustAfter(db: Db, opts: DetectOptions, held: { point: UpgradePoint; reason: string }[]): { session: string | null; reason: string }[] {
+  if (held.length === 0) return [];
+  const asked = held.map(({ point: p }) => [p.upgrade.session, p.upgrade.tsMs, p.upgrade.node ?? null]);
+  const rows = queryRows<{ created_ts: number | null; created_node: string | null }>(db, 'facts/created-soon-after', opts, { asked: JSON.stringify(asked) });
+  return held.map(({ point: p, reason }, i) => {
+    const row = rows[i];
+    if (row?.created_ts == null) return { session: p.upgrade.session, reason };
+    const u = p.upgrade;
+    return {
+      session: u.session,
+      reason: `the ${u.decision ?? 'reconnect'} at ${at(u.tsMs)} comes before anything of ${u.session} in the log: its creation is logged ${duration(row.created_ts - u.tsMs)} after it${row.created_node === null ? '' : `, on ${row.created_node}`}; taken for ${clockBehind(u.node, row.created_node)}, so the engine, replaying by logged time, cannot tell what a correct server knew of the session`,
     };
   });
 }

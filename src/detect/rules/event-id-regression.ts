@@ -29,6 +29,7 @@ interface DuplicateRow {
 export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
+  const forkSeen = new Set<string>();
   for (const d of eachQueryRow<DuplicateRow>(facts.db, 'rules/event-id-regression', facts.opts)) {
     const others = String(d.reused_ids).split(', ').filter((id) => id !== String(d.event_id));
     findings.push({
@@ -51,13 +52,17 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
         evidenceIds: [...evidence, r.upgradeId],
       });
     if (facts.isProxyOnly(r.session)) {
-      notKnowable.push({
-        rule: 'event-id-regression',
-        session: r.session,
-        reason: `proxy log only: the server's emissions are not visible, so an event id sent twice in ${r.session} cannot be seen`,
-      });
       const start = proxyReplayStart(facts.proxy, r);
-      if (start.kind === 'regressed') regressed(`${start.first} (the first id the proxy saw)`, start.seenIn === null ? [] : [start.seenIn]);
+      if (start.kind === 'regressed') {
+        regressed(`${start.first} (the first id the proxy saw)`, start.seenIn === null ? [] : [start.seenIn]);
+        forkSeen.add(r.session);
+      } else {
+        notKnowable.push({
+          rule: 'event-id-regression',
+          session: r.session,
+          reason: `proxy log only: the server's emissions are not visible, only the ids the proxy saw go by, so an event id the server sent twice in ${r.session} cannot be seen`,
+        });
+      }
       continue;
     }
     const back = r.replays.find((ref) => {
@@ -72,7 +77,8 @@ export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
     ]);
   }
   appendAll(findings, sentAgainSeenByProxy(facts));
-  return { findings, notKnowable };
+  // the ids the proxy saw showed the fork: the session's other resumptions need not say it could not be seen
+  return { findings, notKnowable: notKnowable.filter((n) => n.session === null || !forkSeen.has(n.session)) };
 }
 
 /** "twice", or "a 3rd time" where the lane re-used an id another lane had re-used already. */

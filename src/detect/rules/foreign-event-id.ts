@@ -59,6 +59,8 @@ export function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
 
 function foreignness(r: Reconnect, ref: EventRef): Foreign | 'unknowable' | undefined {
   if (ref.own === null) {
+    // The session sends the id itself just after, on another clock: its own, sent before by a clock ahead.
+    if (ref.ownLater !== null) return undefined;
     const other = ref.elsewhere;
     if (other === null) return undefined;
     if (other.how === 'earlier-incarnation') {
