@@ -13,7 +13,7 @@
 -- request sent after its POST stream ended is not held.
 WITH lives AS MATERIALIZED (
   SELECT q.*, s.lane, CASE WHEN s.via = 'post' THEN (SELECT r.id FROM records r
-    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' OR s.closed_id NOT IN (SELECT closed_id FROM polling_closes) THEN s.closed_id END, s.fenced_id, s.superseded_id)
+    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' OR NOT EXISTS (SELECT 1 FROM polling_closes p WHERE p.closed_id = s.closed_id) THEN s.closed_id END, s.fenced_id, s.superseded_id)
     ORDER BY r.ts_ms, r.id LIMIT 1) END AS post_end_id,
     s.via = 'post' AS on_post
   FROM request_lives q
