@@ -60,8 +60,9 @@ export function isUnusable(s: SourceStats): boolean {
 /** Why an input is unusable, as stderr and the reports say it after `NAME: unusable: `; undefined when it is not. */
 export function unusableReason(s: SourceStats): string | undefined {
   if (s.readError !== undefined) return s.readError;
-  // records, not record lines: a batch line rejected in part still gave records
-  if (s.duplicateOf !== undefined || s.records > 0) return undefined;
+  // records, not record lines: a batch line rejected in part still gave records. A repeated line is a record
+  // read once (only a line that gave records is remembered): a page wholly inside another is read, not unusable.
+  if (s.duplicateOf !== undefined || s.records > 0 || s.repeated > 0) return undefined;
   const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
   return `no record lines (${why})`;
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadWorkspace } from '../../src/api.js';
+import { unusableReason } from '../../src/pipeline/ingest.js';
 import type { Source } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { analyzeLines, at, findingsOf, logSource, workspaceOf } from '../helpers/logs.js';
@@ -63,6 +64,30 @@ describe('a line delivered twice', () => {
     const ws = await loadWorkspace([page1(), page2()]);
     try {
       expectOverlapReadOnce(ws.db);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  // A page wholly inside the export read before it: every line a record, read once as a repeat. Not "no
+  // record lines", and not unusable in one order of the arguments only.
+  it('leaves a page all of whose lines repeat an earlier file usable, in either order', async () => {
+    const whole = () => logSource(pageLines(), 'whole.ndjson');
+    for (const order of [[whole(), page1()], [page1(), whole()]]) {
+      const ws = await loadWorkspace(order);
+      try {
+        expect(ws.sources.map(unusableReason)).toEqual([undefined, undefined]);
+        expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      } finally {
+        ws.db.close();
+      }
+    }
+  });
+
+  it('still finds unusable a file whose only lines are a bad one and a repeat of a bad one', async () => {
+    const ws = await loadWorkspace([logSource(['{not json'], 'a.ndjson'), logSource(['{not json', '{not json'], 'b.ndjson')]);
+    try {
+      expect(ws.sources.map(unusableReason)).toEqual([expect.stringContaining('line 1: invalid JSON'), expect.stringContaining('line 1: invalid JSON')]);
     } finally {
       ws.db.close();
     }
