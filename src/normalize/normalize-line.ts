@@ -15,6 +15,8 @@ export const SPEC_FORMAT = 'resumescope';
  */
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
+  /** What the last detect() found of the kind of a line it could not place. */
+  private lastKind: ReturnType<typeof kindOf> | undefined;
 
   /** `fileDefaults`: what the file's name says of every record in it (its pod, from a kubelet's log path). */
   constructor(
@@ -109,14 +111,22 @@ export class LineNormalizer {
 
   private read(obj: Json, defaults?: RecordDefaults): LineOutcome {
     const format = this.format ?? this.detect(obj);
-    if (format === undefined) return { type: 'ignored' };
+    if (format === undefined) {
+      // No record yet showed the file's format: a kind written almost right is still rejected, saying so.
+      const near = this.lastKind?.nearAlias;
+      return near === undefined ? { type: 'ignored' } : { type: 'rejected', reason: near };
+    }
     if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT);
-    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT) : { type: 'ignored' };
+    if (!format.detect(obj)) {
+      const k = kindOf(obj);
+      return k.kind || k.nearAlias ? withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT) : { type: 'ignored' };
+    }
     return this.fromAdapter(format, obj);
   }
 
   private detect(obj: Json): InputFormat | typeof SPEC_FORMAT | undefined {
     const k = kindOf(obj);
+    this.lastKind = k;
     if (k.kind !== undefined || k.unknownCanonical !== undefined) {
       this.format = SPEC_FORMAT;
       return SPEC_FORMAT;

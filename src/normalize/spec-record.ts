@@ -1,6 +1,7 @@
 import { DECISIONS, RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
+import { nearKind } from './near-kinds.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
@@ -185,19 +186,42 @@ function slipOf(kind: RecordKind): string | undefined {
   return undefined;
 }
 
-/** The record kind of an object: canonical `kind`, else a string alias naming a known kind. */
-export function kindOf(obj: Json): { kind?: RecordKind; unknownCanonical?: string } {
+/**
+ * The record kind of an object: canonical `kind`, else a string alias naming a known kind. `nearAlias`: no
+ * kind, but an alias that names one but for case or separators, or a family's kind but for a letter or its end
+ * (near-kinds.ts): the reason to reject it with.
+ */
+export function kindOf(obj: Json): KindOutcome {
   return kindIn(FIELDS.read(obj));
 }
 
-function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: string } {
+interface KindOutcome {
+  kind?: RecordKind;
+  unknownCanonical?: string;
+  nearAlias?: string;
+}
+
+function kindIn(v: readonly unknown[]): KindOutcome {
   const canonical = v[F.kind] as string | undefined;
   if (canonical !== undefined) return KIND_SET.has(canonical) ? { kind: canonical as RecordKind } : { unknownCanonical: canonical };
   for (const alias of KIND_ALIASES) {
     const k = v[F[alias]] as string | undefined;
     if (k !== undefined && KIND_SET.has(k)) return { kind: k as RecordKind };
   }
+  // Asked only of a line that is no record: a record pays nothing. A line that carries none of the fields of
+  // the kind it looks meant for is a sentence ("Session created"), the application's: ignored as before.
+  for (const alias of KIND_ALIASES) {
+    const k = v[F[alias]] as string | undefined;
+    const meant = k === undefined ? undefined : nearKind(k);
+    if (meant !== undefined && READS[meant].concat('session').some((f) => v[F[f]] !== undefined)) return { nearAlias: `unknown kind "${k}" in ${alias}: did you mean "${meant}"? (kinds are case-sensitive)` };
+  }
   return {};
+}
+
+/** Why a canonical kind that names none is rejected, with the kind it looks meant for. */
+function unknownKind(kind: string): string {
+  const meant = nearKind(kind);
+  return meant === undefined ? `unknown kind "${kind}"` : `unknown kind "${kind}": did you mean "${meant}"?`;
 }
 
 /** What a record's envelope says where the record itself says nothing (normalize/envelopes.ts): when, and which host or pod. */
@@ -208,8 +232,9 @@ export interface RecordDefaults {
 
 export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecOutcome {
   const v = FIELDS.read(obj);
-  const { kind, unknownCanonical } = kindIn(v);
-  if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
+  const { kind, unknownCanonical, nearAlias } = kindIn(v);
+  if (unknownCanonical !== undefined) return { type: 'rejected', reason: unknownKind(unknownCanonical) };
+  if (nearAlias !== undefined) return { type: 'rejected', reason: nearAlias };
   if (kind === undefined) return { type: 'ignored' };
   if (FIELDS.nearMisses().length > 0) {
     const slip = slipOf(kind);

@@ -51,6 +51,36 @@ describe('rejected lines', () => {
   });
 });
 
+// A kind alias written almost right (`msg:"Upgrade"`, `request.timeout`) on a line that carries the kind's
+// fields is a record the writer meant: ignored, it lost a critical finding among a mixed log's ignored lines.
+describe('a kind alias that names a kind but for case, separators, a letter or its end', () => {
+  const upgrade = { time: T0, session: 'S1', decision: 'resume', status: 200 };
+  it.each([
+    [{ ...upgrade, msg: 'Upgrade' }, 'unknown kind "Upgrade" in msg: did you mean "upgrade"? (kinds are case-sensitive)'],
+    [{ time: T0, session: 'S1', request_id: 'r1', msg: 'request.timeout' }, 'unknown kind "request.timeout" in msg: did you mean "request.timed_out"? (kinds are case-sensitive)'],
+    [{ time: T0, session: 'S1', stream: 'g1', event_id: 4, type: 'EVENT_SENT' }, 'unknown kind "EVENT_SENT" in type: did you mean "event.sent"? (kinds are case-sensitive)'],
+    [{ time: T0, session: 'S1', stream: 'g1', via: 'get', event: 'stream.open' }, 'unknown kind "stream.open" in event: did you mean "stream.opened"? (kinds are case-sensitive)'],
+  ])('%j is rejected, naming the kind meant', (line, reason) => {
+    expect(outcomeOf(line)).toEqual({ type: 'rejected', reason });
+  });
+
+  it.each([
+    ['a sentence that names a kind, on a line with none of its fields', { time: T0, msg: 'Session created', user: 'u1' }],
+    ['another word of a family', { time: T0, session: 'S1', msg: 'session.login' }],
+    ['a word far from any kind of its family', { time: T0, session: 'S1', request_id: 'r1', event: 'request.received' }],
+    ['a family prefix alone', { time: T0, session: 'S1', type: 'request' }],
+    ['another word built on a kind\'s', { time: T0, session: 'S1', stream: 'g1', type: 'stream.reopened' }],
+    ['a logger\'s sentence', { time: T0, session: 'S1', msg: 'upgrade failed: session S1 not found' }],
+  ])('%s stays an ignored line', (_what, line) => {
+    expect(outcomeOf(line)).toEqual({ type: 'ignored' });
+  });
+
+  it('a canonical kind that names none says which it looks meant for', () => {
+    expect(rejectionOf({ ts: T0, kind: 'EVENT.SENT', session: 'S1' })).toBe('unknown kind "EVENT.SENT": did you mean "event.sent"?');
+    expect(rejectionOf({ ts: T0, kind: 'audit', session: 'S1' })).toBe('unknown kind "audit"');
+  });
+});
+
 describe('what is stored and counted', () => {
   it('rejected lines keep file, line, reason and text; ignored lines are only counted', async () => {
     const bad = '{"kind":"session.created"';
