@@ -206,7 +206,8 @@ export function partlyRejected(prefix: string, firstBad: { at: number; reason: s
  * line is a rejected line, and its other records are read. `inheriting`: records the store settles.
  */
 export type LineOutcome =
-  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance }
+  /** `inner`: the record's own text where an envelope carried it (a CRI line's, a shipper's `message`): what a repeat is known by. */
+  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance; inner?: string }
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string; redacted?: string };
 

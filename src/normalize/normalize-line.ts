@@ -106,6 +106,9 @@ export class LineNormalizer {
     if (inner !== undefined) out = this.fromEnvelope(e.inner, inner, within, depth + 1);
     else if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
     else out = this.line(e.inner, within, depth + 1);
+    // The innermost text is the record's own: the same record through another envelope (the app's file beside
+    // the pod's CRI log) is a repeat of it (normalize/repeated-lines.ts).
+    if (out.type === 'records' && out.inner === undefined) out.inner = e.inner;
     return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 

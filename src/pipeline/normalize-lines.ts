@@ -45,7 +45,9 @@ export class LineStage {
     // Its text, should the store reject it, is the one its first record carries or points to: not sent twice.
     if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = out.inheriting;
     // Whether it came before is the store's to ask: it takes the lines of every thread in order.
-    if (kept.type === 'records' && rememberable(out.records, l.text)) kept.key = lineKey(l.text);
+    // Known by the record's own text, inside whichever envelope carried it: one record through two channels is one.
+    const own = out.inner ?? l.text;
+    if (kept.type === 'records' && rememberable(out.records, own)) kept.key = lineKey(own);
     return kept;
   }
 }

@@ -93,6 +93,34 @@ describe('a line delivered twice', () => {
     }
   });
 
+  // The app's own file beside the pod's CRI log of the same lines (or a Loki export of them): one record
+  // through two channels. Known by the record's text inside the envelope, not the envelope's bytes.
+  it('is read once where another file carries the same record inside an envelope (a CRI log of the app\'s lines)', async () => {
+    const lines = pageLines();
+    const cri = lines.map((l, i) => `2026-11-09T10:00:0${i}.123456789Z stdout F ${l}`);
+    const ws = await loadWorkspace([logSource(lines, 'app.ndjson'), logSource(cri, '0.log')]);
+    try {
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      expect(ws.db.prepare('SELECT count(*) FROM repeated_lines WHERE file = ? AND of_file = ?').pluck().get('0.log', 'app.ndjson')).toBe(7);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('is not one where the envelope carries another record: a byte of the record differs, or its time to the second', async () => {
+    const lines = pageLines();
+    const other = lines.map((l) => l.replace('"S1"', '"S2"'));
+    const toSecond = [JSON.stringify({ ...sent(0, 2), ts: '2026-11-09T10:00:02Z' })];
+    const cri = [...other, ...toSecond].map((l) => `2026-11-09T10:00:00.123456789Z stdout F ${l}`);
+    const ws = await loadWorkspace([logSource([...lines, ...toSecond], 'app.ndjson'), logSource(cri, '0.log')]);
+    try {
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(16);
+      expect(ws.db.prepare('SELECT count(*) FROM repeated_lines').pluck().get()).toBe(0);
+    } finally {
+      ws.db.close();
+    }
+  });
+
   it('is read once where the next page is ingested by a later run into the same database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'resumescope-pages-'));
     const path = join(dir, 'timeline.db');
