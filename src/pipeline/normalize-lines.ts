@@ -32,7 +32,11 @@ export class LineStage {
     if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
-    if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, REJECTED_PREVIEW) };
+    if (out.type === 'rejected') {
+      // A file's last line with no newline after it, and no record: most likely half a line, its writer stopped mid-line.
+      const reason = l.unterminated === true ? `${out.reason} (the last line, with no final newline: the file may have been cut while it was written)` : out.reason;
+      return { line: l.line, type: 'rejected', reason, text: raw.slice(0, REJECTED_PREVIEW) };
+    }
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
     const kept: NormalizedLine =
