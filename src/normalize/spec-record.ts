@@ -16,7 +16,8 @@ const A = {
   stream: ['stream', 'stream_id', 'streamId'],
   conn: ['conn', 'connection_id'],
   principal: ['principal', 'client_id', 'subject'],
-  node: ['node', 'host', 'instance', 'hostname'],
+  // ECS loggers (ecs-pino-format, ecs-winston) write the host as an object: its name, as Filebeat's host.name is.
+  node: ['node', 'host', 'instance', 'hostname', 'host.name', 'host.hostname'],
   method: ['method', 'mcp.method.name'],
   rpcId: ['rpc_id', 'jsonrpc.request.id'],
   requestId: ['request_id', 'jsonrpc.request.id'],

@@ -55,6 +55,18 @@ describe('aliases of the common fields', () => {
     ]);
   });
 
+  // An ECS logger's host is an object (`host: {hostname}`), as Filebeat's `host.name` is: its name is the node.
+  it('an ECS host object names the node by host.name or host.hostname, nested or flat, the record\'s node first', () => {
+    expect(recordOf({ ...BASE, host: { hostname: 'n3' } }).node).toBe('n3');
+    expect(recordOf({ ...BASE, host: { name: 'n4', hostname: 'n3' } }).node).toBe('n4');
+    expect(recordOf({ ...BASE, 'host.hostname': 'n5' }).node).toBe('n5');
+    expect(recordOf({ ...BASE, node: 'n1', host: { hostname: 'n3' } }).node).toBe('n1');
+  });
+
+  it('near miss: an ECS host object with neither name names no node', () => {
+    expect(recordOf({ ...BASE, host: { ip: ['10.0.0.1'], architecture: 'x86_64' } }).node).toBeUndefined();
+  });
+
   it('a kind alias that names no known kind leaves the line an ordinary log line', () => {
     expect(outcomeOf({ ts: T0, msg: 'listening on :8080', type: 'startup', event: 'boot' })).toEqual({ type: 'ignored' });
   });
