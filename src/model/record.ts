@@ -208,7 +208,8 @@ export function partlyRejected(prefix: string, firstBad: { at: number; reason: s
 export type LineOutcome =
   /** `inner`: the record's own text where an envelope carried it (a CRI line's, a shipper's `message`): what a repeat is known by. */
   | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance; inner?: string }
-  | { type: 'ignored' }
+  /** `hint`: what the line almost was (a kind in `message`, a `Kind` key), for the message of a file with no record line. */
+  | { type: 'ignored'; hint?: string }
   | { type: 'rejected'; reason: string; redacted?: string };
 
 /**
@@ -225,7 +226,7 @@ export type NormalizedLine =
       inheriting?: LineInheritance;
       key?: number;
     }
-  | { line: number; type: 'ignored' }
+  | { line: number; type: 'ignored'; hint?: string }
   | { line: number; type: 'rejected'; reason: string; text: string };
 
 /**

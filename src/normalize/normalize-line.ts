@@ -3,7 +3,7 @@ import { isObject, roundedIdWasRead, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, shippedLine, type Envelope } from './envelopes.js';
-import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
+import { ignoredHint, kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 import { withExactIntegers } from './exact-integers.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -15,6 +15,8 @@ export const SPEC_FORMAT = 'resumescope';
  */
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
+  /** Ignored lines still to be asked what they almost were (ignoredHint). */
+  private hintsLeft = 100;
   /** What the last detect() found of the kind of a line it could not place. */
   private lastKind: ReturnType<typeof kindOf> | undefined;
 
@@ -84,6 +86,16 @@ export class LineNormalizer {
     if (carried !== undefined) {
       const inner = this.fromEnvelope(text, carried, defaults, depth);
       return redacted && inner.type !== 'ignored' && inner.redacted === undefined ? { ...inner, redacted: JSON.stringify(obj) } : inner;
+    }
+    if (out.type === 'ignored' && this.hintsLeft > 0) {
+      // Asked of a file's first ignored lines only, until one says what it almost was: a file of no record
+      // line is told why (store/source-sink.ts unusableReason); a mixed log's application lines cost nothing.
+      this.hintsLeft--;
+      const hint = ignoredHint(obj);
+      if (hint !== undefined) {
+        this.hintsLeft = 0;
+        return { type: 'ignored', hint };
+      }
     }
     return redacted ? withRedacted(out, JSON.stringify(obj)) : out;
   }

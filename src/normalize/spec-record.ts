@@ -225,6 +225,25 @@ function unknownKind(kind: string): string {
   return meant === undefined ? `unknown kind "${kind}"` : `unknown kind "${kind}": did you mean "${meant}"?`;
 }
 
+/**
+ * What an object that is no record almost was, for the message of a file none of whose lines is one: a key
+ * naming the kind in another case (`Kind`, `KIND`: Serilog's, a .NET logger's), or a kind in `message`
+ * (winston's `logger.info('upgrade', {…})`, Datadog's archive of pino's `msg`). Undefined where neither.
+ */
+export function ignoredHint(obj: Json): string | undefined {
+  FIELDS.read(obj);
+  const kindFields = new Set([F.kind, F.event, F.type, F.msg]);
+  for (const near of FIELDS.nearMisses()) {
+    const meant = near.meant.find((m) => kindFields.has(m.field));
+    if (meant !== undefined) return `"${near.key}" is no field (field names are case-sensitive): did you mean "${meant.name}"?`;
+  }
+  const message = obj.message;
+  if (typeof message === 'string' && KIND_SET.has(message)) {
+    return `"message" is "${message}", a kind, but "message" names no kind: log it as "kind" (or "msg")`;
+  }
+  return undefined;
+}
+
 /** What a record's envelope says where the record itself says nothing (normalize/envelopes.ts): when, and which host or pod. */
 export interface RecordDefaults {
   ts?: string;

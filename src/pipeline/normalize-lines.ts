@@ -29,7 +29,7 @@ export class LineStage {
     if ('pieceOf' in l) return { line: l.line, type: 'ignored' };
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
     const out = this.normalizer.normalize(l.text);
-    if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
+    if (out.type === 'ignored') return out.hint === undefined ? { line: l.line, type: 'ignored' } : { line: l.line, type: 'ignored', hint: out.hint };
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
     if (out.type === 'rejected') {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { T0, ingestLines, outcomeOf, rejectionOf, rows } from './support.js';
+import { loadWorkspace } from '../../src/api.js';
+import { logSource } from '../helpers/logs.js';
+import { unusableReason } from '../../src/store/source-sink.js';
 
 // log-format.md "Which lines count": a record, an ignored line (valid JSON
 // naming no known kind: counted, not stored), or a rejected line (stored with
@@ -102,5 +105,37 @@ describe('what is stored and counted', () => {
     const { isUnusable } = await import('../../src/store/source-sink.js');
     const { sources } = await ingestLines([{ msg: 'only app logs' }, { ts: T0, kind: 'nope' }]);
     expect(isUnusable(sources[0]!)).toBe(true);
+  });
+});
+
+// A file none of whose lines is a record is unusable (log-format.md); the message names what was almost
+// there, so that the fix is plain: a kind in `message` (winston's logger.info('upgrade', {…})), a `Kind` key.
+describe('the message of a file with no record line', () => {
+  async function reasonOf(name: string, lines: Parameters<typeof ingestLines>[0], opts: { csv?: boolean } = {}): Promise<string | undefined> {
+    const ws = await loadWorkspace([logSource(lines, name)], opts);
+    try {
+      return unusableReason(ws.sources[0]!);
+    } finally {
+      ws.db.close();
+    }
+  }
+
+  it('names a kind logged in `message`, and a key naming the kind in another case', async () => {
+    expect(await reasonOf('w.ndjson', [{ level: 'info', message: 'hello' }, { level: 'info', message: 'upgrade', session: 'S1', timestamp: T0 }])).toBe(
+      'no record lines (none of its 2 lines is a resumption record; line 2: "message" is "upgrade", a kind, but "message" names no kind: log it as "kind" (or "msg"))',
+    );
+    expect(await reasonOf('s.ndjson', [{ '@t': T0, Kind: 'session.created', session: 'S1' }])).toBe(
+      'no record lines (its only line is no resumption record; line 1: "Kind" is no field (field names are case-sensitive): did you mean "kind"?)',
+    );
+  });
+
+  it('says a CSV download holds only its header row', async () => {
+    expect(await reasonOf('empty.csv', ['_time,_raw,host'], { csv: true })).toBe('no record lines (only a header row, no data rows: an empty CSV download)');
+  });
+
+  it('near miss: names nothing where nothing was almost a record', async () => {
+    expect(await reasonOf('app.ndjson', [{ level: 'info', message: 'listening on :8080' }, { msg: 'upgrade failed' }])).toBe(
+      'no record lines (none of its 2 lines is a resumption record)',
+    );
   });
 });
