@@ -206,8 +206,10 @@ export function partlyRejected(prefix: string, firstBad: { at: number; reason: s
  * line is a rejected line, and its other records are read. `inheriting`: records the store settles.
  */
 export type LineOutcome =
-  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance }
-  | { type: 'ignored' }
+  /** `inner`: the record's own text where an envelope carried it (a CRI line's, a shipper's `message`): what a repeat is known by. */
+  | { type: 'records'; records: NormalizedRecord[]; format: string; redacted?: string; rejected?: string; inheriting?: LineInheritance; inner?: string }
+  /** `hint`: what the line almost was (a kind in `message`, a `Kind` key), for the message of a file with no record line. */
+  | { type: 'ignored'; hint?: string }
   | { type: 'rejected'; reason: string; redacted?: string };
 
 /**
@@ -224,7 +226,7 @@ export type NormalizedLine =
       inheriting?: LineInheritance;
       key?: number;
     }
-  | { line: number; type: 'ignored' }
+  | { line: number; type: 'ignored'; hint?: string }
   | { line: number; type: 'rejected'; reason: string; text: string };
 
 /**

@@ -34,6 +34,23 @@ interface DottedSlot extends Slot {
   rest: string[];
 }
 
+/** A key that differs from a field's name only in case or separators (`Session`, `LastEventID`, `last-event-id`): the fields it may have meant. */
+export interface NearMiss {
+  key: string;
+  meant: readonly { field: number; name: string }[];
+}
+
+/** Slots of a name; `near`: set on a name that is no field's, but folds to some (a key learnt from the lines). */
+type Slots = Slot[] & { near?: NearMiss };
+
+/** A name's case and separators folded away: `LastEventID`, `last-event-id` and `last_event_id` are one. */
+export function foldName(name: string): string {
+  return name.toLowerCase().replace(/[-_. ]/g, '');
+}
+
+/** Keys learnt (a name no field has) are remembered up to this many: a log whose keys are ids learns no more. */
+const LEARNT = 4096;
+
 /** A wrapper's candidates all rank after the top level's. */
 const WRAPPER_RANK = 1 << 16;
 const NONE = 2 * WRAPPER_RANK;
@@ -54,13 +71,21 @@ export class FieldReader<K extends string> {
   /** Each field's index into what read() returns. */
   readonly at: Readonly<Record<K, number>>;
   private readonly accepts: Accept[] = [];
-  private readonly byName = new Map<string, Slot[]>();
+  private readonly byName = new Map<string, Slots>();
+  /** With near misses asked for: each folded name, and the fields whose names fold to it. */
+  private readonly folded: Map<string, { field: number; name: string }[]> | undefined;
+  private learnt = 0;
+  private readonly nearHits: NearMiss[] = [];
   private readonly byHead = new Map<string, DottedSlot[]>();
   private readonly values: unknown[];
   private readonly ranks: number[];
   private readonly present: boolean[];
 
-  constructor(fields: Readonly<Record<K, Field>>) {
+  /**
+   * `nearMisses`: also note each key that is no field's name but differs from one only in case or separators
+   * (nearMisses() after a read), except keys near the names in `unlessNear` (generic words: `Host` is no node).
+   */
+  constructor(fields: Readonly<Record<K, Field>>, nearMisses?: { unlessNear: readonly string[] }) {
     const at = {} as Record<K, number>;
     for (const key of Object.keys(fields) as K[]) {
       const field = this.accepts.length;
@@ -71,6 +96,17 @@ export class FieldReader<K extends string> {
         const [head, ...rest] = name.split('.');
         if (rest.length > 0) add(this.byHead, head!, { field, rank, name, rest });
       });
+    }
+    if (nearMisses !== undefined) {
+      const folded = new Map<string, { field: number; name: string }[]>();
+      const skip = new Set(nearMisses.unlessNear.map(foldName));
+      for (const key of Object.keys(fields) as K[]) {
+        for (const name of fields[key].names) {
+          const f = foldName(name);
+          if (!skip.has(f)) add(folded, f, { field: at[key], name });
+        }
+      }
+      this.folded = folded;
     }
     this.at = at;
     this.values = new Array<unknown>(this.accepts.length).fill(undefined);
@@ -86,6 +122,7 @@ export class FieldReader<K extends string> {
     this.values.fill(undefined);
     this.ranks.fill(NONE);
     this.present.fill(false);
+    this.nearHits.length = 0;
     // A wrapper that is an object is a nested object: the top level then holds one.
     this.scan(obj, 0);
     for (const w of WRAPPERS) {
@@ -103,11 +140,20 @@ export class FieldReader<K extends string> {
     return this.present[field]!;
   }
 
+  /** The keys of the last read that are no field's name but fold to one's (only where asked for in the constructor). */
+  nearMisses(): readonly NearMiss[] {
+    return this.nearHits;
+  }
+
   private scan(scope: Json, base: number): void {
     for (const key in scope) {
       const v = scope[key];
-      const slots = this.byName.get(key);
-      if (slots !== undefined && v !== undefined) for (const s of slots) this.offer(s, base, v);
+      let slots = this.byName.get(key);
+      if (slots === undefined && this.folded !== undefined) slots = this.learn(key);
+      if (slots !== undefined) {
+        if (slots.near !== undefined) this.nearHits.push(slots.near);
+        else if (v !== undefined) for (const s of slots) this.offer(s, base, v);
+      }
       if (!isObject(v)) continue;
       const dotted = this.byHead.get(key);
       if (dotted === undefined) continue;
@@ -118,6 +164,18 @@ export class FieldReader<K extends string> {
         if (w !== undefined) this.offer(d, base, w);
       }
     }
+  }
+
+  /** A key no field has: whether it folds to a field's name, remembered (an empty list) so that the next line asks once. */
+  private learn(key: string): Slots {
+    const meant = this.folded!.get(foldName(key));
+    const slots: Slots = [];
+    if (meant !== undefined) slots.near = { key, meant };
+    if (this.learnt < LEARNT) {
+      this.learnt++;
+      this.byName.set(key, slots);
+    }
+    return slots;
   }
 
   private offer(s: Slot, base: number, v: unknown): void {

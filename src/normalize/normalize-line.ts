@@ -3,7 +3,7 @@ import { isObject, roundedIdWasRead, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
 import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
 import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, shippedLine, type Envelope } from './envelopes.js';
-import { kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
+import { ignoredHint, kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 import { withExactIntegers } from './exact-integers.js';
 
 export const SPEC_FORMAT = 'resumescope';
@@ -15,6 +15,10 @@ export const SPEC_FORMAT = 'resumescope';
  */
 export class LineNormalizer {
   private format: InputFormat | typeof SPEC_FORMAT | undefined;
+  /** Ignored lines still to be asked what they almost were (ignoredHint). */
+  private hintsLeft = 100;
+  /** What the last detect() found of the kind of a line it could not place. */
+  private lastKind: ReturnType<typeof kindOf> | undefined;
 
   /** `fileDefaults`: what the file's name says of every record in it (its pod, from a kubelet's log path). */
   constructor(
@@ -83,6 +87,16 @@ export class LineNormalizer {
       const inner = this.fromEnvelope(text, carried, defaults, depth);
       return redacted && inner.type !== 'ignored' && inner.redacted === undefined ? { ...inner, redacted: JSON.stringify(obj) } : inner;
     }
+    if (out.type === 'ignored' && this.hintsLeft > 0) {
+      // Asked of a file's first ignored lines only, until one says what it almost was: a file of no record
+      // line is told why (store/source-sink.ts unusableReason); a mixed log's application lines cost nothing.
+      this.hintsLeft--;
+      const hint = ignoredHint(obj);
+      if (hint !== undefined) {
+        this.hintsLeft = 0;
+        return { type: 'ignored', hint };
+      }
+    }
     return redacted ? withRedacted(out, JSON.stringify(obj)) : out;
   }
 
@@ -104,19 +118,30 @@ export class LineNormalizer {
     if (inner !== undefined) out = this.fromEnvelope(e.inner, inner, within, depth + 1);
     else if (!e.inner.trimStart().startsWith('{')) return { type: 'ignored' };
     else out = this.line(e.inner, within, depth + 1);
+    // The innermost text is the record's own: the same record through another envelope (the app's file beside
+    // the pod's CRI log) is a repeat of it (normalize/repeated-lines.ts).
+    if (out.type === 'records' && out.inner === undefined) out.inner = e.inner;
     return out.type === 'ignored' || out.redacted === undefined ? out : { ...out, redacted: e.rewrap(out.redacted) };
   }
 
   private read(obj: Json, defaults?: RecordDefaults): LineOutcome {
     const format = this.format ?? this.detect(obj);
-    if (format === undefined) return { type: 'ignored' };
+    if (format === undefined) {
+      // No record yet showed the file's format: a kind written almost right is still rejected, saying so.
+      const near = this.lastKind?.nearAlias;
+      return near === undefined ? { type: 'ignored' } : { type: 'rejected', reason: near };
+    }
     if (format === SPEC_FORMAT) return withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT);
-    if (!format.detect(obj)) return kindOf(obj).kind ? withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT) : { type: 'ignored' };
+    if (!format.detect(obj)) {
+      const k = kindOf(obj);
+      return k.kind || k.nearAlias ? withFormat(normalizeSpecObject(obj, defaults), SPEC_FORMAT) : { type: 'ignored' };
+    }
     return this.fromAdapter(format, obj);
   }
 
   private detect(obj: Json): InputFormat | typeof SPEC_FORMAT | undefined {
     const k = kindOf(obj);
+    this.lastKind = k;
     if (k.kind !== undefined || k.unknownCanonical !== undefined) {
       this.format = SPEC_FORMAT;
       return SPEC_FORMAT;

@@ -7,6 +7,8 @@
 // one of them is read. To the second they may be two records (five retries of one request within a
 // second): a line whose times fall on whole seconds is not remembered. An export cut into pages whose
 // bounds overlap repeats the lines at each bound in the next file: the window runs on across a run's files.
+// A line is known by its record's own text, inside whatever envelope carried it (LineOutcome's `inner`): the
+// app's file beside the pod's CRI log of the same lines is one record delivered through two channels.
 //
 // Only a line that gave records is remembered (a repeated bad line is rejected again, and counted),
 // and only the last WINDOW of them: a shipper re-sends a batch, not the day, and the window keeps

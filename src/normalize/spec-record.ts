@@ -1,6 +1,7 @@
 import { DECISIONS, RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
 import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
+import { nearKind } from './near-kinds.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
@@ -15,7 +16,8 @@ const A = {
   stream: ['stream', 'stream_id', 'streamId'],
   conn: ['conn', 'connection_id'],
   principal: ['principal', 'client_id', 'subject'],
-  node: ['node', 'host', 'instance', 'hostname'],
+  // ECS loggers (ecs-pino-format, ecs-winston) write the host as an object: its name, as Filebeat's host.name is.
+  node: ['node', 'host', 'instance', 'hostname', 'host.name', 'host.hostname'],
   method: ['method', 'mcp.method.name'],
   rpcId: ['rpc_id', 'jsonrpc.request.id'],
   requestId: ['request_id', 'jsonrpc.request.id'],
@@ -62,10 +64,24 @@ export type SpecOutcome =
   | { type: 'ignored' }
   | { type: 'rejected'; reason: string };
 
-const str = (...names: string[]): Field => ({ names, accept: isString });
-const id = (...names: string[]): Field => ({ names, accept: isStringOrNumber });
-const num = (...names: string[]): Field => ({ names, accept: isNumber });
-const bool = (...names: string[]): Field => ({ names, accept: isBool });
+/**
+ * A field's names, and after them the camelCase spelling of each snake_case one (`lastEventId`, `newStream`,
+ * `requestId`): a JavaScript logger's, as the spec's own `sessionId` and `streamId` are. Dotted names are paths.
+ */
+function withCamelCase(names: readonly string[]): string[] {
+  const out = [...names];
+  for (const n of names) {
+    if (!n.includes('_') || n.includes('.')) continue;
+    const camel = n.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (!out.includes(camel)) out.push(camel);
+  }
+  return out;
+}
+
+const str = (...names: string[]): Field => ({ names: withCamelCase(names), accept: isString });
+const id = (...names: string[]): Field => ({ names: withCamelCase(names), accept: isStringOrNumber });
+const num = (...names: string[]): Field => ({ names: withCamelCase(names), accept: isNumber });
+const bool = (...names: string[]): Field => ({ names: withCamelCase(names), accept: isBool });
 
 /** Every field a record may have, read in one pass over the object (fields.ts). */
 const FIELDS = new FieldReader({
@@ -107,41 +123,127 @@ const FIELDS = new FieldReader({
   reemitted: num('reemitted'),
   cancelled: num('cancelled'),
   firstReplayed: id('first_replayed'),
-  replayedIds: { names: ['replayed_ids'], accept: Array.isArray },
+  replayedIds: { names: withCamelCase(['replayed_ids']), accept: Array.isArray },
   newSession: id('new_session'),
   resetSignalled: bool('reset_signalled'),
   requestId: id(...A.requestId),
-  // A call's request_id only: its jsonrpc.request.id is its rpc_id.
-  callRequestId: id('request_id'),
+  // A call's request_id only: its jsonrpc.request.id is its rpc_id. No camelCase: a call is no server request,
+  // and a web framework's `requestId` on it is its own HTTP request's.
+  callRequestId: { names: ['request_id'], accept: isStringOrNumber },
   newRequestId: id('new_request_id'),
   tool: str('tool', 'gen_ai.tool.name'),
   argsHash: str('args_hash'),
   executed: bool('executed'),
   httpMethod: str('method', 'http.request.method'),
   path: str('path', 'url.path'),
-  reqHeaders: { names: ['req_headers'], accept: isObject },
-  respHeaders: { names: ['resp_headers'], accept: isObject },
-  sseEventIds: { names: ['sse_event_ids'], accept: Array.isArray },
+  reqHeaders: { names: withCamelCase(['req_headers']), accept: isObject },
+  respHeaders: { names: withCamelCase(['resp_headers']), accept: isObject },
+  sseEventIds: { names: withCamelCase(['sse_event_ids']), accept: Array.isArray },
   rpcMethod: str('rpc_method'),
   durationMs: num('duration_ms'),
   bytes: num('bytes'),
   method: str(...A.method),
-});
+  // Generic words another field of a line may be named (`Host` a header, `Subject` a mail's): a key near them is no slip.
+}, { unlessNear: ['host', 'instance', 'hostname', 'subject'] });
 const F = FIELDS.at;
+type FieldKey = keyof typeof F;
 
-/** The record kind of an object: canonical `kind`, else a string alias naming a known kind. */
-export function kindOf(obj: Json): { kind?: RecordKind; unknownCanonical?: string } {
+/** The fields each kind reads (log-format.md's tables), beyond the common ones: a key near another's name is no slip. */
+const COMMON: FieldKey[] = ['ts', 'seq', 'node', 'session', 'incarnation', 'sequence', 'conn', 'principal', 'req', 'protocolVersion'];
+const READS: Record<RecordKind, FieldKey[]> = {
+  'session.created': [],
+  'session.state_changed': ['aspect'],
+  'session.terminated': ['reason'],
+  'session.evicted': ['reason', 'logEvicted'],
+  'stream.opened': ['stream', 'via'],
+  'stream.closed': ['stream', 'reason', 'retryMs'],
+  'stream.fenced': ['stream'],
+  'event.sent': ['stream', 'eventId', 'rpcKind', 'rpcId', 'method', 'attached', 'priming'],
+  'event.replayed': ['stream', 'eventId', 'ofStream'],
+  'buffer.trimmed': ['stream', 'oldestRetained'],
+  upgrade: ['lastEventId', 'stream', 'newStream', 'decision', 'status', 'reason', 'replayed', 'reemitted', 'cancelled', 'firstReplayed', 'replayedIds', 'newSession', 'resetSignalled'],
+  'request.sent': ['stream', 'requestId', 'method', 'eventId'],
+  'request.answered': ['requestId', 'status'],
+  'request.cancelled': ['requestId', 'reason'],
+  'request.reissued': ['requestId', 'newRequestId', 'stream'],
+  'request.timed_out': ['requestId'],
+  call: ['rpcId', 'method', 'tool', 'argsHash', 'status', 'executed'],
+  http: ['httpMethod', 'path', 'status', 'reqHeaders', 'respHeaders', 'sseEventIds', 'rpcKind', 'rpcMethod', 'rpcId', 'resetSignalled', 'durationMs', 'bytes'],
+};
+const READ_BY_KIND = new Map(RECORD_KINDS.map((k) => [k, new Set([...COMMON, ...READS[k]].map((f) => F[f]))]));
+
+/**
+ * A key of the record that is no field's name but differs from the name of a field its kind reads only in
+ * case or separators (`Session`, `LastEventID`), where the record has no such field: the writer meant it, and
+ * read without it the record says something else (an upgrade with no session, a resume without
+ * Last-Event-ID). Field names are case-sensitive, so the line is rejected, saying which name was meant.
+ */
+function slipOf(kind: RecordKind): string | undefined {
+  const reads = READ_BY_KIND.get(kind)!;
+  for (const near of FIELDS.nearMisses()) {
+    const candidates = near.meant.filter((m) => reads.has(m.field) && !FIELDS.found(m.field));
+    // `SessionId` meant `sessionId` rather than `session_id`: the name it differs from in case only, if one.
+    const meant = candidates.find((m) => m.name.toLowerCase() === near.key.toLowerCase()) ?? candidates[0];
+    if (meant !== undefined) return `${kind}: unknown field "${near.key}": did you mean "${meant.name}"? (field names are case-sensitive)`;
+  }
+  return undefined;
+}
+
+/**
+ * The record kind of an object: canonical `kind`, else a string alias naming a known kind. `nearAlias`: no
+ * kind, but an alias that names one but for case or separators, or a family's kind but for a letter or its end
+ * (near-kinds.ts): the reason to reject it with.
+ */
+export function kindOf(obj: Json): KindOutcome {
   return kindIn(FIELDS.read(obj));
 }
 
-function kindIn(v: readonly unknown[]): { kind?: RecordKind; unknownCanonical?: string } {
+interface KindOutcome {
+  kind?: RecordKind;
+  unknownCanonical?: string;
+  nearAlias?: string;
+}
+
+function kindIn(v: readonly unknown[]): KindOutcome {
   const canonical = v[F.kind] as string | undefined;
   if (canonical !== undefined) return KIND_SET.has(canonical) ? { kind: canonical as RecordKind } : { unknownCanonical: canonical };
   for (const alias of KIND_ALIASES) {
     const k = v[F[alias]] as string | undefined;
     if (k !== undefined && KIND_SET.has(k)) return { kind: k as RecordKind };
   }
+  // Asked only of a line that is no record: a record pays nothing. A line that carries none of the fields of
+  // the kind it looks meant for is a sentence ("Session created"), the application's: ignored as before.
+  for (const alias of KIND_ALIASES) {
+    const k = v[F[alias]] as string | undefined;
+    const meant = k === undefined ? undefined : nearKind(k);
+    if (meant !== undefined && READS[meant].concat('session').some((f) => v[F[f]] !== undefined)) return { nearAlias: `unknown kind "${k}" in ${alias}: did you mean "${meant}"? (kinds are case-sensitive)` };
+  }
   return {};
+}
+
+/** Why a canonical kind that names none is rejected, with the kind it looks meant for. */
+function unknownKind(kind: string): string {
+  const meant = nearKind(kind);
+  return meant === undefined ? `unknown kind "${kind}"` : `unknown kind "${kind}": did you mean "${meant}"?`;
+}
+
+/**
+ * What an object that is no record almost was, for the message of a file none of whose lines is one: a key
+ * naming the kind in another case (`Kind`, `KIND`: Serilog's, a .NET logger's), or a kind in `message`
+ * (winston's `logger.info('upgrade', {…})`, Datadog's archive of pino's `msg`). Undefined where neither.
+ */
+export function ignoredHint(obj: Json): string | undefined {
+  FIELDS.read(obj);
+  const kindFields = new Set([F.kind, F.event, F.type, F.msg]);
+  for (const near of FIELDS.nearMisses()) {
+    const meant = near.meant.find((m) => kindFields.has(m.field));
+    if (meant !== undefined) return `"${near.key}" is no field (field names are case-sensitive): did you mean "${meant.name}"?`;
+  }
+  const message = obj.message;
+  if (typeof message === 'string' && KIND_SET.has(message)) {
+    return `"message" is "${message}", a kind, but "message" names no kind: log it as "kind" (or "msg")`;
+  }
+  return undefined;
 }
 
 /** What a record's envelope says where the record itself says nothing (normalize/envelopes.ts): when, and which host or pod. */
@@ -152,9 +254,14 @@ export interface RecordDefaults {
 
 export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecOutcome {
   const v = FIELDS.read(obj);
-  const { kind, unknownCanonical } = kindIn(v);
-  if (unknownCanonical !== undefined) return { type: 'rejected', reason: `unknown kind "${unknownCanonical}"` };
+  const { kind, unknownCanonical, nearAlias } = kindIn(v);
+  if (unknownCanonical !== undefined) return { type: 'rejected', reason: unknownKind(unknownCanonical) };
+  if (nearAlias !== undefined) return { type: 'rejected', reason: nearAlias };
   if (kind === undefined) return { type: 'ignored' };
+  if (FIELDS.nearMisses().length > 0) {
+    const slip = slipOf(kind);
+    if (slip !== undefined) return { type: 'rejected', reason: slip };
+  }
 
   const tsRaw = (v[F.ts] as string | number | undefined) ?? defaults?.ts;
   if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };

@@ -70,8 +70,23 @@ export function timeProblem(v: unknown): string {
   const m = typeof v === 'string' ? RFC3339.exec(v) : null;
   if (m && m[3] === undefined) return `time ${JSON.stringify(v)} has no zone offset (RFC 3339 needs Z or ±hh:mm)`;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
-  if (n !== undefined && (!Number.isFinite(n) || n >= 0)) return `unparsable time ${JSON.stringify(v)}: out of range (after year 9999)`;
+  if (n !== undefined && (!Number.isFinite(n) || n >= 0)) return `unparsable time ${JSON.stringify(v)}: out of range (after year 9999)${finerUnit(n)}`;
   if (m) return `unparsable time ${JSON.stringify(v)}: not a valid date`;
   return `unparsable time ${JSON.stringify(v)}`;
 }
 
+
+/**
+ * Epoch micro- or nanoseconds (zap's EpochNanos, an OTel SDK's dump, journald's) read as milliseconds fall past
+ * year 9999: the unit, and the time it would be, so that the fix is plain. Not read so: a unit guessed from a
+ * number's size is a guess, and seconds are guessed already.
+ */
+function finerUnit(n: number): string {
+  for (const [unit, per] of [['microseconds', 1e3], ['nanoseconds', 1e6]] as const) {
+    const ms = n / per;
+    if (Number.isFinite(ms) && ms <= MAX_MS && ms >= SECONDS_LIMIT) {
+      return `; it looks like epoch ${unit} (${new Date(Math.round(ms)).toISOString()}): log epoch milliseconds or RFC 3339`;
+    }
+  }
+  return '';
+}

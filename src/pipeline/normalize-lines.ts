@@ -29,10 +29,14 @@ export class LineStage {
     if ('pieceOf' in l) return { line: l.line, type: 'ignored' };
     if ('error' in l) return { line: l.line, type: 'rejected', reason: l.error, text: redactText(l.preview) };
     const out = this.normalizer.normalize(l.text);
-    if (out.type === 'ignored') return { line: l.line, type: 'ignored' };
+    if (out.type === 'ignored') return out.hint === undefined ? { line: l.line, type: 'ignored' } : { line: l.line, type: 'ignored', hint: out.hint };
     // The stored line is the redacted one where the line held a credential.
     const raw = out.redacted ?? l.text;
-    if (out.type === 'rejected') return { line: l.line, type: 'rejected', reason: out.reason, text: raw.slice(0, REJECTED_PREVIEW) };
+    if (out.type === 'rejected') {
+      // A file's last line with no newline after it, and no record: most likely half a line, its writer stopped mid-line.
+      const reason = l.unterminated === true ? `${out.reason} (the last line, with no final newline: the file may have been cut while it was written)` : out.reason;
+      return { line: l.line, type: 'rejected', reason, text: raw.slice(0, REJECTED_PREVIEW) };
+    }
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
     const kept: NormalizedLine =
@@ -45,7 +49,9 @@ export class LineStage {
     // Its text, should the store reject it, is the one its first record carries or points to: not sent twice.
     if (out.inheriting !== undefined && kept.type === 'records') kept.inheriting = out.inheriting;
     // Whether it came before is the store's to ask: it takes the lines of every thread in order.
-    if (kept.type === 'records' && rememberable(out.records, l.text)) kept.key = lineKey(l.text);
+    // Known by the record's own text, inside whichever envelope carried it: one record through two channels is one.
+    const own = out.inner ?? l.text;
+    if (kept.type === 'records' && rememberable(out.records, own)) kept.key = lineKey(own);
     return kept;
   }
 }

@@ -4,7 +4,8 @@ import type { JoinedLine } from './line-pieces.js';
 // structured clone of one object per line costs about what normalizing it does.
 // Four cells a line: its number, then text, offset, bytes (-1: not known), or
 // for a line the reader could not take: null, why, a preview, or for a piece
-// joined into an earlier line: null, null, that line's number.
+// joined into an earlier line: null, null, that line's number. The input's last line, where no newline
+// ends it (InputLine's `unterminated`), has its number negated.
 
 export type RawCell = string | number | null;
 
@@ -13,7 +14,7 @@ export function encodeRawLines(lines: readonly JoinedLine[]): RawCell[] {
   for (const l of lines) {
     if ('pieceOf' in l) out.push(l.line, null, null, l.pieceOf);
     else if ('error' in l) out.push(l.line, null, l.error, l.preview);
-    else out.push(l.line, l.text, l.offset ?? -1, l.bytes ?? -1);
+    else out.push(l.unterminated === true ? -l.line : l.line, l.text, l.offset ?? -1, l.bytes ?? -1);
   }
   return out;
 }
@@ -28,6 +29,7 @@ export function* decodeRawLines(cells: readonly RawCell[]): Generator<JoinedLine
       continue;
     }
     const offset = cells[i + 2] as number;
-    yield offset < 0 ? { line, text: text as string } : { line, text: text as string, offset, bytes: cells[i + 3] as number };
+    const at = offset < 0 ? { text: text as string } : { text: text as string, offset, bytes: cells[i + 3] as number };
+    yield line < 0 ? { line: -line, ...at, unterminated: true } : { line, ...at };
   }
 }

@@ -3,7 +3,8 @@
  * (decompressed) byte stream, so that a store may keep where a line is instead of a copy of it.
  */
 export type InputLine =
-  | { line: number; text: string; offset?: number; bytes?: number }
+  /** `unterminated`: the input's last line, with no newline after it (a file cut while it was written, perhaps). */
+  | { line: number; text: string; offset?: number; bytes?: number; unterminated?: true }
   | { line: number; error: string; preview: string };
 
 /**
@@ -60,7 +61,9 @@ export class LineAssembler {
 
   /** The input ended: a held partial line is a line after all. */
   end(): InputLine[] {
-    return this.pendingLen > 0 || this.oversizedHead !== null ? [this.take(0)] : [];
+    if (this.pendingLen === 0 && this.oversizedHead === null) return [];
+    const last = this.take(0);
+    return ['text' in last ? { ...last, unterminated: true } : last];
   }
 
   /**
@@ -96,7 +99,8 @@ export class LineAssembler {
         continue;
       }
       let bom = 0;
-      if (line === 1 && s.charCodeAt(0) === 0xfeff) {
+      // Not only the first line's: `cat a.ndjson b.ndjson` of two Windows exports puts b's mark at a line's start.
+      if (s.charCodeAt(0) === 0xfeff) {
         s = s.slice(1);
         bom = 3;
       }
@@ -143,10 +147,14 @@ export function tooLong(line: number, head: Buffer): InputLine {
 export function decodeLine(buf: Buffer, line: number, lineStart: number): InputLine {
   const end = buf.length > 0 && buf[buf.length - 1] === 0x0d ? buf.length - 1 : buf.length;
   if (end > MAX_LINE_BYTES) return tooLong(line, buf);
-  // A UTF-8 byte order mark (Windows exports) is not part of the first record.
-  const start = line === 1 ? bomLength(buf) : 0;
+  // A UTF-8 byte order mark (Windows exports; another one where two were concatenated) is not part of the record.
+  const start = bomLength(buf);
   const bytes = buf.subarray(start, end);
-  if (bytes.includes(0)) return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
+  if (bytes.includes(0)) {
+    const utf16 = utf16Of(bytes);
+    if (utf16 !== undefined) return { line, error: `UTF-16 text (${utf16}), not UTF-8: convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)`, preview: preview(bytes) };
+    return { line, error: 'binary content (NUL byte): not a text log line', preview: preview(bytes) };
+  }
   const text = bytes.toString('utf8');
   // toString never throws; U+FFFD is the cheap signal that a strict decode is worth doing.
   if (text.includes('\uFFFD')) {
@@ -157,6 +165,25 @@ export function decodeLine(buf: Buffer, line: number, lineStart: number): InputL
     }
   }
   return { line, text, offset: lineStart + start, bytes: end - start };
+}
+
+/**
+ * Whether a line with NUL bytes is UTF-16 (Windows PowerShell's `>` and `Out-File` write it): its byte order mark,
+ * or ASCII text with every other byte NUL (a line after the first starts with the NUL of the newline before it).
+ */
+function utf16Of(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'byte order mark FF FE';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'byte order mark FE FF';
+  // What follows a UTF-16LE file's last newline (0A 00): its NUL alone.
+  if (bytes.length === 1 && bytes[0] === 0) return 'the second byte of a UTF-16 newline';
+  const n = Math.min(bytes.length, 64) & ~1;
+  if (n < 4) return undefined;
+  for (const zero of [0, 1]) {
+    let every = true;
+    for (let i = zero; i < n && every; i += 2) every = bytes[i] === 0 && bytes[i + 1 - 2 * zero] !== 0;
+    if (every) return 'every other byte NUL';
+  }
+  return undefined;
 }
 
 /** The bytes of the UTF-8 byte order mark a file (a Windows export) starts with: 3, or 0 where it has none. */

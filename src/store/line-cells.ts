@@ -14,13 +14,15 @@ export const REJECTED_IN_PART = 3;
 export const KEYED = 4;
 /** Before a line's RECORDS, what the store settles of it (inheriting-line.ts): line, specs, prefix, bad, first bad spec and reason, then its inheriting records. */
 export const INHERITING = 5;
+/** An ignored line that was almost a record (NormalizedLine's `hint`): its line and what it almost was. */
+export const IGNORED_HINT = 6;
 /** Cells of each inheriting record after INHERITING's seven: index, spec, otherwise. */
 export const INHERITING_RECORD = 3;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,
  * so that handing a batch across threads is a copy of primitives. A line's
- * cells: IGNORED; or REJECTED, line, reason, text; or RECORDS, format, the
+ * cells: IGNORED; or IGNORED_HINT, line, hint; or REJECTED, line, reason, text; or RECORDS, format, the
  * number of records, then each record's cells (insert.ts); or REJECTED_IN_PART,
  * line, reason, text, then as RECORDS; or INHERITING (above), then as RECORDS; any of the last three after
  * KEYED, key, line, time. `shapes` are the
@@ -46,7 +48,10 @@ export class LineEncoder {
   add(l: NormalizedLine): void {
     this.lines++;
     const c = this.cells;
-    if (l.type === 'ignored') c.push(IGNORED);
+    if (l.type === 'ignored') {
+      if (l.hint === undefined) c.push(IGNORED);
+      else c.push(IGNORED_HINT, l.line, l.hint);
+    }
     else if (l.type === 'rejected') c.push(REJECTED, l.line, l.reason, l.text);
     else {
       if (l.key !== undefined) c.push(KEYED, l.key, l.line, l.records[0]!.tsMs);

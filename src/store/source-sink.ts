@@ -3,7 +3,7 @@ import { isLocked, lockedError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type Param, type RecordWriter, type RowShape } from './insert.js';
 import {
-  IGNORED, INHERITING, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
+  IGNORED, IGNORED_HINT, INHERITING, inheritance, KEYED, LineEncoder, pastLine, readRecords, REJECTED, REJECTED_IN_PART, type LineBatch,
 } from './line-cells.js';
 import { interleaveNodeTies } from './node-ties.js';
 import { lineTextReader } from './line-text.js';
@@ -28,6 +28,8 @@ export interface SourceStats {
   format?: string;
   /** The first rejected line, for the "unusable input" message. */
   firstProblem?: { line: number; reason: string };
+  /** The first ignored line that was almost a record (a kind in `message`, a `Kind` key), for the same message. */
+  firstHint?: { line: number; hint: string };
   /** Set when the same bytes were ingested before: nothing was added. */
   duplicateOf?: string;
   /** With duplicateOf: those bytes gave records when first ingested, so the input is in the database. */
@@ -60,10 +62,14 @@ export function isUnusable(s: SourceStats): boolean {
 /** Why an input is unusable, as stderr and the reports say it after `NAME: unusable: `; undefined when it is not. */
 export function unusableReason(s: SourceStats): string | undefined {
   if (s.readError !== undefined) return s.readError;
-  // records, not record lines: a batch line rejected in part still gave records
-  if (s.duplicateOf !== undefined || s.records > 0) return undefined;
-  const why = s.firstProblem ? `line ${s.firstProblem.line}: ${s.firstProblem.reason}` : `none of its ${s.lines} lines is a resumption record`;
-  return `no record lines (${why})`;
+  // records, not record lines: a batch line rejected in part still gave records. A repeated line is a record
+  // read once (only a line that gave records is remembered): a page wholly inside another is read, not unusable.
+  if (s.duplicateOf !== undefined || s.records > 0 || s.repeated > 0) return undefined;
+  if (s.firstProblem) return `no record lines (line ${s.firstProblem.line}: ${s.firstProblem.reason})`;
+  // A console's CSV download of an empty search: its header row, ignored, and nothing after it.
+  if (s.lines === 1 && s.ignored === 1 && /\.csv$/i.test(s.name)) return 'no record lines (only a header row, no data rows: an empty CSV download)';
+  const none = s.lines === 1 ? 'its only line is no resumption record' : `none of its ${s.lines} lines is a resumption record`;
+  return `no record lines (${none}${s.firstHint ? `; line ${s.firstHint.line}: ${s.firstHint.hint}` : ''})`;
 }
 
 /** A run of equal timestamps is held to be put in seq order; past this size it is written as it came. */
@@ -153,6 +159,11 @@ export class SourceSink {
       if (what === IGNORED) {
         stats.lines++;
         stats.ignored++;
+      } else if (what === IGNORED_HINT) {
+        stats.lines++;
+        stats.ignored++;
+        stats.firstHint ??= { line: c[i] as number, hint: c[i + 1] as string };
+        i += 2;
       } else if (what === KEYED) {
         const [key, line, tsMs] = [c[i] as number, c[i + 1] as number, c[i + 2] as number];
         i += 3;

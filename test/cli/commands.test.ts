@@ -153,7 +153,7 @@ describe('query', () => {
     const r = await cli('query', 'rejected', 'samples/proxy/nginx-404-storm.ndjson', 'test/fixtures/bad-lines.ndjson', '--format', 'csv');
     expect(r.out.split('\n')[0]).toBe('file,line,reason,text');
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,2,"invalid JSON');
-    expect(r.out).toContain('test/fixtures/bad-lines.ndjson,3,"unknown kind ""stream.opend"""');
+    expect(r.out).toContain('test/fixtures/bad-lines.ndjson,3,"unknown kind ""stream.opend"": did you mean ""stream.opened""?"');
     expect(r.out).toContain('test/fixtures/bad-lines.ndjson,4,');
   });
 

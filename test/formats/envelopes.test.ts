@@ -103,7 +103,8 @@ describe('lines inside lines', () => {
       ['stream.opened', '2026-11-09T10:00:05.500Z', 'billing_mcp_3'],
     ]);
     // near miss: a logger's level before a bar is no container (no replica number), and names no node
-    const level = await load([`INFO     | ${json({ ...bare, ts: opened.ts })}`, `web | ${json({ ...bare, ts: opened.ts })}`]);
+    // (two records: one record's text through two envelopes is one record delivered twice, read once)
+    const level = await load([`INFO     | ${json({ ...bare, ts: opened.ts })}`, `web | ${json({ ...bare, stream: 'g2', ts: opened.ts })}`]);
     expect(level.rows.map((r) => r.node)).toEqual([null, null]);
   });
 
@@ -141,7 +142,8 @@ describe('lines inside lines', () => {
 
   it("takes a Fluent Bit record's time and pod where the record logs none, inside a CloudWatch event too", async () => {
     const { ts: _ts, node: _n, ...bare } = opened;
-    const inCloudWatch = json({ logStreamName: 'from-fluent-bit', timestamp: 1794218409000, message: fluentBit(json(bare), 'F', 'mcp-2'), ingestionTime: 1794218409500 });
+    // another stream's record: the same record's text through two envelopes would be one record delivered twice
+    const inCloudWatch = json({ logStreamName: 'from-fluent-bit', timestamp: 1794218409000, message: fluentBit(json({ ...bare, stream: 'g2' }), 'F', 'mcp-2'), ingestionTime: 1794218409500 });
     const { rows, stats } = await load([fluentBit(json(created)), fluentBit(json(bare), 'F', 'mcp-1'), inCloudWatch]);
     expect(rows.map((r) => [iso(r.ts_ms), r.node])).toEqual([
       [T, 'mcp-a'],

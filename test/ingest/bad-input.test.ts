@@ -169,3 +169,22 @@ describe('folders and stdin', () => {
     }
   });
 });
+
+// A writer stopped mid-line (a crash, a copy taken while the file was written) leaves a last line with no
+// newline after it: `watch` says "maybe half a line", and analyze's reason says so too.
+describe('a last line with no final newline', () => {
+  const NOTE = '(the last line, with no final newline: the file may have been cut while it was written)';
+
+  it('is rejected saying the file may have been cut, where it is no record', async () => {
+    const text = `${JSON.stringify(good('S1'))}\n${JSON.stringify(good('S2')).slice(0, 30)}`;
+    const { db } = await ingestSources([chunkSource([text])]);
+    expect(rows(db, 'SELECT line, reason FROM rejected')).toEqual([{ line: 2, reason: expect.stringMatching(/^invalid JSON: .*\(the last line, with no final newline/) }]);
+    expect((rows(db, 'SELECT reason FROM rejected')[0] as { reason: string }).reason.endsWith(NOTE)).toBe(true);
+  });
+
+  it('near miss: a bad line ended by its newline says nothing of it, and a whole record without one is read', async () => {
+    const { db } = await ingestSources([chunkSource([`${JSON.stringify(good('S2')).slice(0, 30)}\n${JSON.stringify(good('S1'))}`])]);
+    expect(rows(db, 'SELECT line, reason FROM rejected')).toEqual([{ line: 1, reason: expect.not.stringContaining('final newline') }]);
+    expect(rows(db, 'SELECT line, session FROM records')).toEqual([{ line: 2, session: 'S1' }]);
+  });
+});

@@ -147,6 +147,36 @@ describe('chunk boundaries', () => {
     expect(await linesOf([bytes.subarray(0, 7), bytes.subarray(7)])).toEqual(whole);
   });
 
+  // `cat a.ndjson b.ndjson` of two Windows exports: b's byte order mark starts a line in the middle.
+  it('takes a byte order mark off any line, not the first only, whole or byte by byte', async () => {
+    const bytes = Buffer.concat([Buffer.from(`${rec('S1')}\n`), Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${rec('S2')}\n`)]);
+    const whole = await linesOf([bytes]);
+    expect(whole).toEqual([
+      { line: 1, text: rec('S1'), offset: 0, bytes: rec('S1').length },
+      { line: 2, text: rec('S2'), offset: rec('S1').length + 4, bytes: rec('S2').length },
+    ]);
+    expect(await linesOf([...bytes].map((b) => Buffer.from([b])))).toEqual(whole);
+  });
+
+  // Windows PowerShell's `>` and `Out-File` write UTF-16LE: each line's NULs are its encoding, not binary content.
+  it('names UTF-16 text as such, and leaves other NUL bytes binary content', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${rec('S1')}\n${rec('S2')}\n`, 'utf16le')]);
+    const lines = await linesOf([utf16]);
+    expect(lines.map((l) => ('error' in l ? l.error : l.text))).toEqual([
+      'UTF-16 text (byte order mark FF FE), not UTF-8: convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)',
+      'UTF-16 text (every other byte NUL), not UTF-8: convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)',
+      'UTF-16 text (the second byte of a UTF-16 newline), not UTF-8: convert the file to UTF-8 (iconv -f UTF-16 -t UTF-8)',
+    ]);
+    const binary = await linesOf([Buffer.from([0x7b, 0x00, 0x00, 0x7d, 0x41, 0x42, 0x0a])]);
+    expect(binary.map((l) => ('error' in l ? l.error : l.text))).toEqual(['binary content (NUL byte): not a text log line']);
+  });
+
+  it('marks the last line when no newline ends it, and no other', async () => {
+    const lines = await linesOf([Buffer.from(`${rec('S1')}\n{"ts":`)]);
+    expect(lines.map((l) => 'unterminated' in l)).toEqual([false, true]);
+    expect((await linesOf([Buffer.from(`${rec('S1')}\n{"ts":\n`)])).map((l) => 'unterminated' in l)).toEqual([false, false]);
+  });
+
   it('counts the same when the bytes arrive one at a time', async () => {
     expect(await countsOf(text, Buffer.byteLength(text))).toMatchObject({ lines: 6, record_lines: 1, ignored: 3, rejected: 2 });
   });

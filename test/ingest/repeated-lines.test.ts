@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadWorkspace } from '../../src/api.js';
+import { unusableReason } from '../../src/pipeline/ingest.js';
 import type { Source } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 import { analyzeLines, at, findingsOf, logSource, workspaceOf } from '../helpers/logs.js';
@@ -63,6 +64,58 @@ describe('a line delivered twice', () => {
     const ws = await loadWorkspace([page1(), page2()]);
     try {
       expectOverlapReadOnce(ws.db);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  // A page wholly inside the export read before it: every line a record, read once as a repeat. Not "no
+  // record lines", and not unusable in one order of the arguments only.
+  it('leaves a page all of whose lines repeat an earlier file usable, in either order', async () => {
+    const whole = () => logSource(pageLines(), 'whole.ndjson');
+    for (const order of [[whole(), page1()], [page1(), whole()]]) {
+      const ws = await loadWorkspace(order);
+      try {
+        expect(ws.sources.map(unusableReason)).toEqual([undefined, undefined]);
+        expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      } finally {
+        ws.db.close();
+      }
+    }
+  });
+
+  it('still finds unusable a file whose only lines are a bad one and a repeat of a bad one', async () => {
+    const ws = await loadWorkspace([logSource(['{not json'], 'a.ndjson'), logSource(['{not json', '{not json'], 'b.ndjson')]);
+    try {
+      expect(ws.sources.map(unusableReason)).toEqual([expect.stringContaining('line 1: invalid JSON'), expect.stringContaining('line 1: invalid JSON')]);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  // The app's own file beside the pod's CRI log of the same lines (or a Loki export of them): one record
+  // through two channels. Known by the record's text inside the envelope, not the envelope's bytes.
+  it('is read once where another file carries the same record inside an envelope (a CRI log of the app\'s lines)', async () => {
+    const lines = pageLines();
+    const cri = lines.map((l, i) => `2026-11-09T10:00:0${i}.123456789Z stdout F ${l}`);
+    const ws = await loadWorkspace([logSource(lines, 'app.ndjson'), logSource(cri, '0.log')]);
+    try {
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(7);
+      expect(ws.db.prepare('SELECT count(*) FROM repeated_lines WHERE file = ? AND of_file = ?').pluck().get('0.log', 'app.ndjson')).toBe(7);
+    } finally {
+      ws.db.close();
+    }
+  });
+
+  it('is not one where the envelope carries another record: a byte of the record differs, or its time to the second', async () => {
+    const lines = pageLines();
+    const other = lines.map((l) => l.replace('"S1"', '"S2"'));
+    const toSecond = [JSON.stringify({ ...sent(0, 2), ts: '2026-11-09T10:00:02Z' })];
+    const cri = [...other, ...toSecond].map((l) => `2026-11-09T10:00:00.123456789Z stdout F ${l}`);
+    const ws = await loadWorkspace([logSource([...lines, ...toSecond], 'app.ndjson'), logSource(cri, '0.log')]);
+    try {
+      expect(ws.db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(16);
+      expect(ws.db.prepare('SELECT count(*) FROM repeated_lines').pluck().get()).toBe(0);
     } finally {
       ws.db.close();
     }

@@ -89,6 +89,22 @@ describe('times', () => {
     }
   });
 
+  // zap's EpochNanos, an OTel SDK's dump: read as milliseconds they fall past year 9999. Still rejected (a unit
+  // guessed from a number's size is a guess), but the reason names the unit and the time it would be.
+  it.each([
+    ['microseconds, a number', T0_MS * 1000, 'microseconds'],
+    ['nanoseconds, a number', T0_MS * 1e6, 'nanoseconds'],
+    ['nanoseconds, a string', `${T0_MS}000000`, 'nanoseconds'],
+  ])('rejects epoch %s, naming the unit', (_what, ts, unit) => {
+    expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toBe(
+      `session.created: unparsable time ${JSON.stringify(ts)}: out of range (after year 9999); it looks like epoch ${unit} (${T0}): log epoch milliseconds or RFC 3339`,
+    );
+  });
+
+  it('near miss: a number past year 9999 that is no finer unit of a time either says only that', () => {
+    expect(rejectionOf({ ts: 1e308, kind: 'session.created', session: 'S1' })).toBe('session.created: unparsable time 1e+308: out of range (after year 9999)');
+  });
+
   it('near miss: reads the last day of each month, a leap day included', () => {
     expect(parseTime('2024-02-29T10:00:00Z')).toBe(Date.parse('2024-02-29T10:00:00Z'));
     expect(parseTime('2026-01-31T10:00:00.000Z')).toBe(Date.parse('2026-01-31T10:00:00.000Z'));

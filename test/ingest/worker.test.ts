@@ -78,7 +78,8 @@ async function fixture(): Promise<string[]> {
   // A console's CSV download (Splunk's: _time, host, _raw): each line a quoted cell, rows across batches.
   const csv = join(dir, 'export.csv');
   const cell = (v: string) => `"${v.replace(/"/g, '""')}"`;
-  writeFileSync(csv, ['_time,host,_raw', ...entries.map((e) => `${e.ts ?? ''},web-1,${cell(JSON.stringify(e))}`)].join('\r\n') + '\r\n');
+  // (each record marked: the same record's text as export.json's would be that record delivered again, read once)
+  writeFileSync(csv, ['_time,host,_raw', ...entries.map((e) => `${e.ts ?? ''},web-1,${cell(JSON.stringify({ ...e, via_csv: 1 }))}`)].join('\r\n') + '\r\n');
   return [log, odd, gz, cut, otlp, straddling, exported, csv];
 }
 

@@ -108,8 +108,10 @@ describe('alias types', () => {
     expect(recordOf({ ...ecs, type: 'session.created', session: 'S1' }).kind).toBe('session.created');
   });
 
-  it('an ECS host object is not a node; a later string alias is', () => {
-    expect(recordOf({ ...ecs, kind: 'session.created', session: 'S1' }).node).toBeUndefined();
+  // The object itself is no node (log-format.md); its name is, as Filebeat's host.name is (ECS loggers write it).
+  it('an ECS host object is not a node, its name is; a string alias ranks first', () => {
+    expect(recordOf({ ...ecs, kind: 'session.created', session: 'S1' }).node).toBe('web-1');
+    expect(recordOf({ ...ecs, host: { ip: ['10.0.0.1'] }, kind: 'session.created', session: 'S1' }).node).toBeUndefined();
     expect(recordOf({ ...ecs, kind: 'session.created', session: 'S1', hostname: 'web-2' }).node).toBe('web-2');
   });
 

@@ -350,6 +350,6 @@ describe('LineAssembler', () => {
   it('gives a held partial line as the last line when the input ends', () => {
     const a = new LineAssembler();
     a.push(Buffer.from('x\ntail'));
-    expect(a.end()).toEqual([{ line: 2, text: 'tail', offset: 2, bytes: 4 }]);
+    expect(a.end()).toEqual([{ line: 2, text: 'tail', offset: 2, bytes: 4, unterminated: true }]);
   });
 });
