@@ -6,19 +6,15 @@ import { CLOCK_SKEW_ALLOWANCE_MS } from '../../model/thresholds.js';
 import type { DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { ReconnectFacts } from '../facts/reconnect-facts.js';
-import { RejectedLines } from '../facts/rejected-in-span.js';
 
 // phantom-event-id: an accepted resumption from a Last-Event-ID that no stream
 // of any session in the log had emitted. Absence proves something only where
 // the log covers the session from its creation, or where the id is numeric and
-// above every id the session did emit; otherwise it is not knowable. A log with a
-// rejected line in the session's span does not cover it: that line may be the
-// emission, so the absence is not knowable either.
+// above every id the session did emit; otherwise it is not knowable.
 
 export function judgePhantomEventIds(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
-  const rejected = new RejectedLines(facts.db);
   for (const r of facts.resumptions) {
     if (r.last.own !== null || r.last.elsewhere !== null) continue;
     const later = r.firstEmission;
@@ -31,16 +27,7 @@ export function judgePhantomEventIds(facts: ReconnectFacts): DetectorOutput {
       message: later === null ? message : `${message}; it was first sent ${duration(later.atMs - r.atMs)} later, on ${later.stream} of ${later.session}`,
       evidenceIds: later === null ? evidenceIds : [...evidenceIds, later.recordId],
     });
-    const provable = r.incarnationId !== null || (isDigits(id) && r.highestNumeric !== null && compareNumeric(id, r.highestNumeric.eventId) > 0);
-    const unread = provable && !facts.isProxyOnly(r.session) ? rejected.within(r.session, r.atMs + CLOCK_SKEW_ALLOWANCE_MS) : undefined;
-    if (unread !== undefined) {
-      const lines = unread.count === 1 ? '1 rejected line' : `${unread.count} rejected lines`;
-      notKnowable.push({
-        rule: 'phantom-event-id',
-        session: r.session,
-        reason: `${lines} (first: ${unread.first.file}:${unread.first.line}) ${unread.count === 1 ? 'falls' : 'fall'} in ${r.session}'s span before the resumption at ${at(r.atMs)}: the log does not cover the session in full, and the unread line may be the emission of event ${id}`,
-      });
-    } else if (facts.isProxyOnly(r.session)) {
+    if (facts.isProxyOnly(r.session)) {
       if (later === null && !proxySawEmitted(facts.proxy, r)) {
         notKnowable.push({
           rule: 'phantom-event-id',
