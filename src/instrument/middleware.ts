@@ -64,10 +64,11 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
     ...(protocolVersion !== undefined && { protocolVersion }),
     path: requestPath(req),
     loggableHeaders: loggableRequestHeaders(req),
-    requestIds: new Set(rpcMessages(body).flatMap((m) => {
-      const rpc = rpcFacts(m);
-      return rpc.kind === 'request' && rpc.id !== undefined ? [rpc.id] : [];
-    })),
+    requestIds:
+      safely(() => new Set(rpcMessages(body).flatMap((m) => {
+        const rpc = rpcFacts(m);
+        return rpc.kind === 'request' && rpc.id !== undefined ? [rpc.id] : [];
+      }))) ?? new Set(),
     answeredIds: new Set(),
     headWritten: false,
     deferred: [],

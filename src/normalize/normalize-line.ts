@@ -1,3 +1,4 @@
+import { mayHoldLoneSurrogate, wellFormedInPlace } from './well-formed.js';
 import { partlyRejected, type InheritingRecord, type LineOutcome, type NormalizedRecord } from '../model/record.js';
 import { isObject, roundedIdWasRead, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
@@ -68,6 +69,8 @@ export class LineNormalizer {
     }
     // Valid JSON that is not an object has no kind: log-format.md counts it as ignored.
     if (!isObject(obj)) return { type: 'ignored' };
+    const loneSurrogates = mayHoldLoneSurrogate(text);
+    if (loneSurrogates) wellFormedInPlace(obj);
     // Its fields are redacted first; a line carried inside is redacted again by its own reading.
     const redacted = suspect && redactInPlace(obj);
     // A Cloud Logging entry names its pod beside the record: the node where the record names none.
@@ -76,6 +79,7 @@ export class LineNormalizer {
     if (roundedIdWasRead()) {
       // An id beyond 2^53 written as a bare integer: read the line again with such integers kept as text.
       const exact = JSON.parse(withExactIntegers(text)) as typeof obj;
+      if (loneSurrogates) wellFormedInPlace(exact);
       if (redacted) redactInPlace(exact);
       out = this.read(exact, pod === undefined ? defaults : { ...defaults, node: pod });
       roundedIdWasRead();

@@ -1,3 +1,4 @@
+import { appendAll } from '../model/arrays.js';
 import type { FindingList, NotKnowableList, Report } from '../model/finding.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 import { ruleOf } from '../detect/rules/index.js';
@@ -80,13 +81,13 @@ export function renderText(report: Report<FindingList>, opts: TextOptions = {}):
         for (const ref of f.evidence) out.push(paint('faint', `        ${quoteEvidence(ref, quoting, { session: f.session, at: f.at })}`));
       }
       if (count > max) {
-        out.push(...restLines(rule, rest, count));
+        appendAll(out, restLines(rule, rest, count));
         number += count - max;
       }
     }
   }
 
-  out.push(...notKnowableLines(report.not_knowable, opts.notKnowable ?? true, paint));
+  appendAll(out, notKnowableLines(report.not_knowable, opts.notKnowable ?? true, paint));
 
   if (noProtocolVersionLogged(report)) {
     out.push('', 'No protocol version was logged: the protocol-revision rules (session-in-stateless-era, replay-in-stateless-era) did not apply.');

@@ -1,3 +1,4 @@
+import { appendAll } from '../model/arrays.js';
 import type { Finding } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { RULE_IDS } from '../detect/rules/index.js';
@@ -13,9 +14,9 @@ export function renderWhatIfText(r: WhatIfReport): string {
   const out: string[] = [];
   out.push(...r.headline, '');
   out.push(...ruleTable(r), '');
-  out.push(...section('findings that disappear', r.disappeared, (f) => `${f.rule} findings`, findingLines));
-  out.push(...section('findings that appear', r.appeared, (f) => `${f.rule} findings`, findingLines));
-  out.push(...section('reconnect decisions that flip (engine as logged → under the change)', r.flips, flipKind, flipLines));
+  appendAll(out, section('findings that disappear', r.disappeared, (f) => `${f.rule} findings`, findingLines));
+  appendAll(out, section('findings that appear', r.appeared, (f) => `${f.rule} findings`, findingLines));
+  appendAll(out, section('reconnect decisions that flip (engine as logged → under the change)', r.flips, flipKind, flipLines));
   if (r.calls !== undefined) out.push(...callsSection(r.calls));
   // Session ids, tools, streams, reasons and file names come from the logs: every line is made printable.
   return out.map(printable).join('\n').replace(/\n+$/, '') + '\n';

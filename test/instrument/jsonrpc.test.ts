@@ -21,6 +21,11 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('takes arguments nested deeper than the call stack: a hostile body must not take the server down', () => {
+    const text = '{"a":['.repeat(20_000) + '1' + ']}'.repeat(20_000);
+    expect(canonicalJson(JSON.parse(text))).toBe(text);
+  });
+
   it('tells different arguments apart', () => {
     expect(sha256Hex(canonicalJson({ a: 1, b: [1, 2] }))).not.toBe(sha256Hex(canonicalJson({ a: 1, b: [2, 1] })));
   });

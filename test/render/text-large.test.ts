@@ -43,3 +43,14 @@ describe('text report with tens of thousands of findings', () => {
     expect(JSON.parse(renderJson(report)).findings).toHaveLength(report.findings.length);
   });
 });
+
+describe('text report with more not-knowable lines than a call takes arguments', () => {
+  it('renders them (a log of 50,000 sessions whose creation it does not hold crashed it)', () => {
+    const report = makeReport([]);
+    const word = (i: number) => Array.from(i.toString(26), (d) => String.fromCharCode(97 + parseInt(d, 26))).join('');
+    report.not_knowable = Array.from({ length: 130_000 }, (_, i) => ({ rule: 'silent-fork' as const, session: `S-${i}`, reason: `reason ${word(i)}` }));
+    const text = renderText(report, { lineText });
+    expect(text).toContain('NOT KNOWABLE in 130000 sessions');
+    expect(text).toContain('reason bbbb');
+  });
+});

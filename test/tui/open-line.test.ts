@@ -29,8 +29,15 @@ describe('viewerCommand', () => {
     expect(viewerCommand({ VISUAL: 'code -w', EDITOR: 'vim' }, 'a', 1).args[1]).toBe('code -w "$1" "$2"');
   });
 
+  it('a relative file name is given as ./name: a log named +!cmd or -c is never read as a command or an option', () => {
+    expect(viewerCommand({ EDITOR: 'vim' }, '+!touch PWNED;.ndjson', 3).args.slice(3)).toEqual(['+3', './+!touch PWNED;.ndjson']);
+    expect(viewerCommand({}, '-c.ndjson', 3).args[4]).toBe('./-c.ndjson');
+    // Near miss: an absolute path cannot be read as either, and is given as it is.
+    expect(viewerCommand({ EDITOR: 'vim' }, '/logs/+x.ndjson', 3).args[4]).toBe('/logs/+x.ndjson');
+  });
+
   it('without an editor, $PAGER; less (the default) gets +LINEg', () => {
-    expect(viewerCommand({}, 'a.ndjson', 7).args.slice(1)).toEqual(['less "$1" "$2"', 'sh', '+7g', 'a.ndjson']);
+    expect(viewerCommand({}, 'a.ndjson', 7).args.slice(1)).toEqual(['less "$1" "$2"', 'sh', '+7g', './a.ndjson']);
     expect(viewerCommand({ PAGER: '/usr/bin/less -R' }, 'a', 7).args[3]).toBe('+7g');
     expect(viewerCommand({ PAGER: 'most' }, 'a', 7).args[3]).toBe('+7');
   });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, sep } from 'node:path';
 import type { Db } from '../../store/db.js';
 import { lineTextReader, STORED_LINE_COLUMNS, type StoredLine } from '../../store/line-text.js';
 import type { LineRef } from '../dashboardState.js';
@@ -38,7 +38,10 @@ export function viewerCommand(env: NodeJS.ProcessEnv, file: string, line: number
   const isLess = !editor && /(^|\/)less(\s|$)/.test(pager.trim().split(/\s+/)[0] ?? '');
   const jump = isLess ? `+${line}g` : `+${line}`;
   // Through sh so that EDITOR="code -w" works; the file and line are positional arguments, never parsed as shell text.
-  return { command: 'sh', args: ['-c', `${program} "$1" "$2"`, 'sh', jump, file] };
+  // Nor as the viewer's own: a log named `+!touch x;.ndjson` is an Ex command to vim, `-c…` an option, so a
+  // relative name is given as ./name (the name is whatever a folder of logs holds).
+  const path = isAbsolute(file) ? file : `.${sep}${file}`;
+  return { command: 'sh', args: ['-c', `${program} "$1" "$2"`, 'sh', jump, path] };
 }
 
 function defaultSpawn(command: string, args: string[]): { status: number | null; error?: Error } {
