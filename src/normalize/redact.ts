@@ -138,11 +138,14 @@ function scrubString(s: string): string {
   return redactText(s);
 }
 
-const QUOTED_KEY = /(\\*)"([^"\\\r\n]{1,128})\1"\s*:\s*/g;
+// Every regex here runs on hostile lines of up to 16 MiB, so each is linear: a match can start only where
+// nothing before it could have started the same match (a JWT at the start of its run of base64url
+// characters; a quoted key at its opening quote, its escape depth counted by hand after the match).
+const QUOTED_KEY = /"([^"\\\r\n]{1,128})(\\*)"\s*:\s*/g;
 const HEADER_VALUE = /(^|[\s,;{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})(\s*:\s*)([^\r\n"]*)/g;
 const PARAM_VALUE = /(^|[\s,;?&{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&;,'"}\])]*)/g;
 const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
-const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 
 /**
  * Redacts text that is not (or not valid) JSON: a broken JSON line, a header
@@ -168,18 +171,20 @@ function redactQuotedPairs(text: string): string {
   let from = 0;
   QUOTED_KEY.lastIndex = 0;
   for (let m = QUOTED_KEY.exec(text); m !== null; m = QUOTED_KEY.exec(text)) {
-    if (m.index < from || !isCredentialName(m[2]!)) continue;
+    // `\"name\":` inside a string: the key opened at the depth it closes, so as many backslashes precede it.
+    const depth = m[2]!.length;
+    if (m.index < from || !isCredentialName(m[1]!) || !escapedBy(text, m.index, depth)) continue;
     const valueStart = QUOTED_KEY.lastIndex;
-    const quote = `${m[1]}"`;
+    const quote = `${m[2]}"`;
     let start: number;
     let end: number;
     if (text.startsWith(quote, valueStart)) {
       start = valueStart + quote.length;
-      end = closingQuote(text, start, m[1]!.length);
+      end = closingQuote(text, start, depth);
     } else {
       start = valueStart;
-      const stop = text.slice(start).search(/[,}\]\s]/);
-      end = stop < 0 ? text.length : start + stop;
+      UNQUOTED_END.lastIndex = start;
+      end = UNQUOTED_END.test(text) ? UNQUOTED_END.lastIndex - 1 : text.length;
     }
     if (end <= start && !text.startsWith(quote, valueStart)) continue;
     out += text.slice(from, start) + REDACTED;
@@ -187,6 +192,15 @@ function redactQuotedPairs(text: string): string {
     QUOTED_KEY.lastIndex = Math.max(end, valueStart);
   }
   return from === 0 ? text : out + text.slice(from);
+}
+
+const UNQUOTED_END = /[^,}\]\s]*[,}\]\s]/y;
+
+/** Whether the `depth` characters before `at` are backslashes. */
+function escapedBy(text: string, at: number, depth: number): boolean {
+  if (at < depth) return false;
+  for (let i = at - depth; i < at; i++) if (text.charCodeAt(i) !== 92) return false;
+  return true;
 }
 
 /** Where a string opened at `start` ends: its closing quote at the same escape depth, or the text's end. */

@@ -77,6 +77,27 @@ describe('a redacted line', () => {
   });
 });
 
+describe('hostile lines are redacted in linear time', () => {
+  // Each took minutes on a 1 MB line when the JWT and quoted-key patterns could restart at every
+  // character of a run; the timeout only stops a hang, the assertions are on the output.
+  const MB = 1024 * 1024;
+  it('a 1 MB run of eyJ, and of backslashes before a quote, beside a credential', { timeout: 20_000 }, () => {
+    const eyj = 'eyJ'.repeat(MB / 3);
+    expect(redactLine(JSON.stringify({ note: eyj, token: 's1' }))).toBe(JSON.stringify({ note: eyj, token: '[redacted]' }));
+    const bs = '\\'.repeat(MB);
+    expect(redactText(`{"token":"s2","x":"${bs}"`)).toBe(`{"token":"[redacted]","x":"${bs}"`);
+    expect(redactText(`token ${bs}"`)).toBe(`token ${bs}"`);
+    // a JWT at the end of the run is still one
+    expect(redactText(`${'\\'.repeat(MB)}"token" eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln`)).toBe(`${'\\'.repeat(MB)}"token" [redacted]`);
+  });
+
+  it('escaped keys still match at their own depth, not at a deeper or shallower one', () => {
+    expect(redactText('{"m":"{\\\\\"token\\\\\":\\\\\"t5\\\\\"}"')).toBe('{"m":"{\\\\\"token\\\\\":\\\\\"[redacted]\\\\\"}"');
+    // closed by one backslash more than opened it: not a key
+    expect(redactText('{"m":"x\\"token\\\\": 1, "auth_note_count": 2}')).toBe('{"m":"x\\"token\\\\": 1, "auth_note_count": 2}');
+  });
+});
+
 describe('the normalizer reads the redacted line', () => {
   it('records carry no credential, and the outcome says what to store', () => {
     const n = new LineNormalizer();
