@@ -59,13 +59,26 @@ export function isCredentialName(name: string): boolean {
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * How deep a line's JSON is walked. A hostile line nests thousands of levels (JSON.parse takes it;
+ * JSON.stringify and a recursive walk overflow the stack near 5,000): deeper than this the line is
+ * not redacted as JSON, and its reader rejects it (redacted as text) instead of losing the file.
+ */
+export const MAX_REDACT_DEPTH = 1000;
+export class TooDeeplyNested extends Error {
+  constructor() {
+    super(`JSON nested deeper than ${MAX_REDACT_DEPTH.toLocaleString('en-US')} levels: not read (too deep to redact as JSON)`);
+  }
+}
+
 /** Every scalar under a credential name becomes the marker; structure (keys, lists) stays readable. */
-function redactAll(v: unknown): unknown {
+function redactAll(v: unknown, depth: number): unknown {
   if (typeof v === 'string' || typeof v === 'number') return REDACTED;
-  if (Array.isArray(v)) return v.map(redactAll);
+  if (depth > MAX_REDACT_DEPTH) throw new TooDeeplyNested();
+  if (Array.isArray(v)) return v.map((x) => redactAll(x, depth + 1));
   if (isObject(v)) {
     const out: Json = {};
-    for (const k of Object.keys(v)) out[k] = redactAll(v[k]);
+    for (const k of Object.keys(v)) out[k] = redactAll(v[k], depth + 1);
     return out;
   }
   return v; // null and booleans say nothing secret
@@ -75,9 +88,11 @@ function redactAll(v: unknown): unknown {
  * Redacts a parsed line in place; true when anything changed. Handles plain
  * objects at any depth (headers objects, wrappers), OTLP and HAR name/value
  * pairs (`{"key":"authorization","value":…}`), header lists of pairs, and
- * strings that hold JSON or header text.
+ * strings that hold JSON or header text. Throws TooDeeplyNested past MAX_REDACT_DEPTH
+ * (counted through JSON inside strings too).
  */
-export function redactInPlace(node: unknown): boolean {
+export function redactInPlace(node: unknown, depth = 0): boolean {
+  if (depth > MAX_REDACT_DEPTH) throw new TooDeeplyNested();
   let changed = false;
   if (Array.isArray(node)) {
     // [["authorization", "Bearer …"], …]: a header list of pairs.
@@ -88,12 +103,12 @@ export function redactInPlace(node: unknown): boolean {
     for (let i = 0; i < node.length; i++) {
       const v = node[i];
       if (typeof v === 'string') {
-        const s = scrubString(v);
+        const s = scrubString(v, depth + 1);
         if (s !== v) {
           node[i] = s;
           changed = true;
         }
-      } else if (typeof v === 'object' && v !== null && redactInPlace(v)) changed = true;
+      } else if (typeof v === 'object' && v !== null && redactInPlace(v, depth + 1)) changed = true;
     }
     return changed;
   }
@@ -107,30 +122,30 @@ export function redactInPlace(node: unknown): boolean {
     const v = node[k];
     if (v === null || typeof v === 'boolean') continue;
     if (isCredentialName(k)) {
-      const r = redactAll(v);
+      const r = redactAll(v, depth + 1);
       if (JSON.stringify(r) !== JSON.stringify(v)) {
         node[k] = r;
         changed = true;
       }
     } else if (typeof v === 'string') {
-      const s = scrubString(v);
+      const s = scrubString(v, depth + 1);
       if (s !== v) {
         node[k] = s;
         changed = true;
       }
-    } else if (typeof v === 'object' && redactInPlace(v)) changed = true;
+    } else if (typeof v === 'object' && redactInPlace(v, depth + 1)) changed = true;
   }
   return changed;
 }
 
 /** A string value: JSON inside it (an OTLP body, a logged request body) is redacted as JSON, other text as text. */
-function scrubString(s: string): string {
+function scrubString(s: string, depth: number): string {
   if (!HINT.test(s)) return s;
   const t = s.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
       const inner: unknown = JSON.parse(s);
-      if (typeof inner === 'object' && inner !== null) return redactInPlace(inner) ? JSON.stringify(inner) : s;
+      if (typeof inner === 'object' && inner !== null) return redactInPlace(inner, depth) ? JSON.stringify(inner) : s;
     } catch {
       // not JSON after all: redacted as text
     }
@@ -227,5 +242,10 @@ export function redactLine(text: string): string {
     return redactText(text);
   }
   if (typeof obj !== 'object' || obj === null) return redactText(text);
-  return redactInPlace(obj) ? JSON.stringify(obj) : text;
+  try {
+    return redactInPlace(obj) ? JSON.stringify(obj) : text;
+  } catch (err) {
+    if (err instanceof TooDeeplyNested) return redactText(text);
+    throw err;
+  }
 }

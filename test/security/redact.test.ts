@@ -131,6 +131,23 @@ describe('the normalizer reads the redacted line', () => {
     }
   });
 
+  it('a line nested thousands of levels deep with a credential is rejected, redacted, and the next line is read', () => {
+    const n = new LineNormalizer();
+    const deep = (levels: number) => `{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"S1","token":"x9secret","x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    const out = n.normalize(deep(5000));
+    expect(out).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^JSON nested deeper than 1,000 levels/) });
+    if (out.type === 'rejected') expect(out.redacted).toContain('"token":"[redacted]"');
+    expect(JSON.stringify(out)).not.toContain('x9secret');
+    expect(n.normalize(JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S2', token: 'y' })).type).toBe('records');
+    // within the cap the line is read and redacted as JSON
+    const within = n.normalize(deep(900));
+    expect(within.type).toBe('records');
+    if (within.type === 'records') expect(within.redacted).toContain('"token":"[redacted]"');
+    // deep JSON inside a string counts its depth on
+    const inString = JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S3', body: `${'['.repeat(5000)}"token"${']'.repeat(5000)}`, token: 'x9secret' });
+    expect(JSON.stringify(n.normalize(inString))).not.toContain('x9secret');
+  });
+
   it('a line with no credential keeps no redacted copy', () => {
     const out = new LineNormalizer().normalize(JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S1', token_fp: 'fp' }));
     expect(out.type).toBe('records');
