@@ -2,22 +2,31 @@
 // stored, so the raw line quoted as evidence, the stored headers, a rejected
 // line's text and every report built from them hold a marker instead of the
 // value. Redaction is by name (a header or field whose name says credential,
-// at any depth) and by shape (`Bearer …`, `Basic …`, a JWT), so a credential
-// under a name nobody listed still does not leak.
+// at any depth) and by shape (`Bearer …`, `Basic …`, a JWT, a password in a URL,
+// GitHub, OpenAI, Stripe, Slack and AWS key shapes; `?key=` and `?code=` in a URL),
+// so a credential under a name nobody listed still does not leak. Only the ids
+// resumption is read from (session, event and stream ids) are never redacted by shape.
 
 export const REDACTED = '[redacted]';
 
 /**
  * One cheap test on the raw line before any walk: every credential name and
  * shape below contains one of these. Most lines match none and cost one regex.
+ * A name spelled with JSON (`\u0074oken`) or URL (`access%5Ftoken`) escapes of
+ * ASCII is examined too: the walk sees the decoded name.
  */
-const HINT = /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase|signature|\bsig\b/i;
+const HINT =
+  /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase|signature|\bsig\b|assertion|[?&](?:key|code)=|:\/\/[^\s/@]*:[^\s/@]*@|gh[pousr]_|github_pat_|\bsk[-_]|xox[abposr]-|\bA[KS]IA[0-9A-Z]{16}|\\u00[2-7]|%[2-7][0-9a-f]/i;
 
 export function mayHoldCredential(text: string): boolean {
   return HINT.test(text);
 }
 
-/** A name's last word says what its value is: `token_fp` is a fingerprint, `x-auth-token` a token. */
+/**
+ * A name's last credential word says what its value is, unless a word after it says the value is
+ * something else: `x-auth-token`, `auth_header`, `tokenValue`, `token2`, `session_secret_b64` hold
+ * one; `token_fp` is a fingerprint, `session_token_count` a number.
+ */
 const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'token', 'password', 'passwd', 'pwd', 'secret', 'apikey', 'authorization', 'auth', 'cookie', 'cookies',
   'credential', 'credentials', 'jwt', 'bearer', 'passphrase', 'privatekey', 'secretkey', 'accesskey',
@@ -25,8 +34,14 @@ const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   // X-Goog-Signature, Azure SAS `sig`)
   'signature', 'sig',
 ]);
+/** Words after a credential word that still name its value, not something about it. */
+const VALUE_WORDS: ReadonlySet<string> = new Set([
+  'value', 'val', 'header', 'headers', 'hdr', 'raw', 'b64', 'base64', 'hex', 'enc', 'encoded', 'plain', 'plaintext', 'string', 'str', 'text', 'data', 'bytes',
+]);
 const CREDENTIAL_PAIRS: ReadonlySet<string> = new Set([
   'api key', 'private key', 'secret key', 'access key', 'signing key', 'subscription key', 'auth key', 'client secret',
+  // OAuth's private_key_jwt and SAML: a signed assertion is a bearer credential
+  'client assertion', 'saml assertion',
 ]);
 /**
  * MCP's own names that end in a credential word and name no credential. A progress token is the id a
@@ -47,12 +62,40 @@ const nameCache = new Map<string, boolean>();
 export function isCredentialName(name: string): boolean {
   const hit = nameCache.get(name);
   if (hit !== undefined) return hit;
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
-  const last = words[words.length - 1];
-  const pair = words.length >= 2 ? `${words[words.length - 2]} ${last}` : '';
-  const yes = last !== undefined && (CREDENTIAL_WORDS.has(last) || CREDENTIAL_PAIRS.has(pair)) && !PROTOCOL_PAIRS.has(pair);
+  const words = wordsOf(name);
+  let end = words.length;
+  while (end > 1 && (VALUE_WORDS.has(words[end - 1]!) || /^\d+$/.test(words[end - 1]!))) end--;
+  let yes = false;
+  for (let n = words.length; n >= end && !yes; n--) {
+    // `token2`: a credential word numbered is one
+    const last = words[n - 1]?.replace(/(\D)\d+$/, '$1');
+    const pair = n >= 2 ? `${words[n - 2]} ${last}` : '';
+    yes = last !== undefined && (CREDENTIAL_WORDS.has(last) || CREDENTIAL_PAIRS.has(pair)) && !PROTOCOL_PAIRS.has(pair);
+  }
   if (nameCache.size > 10_000) nameCache.clear();
   nameCache.set(name, yes);
+  return yes;
+}
+
+function wordsOf(name: string): string[] {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+}
+
+const idCache = new Map<string, boolean>();
+
+/**
+ * The ids resumption is read from: `session`, `mcp-session-id`, `Mcp-Session-Id`, `session_id`,
+ * `event_id`, `Last-Event-ID`, `stream`, `stream_id`. Their values are data the analyzer needs,
+ * whatever they look like (a session id may be a JWT, the spec says): no shape redacts them.
+ */
+export function isResumptionIdName(name: string): boolean {
+  const hit = idCache.get(name);
+  if (hit !== undefined) return hit;
+  const w = wordsOf(name);
+  const last = w[w.length - 1];
+  const yes = last === 'session' || last === 'stream' || (last === 'id' && ['session', 'event', 'stream'].includes(w[w.length - 2] ?? ''));
+  if (idCache.size > 10_000) idCache.clear();
+  idCache.set(name, yes);
   return yes;
 }
 
@@ -100,7 +143,8 @@ export function redactInPlace(node: unknown, depth = 0): boolean {
       node[1] = REDACTED;
       return true;
     }
-    for (let i = 0; i < node.length; i++) {
+    const idPair = node.length === 2 && typeof node[0] === 'string' && typeof node[1] === 'string' && isResumptionIdName(node[0]);
+    for (let i = idPair ? 2 : 0; i < node.length; i++) {
       const v = node[i];
       if (typeof v === 'string') {
         const s = scrubString(v, depth + 1);
@@ -118,9 +162,10 @@ export function redactInPlace(node: unknown, depth = 0): boolean {
     node.value = isObject(node.value) ? { stringValue: REDACTED } : REDACTED;
     changed = true;
   }
+  const idValue = pairName !== undefined && 'value' in node && isResumptionIdName(pairName);
   for (const k of Object.keys(node)) {
     const v = node[k];
-    if (v === null || typeof v === 'boolean') continue;
+    if (v === null || typeof v === 'boolean' || (idValue && k === 'value')) continue;
     if (isCredentialName(k)) {
       const r = redactAll(v, depth + 1);
       if (JSON.stringify(r) !== JSON.stringify(v)) {
@@ -128,6 +173,7 @@ export function redactInPlace(node: unknown, depth = 0): boolean {
         changed = true;
       }
     } else if (typeof v === 'string') {
+      if (isResumptionIdName(k)) continue;
       const s = scrubString(v, depth + 1);
       if (s !== v) {
         node[k] = s;
@@ -156,9 +202,16 @@ function scrubString(s: string, depth: number): string {
 // Every regex here runs on hostile lines of up to 16 MiB, so each is linear: a match can start only where
 // nothing before it could have started the same match (a JWT at the start of its run of base64url
 // characters; a quoted key at its opening quote, its escape depth counted by hand after the match).
-const QUOTED_KEY = /"([^"\\\r\n]{1,128})(\\*)"\s*:\s*/g;
+const QUOTED_KEY = /"((?:[^"\\\r\n]|\\u[0-9A-Fa-f]{4}){1,128})(\\*)"\s*:\s*/g;
 const HEADER_VALUE = /(^|[\s,;{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})(\s*:\s*)([^\r\n"]*)/g;
-const PARAM_VALUE = /(^|[\s,;?&{(\[])([A-Za-z][A-Za-z0-9_.-]{0,63})=([^\s&;,'"}\])]*)/g;
+const PARAM_VALUE = /(^|[\s,;?&{(\[])((?:[A-Za-z]|%[0-9A-Fa-f]{2})(?:[A-Za-z0-9_.-]|%[0-9A-Fa-f]{2}){0,63})=([^\s&;,'"}\])]*)/g;
+/** Query parameters that are credentials only in a URL: Google's API `key`, an OAuth authorization `code`. */
+const QUERY_CREDENTIALS: ReadonlySet<string> = new Set(['key', 'code']);
+/** A password in a URL: `https://bob:pw@host`. */
+const URL_PASSWORD = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:"'\\]{0,256}:)[^\s/?#@"'\\]{1,256}@/g;
+/** Tokens whose shape says what they are, under any name: GitHub, OpenAI/Anthropic/Stripe, Slack, AWS access key ids. */
+const TOKEN_SHAPE =
+  /(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{12,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|xox[abposr]-[A-Za-z0-9-]{10,}|A[KS]IA[0-9A-Z]{16}(?![A-Za-z0-9]))/g;
 const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
 const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 
@@ -172,13 +225,21 @@ export function redactText(text: string): string {
   if (!HINT.test(text)) return text;
   let out = redactQuotedPairs(text);
   // A query or logfmt value runs to its separator; a header's to the end of its line.
-  out = out.replace(PARAM_VALUE, (all, lead: string, name: string) => (isCredentialName(name) ? `${lead}${name}=${REDACTED}` : all));
+  out = out.replace(PARAM_VALUE, (all, lead: string, name: string) => {
+    const plain = name.includes('%') ? name.replace(/%([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))) : name;
+    const query = (lead === '?' || lead === '&') && QUERY_CREDENTIALS.has(plain.toLowerCase());
+    return query || isCredentialName(plain) ? `${lead}${name}=${REDACTED}` : all;
+  });
   out = out.replace(HEADER_VALUE, (all, lead: string, name: string, sep: string, rest: string) => {
     if (!isCredentialName(name)) return all;
     const end = rest.search(/\\[rn]/);
     return `${lead}${name}${sep}${REDACTED}${end < 0 ? '' : rest.slice(end)}`;
   });
-  return out.replace(SCHEME, (_all, scheme: string) => `${scheme} ${REDACTED}`).replace(JWT, REDACTED);
+  return out
+    .replace(SCHEME, (_all, scheme: string) => `${scheme} ${REDACTED}`)
+    .replace(JWT, REDACTED)
+    .replace(TOKEN_SHAPE, REDACTED)
+    .replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
 
 function redactQuotedPairs(text: string): string {
@@ -188,7 +249,8 @@ function redactQuotedPairs(text: string): string {
   for (let m = QUOTED_KEY.exec(text); m !== null; m = QUOTED_KEY.exec(text)) {
     // `\"name\":` inside a string: the key opened at the depth it closes, so as many backslashes precede it.
     const depth = m[2]!.length;
-    if (m.index < from || !isCredentialName(m[1]!) || !escapedBy(text, m.index, depth)) continue;
+    const name = m[1]!.includes('\\u') ? m[1]!.replace(/\\u([0-9A-Fa-f]{4})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))) : m[1]!;
+    if (m.index < from || !isCredentialName(name) || !escapedBy(text, m.index, depth)) continue;
     const valueStart = QUOTED_KEY.lastIndex;
     const quote = `${m[2]}"`;
     let start: number;
