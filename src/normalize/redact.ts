@@ -12,14 +12,17 @@ export const REDACTED = '[redacted]';
 /**
  * One cheap test on the raw line before any walk: every credential name and
  * shape below contains one of these. Most lines match none and cost one regex.
- * A name spelled with JSON (`\u0074oken`) or URL (`access%5Ftoken`) escapes of
- * ASCII is examined too: the walk sees the decoded name.
+ * A name spelled with JSON escapes of ASCII (`\u0074oken`) is examined too: the
+ * walk sees the decoded name.
  */
 const HINT =
-  /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase|signature|\bsig\b|assertion|[?&](?:key|code)=|:\/\/[^\s/@]*:[^\s/@]*@|gh[pousr]_|github_pat_|\bsk[-_]|xox[abposr]-|\bA[KS]IA[0-9A-Z]{16}|\\u00[2-7]|%[2-7][0-9a-f]/i;
+  /auth|cookie|token|passw|pwd|secret|api[-_.\s]?key|apikey|access[-_.]?key|private[-_.]?key|privatekey|subscription[-_.]?key|signing[-_.]?key|credential|bearer|basic\s|jwt|eyJ|passphrase|signature|\bsig\b|assertion|\\u00[2-7]|[?&](?:key|code)=/i;
+/** The key shapes, in their own case (a second, case-sensitive test is cheaper than one more case-blind alternative). */
+const SHAPE_HINT = /gh[pousr]_|github_pat_|xox[abposr]-|\bsk[-_]|A[KS]IA[0-9A-Z]{16}/;
+const URL_USERINFO = /:\/\/[^\s/@]*:[^\s/@]*@/;
 
 export function mayHoldCredential(text: string): boolean {
-  return HINT.test(text);
+  return HINT.test(text) || SHAPE_HINT.test(text) || (text.includes('://') && URL_USERINFO.test(text));
 }
 
 /**
@@ -186,7 +189,7 @@ export function redactInPlace(node: unknown, depth = 0): boolean {
 
 /** A string value: JSON inside it (an OTLP body, a logged request body) is redacted as JSON, other text as text. */
 function scrubString(s: string, depth: number): string {
-  if (!HINT.test(s)) return s;
+  if (!mayHoldCredential(s)) return s;
   const t = s.trimStart();
   if (t.startsWith('{') || t.startsWith('[')) {
     try {
@@ -222,7 +225,7 @@ const JWT = /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0
  * separator, and credential shapes anywhere.
  */
 export function redactText(text: string): string {
-  if (!HINT.test(text)) return text;
+  if (!mayHoldCredential(text)) return text;
   let out = redactQuotedPairs(text);
   // A query or logfmt value runs to its separator; a header's to the end of its line.
   out = out.replace(PARAM_VALUE, (all, lead: string, name: string) => {
@@ -296,7 +299,7 @@ function closingQuote(text: string, start: number, depth: number): number {
  * as text. Returns the line unchanged (the same string) when nothing was found.
  */
 export function redactLine(text: string): string {
-  if (!HINT.test(text)) return text;
+  if (!mayHoldCredential(text)) return text;
   let obj: unknown;
   try {
     obj = JSON.parse(text);
