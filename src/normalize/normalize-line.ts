@@ -2,7 +2,7 @@ import { mayHoldLoneSurrogate, wellFormedInPlace } from './well-formed.js';
 import { partlyRejected, type InheritingRecord, type LineOutcome, type NormalizedRecord } from '../model/record.js';
 import { isObject, roundedIdWasRead, type Json } from './fields.js';
 import { INPUT_FORMATS, type InputFormat } from './formats/index.js';
-import { mayHoldCredential, redactInPlace, redactText } from './redact.js';
+import { mayHoldCredential, redactInPlace, redactText, TooDeeplyNested } from './redact.js';
 import { cloudLoggingNode, envelopeOf, fluentBitRecord, mayBeEnveloped, PARTIAL_LINE, shippedLine, type Envelope } from './envelopes.js';
 import { ignoredHint, kindOf, normalizeSpecObject, type RecordDefaults } from './spec-record.js';
 import { withExactIntegers } from './exact-integers.js';
@@ -72,7 +72,15 @@ export class LineNormalizer {
     const loneSurrogates = mayHoldLoneSurrogate(text);
     if (loneSurrogates) wellFormedInPlace(obj);
     // Its fields are redacted first; a line carried inside is redacted again by its own reading.
-    const redacted = suspect && redactInPlace(obj);
+    let redacted = false;
+    try {
+      redacted = suspect && redactInPlace(obj);
+    } catch (err) {
+      if (!(err instanceof TooDeeplyNested)) throw err;
+      // Too deep to redact (or store) as JSON: the line is rejected, its text redacted as text.
+      const text2 = redactText(text);
+      return text2 === text ? { type: 'rejected', reason: err.message } : { type: 'rejected', reason: err.message, redacted: text2 };
+    }
     // A Cloud Logging entry names its pod beside the record: the node where the record names none.
     const pod = obj.jsonPayload !== undefined ? cloudLoggingNode(obj) : undefined;
     let out = this.read(obj, pod === undefined ? defaults : { ...defaults, node: pod });

@@ -1,6 +1,6 @@
 import { REJECTED_PREVIEW } from '../model/record.js';
 import { parsedObject, splitOf, type SplitLine } from '../normalize/envelopes.js';
-import { redactText } from '../normalize/redact.js';
+import { REDACTED, redactText } from '../normalize/redact.js';
 import { MAX_LINE_BYTES, type InputLine } from '../read/lines.js';
 
 /**
@@ -48,6 +48,8 @@ export class LinePieces {
   private readonly unfinished = new Map<string, Unfinished>();
   /** Streams whose line was given up, and the reason: their pieces up to its last are rejected with it. */
   private readonly givenUp = new Map<string, string>();
+  /** A given-up stream's last piece so far, its end: what the next piece is redacted after. */
+  private readonly tails = new Map<string, string>();
 
   push(lines: readonly InputLine[]): JoinedLine[] {
     const out: JoinedLine[] = [];
@@ -81,8 +83,15 @@ export class LinePieces {
   private piece(l: InputLine & { text: string }, split: SplitLine): void {
     const reason = this.givenUp.get(split.stream);
     if (reason !== undefined) {
-      if (split.last) this.givenUp.delete(split.stream);
-      this.held.push({ line: rejected(l, reason), waiting: false });
+      // Redacted after the end of the piece before it, which may have named this one's value.
+      const tail = this.tails.get(split.stream) ?? '';
+      const c = redactedPieces([tail, split.content])[1]!;
+      const text = c === split.content ? l.text : l.text.endsWith(split.content) ? l.text.slice(0, l.text.length - split.content.length) + c : split.whole(c);
+      if (split.last) {
+        this.givenUp.delete(split.stream);
+        this.tails.delete(split.stream);
+      } else this.tails.set(split.stream, split.content.slice(-TAIL_KEPT));
+      this.held.push({ line: { line: l.line, error: reason, preview: redactText(text).slice(0, REJECTED_PREVIEW) }, waiting: false });
       return;
     }
     let u = this.unfinished.get(split.stream);
@@ -116,11 +125,16 @@ export class LinePieces {
     this.unfinished.delete(stream);
   }
 
+  /** Its pieces are redacted joined (a name at the end of one piece, its value at the start of the next), then each is cut back out. */
   private reject(stream: string, u: Unfinished, reason: string): void {
-    for (const p of u.pieces) {
-      p.held.line = rejected({ line: p.held.line.line, text: p.text }, reason);
+    const contents = redactedPieces(u.pieces.map((p) => p.split.content));
+    u.pieces.forEach((p, i) => {
+      const c = contents[i]!;
+      const text = c === p.split.content ? p.text : p.text.endsWith(p.split.content) ? p.text.slice(0, p.text.length - p.split.content.length) + c : p.split.whole(c);
+      p.held.line = { line: p.held.line.line, error: reason, preview: text.slice(0, REJECTED_PREVIEW) };
       p.held.waiting = false;
-    }
+    });
+    if (!u.pieces.at(-1)!.split.last) this.tails.set(stream, u.pieces.at(-1)!.split.content.slice(-TAIL_KEPT));
     this.unfinished.delete(stream);
   }
 
@@ -146,7 +160,34 @@ function contentOf(u: Unfinished): string {
   return u.pieces.map((p) => p.split.content).join('');
 }
 
-/** Redacted whole before it is cut, as a rejected line's text is. */
-function rejected(l: { line: number; text: string }, reason: string): InputLine {
-  return { line: l.line, error: reason, preview: redactText(l.text).slice(0, REJECTED_PREVIEW) };
+/** How much of a given-up line's last piece the next piece is redacted after: a name and its separators. */
+const TAIL_KEPT = 4096;
+
+/**
+ * The pieces of one line, redacted joined and cut back where they were cut: a piece that starts with
+ * a value whose name ended the piece before it is redacted as the value it is. Each piece's text is
+ * a part of the redacted line; where a piece began inside a redacted value (its boundary was
+ * swallowed by the marker), the piece before it shows the marker and the piece is the marker alone.
+ */
+export function redactedPieces(contents: readonly string[]): string[] {
+  if (contents.length === 1) return [redactText(contents[0]!)];
+  const mark = (i: number) => `\u0000${i}\u0000`;
+  const joined = contents.map((c, i) => (i === 0 ? c : mark(i) + c)).join('');
+  const r = redactText(joined);
+  if (r === joined) return [...contents];
+  const out: string[] = [];
+  let at = 0;
+  let current = 0;
+  for (let i = 1; i < contents.length; i++) {
+    const k = r.indexOf(mark(i), at);
+    if (k < 0) continue;
+    out[current] = r.slice(at, k);
+    for (let j = current + 1; j < i; j++) out[j] = REDACTED;
+    at = k + mark(i).length;
+    current = i;
+  }
+  out[current] = r.slice(at);
+  for (let j = current + 1; j < contents.length; j++) out[j] = REDACTED;
+  // A piece is whole or a redacted part; a marker planted in the text is no boundary.
+  return out.map((c, i) => (c === contents[i] ? c : c.replace(/\u0000\d+\u0000/g, '')));
 }

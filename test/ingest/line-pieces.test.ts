@@ -83,6 +83,35 @@ describe("lines a container runtime split: joined before they are read", () => {
     expect(unterminated.stats).toMatchObject({ records: 2, rejected: 0 });
   });
 
+  it('rejected pieces are redacted joined: a piece that starts with the value the piece before it named leaks nothing', () => {
+    for (const [name, value] of [['authorization', 'QP01rawsecret'], ['password', 'QP02secretvalue']] as const) {
+      const head = `{"ts":"2026-11-09T10:00:00Z","kind":"session.created","session":"S1","${name}":"`;
+      const lines = [cri(head, 'P'), cri(`${value}", "z": "y`, 'P')];
+      const pieces = new LinePieces();
+      expect(pieces.push(lines.map((text, i) => ({ line: i + 1, text })))).toEqual([]);
+      const out = pieces.end();
+      expect(out).toHaveLength(2);
+      expect(JSON.stringify(out)).not.toContain(value);
+      expect(out[0]).toMatchObject({ line: 1, error: PIECES_PAST_END, preview: expect.stringContaining(`"${name}":"[redacted]`) });
+      expect(out[1]).toMatchObject({ line: 2, error: PIECES_PAST_END, preview: expect.stringMatching(/ stdout P \[redacted\]$/) });
+    }
+    // a Docker piece, and a given-up line's later pieces, redacted after the piece before them
+    const big = 'x'.repeat(17 * 1024 * 1024 / 4);
+    const pieces = new LinePieces();
+    const lines = [docker(`{"a":"${big}`), docker(big), docker(big), docker(`${big}","token":"`), docker('QP03given-up", "b":1'), docker('}\n')];
+    const out = [...pieces.push(lines.map((text, i) => ({ line: i + 1, text }))), ...pieces.end()];
+    expect(out).toHaveLength(6);
+    expect(out.every((l) => 'error' in l)).toBe(true);
+    expect(JSON.stringify(out)).not.toContain('QP03');
+  });
+
+  it('near miss: pieces with no credential are rejected as they were written', () => {
+    const lines = [cri('{"ts":"2026-11-09T10:00:00Z","kind":"session.created","session_token_count":', 'P'), cri('3, "note": "token_fp"', 'P')];
+    const pieces = new LinePieces();
+    pieces.push(lines.map((text, i) => ({ line: i + 1, text })));
+    expect(pieces.end()).toEqual(lines.map((preview, i) => ({ line: i + 1, error: PIECES_PAST_END, preview })));
+  });
+
   it('gives a line up, rejecting its pieces, when its last piece is not within the lines held for it; every other line is read', async () => {
     const [p1, p2, p3] = criPieces(json(upgrade));
     // A stream's pieces come one after another: what comes between them is the other stream's.

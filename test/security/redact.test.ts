@@ -10,6 +10,8 @@ describe('credential names', () => {
     'token', 'access_token', 'refreshToken', 'id_token', 'password', 'passwd', 'client_secret', 'secret', 'api_key', 'apiKey', 'APIKey',
     'private_key', 'http_cookie', 'sent_http_set_cookie', 'http.request.header.authorization', 'credentials', 'auth', 'jwt',
     'ocp-apim-subscription-key', 'X-Amz-Signature', 'x-goog-signature', 'sig', 'signature',
+    // a credential word that is not the last word, or numbered
+    'auth_header', 'cookie_header', 'tokenValue', 'token2', 'session_secret_b64', 'client_assertion', 'x-api-key-value', 'PASSWORD_2',
   ])('%s is one', (name) => {
     expect(isCredentialName(name)).toBe(true);
   });
@@ -18,6 +20,7 @@ describe('credential names', () => {
     'mcp-session-id', 'last-event-id', 'Last-Event-ID', 'session', 'session_id', 'event_id', 'token_fp', 'token_fingerprint', 'token_hash',
     'jwt_sub', 'input_tokens', 'max_tokens', 'token_count', 'principal', 'key', 'idempotency-key', 'mcp-protocol-version', 'author', 'oauth_provider',
     'progressToken', 'progress_token', 'maxTokens', 'signal', 'sig_count', 'signature_algorithm', 'design',
+    'session_token_count', 'token_fp_value', 'auth_header_count', 'client_assertion_type', 'assertion', 'code',
   ])('%s is not', (name) => {
     expect(isCredentialName(name)).toBe(false);
   });
@@ -77,6 +80,60 @@ describe('a redacted line', () => {
   });
 });
 
+describe('credentials the names and shapes above used to miss', () => {
+  it('a password in a URL, URL-encoded names, ?key= and ?code=, escaped JSON keys, well-known token shapes', () => {
+    const line = JSON.stringify({
+      ts: '2026-11-09T10:00:00.000Z', kind: 'http',
+      req_headers: { referer: 'https://bob:pw1@app.example/cb', 'mcp-session-id': 'S1' },
+      path: '/mcp?access%5Ftoken=t2&x=1',
+      url: 'https://maps.example/api?key=k3&code=c4&state=s',
+      note: 'keys ghp_abcdefghijklmnopqrstuvwxyz0123 github_pat_11ABCDEFG0123456789_abcdefghij sk-live-4bcdefghijkl xoxb-1234567890-abcdef AKIAIOSFODNN7EXAMPLE',
+      tokenValue: 'v5', token2: 'v6', session_secret_b64: 'v7', client_assertion: 'v8', auth_header: 'v9',
+    }).replace('"note"', '"\\u0074oken":"e10","note"');
+    const out = redactLine(line);
+    for (const s of ['pw1', 't2', 'k3', 'c4', 'ghp_', 'github_pat_', 'sk-live', 'xoxb-', 'AKIA', 'v5', 'v6', 'v7', 'v8', 'v9', 'e10']) expect(out, s).not.toContain(s);
+    expect(JSON.parse(out)).toMatchObject({ req_headers: { referer: 'https://bob:[redacted]@app.example/cb', 'mcp-session-id': 'S1' }, path: '/mcp?access%5Ftoken=[redacted]&x=1', url: 'https://maps.example/api?key=[redacted]&code=[redacted]&state=s' });
+    // alone on its line: the quick check on the raw text sees the escape, the walk the decoded name
+    expect(redactLine('{"kind":"session.created","session":"S1","\\u0074oken":"e11"}')).toBe('{"kind":"session.created","session":"S1","token":"[redacted]"}');
+    expect(redactLine('{"kind":"session.created","session":"S1","note":"see https://bob:pw12@h/"}')).toBe('{"kind":"session.created","session":"S1","note":"see https://bob:[redacted]@h/"}');
+    // the same as text, for a broken line
+    expect(redactText('GET https://bob:pw1@h/x?p%61ssword=t2&key=k3 {"\\u0074oken":"e10"')).toBe('GET https://bob:[redacted]@h/x?p%61ssword=[redacted]&key=[redacted] {"\\u0074oken":"[redacted]"');
+  });
+
+  it('near misses stay: ports without a password, other parameters, kebab names, counts, resumption ids shaped like tokens', () => {
+    const kept = {
+      ts: '2026-11-09T10:00:00.000Z', kind: 'http', path: 'https://host:8443/mcp?keyword=k&code_challenge=c&mode=sk-learn-model', note: 'code=200 key=k1', session_token_count: 3,
+      session: 'ghp_abcdefghijklmnopqrstuvwxyz0123', event_id: 'AKIAIOSFODNN7EXAMPLE', stream: 'sk-live-4bcdefghijkl',
+      req_headers: { 'Mcp-Session-Id': 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln', 'Last-Event-ID': 'xoxb-1234567890-abcdef' },
+      headers: [['mcp-session-id', 'github_pat_11ABCDEFG0123456789_abcdefghij']],
+      attributes: [{ key: 'mcp.session.id', value: { stringValue: 'ghp_abcdefghijklmnopqrstuvwxyz0123' } }],
+    };
+    const line = JSON.stringify({ ...kept, token: 'x' });
+    expect(JSON.parse(redactLine(line))).toEqual({ ...kept, token: '[redacted]' });
+  });
+});
+
+describe('hostile lines are redacted in linear time', () => {
+  // Each took minutes on a 1 MB line when the JWT and quoted-key patterns could restart at every
+  // character of a run; the timeout only stops a hang, the assertions are on the output.
+  const MB = 1024 * 1024;
+  it('a 1 MB run of eyJ, and of backslashes before a quote, beside a credential', { timeout: 20_000 }, () => {
+    const eyj = 'eyJ'.repeat(MB / 3);
+    expect(redactLine(JSON.stringify({ note: eyj, token: 's1' }))).toBe(JSON.stringify({ note: eyj, token: '[redacted]' }));
+    const bs = '\\'.repeat(MB);
+    expect(redactText(`{"token":"s2","x":"${bs}"`)).toBe(`{"token":"[redacted]","x":"${bs}"`);
+    expect(redactText(`token ${bs}"`)).toBe(`token ${bs}"`);
+    // a JWT at the end of the run is still one
+    expect(redactText(`${'\\'.repeat(MB)}"token" eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln`)).toBe(`${'\\'.repeat(MB)}"token" [redacted]`);
+  });
+
+  it('escaped keys still match at their own depth, not at a deeper or shallower one', () => {
+    expect(redactText('{"m":"{\\\\\"token\\\\\":\\\\\"t5\\\\\"}"')).toBe('{"m":"{\\\\\"token\\\\\":\\\\\"[redacted]\\\\\"}"');
+    // closed by one backslash more than opened it: not a key
+    expect(redactText('{"m":"x\\"token\\\\": 1, "auth_note_count": 2}')).toBe('{"m":"x\\"token\\\\": 1, "auth_note_count": 2}');
+  });
+});
+
 describe('the normalizer reads the redacted line', () => {
   it('records carry no credential, and the outcome says what to store', () => {
     const n = new LineNormalizer();
@@ -108,6 +165,23 @@ describe('the normalizer reads the redacted line', () => {
       expect(withToken.redacted).toContain('"progressToken":"tok-7"');
       expect(withToken.redacted).not.toContain('x9secret');
     }
+  });
+
+  it('a line nested thousands of levels deep with a credential is rejected, redacted, and the next line is read', () => {
+    const n = new LineNormalizer();
+    const deep = (levels: number) => `{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"S1","token":"x9secret","x":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    const out = n.normalize(deep(5000));
+    expect(out).toMatchObject({ type: 'rejected', reason: expect.stringMatching(/^JSON nested deeper than 1,000 levels/) });
+    if (out.type === 'rejected') expect(out.redacted).toContain('"token":"[redacted]"');
+    expect(JSON.stringify(out)).not.toContain('x9secret');
+    expect(n.normalize(JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S2', token: 'y' })).type).toBe('records');
+    // within the cap the line is read and redacted as JSON
+    const within = n.normalize(deep(900));
+    expect(within.type).toBe('records');
+    if (within.type === 'records') expect(within.redacted).toContain('"token":"[redacted]"');
+    // deep JSON inside a string counts its depth on
+    const inString = JSON.stringify({ ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'S3', body: `${'['.repeat(5000)}"token"${']'.repeat(5000)}`, token: 'x9secret' });
+    expect(JSON.stringify(n.normalize(inString))).not.toContain('x9secret');
   });
 
   it('a line with no credential keeps no redacted copy', () => {
