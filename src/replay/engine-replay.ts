@@ -19,7 +19,7 @@ const PAGE = 2000;
 /** A session replayed to its end: what the engine knew once it had observed every record. */
 export interface SessionPoint {
   session: string;
-  /** The session's protocol version: the first its records carry (undefined: none logged). */
+  /** The session's protocol version (the session_versions view; undefined: none logged). */
   protocolVersion: string | undefined;
   state: EngineState;
   /** The record the engine observed at position `pos` of this session's replay. */
@@ -49,9 +49,9 @@ export interface UpgradePoint {
 }
 
 /**
- * Each upgrade's request carries its protocol version: the upgrade's own, else its session's
- * (for an initialize, the session it minted), so that the engine judges each session by the
- * revision it speaks.
+ * Each upgrade's request carries its protocol version: the upgrade's own, else its session's;
+ * for an initialize, the session it minted first (the revision it negotiated), so that the
+ * engine judges each session by the revision it speaks.
  */
 export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: ReplayOptions = {}): void {
   const versions = sessionVersions(db);
@@ -148,7 +148,9 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
     const rows = (page.all(cursor) as string[]).map((record) => storedRow(JSON.parse(record) as unknown[]));
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
-      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession));
+      // An initialize selects the legacy revision it negotiated: its session's, which the request may not log.
+      const minted = upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession);
+      const request = withVersion(requestFromUpgrade(upgrade.record), minted, minted !== undefined);
       visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined });
     }
     if (rows.length < PAGE) break;
@@ -168,13 +170,14 @@ function sessionVersions(db: Db): Map<string, string> {
 }
 
 /**
- * The request's own version where it carries one, else the session's. A session-less request at a revision
+ * The request's own version where it carries one, else the session's; for a mint, the session's first (the
+ * revision an initialize selects is the one it negotiated, the request may log the one it asked for). A session-less request at a revision
  * with no GET stream (2026-07-28) is judged as a POST: a log does not say the method, and a client speaking
  * that revision opens no GET stream, so a Last-Event-ID it sends is a stale header on a POST, which the
  * server serves on its own (the engine's default, a GET, would be 405 and a divergence on every such request).
  */
-function withVersion(request: EngineRequest, sessionVersion: string | undefined): EngineRequest {
-  const version = request.protocolVersion ?? sessionVersion;
+function withVersion(request: EngineRequest, sessionVersion: string | undefined, sessionFirst = false): EngineRequest {
+  const version = sessionFirst ? (sessionVersion ?? request.protocolVersion) : (request.protocolVersion ?? sessionVersion);
   if (version === undefined) return request;
   const revision = revisionOf(version);
   const post = request.httpMethod === undefined && request.sessionId === null && revision !== undefined && !REVISION_RULES[revision].getStream;
