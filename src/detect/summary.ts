@@ -32,14 +32,18 @@ export function summarize(db: Db, opts: DetectOptions = DEFAULT_DETECT_OPTIONS):
     sessions,
     nodes,
     protocol_versions: versions,
-    ...sessionlessVersions(db),
+    ...versionsLogged(db),
     ...(lost.length > 0 && { lost_sessions: lost }),
   };
 }
 
-function sessionlessVersions(db: Db): { sessionless_versions?: true } {
-  const any = db.prepare('SELECT 1 FROM records WHERE session IS NULL AND protocol_version IS NOT NULL LIMIT 1').get();
-  return any ? { sessionless_versions: true } : {};
+/**
+ * Whether any record logs a version, counted under a session or not: a stateless request has no session,
+ * and a stateless version on a request that presents a stale session id does not name that session's.
+ */
+function versionsLogged(db: Db): { versions_logged?: true } {
+  const any = db.prepare('SELECT 1 FROM records WHERE protocol_version IS NOT NULL LIMIT 1').get();
+  return any ? { versions_logged: true } : {};
 }
 
 /**

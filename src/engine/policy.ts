@@ -28,8 +28,8 @@ export interface Policy {
   duplicateCallWindowMs: number;
   /**
    * The protocol revision whose rules decide (see REVISION_RULES). `'as-logged'` (the default,
-   * also when absent): the request's own `protocolVersion`, else the session's (the first its
-   * records carry), else 2025-11-25. A revision here decides every request by that revision,
+   * also when absent): the request's own `protocolVersion`, else the session's (the revision
+   * its records log: EngineState.protocolVersion), else 2025-11-25. A revision here decides every request by that revision,
    * whatever was logged: under 2026-07-28 a GET is a 405, `initialize` a 400, and any other
    * request is served on its own, `Mcp-Session-Id` and `Last-Event-ID` ignored, nothing minted
    * or replayed.

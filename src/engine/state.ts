@@ -11,6 +11,7 @@ import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
 import { EventLog } from './event-log.js';
 import { setAside, takeUp } from './set-aside.js';
 import { noteEmitted, noteIncarnations } from './emitters.js';
+import { REVISION_RULES, revisionOf } from './revisions.js';
 
 export function createState(): EngineState {
   return { nextPos: 0, incarnations: [] };
@@ -20,7 +21,7 @@ export function createState(): EngineState {
 export function observe(state: EngineState, record: EngineRecord): void {
   const pos = state.nextPos++;
   if (state.sessionId === undefined && record.session != null) state.sessionId = String(record.session);
-  state.protocolVersion ??= record.protocolVersion;
+  if (record.protocolVersion !== undefined) noteVersion(state, record.kind, record.protocolVersion);
   if (record.kind === 'session.created') {
     const replaced = state.incarnations.at(-1);
     state.incarnations.push(newIncarnation(record));
@@ -179,4 +180,28 @@ function incarnationFor(state: EngineState, record: EngineRecord): Incarnation {
   const implicit = newIncarnation();
   state.incarnations.push(implicit);
   return implicit;
+}
+
+/**
+ * The session's revision, as the analyzer's session_versions view decides it: an initialize selects the legacy
+ * revision it negotiated, and its session.created may log the one the client asked for. So the first version a
+ * record other than a creation logs, where it is a revision with sessions; else its creation's (one with sessions
+ * before one without). A version without sessions (2026-07-28) on a request that presents the session says nothing
+ * of it: such a request has no session, the header is stale.
+ */
+function noteVersion(state: EngineState, kind: string, version: string): void {
+  if (state.protocolVersionFromRequest === true) return;
+  const sessionless = isSessionless(version);
+  if (kind !== 'session.created') {
+    if (sessionless) return;
+    state.protocolVersion = version;
+    state.protocolVersionFromRequest = true;
+  } else if (state.protocolVersion === undefined || (!sessionless && isSessionless(state.protocolVersion))) {
+    state.protocolVersion = version;
+  }
+}
+
+function isSessionless(version: string): boolean {
+  const revision = revisionOf(version);
+  return revision !== undefined && !REVISION_RULES[revision].sessions;
 }

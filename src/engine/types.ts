@@ -34,7 +34,7 @@ export interface EngineRecord {
   status?: number;
   requestId?: string | number;
   newRequestId?: string | number;
-  /** The MCP protocol revision of the record (or its request); a session's records inherit the first one logged. */
+  /** The MCP protocol revision of the record (or its request); a session's records inherit the session's (EngineState.protocolVersion). */
   protocolVersion?: string;
   /** `stream.closed`: why (`client`, `server`, `error`, `poll`, ...). */
   reason?: string;
@@ -339,8 +339,13 @@ export interface AwaitingResponse {
 
 export interface EngineState {
   sessionId?: string;
-  /** The first protocol version the session's records carried, if any. */
+  /**
+   * The session's protocol version, if any record logged one: the first a record other than its
+   * creation carried, where that revision has sessions; else its creation's (state.ts, noteVersion).
+   */
   protocolVersion?: string;
+  /** Set once `protocolVersion` is a request's (a record other than a creation): then it no longer changes. */
+  protocolVersionFromRequest?: true;
   /** Position of the next observed record: the engine's notion of log order. */
   nextPos: number;
   incarnations: Incarnation[];

@@ -1,4 +1,4 @@
-import { currentRequest, versionOf, whenHeadWritten, type ReplayFacts, type RequestContext } from './request-context.js';
+import { currentRequest, noteInitializeResult, versionOf, whenHeadWritten, type ReplayFacts, type RequestContext } from './request-context.js';
 import { isPrimingMessage, rpcFacts } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import type { RecordFields } from './records.js';
@@ -38,6 +38,8 @@ export function instrumentEventStore<M>(store: EventStoreLike<M>, recorder: Reco
       // Now, not once the head is out: a server close after this is no longer a poll.
       const rpc = rpcFacts(message);
       if (ctx !== undefined && rpc.kind === 'response' && rpc.id !== undefined) ctx.answeredIds.add(rpc.id);
+      // An initialize's result: the session's revision is the one negotiated, and the records held for it go now.
+      if (rpc.kind === 'response') noteInitializeResult(ctx, message);
       whenHeadWritten(ctx, () => {
         const session = sessionOf(ctx, streamId);
         if (session !== undefined) sessionsSeen.add(session);

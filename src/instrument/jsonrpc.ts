@@ -26,13 +26,25 @@ export function rpcFacts(message: unknown): RpcFacts {
   return {};
 }
 
-/** The `protocolVersion` an `initialize` request in a POST body asks for. */
-export function requestedProtocolVersion(body: unknown): string | undefined {
+/** An `initialize` request in a POST body: its id, and the `protocolVersion` it asks for. */
+export interface InitializeRequest {
+  id: string | number;
+  protocolVersion?: string;
+}
+
+export function initializeRequest(body: unknown): InitializeRequest | undefined {
   for (const m of rpcMessages(body)) {
-    if (!isObject(m) || m.method !== 'initialize' || !isObject(m.params)) continue;
-    if (typeof m.params.protocolVersion === 'string') return m.params.protocolVersion;
+    if (!isObject(m) || m.method !== 'initialize' || (typeof m.id !== 'string' && typeof m.id !== 'number')) continue;
+    const asked = isObject(m.params) && typeof m.params.protocolVersion === 'string' ? m.params.protocolVersion : undefined;
+    return { id: m.id, ...(asked !== undefined && { protocolVersion: asked }) };
   }
   return undefined;
+}
+
+/** The `protocolVersion` the server answered in `message`, where it is the result of the initialize request `id`. */
+export function negotiatedProtocolVersion(message: unknown, id: string | number): string | undefined {
+  if (!isObject(message) || message.id !== id || !isObject(message.result)) return undefined;
+  return typeof message.result.protocolVersion === 'string' ? message.result.protocolVersion : undefined;
 }
 
 /** The SDK's priming event: an id with empty data, stored as an empty message. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestContext, type RequestContext } from './request-context.js';
-import { captureBodyStart, isEventStream, loggableRequestHeaders, readJsonBody, requestHeader, requestPath, responseHeader, watchSseRetry } from './node-http.js';
-import { requestedProtocolVersion, rpcFacts, rpcMessages } from './jsonrpc.js';
+import { noteInitializeResult, requestContext, type RequestContext } from './request-context.js';
+import { captureBodyStart, isEventStream, loggableRequestHeaders, readJsonBody, requestHeader, requestPath, responseHeader, watchJsonRpcBody, watchSseRetry } from './node-http.js';
+import { initializeRequest, rpcFacts, rpcMessages } from './jsonrpc.js';
 import type { Recorder } from './recorder.js';
 import { onResponseClose, onResponseHead, type Exchange } from './response-records.js';
 import { trackerOf } from './tracker.js';
@@ -53,7 +53,8 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
   const httpMethod = (req.method ?? 'GET').toUpperCase();
   const body = httpMethod === 'POST' ? await readJsonBody(req, opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
   const principal = safely(() => opts.principalOf?.(req));
-  const protocolVersion = requestHeader(req, 'mcp-protocol-version') ?? requestedProtocolVersion(body);
+  const initialize = initializeRequest(body);
+  const protocolVersion = requestHeader(req, 'mcp-protocol-version') ?? initialize?.protocolVersion;
   const ctx: RequestContext = {
     recorder,
     httpMethod,
@@ -62,6 +63,7 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
     conn: trackerOf(recorder).connOf(req.socket),
     ...(principal !== undefined && { principal }),
     ...(protocolVersion !== undefined && { protocolVersion }),
+    ...(initialize !== undefined && { initializeId: initialize.id }),
     path: requestPath(req),
     loggableHeaders: loggableRequestHeaders(req),
     requestIds:
@@ -74,6 +76,8 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
     deferred: [],
   };
   const exchange: Exchange = { ctx, res, body };
+  // An initialize's result says the revision negotiated (an instrumented event store sees it first, where there is one).
+  if (initialize !== undefined) watchJsonRpcBody(res, (message) => noteInitializeResult(ctx, message) || ctx.negotiatedVersion !== undefined);
   hookResponseHead(res, (args) => {
     const status = typeof args[0] === 'number' ? args[0] : res.statusCode;
     if (status >= 400) exchange.errorBody = captureBodyStart(res, ERROR_BODY_BYTES);

@@ -164,3 +164,68 @@ export function jsonRpcErrorMessage(body: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Calls `onMessage` with each JSON-RPC message the server writes in a response body (the data of each SSE
+ * event, or a JSON body once it ends: a body that starts with `{` or `[` is JSON), until `onMessage` returns
+ * true or `limit` bytes have gone by. Set before the head goes out: Node writes an implicit head from inside
+ * `end(body)`. What an `initialize` POST is answered: the revision negotiated is in its result, no header says it.
+ */
+export function watchJsonRpcBody(res: ServerResponse, onMessage: (message: unknown) => boolean, limit = JSON_RPC_SCAN_BYTES): void {
+  let text = '';
+  let seen = 0;
+  let done = false;
+  let json: boolean | undefined;
+  const deliver = (body: string): void => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return;
+    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) if (!done && onMessage(message)) done = true;
+  };
+  const take = (chunk: unknown, ended: boolean): void => {
+    if (done) return;
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk instanceof Uint8Array ? chunk : undefined;
+    if (buf !== undefined && seen < limit) {
+      text += Buffer.from(buf.subarray(0, limit - seen)).toString('utf8');
+      seen += Math.min(buf.length, limit - seen);
+    }
+    const start = text.trimStart();
+    if (json === undefined && start !== '') json = start.startsWith('{') || start.startsWith('[');
+    if (json === false) {
+      // Complete SSE events only: an event ends at a blank line.
+      const blocks = text.split(/\r?\n\r?\n/);
+      text = blocks.pop() ?? '';
+      for (const block of blocks) {
+        const data = block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(l.startsWith('data: ') ? 6 : 5));
+        if (data.length > 0) deliver(data.join('\n'));
+      }
+    } else if (json === true && ended) {
+      deliver(text);
+    }
+    if (seen >= limit) done = true;
+  };
+  const write = res.write;
+  const end = res.end;
+  // What the server writes goes out whatever reading it does.
+  const safeTake = (chunk: unknown, ended: boolean): void => {
+    try {
+      take(chunk, ended);
+    } catch (err) {
+      done = true;
+      process.emitWarning(`resumescope instrumentation: ${String(err)}`);
+    }
+  };
+  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    safeTake(chunk, false);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof res.write;
+  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    safeTake(typeof chunk === 'function' ? undefined : chunk, true);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof res.end;
+}
+
+const JSON_RPC_SCAN_BYTES = 256 * 1024;

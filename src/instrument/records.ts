@@ -15,7 +15,10 @@ export interface RecordFields {
   sequence?: string;
   conn?: string;
   principal?: string;
-  /** The MCP revision of the request (`MCP-Protocol-Version`) or the one `initialize` asked for. */
+  /**
+   * The MCP revision of the request (`MCP-Protocol-Version`); on an `initialize` POST, the one the server
+   * negotiated (read from its result) on the session's records, and the one asked for on the minting `upgrade`.
+   */
   protocol_version?: string;
   via?: 'get' | 'post';
   reason?: string;

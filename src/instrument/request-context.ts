@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Recorder } from './recorder.js';
 import type { RecordFields } from './records.js';
 import type { SseBody } from './tracker.js';
+import { negotiatedProtocolVersion } from './jsonrpc.js';
 
 // The HTTP request being handled, visible to the event-store wrapper through
 // async context: the SDK calls the store from inside `handleRequest` (and from
@@ -26,6 +27,15 @@ export interface RequestContext {
   readonly principal?: string;
   /** `MCP-Protocol-Version` as received, else the revision an `initialize` in the body asks for. */
   readonly protocolVersion?: string;
+  /** The id of the `initialize` request the body carries, if any. */
+  readonly initializeId?: string | number;
+  /** The revision the server answered that `initialize` with, once its result is seen. */
+  negotiatedVersion?: string;
+  /**
+   * Set while the records of an `initialize` POST that minted a session wait for its result: the
+   * session's revision is the one negotiated, which only the result says. Runs them (once).
+   */
+  releaseHead?: () => void;
   /** The request path, without its query (which may carry a token). */
   readonly path: string;
   /** The request headers the log may keep (never a credential). */
@@ -58,7 +68,26 @@ export function whenHeadWritten(ctx: RequestContext | undefined, write: () => vo
   else write();
 }
 
-/** The `protocol_version` field of a record written for this request, where it names one. */
+/**
+ * The `protocol_version` field of a record written for this request, where it names one: the revision an
+ * `initialize` negotiated, once its result is seen, else the request's (its header, or what the initialize asked for).
+ */
 export function versionOf(ctx: RequestContext | undefined): Pick<RecordFields, 'protocol_version'> {
-  return ctx?.protocolVersion === undefined ? {} : { protocol_version: ctx.protocolVersion };
+  const version = ctx?.negotiatedVersion ?? ctx?.protocolVersion;
+  return version === undefined ? {} : { protocol_version: version };
+}
+
+/** Reads the negotiated revision from `message` where it answers this request's `initialize`, and lets its records go. */
+export function noteInitializeResult(ctx: RequestContext | undefined, message: unknown): boolean {
+  if (ctx?.initializeId === undefined || ctx.negotiatedVersion !== undefined) return false;
+  const version = negotiatedProtocolVersion(message, ctx.initializeId);
+  if (version === undefined) return false;
+  ctx.negotiatedVersion = version;
+  // Called from the server's own writes and event store: the log must never break the server it observes.
+  try {
+    ctx.releaseHead?.();
+  } catch (err) {
+    process.emitWarning(`resumescope instrumentation: ${String(err)}`);
+  }
+  return true;
 }

@@ -35,6 +35,16 @@ const ok = (status: number): boolean => status >= 200 && status < 300;
 export function onResponseHead(ex: Exchange, head: ResponseHead): void {
   ex.head = head;
   const { ctx } = ex;
+  if (awaitsNegotiation(ex, head)) {
+    // Its records wait for the initialize's result, which names the revision the session speaks.
+    ctx.releaseHead = () => {
+      ctx.releaseHead = undefined;
+      onPostHead(ex, head);
+      ctx.headWritten = true;
+      flushDeferred(ctx);
+    };
+    return;
+  }
   if (ctx.httpMethod === 'POST') onPostHead(ex, head);
   else if (ctx.httpMethod === 'GET' && ok(head.status)) onAcceptedGet(ex, head);
   else if (ctx.httpMethod === 'DELETE' && ok(head.status) && ctx.presentedSession !== null) {
@@ -48,10 +58,25 @@ export function onResponseHead(ex: Exchange, head: ResponseHead): void {
 
 export function onResponseClose(ex: Exchange): void {
   const { ctx, res, head } = ex;
+  // No result seen (an error, a body not read): the records go with the revision the request asked for.
+  ctx.releaseHead?.();
   ctx.body?.close(res.writableEnded ? serverCloseReason(ctx, ctx.body) : 'client');
   if (ctx.httpMethod === 'GET' && (head === undefined || !ok(head.status))) logRejectedGet(ex);
   ctx.headWritten = true;
   flushDeferred(ctx);
+}
+
+/**
+ * An initialize POST that minted a session, its answer not yet seen: the session speaks the revision the
+ * server negotiated, which may not be the one the client asked for (2025-11-25 lifecycle, Version
+ * Negotiation), and only the result of the initialize says it.
+ */
+function awaitsNegotiation(ex: Exchange, head: ResponseHead): boolean {
+  const { ctx } = ex;
+  return (
+    ctx.httpMethod === 'POST' && ctx.initializeId !== undefined && ctx.negotiatedVersion === undefined &&
+    ctx.presentedSession === null && ok(head.status) && head.sessionHeader !== undefined
+  );
 }
 
 /**
@@ -98,6 +123,8 @@ function onPostHead(ex: Exchange, head: ResponseHead): void {
       new_session: minted,
       ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
       ...who,
+      // The request's own: what an initialize asked for. Its session's records carry the revision negotiated.
+      ...(ctx.protocolVersion !== undefined && { protocol_version: ctx.protocolVersion }),
     });
   }
   if (ctx.body !== undefined) recorder.record({ kind: 'stream.opened', session, stream: ctx.body.stream, via: 'post', ...who });

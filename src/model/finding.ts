@@ -39,8 +39,8 @@ export interface Summary {
   nodes: Record<string, NodeSummary>;
   /** Sessions per logged protocol version; `unknown` counts those without one. */
   protocol_versions: Record<string, number>;
-  /** Internal (not in the JSON report): some record without a session logged a version. */
-  sessionless_versions?: boolean;
+  /** Internal (not in the JSON report): some record logged a version (a session's, or one that names none). */
+  versions_logged?: boolean;
   /**
    * Internal (not in the JSON report; `resumescope query lost-sessions` lists the sessions): per node, the
    * sessions it had created and never ended that got 404, from it or, once it had fallen silent, from another

@@ -184,12 +184,12 @@ export function sessionLabel(session: string | null): string {
 /**
  * The log carries records but no protocol version, so the protocol-revision rules had nothing to
  * judge: what the text and HTML reports say beside the versions. Stateless (2026-07-28) requests log
- * a version but have no session to count it under.
+ * a version but have no session to count it under (nor one whose stale id they present).
  */
 export function noProtocolVersionLogged(report: Report<FindingList>): boolean {
   const s = report.summary;
   if (s.protocol_versions === undefined || s.records === 0) return false;
-  return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.sessionless_versions !== true;
+  return !Object.keys(s.protocol_versions).some((k) => k !== 'unknown') && s.versions_logged !== true;
 }
 
 /**

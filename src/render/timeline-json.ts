@@ -6,7 +6,8 @@ import { jsonArrayChunks, nested } from './json.js';
  * of about 64 KB, the records read as they are written: a soak test's session is hundreds of thousands.
  */
 export function* timelineJsonChunks(t: SessionTimelineStream): Generator<string> {
-  yield `{\n  "session": ${nested(t.session, 2)},\n  "incarnations": ${nested(t.incarnations, 2)},\n  "lanes": ${nested(t.lanes, 2)},\n  "records": `;
+  const version = t.protocol_version === undefined ? '' : `\n  "protocol_version": ${nested(t.protocol_version, 2)},`;
+  yield `{\n  "session": ${nested(t.session, 2)},${version}\n  "incarnations": ${nested(t.incarnations, 2)},\n  "lanes": ${nested(t.lanes, 2)},\n  "records": `;
   yield* jsonArrayChunks(t.records, (r) => withOwner(r, ownerAt(t.incarnations, r.ts_ms)), 2);
   yield '\n}\n';
 }

@@ -26,7 +26,7 @@ export function describeRecord(r: TimelineRecord): string {
     case 'stream.fenced':
       return `stream ${v(r.stream)} fenced`;
     case 'event.sent':
-      return `event ${v(r.event_id)} sent on ${v(r.stream)}${carries(r)}${r.attached === 0 ? ' (unattached)' : ''}`;
+      return `${r.priming === 1 ? 'priming ' : ''}event ${v(r.event_id)} sent on ${v(r.stream)}${carries(r)}${r.attached === 0 ? ' (unattached)' : ''}`;
     case 'event.replayed':
       return `event ${v(r.event_id)} replayed on ${v(r.stream)}${carries(r)}`;
     case 'buffer.trimmed':
@@ -81,6 +81,15 @@ function byPrincipal(r: TimelineRecord, owner: string | undefined): string {
 }
 
 /**
+ * A row whose own version is not the session's revision (in the header): a 2026-07-28 request presenting a
+ * 2025-11-25 session's id, an initialize's upgrade logging the version the client asked for. Rows that log
+ * none inherit the session's and say nothing.
+ */
+function otherRevision(r: TimelineRecord, session: string | undefined): string {
+  return typeof r.protocol_version === 'string' && r.protocol_version !== session ? ` [protocol ${r.protocol_version}]` : '';
+}
+
+/**
  * A session's streams grouped by lineage (lane), lineages in the order their first stream comes, streams in the
  * order of the lineage: a stream an upgrade superseded comes before the stream that upgrade opened, whatever the
  * logged times say (under clock skew a resumption on a node behind is logged before the stream it resumes opened).
@@ -122,7 +131,7 @@ export function renderTimelineText(t: SessionTimelineStream): string {
  * records: the first measures (the file:line column, each lane's last row), the second draws.
  */
 export function* timelineTextChunks(t: SessionTimelineStream): Generator<string> {
-  const out: string[] = [`session ${t.session}`];
+  const out: string[] = [`session ${t.session}${t.protocol_version !== undefined ? ` (protocol ${t.protocol_version})` : ''}`];
   for (const i of t.incarnations) {
     const end = i.ended_ts !== null ? `, ${i.ended_how} ${isoTime(i.ended_ts)}` : ', live at end of log';
     out.push(`  incarnation ${i.incarnation ?? '(no nonce)'}: created ${isoTime(i.created_ts)}${i.node ? ` on ${i.node}` : ''}${i.owner ? ` by ${i.owner}` : ''}${end}`);
@@ -160,7 +169,7 @@ export function* timelineTextChunks(t: SessionTimelineStream): Generator<string>
       day = iso.slice(0, 10);
       chunk += `\n── ${day} (UTC) ──`;
     }
-    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${nodeOf(r)}${describeRecord(r)}${byPrincipal(r, ownerAt(t.incarnations, r.ts_ms))}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
+    chunk += `\n${printable(`${iso.slice(11, 23)} ${gutter.at(r, k++) || ' '} ${nodeOf(r)}${describeRecord(r)}${byPrincipal(r, ownerAt(t.incarnations, r.ts_ms))}${otherRevision(r, t.protocol_version)}    ${`${r.file}:${r.line}`.padStart(width)}`)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = '';

@@ -20,7 +20,7 @@ const PAGE = 2000;
 export interface SessionPoint {
   /** null: the requests without a session (2026-07-28) that one response stream carries, replayed on their own. */
   session: string | null;
-  /** The session's protocol version: the first its records carry (undefined: none logged). */
+  /** The session's protocol version (the session_versions view; undefined: none logged). */
   protocolVersion: string | undefined;
   state: EngineState;
   /** The record the engine observed at position `pos` of this session's replay. */
@@ -50,9 +50,9 @@ export interface UpgradePoint {
 }
 
 /**
- * Each upgrade's request carries its protocol version: the upgrade's own, else its session's
- * (for an initialize, the session it minted), so that the engine judges each session by the
- * revision it speaks.
+ * Each upgrade's request carries its protocol version: the upgrade's own, else its session's;
+ * for an initialize, the session it minted first (the revision it negotiated), so that the
+ * engine judges each session by the revision it speaks.
  */
 export function forEachUpgrade(db: Db, visit: (p: UpgradePoint) => void, opts: ReplayOptions = {}): void {
   const versions = sessionVersions(db);
@@ -176,7 +176,9 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
     const rows = (page.all(cursor) as string[]).map((record) => storedRow(JSON.parse(record) as unknown[]));
     for (const row of rows) {
       const upgrade = toLoggedUpgrade(row);
-      const request = withVersion(requestFromUpgrade(upgrade.record), upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession), upgrade);
+      // An initialize selects the legacy revision it negotiated: its session's, which the request may not log.
+      const minted = upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession);
+      const request = withVersion(requestFromUpgrade(upgrade.record), minted, upgrade, minted !== undefined);
       visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined, unknowable: upstreamFailure(upgrade) });
     }
     if (rows.length < PAGE) break;
@@ -196,16 +198,17 @@ function sessionVersions(db: Db): Map<string, string> {
 }
 
 /**
- * The request's own version where it carries one, else the session's. At a revision with no GET stream
- * (2026-07-28) the method decides (a GET is a 405, any other request is served on its own), so it is the
- * one the log says where it does (a proxy's line), else what log-format.md says the upgrade is: one that
- * carries Last-Event-ID or mints a session may be a POST, and a client of that revision opens no GET
- * stream, so it is a POST with a stale header (the engine's default, a GET, would be a 405 and a divergence
- * on every such request); one with neither can only be a GET. A stale Mcp-Session-Id, which that revision
- * ignores, changes neither.
+ * The request's own version where it carries one, else the session's; for a mint, the session's first (the
+ * revision an initialize selects is the one it negotiated; the request may log the one it asked for). At a
+ * revision with no GET stream (2026-07-28) the method decides (a GET is a 405, any other request is served on
+ * its own), so it is the one the log says where it does (a proxy's line), else what log-format.md says the
+ * upgrade is: one that carries Last-Event-ID or mints a session may be a POST, and a client of that revision
+ * opens no GET stream, so it is a POST with a stale header (the engine's default, a GET, would be a 405 and a
+ * divergence on every such request); one with neither can only be a GET. A stale Mcp-Session-Id, which that
+ * revision ignores, changes neither.
  */
-function withVersion(request: EngineRequest, sessionVersion: string | undefined, logged: Pick<LoggedUpgrade, 'httpMethod' | 'newSession'>): EngineRequest {
-  const version = request.protocolVersion ?? sessionVersion;
+function withVersion(request: EngineRequest, sessionVersion: string | undefined, logged: Pick<LoggedUpgrade, 'httpMethod' | 'newSession'>, sessionFirst = false): EngineRequest {
+  const version = sessionFirst ? (sessionVersion ?? request.protocolVersion) : (request.protocolVersion ?? sessionVersion);
   if (version === undefined) return request;
   const revision = revisionOf(version);
   if (request.httpMethod !== undefined || revision === undefined || REVISION_RULES[revision].getStream) return { ...request, protocolVersion: version };

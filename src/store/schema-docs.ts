@@ -238,7 +238,7 @@ export const SCHEMA_DOCS: Record<string, TableDoc> = {
     columns: { node: 'the node (NULL: records that name none)', records: 'its records', last_ms: 'its last server record\'s time, epoch ms (NULL: a proxy)', last_id: 'that record (records.id)' },
   },
   session_versions: {
-    about: 'temp view: each session\'s protocol version, the first its records log',
+    about: 'temp view: each session\'s protocol version: the first earlier revision (before 2026-07-28) its records other than its mint log, else its mint\'s (session.created, minting upgrade)',
     columns: { session: 'the session id', protocol_version: 'the MCP protocol revision' },
   },
 };

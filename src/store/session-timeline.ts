@@ -50,6 +50,8 @@ export interface IncarnationInfo {
 
 export interface SessionTimeline {
   session: string;
+  /** The revision the session speaks (the session_versions view), where its records log one. */
+  protocol_version?: string;
   incarnations: IncarnationInfo[];
   lanes: LaneInfo[];
   records: TimelineRecord[];
@@ -106,7 +108,14 @@ export function sessionTimelineStream(db: Db, session: string): SessionTimelineS
       )
       .all(session) as (Omit<LaneInfo, 'superseded_while_open'> & { superseded_while_open: number | null })[]
   ).map((l) => ({ ...l, superseded_while_open: l.superseded_while_open === null ? null : l.superseded_while_open === 1 }));
-  return { session, incarnations, lanes, records: { [Symbol.iterator]: () => timelineRecords(db, session) } };
+  const version = db.prepare('SELECT protocol_version FROM session_versions WHERE session = ?').pluck().get(session) as string | null | undefined;
+  return {
+    session,
+    ...(typeof version === 'string' && { protocol_version: version }),
+    incarnations,
+    lanes,
+    records: { [Symbol.iterator]: () => timelineRecords(db, session) },
+  };
 }
 
 /** Whether the log names the session: a record of it, or an upgrade that minted it from another id (what its timeline reads). */

@@ -84,13 +84,53 @@ SELECT node, records, last_ms, last_id FROM (
   FROM node_records)
 WHERE k = 1;
 
--- A session's protocol version: the first its records log (log-format.md: a session's records inherit
--- it). One row per session that logs one. The one definition behind summary.protocol_versions,
--- queries/rules/session-in-stateless-era.sql, queries/rules/replay-in-stateless-era.sql and the engine
--- replay's revision per session.
+-- A session's protocol version: the revision it speaks (log-format.md: a session's records inherit it). An
+-- initialize selects legacy semantics, "as specified by the negotiated legacy protocol version" (2026-07-28
+-- versioning), and the version logged on its mint (the minting upgrade, the session.created) may be the one
+-- the client asked for: so the first version on the session's other records where it is an earlier
+-- revision's (before 2026-07-28), else its mint's (an earlier revision's before a later one, its
+-- session.created before its upgrade: the creation is the session's record, the upgrade the request's).
+-- A 2026-07-28 or later version on a request that only presents the session says nothing of it (such a
+-- request has no session: the header is stale, and ignored), so it never sets it. One row per session
+-- that has one. The one definition behind summary.protocol_versions, queries/rules/session-in-stateless-era.sql,
+-- queries/rules/replay-in-stateless-era.sql and the engine replay's revision per session.
+-- Cost (EXPLAIN QUERY PLAN: index searches only): the sessions are those records_version names (read in its
+-- order, no sort) and those a versioned minting upgrade names (records_new_session) that it does not; then per
+-- session a walk of its versioned records in records_version up to the first that is not its creation and not
+-- stateless (the version is in the index; the kind costs a row read, the creation's mostly), and its mint
+-- records: its creations through the derived incarnations (read after derive, as request_lives is: found
+-- through the records, a session whose requests log only a stale stateless version would cost a row read per
+-- request), its minting upgrades through records_new_session. A query for one session is pushed down into
+-- both (the timeline, a rule's join): a few index searches.
 CREATE TEMP VIEW IF NOT EXISTS session_versions AS
 SELECT session, protocol_version FROM (
-  SELECT session, protocol_version, row_number() OVER (PARTITION BY session ORDER BY ts_ms, id) AS k
-  FROM records WHERE session IS NOT NULL AND protocol_version IS NOT NULL)
-WHERE k = 1;
+  SELECT s.session, coalesce(
+    -- the first earlier revision's on its records other than its creations (its minting upgrades have another session)
+    (SELECT r.protocol_version FROM records r INDEXED BY records_version
+     WHERE r.session = s.session AND r.protocol_version IS NOT NULL
+       AND NOT (r.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND r.protocol_version >= '2026-07-28')
+       AND r.kind <> 'session.created'
+     ORDER BY r.ts_ms, r.id LIMIT 1),
+    -- its mint's: an earlier revision's before a later one, its creation's before its upgrade's
+    (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
+     WHERE i.session = s.session AND c.protocol_version IS NOT NULL
+       AND NOT (c.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND c.protocol_version >= '2026-07-28')
+     ORDER BY i.created_ts, i.created_id LIMIT 1),
+    (SELECT u.protocol_version FROM records u INDEXED BY records_new_session
+     WHERE u.new_session = s.session AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
+       AND NOT (u.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND u.protocol_version >= '2026-07-28')
+     ORDER BY u.ts_ms, u.id LIMIT 1),
+    (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
+     WHERE i.session = s.session AND c.protocol_version IS NOT NULL ORDER BY i.created_ts, i.created_id LIMIT 1),
+    (SELECT u.protocol_version FROM records u INDEXED BY records_new_session
+     WHERE u.new_session = s.session AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
+     ORDER BY u.ts_ms, u.id LIMIT 1)
+  ) AS protocol_version
+  FROM (
+    SELECT DISTINCT session FROM records INDEXED BY records_version WHERE session IS NOT NULL AND protocol_version IS NOT NULL
+    UNION ALL
+    SELECT DISTINCT u.new_session FROM records u INDEXED BY records_new_session
+    WHERE u.new_session IS NOT NULL AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
+      AND NOT EXISTS (SELECT 1 FROM records r INDEXED BY records_version WHERE r.session = u.new_session AND r.protocol_version IS NOT NULL)) s)
+WHERE protocol_version IS NOT NULL;
 `;

@@ -99,6 +99,16 @@ describe('the policy names a revision', () => {
     const state = stateOf([rec('session.created', 0), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2025-11-25' }), rec('event.sent', 2, { stream: 'g1', eventId: '1', protocolVersion: '2026-07-28' })]);
     expect(state.protocolVersion).toBe('2025-11-25');
   });
+
+  it("takes a request's legacy version before its creation's, and never a later revision's from a request presenting it", () => {
+    // the creation logged what the client asked for; its requests, what was negotiated
+    expect(stateOf([rec('session.created', 0, { protocolVersion: '2026-07-28' }), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2025-11-25' })]).protocolVersion).toBe('2025-11-25');
+    // a 2026-07-28 request that still presents a session logging none: a stale header, not the session's revision
+    expect(stateOf([rec('session.created', 0), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2026-07-28' })]).protocolVersion).toBeUndefined();
+    // with nothing else, the creation's, an earlier revision's before a later one's
+    expect(stateOf([rec('session.created', 0, { protocolVersion: '2026-07-28' }), rec('event.sent', 1, { stream: 'g1', eventId: '1', protocolVersion: '2026-07-28' })]).protocolVersion).toBe('2026-07-28');
+    expect(stateOf([rec('session.created', 0, { protocolVersion: '2026-07-28' }), rec('session.created', 1, { protocolVersion: '2025-06-18' })]).protocolVersion).toBe('2025-06-18');
+  });
 });
 
 describe('decisions under 2025-03-26, 2025-06-18 and 2025-11-25: sessions and resumption', () => {

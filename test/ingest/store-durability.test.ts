@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import { fileSource, type Source } from '../../src/read/sources.js';
 import { StoreError, openDb, type Db } from '../../src/store/db.js';
+import { deriveTimeline } from '../../src/store/derive.js';
 import { T0, ingestSources, ndjson, rows, tempDir, track } from './support.js';
 import { logSource, type LogLine } from '../helpers/logs.js';
 
@@ -189,6 +190,8 @@ describe('schema version', () => {
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
+    // (the view reads the derived incarnations: a session's creation)
+    deriveTimeline(db);
     expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
     expect(rows(db, 'SELECT raw IS NOT NULL AS quoted, line_offset FROM records')).toEqual([{ quoted: 1, line_offset: null }]);
   });
@@ -200,6 +203,8 @@ describe('schema version', () => {
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
+    // (the view reads the derived incarnations: a session's creation)
+    deriveTimeline(db);
     expect(rows(db, 'SELECT session, protocol_version FROM session_versions')).toEqual([{ session: 'S1', protocol_version: '2025-11-25' }]);
   });
 

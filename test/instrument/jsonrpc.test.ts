@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rpcFacts } from '../../src/instrument/jsonrpc.js';
+import { initializeRequest, negotiatedProtocolVersion, rpcFacts } from '../../src/instrument/jsonrpc.js';
 import { canonicalJson, sha256Hex } from '../../src/instrument/index.js';
 
 describe('canonicalJson', () => {
@@ -46,5 +46,18 @@ describe('rpcFacts', () => {
     ['not an object', {}],
   ])('reads %j', (message, facts) => {
     expect(rpcFacts(message)).toEqual(facts);
+  });
+});
+
+describe('initialize', () => {
+  it('reads the id and the version an initialize asks for, in a batch too, and the version its result answers', () => {
+    const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2026-07-28', capabilities: {} } };
+    expect(initializeRequest(init)).toEqual({ id: 0, protocolVersion: '2026-07-28' });
+    expect(initializeRequest([{ jsonrpc: '2.0', method: 'notifications/initialized' }, init])).toEqual({ id: 0, protocolVersion: '2026-07-28' });
+    expect(initializeRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBeUndefined();
+    expect(negotiatedProtocolVersion({ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25' } }, 0)).toBe('2025-11-25');
+    // another request's result, or an error, says nothing of it
+    expect(negotiatedProtocolVersion({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25' } }, 0)).toBeUndefined();
+    expect(negotiatedProtocolVersion({ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'no' } }, 0)).toBeUndefined();
   });
 });

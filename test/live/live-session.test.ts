@@ -291,6 +291,24 @@ describe('LiveSession', () => {
     expect(live.settle(true)).toEqual([]);
   });
 
+  it('holds a session minted at what its mint logged as 2026-07-28 until its next request shows the revision it speaks', () => {
+    // The mint logs the version the client asked for; the session's later request, the one negotiated.
+    let now = 0;
+    const live = new LiveSession(memoryDb(), { now: () => now, settleMs: 1000 });
+    const mint = (session: string, at: number) =>
+      rec(at, { kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: session, protocol_version: '2026-07-28' }) +
+      rec(at + 1, { kind: 'session.created', session, protocol_version: '2026-07-28' });
+    live.addLines('app.ndjson', inputLines(mint('S1', 0) + mint('S2', 100)));
+    expect(live.detect().fresh.filter((f) => f.rule === 'session-in-stateless-era')).toEqual([]);
+    expect(live.book.all().filter((f) => f.rule === 'session-in-stateless-era').map((f) => f.session)).toEqual(['S1', 'S2']);
+    now = 500;
+    live.addLines('app.ndjson', inputLines(rec(2000, { kind: 'call', session: 'S2', rpc_id: 1, method: 'tools/list', status: 200, protocol_version: '2025-11-25' }), 5));
+    live.detect();
+    expect(live.book.all().filter((f) => f.rule === 'session-in-stateless-era').map((f) => f.session)).toEqual(['S1']);
+    now = 1000;
+    expect(live.settle().map((f) => [f.rule, f.session, f.evidence.map((e) => e.line)])).toEqual([['session-in-stateless-era', 'S1', [1, 2]]]);
+  });
+
   describe('judges again a session whose retry another session\'s later lines decide (duplicate-tool-call)', () => {
     // P calls lookup in A; a session B is created for P, and P calls lookup again in B. Whether P left A for B
     // (the retry clause) depends on A's last client request, which may come in a later batch.

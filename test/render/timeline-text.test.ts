@@ -107,6 +107,30 @@ describe('timeline text', () => {
     expect(describeRecord(rec(0, 'event.sent', 'g1', { event_id: 'e9', rpc_id: '3' }))).toBe('event e9 sent on g1');
   });
 
+  it('marks a priming event as priming', () => {
+    expect(describeRecord(rec(0, 'event.sent', 'p1', { event_id: 'p1-0', priming: 1 }))).toBe('priming event p1-0 sent on p1');
+  });
+
+  it('names the session’s revision in its header, and a row of another revision at its end', () => {
+    line = 0;
+    const records = [
+      rec(0, 'upgrade', null, { decision: 'fresh', status: 200, new_session: 'S', protocol_version: '2026-07-28' }),
+      rec(1, 'session.created', null, { protocol_version: '2025-11-25' }),
+      rec(2, 'stream.opened', 'g1', { via: 'get' }),
+      rec(3, 'upgrade', 'g1', { new_stream: 'g2', decision: 'resume', status: 200, protocol_version: '2026-07-28' }),
+      rec(4, 'stream.closed', 'g1', { protocol_version: '2025-11-25' }),
+    ];
+    const t = { session: 'S', protocol_version: '2025-11-25', incarnations: [], lanes: [laneInfo('g1')], records };
+    const text = renderTimelineText(t);
+    expect(text.split('\n')[0]).toBe('session S (protocol 2025-11-25)');
+    expect(rows(text).map((r) => / \[protocol [^\]]+\]/.exec(r)?.[0] ?? '')).toEqual([' [protocol 2026-07-28]', '', '', ' [protocol 2026-07-28]', '']);
+    expect(JSON.parse(Array.from(timelineJsonChunks(t)).join(''))).toMatchObject({ session: 'S', protocol_version: '2025-11-25' });
+    // a session that logs no revision of its own: its header names none, every row that logs one says it
+    const none = renderTimelineText({ ...t, protocol_version: undefined });
+    expect(none.split('\n')[0]).toBe('session S');
+    expect(rows(none).filter((r) => r.includes('[protocol '))).toHaveLength(4);
+  });
+
   describe('a principal', () => {
     const incarnation = (ms: number, owner: string): IncarnationInfo =>
       ({ created_ts: T0 + ms, incarnation: null, node: null, owner, ended_ts: null, ended_how: null });

@@ -16,16 +16,91 @@ describe(RULE, () => {
     expect(evidenceLines(f!)).toEqual([2]);
   });
 
-  it('fires where the version is inherited from the session, and on a proxy response carrying Mcp-Session-Id', async () => {
+  it('fires on a mint whose session logs the version, and on a proxy response minting Mcp-Session-Id', async () => {
     const report = await analyzeLines([
-      { ts: at(0), kind: 'session.created', session: 'S1' },
-      { ts: at(1), kind: 'stream.opened', session: 'S1', stream: 'g', via: 'get', protocol_version: '2026-07-28' },
+      { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S1' },
+      { ts: at(0), kind: 'session.created', session: 'S1', protocol_version: '2026-07-28' },
       { ts: at(2), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2026-07-28' }, resp_headers: { 'mcp-session-id': 'S2', 'content-type': 'application/json' } },
     ]);
     expect(findingsOf(report, RULE).map((f) => [f.session, evidenceLines(f)])).toEqual([
-      ['S1', [1]],
+      ['S1', [1, 2]],
       ['S2', [3]],
     ]);
+  });
+
+  // Item 1 of the 2026-07-28 migration review: a dual-era client asks for the latest revision it knows,
+  // the server answers an earlier one (2025-11-25 lifecycle, Version Negotiation), and "an initialize
+  // request selects legacy semantics ... as specified by the negotiated legacy protocol version".
+  const initialize = (asked: string, created: string | undefined, later: string | undefined) => [
+    { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S4', protocol_version: asked, principal: 'frank' },
+    { ts: at(0), kind: 'session.created', session: 'S4', principal: 'frank', ...(created !== undefined && { protocol_version: created }) },
+    { ts: at(1000), kind: 'call', session: 'S4', rpc_id: 7, method: 'tools/call', tool: 'charge', args_hash: 'h1', status: 200, principal: 'frank', ...(later !== undefined && { protocol_version: later }) },
+  ];
+
+  it.each([
+    ['the creation and the later requests log the negotiated version', '2025-11-25', '2025-11-25'],
+    ['only the creation logs the negotiated version', '2025-11-25', undefined],
+    ['the creation logs the version asked for, the later requests the negotiated one', '2026-07-28', '2025-11-25'],
+    ['the negotiated 2025-03-26 is logged on the creation, and its requests carry no header', '2025-03-26', undefined],
+  ])('near miss: an initialize that asked for 2026-07-28 and was answered an earlier revision: %s', async (_, created, later) => {
+    const report = await analyzeLines(initialize('2026-07-28', created, later));
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+    expect(report.summary.protocol_versions).toEqual({ [later ?? created!]: 1 });
+  });
+
+  it('an initialize whose session logs nothing but 2026-07-28 is still judged by it', async () => {
+    const report = await analyzeLines(initialize('2026-07-28', '2026-07-28', undefined));
+    expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[1, 2]]);
+  });
+
+  // Item 8: a later request at 2026-07-28 that still presents the session (a stale header, which that
+  // revision ignores) is not part of it, and says nothing of the revision the session was minted at.
+  it('near miss: a session that logs no version of its own does not take a later stateless request’s', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'S14', principal: 'pat' },
+      { ts: at(0), kind: 'session.created', session: 'S14', principal: 'pat' },
+      { ts: at(1000), kind: 'call', session: 'S14', rpc_id: 1, method: 'tools/list', status: 200, principal: 'pat' },
+      { ts: at(5000), kind: 'call', session: 'S14', rpc_id: 2, method: 'tools/list', status: 200, protocol_version: '2026-07-28', principal: 'pat' },
+    ]);
+    expect(report.findings.filter((f) => f.severity !== 'info').map((f) => f.rule)).toEqual([]);
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+    expect(report.summary.protocol_versions).toEqual({ unknown: 1 });
+  });
+
+  it('an echo is judged by its own request: a 2026-07-28 response handing back a 2025-11-25 session’s id fires', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' },
+      { ts: at(1), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-session-id': 'S1' }, resp_headers: { 'mcp-session-id': 'S1', 'content-type': 'application/json' } },
+      { ts: at(2), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'S1' }, resp_headers: { 'mcp-session-id': 'S1', 'content-type': 'application/json' } },
+    ]);
+    expect(findingsOf(report, RULE).map((f) => [f.session, evidenceLines(f)])).toEqual([['S1', [2]]]);
+    expect(report.summary.protocol_versions).toEqual({ '2025-11-25': 1 });
+  });
+
+  // Item 19: one mint, one finding.
+  it('a minting upgrade and the session.created answering it are one finding; mints apart are two', async () => {
+    const mint = (ms: number, session: string, node?: string) => [
+      { ts: at(ms), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: session, protocol_version: '2026-07-28', ...(node && { node }) },
+      { ts: at(ms + 1), kind: 'session.created', session, protocol_version: '2026-07-28', ...(node && { node }) },
+    ];
+    const report = await analyzeLines([
+      ...mint(0, 'NEW-1'),
+      // a creation of another node answers no upgrade of this one; nor does one 5 s later
+      ...mint(10_000, 'NEW-2', 'a').slice(0, 1),
+      { ts: at(10_001), kind: 'session.created', session: 'NEW-2', protocol_version: '2026-07-28', node: 'b' },
+      { ts: at(20_000), kind: 'session.created', session: 'NEW-3', protocol_version: '2026-07-28' },
+      { ts: at(25_000), kind: 'upgrade', session: null, last_event_id: null, decision: 'fresh', status: 200, new_session: 'NEW-3', protocol_version: '2026-07-28' },
+    ]);
+    const found = findingsOf(report, RULE);
+    expect(found.map((f) => [f.session, evidenceLines(f)])).toEqual([
+      ['NEW-1', [1, 2]],
+      ['NEW-2', [3]],
+      ['NEW-2', [4]],
+      ['NEW-3', [5]],
+      ['NEW-3', [6]],
+    ]);
+    expect(found[0]!.message).toContain('the upgrade minted session NEW-1, and the server created it');
   });
 
   it('near miss: sessions at earlier revisions, or with no version logged, do not fire', async () => {

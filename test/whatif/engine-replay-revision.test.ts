@@ -1,8 +1,9 @@
 // The engine replay over the store judges each session by the protocol revision it
-// speaks: its logged protocol_version (on any of its records, inherited by the others).
+// speaks: its logged protocol_version (the session_versions view, inherited by its other records).
 
 import { describe, expect, it } from 'vitest';
 import { forEachUpgrade, type SessionPoint, type UpgradePoint } from '../../src/replay/engine-replay.js';
+import { deriveTimeline } from '../../src/store/derive.js';
 import { analyzeLines, at, findingsOf, workspaceOf, type LogLine } from '../helpers/logs.js';
 
 /** A session whose GET stream broke and was resumed from event 1, replaying 2; `version` on the given record kind only. */
@@ -66,13 +67,14 @@ describe('engine-divergence by the revision each session speaks', () => {
   });
 
   it('a version logged only on a record after the upgrade is still the session’s', async () => {
-    const ws = await workspaceOf(resumedSession('S1', '2026-07-28', 'late'));
+    const ws = await workspaceOf(resumedSession('S1', '2025-06-18', 'late'));
     try {
+      deriveTimeline(ws.db);
       const points: UpgradePoint[] = [];
       const sessions: SessionPoint[] = [];
       forEachUpgrade(ws.db, (p) => points.push(p), { onSession: (s) => sessions.push(s) });
-      expect(points.map((p) => [p.upgrade.session, p.request.protocolVersion])).toEqual([['S1', '2026-07-28']]);
-      expect(sessions.map((s) => [s.session, s.protocolVersion, s.state.incarnations.length])).toEqual([['S1', '2026-07-28', 1]]);
+      expect(points.map((p) => [p.upgrade.session, p.request.protocolVersion])).toEqual([['S1', '2025-06-18']]);
+      expect(sessions.map((s) => [s.session, s.protocolVersion, s.state.incarnations.length])).toEqual([['S1', '2025-06-18', 1]]);
     } finally {
       ws.db.close();
     }
@@ -81,6 +83,7 @@ describe('engine-divergence by the revision each session speaks', () => {
   it("the upgrade's own version goes before its session's, and each session keeps its own", async () => {
     const ws = await workspaceOf([...resumedSession('S1', '2025-11-25'), ...resumedSession('S2', '2026-07-28', 'upgrade', 1000)]);
     try {
+      deriveTimeline(ws.db);
       const seen: [string | null, string | undefined][] = [];
       forEachUpgrade(ws.db, (p) => seen.push([p.upgrade.session, p.request.protocolVersion]));
       expect(seen).toEqual([

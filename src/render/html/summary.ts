@@ -68,7 +68,7 @@ function byRuleTable(report: Report<FindingList>): string {
   return `<table class="by-rule"><caption>Findings by rule</caption><thead><tr><th>rule</th><th>severity</th><th>count</th><th>what it catches</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
-/** `sessionless`: stateless (2026-07-28) requests logged a version with no session to count it under. */
+/** `noneLogged`: no record logged a version (render/common.ts, noProtocolVersionLogged). */
 function versionsTable(versions: Record<string, number>, noneLogged: boolean): string {
   const keys = Object.keys(versions).sort();
   const rows = keys.map((k) => `<tr><td><code>${text(k)}</code></td><td class="num">${versions[k]!.toLocaleString('en-US')}</td></tr>`);
