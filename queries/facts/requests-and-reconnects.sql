@@ -11,9 +11,13 @@
 -- (its first close that is not for polling, which ends the connection only where the revision polls: the
 -- polling_closes view; its fence or its supersession). A
 -- request sent after its POST stream ended is not held.
+-- The poll closes that end the connection only, built once and indexed: looked up from the per-request search
+-- for a POST stream's end, the view itself would be computed for every request.
+CREATE TEMP TABLE request_poll_closes AS SELECT closed_id FROM polling_closes;
+CREATE INDEX temp.request_poll_closes_id ON request_poll_closes (closed_id);
 WITH lives AS MATERIALIZED (
   SELECT q.*, s.lane, CASE WHEN s.via = 'post' THEN (SELECT r.id FROM records r
-    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' OR NOT EXISTS (SELECT 1 FROM polling_closes p WHERE p.closed_id = s.closed_id) THEN s.closed_id END, s.fenced_id, s.superseded_id)
+    WHERE r.id IN (CASE WHEN s.close_reason IS NOT 'poll' OR NOT EXISTS (SELECT 1 FROM request_poll_closes p WHERE p.closed_id = s.closed_id) THEN s.closed_id END, s.fenced_id, s.superseded_id)
     ORDER BY r.ts_ms, r.id LIMIT 1) END AS post_end_id,
     s.via = 'post' AS on_post
   FROM request_lives q

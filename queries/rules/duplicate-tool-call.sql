@@ -337,7 +337,7 @@ SELECT b.session, b.ts_ms AS at_ms, f.how, b.tool, b.rpc_id, b.principal,
   x.kind AS between_kind, x.status AS between_status, x.session AS between_session, x.ts_ms AS between_ms, x.stream AS between_stream,
   a.node AS first_node, b.node AS node,
   -- the revision the later call speaks (its own version, else its session's): the advice follows it
-  coalesce(rb.protocol_version, sv.protocol_version) AS version,
+  coalesce(rb.protocol_version, (SELECT v.protocol_version FROM session_versions v WHERE v.session = b.session)) AS version,
   p.id AS proxy_id, p.node AS proxy_node, p.ts_ms AS proxy_ms, p.duration_ms AS proxy_duration_ms,
   -- (the first execution leads: the rule reads it there; the report sets the lines in log order)
   json_array(f.first_id, f.between_id, f.later_id, p.id) AS evidence
@@ -359,7 +359,6 @@ FROM (
 JOIN attributed b ON b.id = f.later_id
 JOIN attributed a ON a.id = f.first_id
 JOIN records rb ON rb.id = b.id
-LEFT JOIN session_versions sv ON sv.session = b.session
 LEFT JOIN records x ON x.id = f.between_id
 LEFT JOIN records p ON p.id = f.proxy_id
 ORDER BY b.ts_ms, b.id;

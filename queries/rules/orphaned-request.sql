@@ -66,7 +66,7 @@ SELECT q.session, COALESCE(q.timed_out_ts, max(q.sent_ts, c.cause_ts)) AS at_ms,
   u.new_stream AS cause_new_stream, q.timed_out_ts,
   -- a poll close taken as a close: the revision without polling that made it one, for the message
   CASE WHEN c.how = 'closed' AND q.close_reason = 'poll'
-    THEN coalesce(u.protocol_version, sv.protocol_version) END AS unpolled_version,
+    THEN coalesce(u.protocol_version, (SELECT v.protocol_version FROM session_versions v WHERE v.session = q.session)) END AS unpolled_version,
   (SELECT count(*) FROM refused_answers a WHERE a.session = q.session AND a.request_id = q.request_id AND a.ts_ms >= q.sent_ts) AS failed_answers,
   json_array(q.sent_id, c.cause_id, q.timed_out_id) AS evidence,
   (SELECT ts_ms FROM log_end) AS log_end_ms,
@@ -75,5 +75,4 @@ FROM req q
 JOIN first_cause c ON c.sent_id = q.sent_id AND c.k = 1
 JOIN records u ON u.id = c.cause_id
 -- (joined, not looked up per row: the view is then read once)
-LEFT JOIN session_versions sv ON sv.session = q.session
 ORDER BY at_ms, q.sent_id;

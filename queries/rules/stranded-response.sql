@@ -110,7 +110,7 @@ WITH sessionless_closes AS MATERIALIZED (
 SELECT s.session, s.ts_ms AS at_ms, s.stream, s.event_id, s.rpc_id, s.attached, s.after_close, s.closed_ts, s.close_reason,
   s.how, s.end_ts, (SELECT ts_ms FROM log_end) AS log_end_ms, :stranding_window_ms AS window_ms,
   -- the revision the message names and the advice fits: the response's own version, else its session's
-  coalesce(v.protocol_version, sv.protocol_version) AS version,
+  coalesce(v.protocol_version, (SELECT x.protocol_version FROM session_versions x WHERE x.session = s.session)) AS version,
   json_array(s.id,
     CASE WHEN s.how = 'no-position' THEN s.opened_id END,
     CASE WHEN s.after_close OR s.how = 'no-position' THEN s.closed_id END,
@@ -126,5 +126,4 @@ FROM (
     END AS how
   FROM settled WHERE NOT rescued) s
 JOIN records v ON v.id = s.id
-LEFT JOIN session_versions sv ON sv.session = s.session
 ORDER BY s.ts_ms, s.id;

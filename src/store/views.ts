@@ -48,12 +48,11 @@ WHERE a.decision IN ('resume', 'attach') AND a.status BETWEEN 200 AND 299
 -- any other, as whatif counts it. No version (or one that is not a date): the engine's default, 2025-11-25.
 -- The one definition behind queries/rules/orphaned-request.sql and queries/facts/requests-and-reconnects.sql.
 CREATE TEMP VIEW IF NOT EXISTS polling_closes AS
-SELECT c.id AS closed_id FROM records c
-LEFT JOIN session_versions sv ON sv.session = c.session
-WHERE c.kind = 'stream.closed' AND c.reason = 'poll' AND c.shadowed = 0
-  AND (coalesce(c.protocol_version, sv.protocol_version) IS NULL
-    OR coalesce(c.protocol_version, sv.protocol_version) NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'
-    OR (coalesce(c.protocol_version, sv.protocol_version) >= '2025-11-25' AND coalesce(c.protocol_version, sv.protocol_version) < '2026-07-28'));
+SELECT closed_id FROM (
+  SELECT c.id AS closed_id, coalesce(c.protocol_version, (SELECT v.protocol_version FROM session_versions v WHERE v.session = c.session)) AS version
+  FROM records c
+  WHERE c.kind = 'stream.closed' AND c.reason = 'poll' AND c.shadowed = 0)
+WHERE version IS NULL OR version NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' OR (version >= '2025-11-25' AND version < '2026-07-28');
 
 -- Session ids that are stale headers, not sessions: every record naming one is a request of the stateless era
 -- (its own version 2026-07-28 or later, which ignores Mcp-Session-Id) that no server answered with that session
