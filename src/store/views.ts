@@ -100,7 +100,9 @@ WHERE k = 1;
 -- records: its creations through the derived incarnations (read after derive, as request_lives is: found
 -- through the records, a session whose requests log only a stale stateless version would cost a row read per
 -- request), its minting upgrades through records_new_session. A query for one session is pushed down into
--- both (the timeline, a rule's join): a few index searches.
+-- both: a few index searches (the timeline; a rule asking it per row, (SELECT … WHERE session = x)). Joined,
+-- it is flattened into the join: its subqueries are asked again for every row joined, and where the planner
+-- takes it for small it scans it per row. Ask it per session, or stage it as an indexed temp table.
 CREATE TEMP VIEW IF NOT EXISTS session_versions AS
 SELECT session, protocol_version FROM (
   SELECT s.session, coalesce(
