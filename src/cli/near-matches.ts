@@ -1,3 +1,5 @@
+import { editDistance } from '../model/edit-distance.js';
+
 // What a mistyped name was probably meant to be: one function for rule ids,
 // session ids and anything else a flag names from a known list.
 
@@ -21,16 +23,4 @@ export function nearMatches(typed: string, candidates: readonly string[], limit 
     if (d <= allowed) scored.push({ c, score: d, i });
   });
   return scored.sort((a, b) => a.score - b.score || a.i - b.i).slice(0, limit).map((s) => s.c);
-}
-
-/** Levenshtein distance, given up (returning bound + 1) once every path exceeds `bound`. */
-function editDistance(a: string, b: string, bound: number): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    if (Math.min(...row) > bound) return bound + 1;
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -1,3 +1,4 @@
+import { editDistance } from '../model/edit-distance.js';
 import { RECORD_KINDS, type RecordKind } from '../model/record.js';
 
 // A kind written almost right: `Upgrade`, `EVENT.SENT`, `event_sent`, `request.timeout`. log-format.md makes
@@ -38,17 +39,6 @@ export function nearKind(value: string): RecordKind | undefined {
   if (word.length < 3) return undefined;
   // A letter off (`timeout`, `send`), or the word cut short (`open`, `answer`): not another word built on it
   // (`stream.reopened` is an event of its own, and log-format.md's ignored line).
-  for (const [w, kind] of words) if (editDistance(word, w) <= 1 || (word.length >= 4 && w.startsWith(word))) return kind;
+  for (const [w, kind] of words) if (editDistance(word, w, 1) <= 1 || (word.length >= 4 && w.startsWith(word))) return kind;
   return undefined;
-}
-
-/** Levenshtein distance of two short words. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
 }
