@@ -11,6 +11,7 @@ import { OrderedEventStore } from '../e2e/support/ordered-event-store.js';
 import { openRawGet } from '../e2e/support/raw-sse.js';
 import { Stoppables } from '../e2e/support/stoppables.js';
 import { makeTempDir } from '../e2e/support/temp-dir.js';
+import { postMcp as post } from '../e2e/support/mcp-post.js';
 import { join } from 'node:path';
 
 // The instrumentation must never write a line its own analyzer rejects. Each
@@ -25,13 +26,6 @@ afterAll(async () => {
   dir.remove();
 });
 
-const post = (url: URL, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    signal: AbortSignal.timeout(3000),
-  }).then(async (res) => ({ status: res.status, text: await res.text() }));
 
 describe.each([
   ['sdk 1.32.2', startServerV1],

@@ -9,6 +9,7 @@ import { readLog } from '../e2e/support/log.js';
 import { OrderedEventStore } from '../e2e/support/ordered-event-store.js';
 import { Stoppables } from '../e2e/support/stoppables.js';
 import { makeTempDir } from '../e2e/support/temp-dir.js';
+import { postMcp as post } from '../e2e/support/mcp-post.js';
 import { listenOnLoopback } from '../helpers/loopback-mcp.js';
 
 // An initialize selects the legacy revision the server negotiated (2026-07-28 versioning), which need
@@ -23,13 +24,6 @@ afterAll(async () => {
   tmp.remove();
 });
 
-const post = (url: URL, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    body: JSON.stringify(body),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    signal: AbortSignal.timeout(3000),
-  }).then(async (res) => ({ status: res.status, session: res.headers.get('mcp-session-id'), text: await res.text() }));
 
 const initialize = (asked: string) => ({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: asked, capabilities: {}, clientInfo: { name: 'dual-era', version: '1' } } });
 
