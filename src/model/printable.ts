@@ -5,8 +5,13 @@
 // (Trojan Source). These are the characters no log value may bring to a
 // terminal, an HTML page or a JSON report as themselves.
 
-/** Beyond C0: DEL and the C1 controls (CSI, NEL as one byte), bidi embeddings, overrides and isolates, directional marks, line and paragraph separators. */
-const STEERING_CLASS = '\\u007f-\\u009f\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+/**
+ * Beyond C0: DEL and the C1 controls (CSI, NEL as one byte), bidi embeddings, overrides and isolates,
+ * directional marks (the Arabic letter mark too), line and paragraph separators, and the invisible
+ * characters (zero-width space, joiners, word joiner, invisible operators, BOM): `sess-1` and
+ * `sess-1` followed by U+200B are two sessions, and a reader must see that they are.
+ */
+const STEERING_CLASS = '\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
 
 /** The characters JSON.stringify and an HTML page leave as they are (both deal with C0 themselves). */
 export const STEERING_CHARS = new RegExp(`[${STEERING_CLASS}]`, 'g');

@@ -3,15 +3,16 @@ import { join } from 'node:path';
 
 // Logs whose every id and name carries what a terminal or a browser would obey:
 // ESC sequences (clear the screen, set the title), BEL, the one-byte CSI, NEL,
-// a line break, and bidi overrides and isolates (Trojan Source). Made from
+// a line break, bidi overrides and isolates (Trojan Source), and invisible
+// characters that make two ids look the same (zero-width space, BOM). Made from
 // the samples, so that the same findings fire and their messages, evidence,
 // timelines and not-knowable reasons all quote hostile values.
 
-export const EVIL = '\u001b[2J\u001b]0;pwn\u0007\u009b31m\u0085\n\u202e\u2066x';
+export const EVIL = '\u001b[2J\u001b]0;pwn\u0007\u009b31m\u0085\n\u202e\u2066\u200bx\ufeff';
 
 /** The characters no terminal format may print as themselves. */
 // eslint-disable-next-line no-control-regex
-export const RAW_HOSTILE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const RAW_HOSTILE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /** Fields whose values reach reports: ids, names, reasons. */
 const FIELDS = ['session', 'stream', 'new_stream', 'of_stream', 'principal', 'node', 'conn', 'reason', 'tool', 'aspect', 'incarnation', 'request_id', 'rpc_id', 'new_session'];
