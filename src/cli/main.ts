@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { StoreError } from '../store/db.js';
+import { isStorageFailure, StoreError, storageError } from '../store/db.js';
 import { printable } from '../model/printable.js';
 import { registerAnalyze } from './commands/analyze.js';
 import { registerExplain } from './commands/explain.js';
@@ -38,6 +38,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return io.failed?.() ? 2 : code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    // A full disk or an I/O error outside an ingest (deriving, detecting, writing a --db report).
+    if (isStorageFailure(err)) err = storageError(undefined, err);
     if (err instanceof UsageError || err instanceof StoreError) {
       // A message may quote a session id or a line of the log: each of its lines made printable.
       io.err(`resumescope: ${err.message.split('\n').map(printable).join('\n')}\n`);

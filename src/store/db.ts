@@ -94,6 +94,21 @@ export function isLocked(err: unknown): boolean {
   return (err as { code?: string } | null)?.code === 'SQLITE_BUSY';
 }
 
+/** SQLite failures of the storage itself (a full disk, an I/O error, a read-only or broken file): the database's problem, never the input's. */
+const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|NOMEM|PERM)/;
+
+export function isStorageFailure(err: unknown): err is Error & { code: string } {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === 'string' && STORAGE_CODES.test(code);
+}
+
+/** A storage failure said of the database it happened to (the anonymous scratch file has no name; it lives in TMPDIR). */
+export function storageError(db: Db | undefined, err: Error & { code: string }): StoreError {
+  const where = db === undefined ? 'the database (the --db file, else the scratch one in TMPDIR)' : db.name === EMBEDDED_DB ? "the scratch database (SQLite's temporary file, in TMPDIR)" : db.name;
+  const hint = err.code === 'SQLITE_FULL' ? '; free space there, or put the database (--db FILE, TMPDIR) on a disk with room' : '';
+  return new StoreError(`${where}: ${err.message} (${err.code})${hint}`);
+}
+
 export function lockedError(db: Db): StoreError {
   return new StoreError(`${db.name}: database is locked by another process (an ingest or watch still writing to it?); try again when it has finished`);
 }

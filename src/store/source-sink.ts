@@ -1,5 +1,5 @@
 import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
-import { isLocked, lockedError, type Db } from './db.js';
+import { isLocked, isStorageFailure, lockedError, storageError, type Db } from './db.js';
 import { deferIndexes } from './bulk-load.js';
 import { recordWriter, type Param, type RecordWriter, type RowShape } from './insert.js';
 import {
@@ -373,6 +373,14 @@ export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: 
     if (isLocked(err)) {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw lockedError(db); // the database's problem, not this input's
+    }
+    if (isStorageFailure(err)) {
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } catch {
+        // SQLite rolls a failed transaction back itself when it cannot write its journal.
+      }
+      throw storageError(db, err); // a full disk is not this input's fault
     }
     if (err instanceof IngestAborted) {
       if (db.inTransaction) db.exec('ROLLBACK');
