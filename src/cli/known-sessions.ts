@@ -1,3 +1,4 @@
+import { printable } from '../model/printable.js';
 import type { Db } from '../store/db.js';
 import { sessionIds } from '../store/session-timeline.js';
 import { UsageError } from './io.js';
@@ -11,11 +12,12 @@ const SHOWN = 10;
  * meant to be, ranked as an unknown --rule is; else lists the sessions the log has.
  */
 export function unknownSessionError(db: Db, session: string, known: readonly string[] = sessionIds(db)): UsageError {
-  const near = nearMatches(session, known);
-  if (near.length > 0) return new UsageError(`session ${session} is not in the log (did you mean ${near.join(', ')}?)`);
-  const shown = known.slice(0, SHOWN);
+  // Printable here, not only where the message is shown: a line break in an id must not split the message.
+  const near = nearMatches(session, known).map(printable);
+  if (near.length > 0) return new UsageError(`session ${printable(session)} is not in the log (did you mean ${near.join(', ')}?)`);
+  const shown = known.slice(0, SHOWN).map(printable);
   const list = shown.length ? ` (sessions: ${shown.join(', ')}${known.length > SHOWN ? ', …' : ''})` : '';
-  return new UsageError(`session ${session} is not in the log${list}`);
+  return new UsageError(`session ${printable(session)} is not in the log${list}`);
 }
 
 /** Throws for the first of `sessions` the log does not hold. */

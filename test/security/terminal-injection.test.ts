@@ -81,5 +81,9 @@ describe('no log value steers a terminal or a page', () => {
     const missing = await cli('timeline', sessions[0]!.session.slice(0, 3), ...logs);
     expect(missing.err).toMatch(/not in the log/);
     expectSafe(missing.err, 'near match');
+    // The near matches hold line breaks: escaped, so that the message stays one line and no log value forges a second.
+    expect(missing.err.split('\n').find((l) => l.includes('not in the log'))).toMatch(/\(did you mean .+\?\)$/);
+    const typed = await cli('timeline', 'nope\nresumescope: forged', ...logs);
+    expect(typed.err.split('\n').filter((l) => l.includes('forged'))).toEqual([expect.stringContaining('session nope\\u000aresumescope: forged is not in the log')]);
   });
 });
