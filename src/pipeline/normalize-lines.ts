@@ -1,7 +1,8 @@
 import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
-import { redactText } from '../normalize/redact.js';
+import { isCredentialName, redactText } from '../normalize/redact.js';
+import { csvCells } from '../read/csv-rows.js';
 import type { JoinedLine } from './line-pieces.js';
 import { podOfLogPath } from '../read/folders.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
@@ -13,6 +14,8 @@ import { lineKey, rememberable } from '../normalize/repeated-lines.js';
  */
 export class LineStage {
   private readonly normalizer: LineNormalizer;
+  /** A CSV file read a line per record (no --csv): its header's credential columns, whose cells its rejected rows must not keep. */
+  private csvSecrets: number[] | undefined;
 
   /** `copyLines` false: a line whose own bytes are the quote is handed over as where it is, without its text. */
   constructor(inputFormat?: string, formats?: InputFormat[], private readonly copyLines = true, path?: string | null) {
@@ -35,7 +38,9 @@ export class LineStage {
     if (out.type === 'rejected') {
       // A file's last line with no newline after it, and no record: most likely half a line, its writer stopped mid-line.
       const reason = l.unterminated === true ? `${out.reason} (the last line, with no final newline: the file may have been cut while it was written)` : out.reason;
-      return { line: l.line, type: 'rejected', reason, text: raw.slice(0, REJECTED_PREVIEW) };
+      if (l.line === 1) this.csvSecrets = credentialColumns(raw);
+      const text = this.csvSecrets === undefined || l.line === 1 ? raw : redactCells(raw, this.csvSecrets);
+      return { line: l.line, type: 'rejected', reason, text: text.slice(0, REJECTED_PREVIEW) };
     }
     // Where the file's own bytes are the line to quote, the store may keep where they are instead of a copy.
     const at = out.redacted === undefined && l.offset !== undefined ? { offset: l.offset, bytes: l.bytes! } : undefined;
@@ -54,4 +59,31 @@ export class LineStage {
     if (kept.type === 'records' && rememberable(out.records, own)) kept.key = lineKey(own);
     return kept;
   }
+}
+
+/**
+ * A rejected first line that is a CSV header (names, commas) naming a credential column (`password`,
+ * `authorization`): the columns whose cells the file's rejected rows hold credentials in. Read a
+ * line at a time, a row's `hunter2` has no key beside it for the redactor to see.
+ */
+function credentialColumns(header: string): number[] | undefined {
+  if (!header.includes(',')) return undefined;
+  const names = csvCells(header)?.map((c) => c.trim());
+  if (names === undefined || !names.every((n) => /^[\w@.:\- ]{1,80}$/.test(n))) return undefined;
+  const secret = names.flatMap((n, i) => (isCredentialName(n) ? [i] : []));
+  return secret.length > 0 ? secret : undefined;
+}
+
+/** The row with the cells of those columns redacted; a row that does not split as CSV is left to the line redactor. */
+function redactCells(row: string, columns: readonly number[]): string {
+  const cells = csvCells(row);
+  if (cells === undefined) return row;
+  let changed = false;
+  for (const i of columns) {
+    if (i < cells.length && cells[i] !== '') {
+      cells[i] = '[redacted]';
+      changed = true;
+    }
+  }
+  return changed ? cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',') : row;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,25 @@ describe('no credential leaves the logs', () => {
     expect(rejected.length).toBe(4);
     for (const x of rejected) expect(x.text).toContain('[redacted]');
     expect(rejected.map((x) => x.reason)).toContainEqual(expect.stringMatching(/^invalid JSON/));
+  });
+
+  it('a CSV download read without --csv: its rows are rejected, their credential columns redacted', async () => {
+    const csv = join(dir, 'download.csv');
+    const t = '2026-11-09T10:00:00.000Z';
+    writeFileSync(csv, ['ts,kind,session,password,"X-Api-Key",note', `${t},session.created,S1,${SECRET}-pw,"${SECRET},k""ey",plain note`, `${t},upgrade,S1,,${SECRET}-k2,x`].join('\n') + '\n');
+    const r = await cli('query', 'SELECT line, text FROM rejected_lines', csv, '-f', 'json');
+    const rows = JSON.parse(r.out) as { line: number; text: string }[];
+    expect(rows.map((x) => x.text)).toEqual([
+      'ts,kind,session,password,"X-Api-Key",note',
+      `${t},session.created,S1,[redacted],[redacted],plain note`,
+      `${t},upgrade,S1,,[redacted],x`,
+    ]);
+    expect(leaks(r.err)).toBe(0);
+    // Near miss: a header naming no credential leaves its rows as they were.
+    const plain = join(dir, 'plain.csv');
+    writeFileSync(plain, ['ts,kind,session,note', `${t},upgrade,S1,${SECRET}-not-a-credential-column`].join('\n') + '\n');
+    const p = JSON.parse((await cli('query', 'SELECT text FROM rejected_lines WHERE line = 2', plain, '-f', 'json')).out) as { text: string }[];
+    expect(p[0]!.text).toBe(`${t},upgrade,S1,${SECRET}-not-a-credential-column`);
   });
 
   it('timeline of every session, text and json', async () => {
