@@ -211,7 +211,7 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
   const folder = spools.includes(true) ? spoolFolder() : undefined;
   if (folder === undefined) {
-    const db = opts.db !== undefined ? openDb(opts.db) : (opts.embedded ?? oneOffDb)(sources);
+    const db = opts.db !== undefined ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0 }) : (opts.embedded ?? oneOffDb)(sources);
     const marksBefore =
       opts.db !== undefined && sources.length > 0
         ? closingOnError(db, () => markUnfinished(db, sources.map((s) => inputOf(s, s.name))))

@@ -1,3 +1,8 @@
+// Before better-sqlite3 loads: a read-only copy in a read-only folder is opened by a `file:` URI (openReadOnly).
+import './sqlite-uri.js';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6, MIGRATE_6_TO_7, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DERIVED_VIEWS_SQL } from './views.js';
@@ -31,10 +36,12 @@ export function markQuotesFromFiles(db: Db): Db {
 }
 
 /** Opens (or creates) a timeline database: a file, EMBEDDED_DB, or ':memory:'. */
-export function openDb(path: string = ':memory:', opts: { readonly?: boolean } = {}): Db {
+export function openDb(path: string = ':memory:', opts: { readonly?: boolean; readonlyIfNeeded?: boolean } = {}): Db {
+  if (opts.readonly === true && path !== ':memory:' && path !== EMBEDDED_DB) return openReadOnly(path);
   let db: Db;
   try {
-    db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    // A relative path that starts `file:` is a file of that name, not a URI.
+    db = new Database(path.startsWith('file:') ? resolve(path) : path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
   } catch (err) {
     throw new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
@@ -52,9 +59,54 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean } =
     db.exec(DERIVED_VIEWS_SQL);
   } catch (err) {
     db.close();
+    // A database handed over read-only (a file of mode 0444, a read-only mount) still answers what only reads it.
+    if (opts.readonlyIfNeeded === true && isReadOnlyFailure(err)) return openReadOnly(path);
+    if (isReadOnlyFailure(err)) {
+      throw new StoreError(`${path}: cannot write to the database (${(err as Error).message}); what only reads it (query, timeline, explain, whatif, analyze --db with no logs) still can`);
+    }
     throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
   return path === EMBEDDED_DB ? markQuotesFromFiles(db) : db;
+}
+
+function isReadOnlyFailure(err: unknown): boolean {
+  return /^SQLITE_(READONLY|CANTOPEN|PERM)/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+}
+
+/**
+ * A read-only connection. A --db file is in WAL mode, and a reader needs to create its `-shm` beside
+ * it: in a folder it may not write to, the file is opened immutable instead (no locks, no `-shm`),
+ * which is right only when nothing writes to it, and when no `-wal` holds writes not yet in the file.
+ */
+function openReadOnly(path: string): Db {
+  const open = (name: string): Db => {
+    const db = new Database(name, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('foreign_keys = ON');
+      checkVersion(db, path, true);
+      db.exec(DERIVED_VIEWS_SQL);
+      return db;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  };
+  try {
+    return open(path.startsWith('file:') ? resolve(path) : path);
+  } catch (err) {
+    if (err instanceof StoreError || !/^SQLITE_(READONLY|CANTOPEN)/.test(String((err as { code?: unknown }).code ?? ''))) {
+      throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
+    }
+    const wal = `${path}-wal`;
+    if (existsSync(wal) && statSync(wal).size > 0) {
+      throw new StoreError(`${path}: cannot open database read-only: its last writes are in ${wal}, which SQLite cannot read in a folder it may not write to; copy both files to a folder you can write to`);
+    }
+    try {
+      return open(`${pathToFileURL(resolve(path)).href}?immutable=1`);
+    } catch (again) {
+      throw again instanceof StoreError ? again : new StoreError(`${path}: cannot open database (${(again as Error).message})`);
+    }
+  }
 }
 
 function checkVersion(db: Db, path: string, readonly: boolean): void {
