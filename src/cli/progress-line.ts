@@ -8,6 +8,8 @@ import { printable } from '../model/printable.js';
 
 export interface ProgressStream {
   isTTY?: boolean;
+  /** The terminal's width, read at each draw (a tty stream keeps it current on resize). */
+  columns?: number;
   write(s: string): unknown;
 }
 
@@ -15,6 +17,8 @@ export interface ProgressOptions {
   quiet?: boolean;
   intervalMs?: number;
   now?: () => number;
+  /** A terminal that knows no escape sequences (TERM=dumb): the line is redrawn with a carriage return and blanks. */
+  dumb?: boolean;
 }
 
 export interface Progress {
@@ -31,6 +35,9 @@ const STAGE_WORDS: Record<Stage, string> = { read: 'reading', derive: 'rebuildin
 export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): Progress {
   if (opts.quiet || stream.isTTY !== true) return { listener: undefined, finish: () => {}, wrap: (io) => io };
   const now = opts.now ?? Date.now;
+  const dumb = opts.dumb ?? process.env.TERM === 'dumb';
+  /** What the last draw left on the line, for a dumb terminal to blank. */
+  let drawnWidth = 0;
   const interval = opts.intervalMs ?? 200;
   const start = now();
   const bySource = new Map<string, number>();
@@ -52,13 +59,15 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
     const lines = total();
     const secs = (t - start) / 1000;
     const rate = secs > 0 ? Math.round(lines / secs) : 0;
-    const where = stage === 'read' && current ? ` ${current}` : '';
-    // \r + erase-line redraws in place; the source name is the user's own, cut short to fit one line.
     // The read rate is what tells how long a read will take; after it, only the elapsed time moves.
     const detail = stage === 'read' ? `${fmt(lines)} lines (${fmt(rate)} lines/s, ${secs.toFixed(1)} s)` : `${fmt(lines)} lines read (${secs.toFixed(1)} s)`;
-    stream.write(`\r\x1b[2Kresumescope: ${STAGE_WORDS[stage]}${cut(where)}: ${detail}`);
+    const line = fitted(`resumescope: ${STAGE_WORDS[stage]}`, stage === 'read' ? current : '', `: ${detail}`, widthOf(stream));
+    stream.write(`${erase()}${line}`);
+    drawnWidth = line.length;
     drawn = true;
   };
+  // \r + erase-line redraws in place, on one line: a line that wrapped would leave its first row behind.
+  const erase = () => (dumb ? `\r${' '.repeat(drawnWidth)}\r` : '\r\x1b[2K');
 
   const listener = (e: ProgressEvent) => {
     if (e.type === 'lines') {
@@ -73,8 +82,9 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
   };
 
   const clear = () => {
-    if (drawn) stream.write('\r\x1b[2K');
+    if (drawn) stream.write(erase());
     drawn = false;
+    drawnWidth = 0;
   };
   return {
     listener,
@@ -101,8 +111,26 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
 
 const fmt = (n: number) => n.toLocaleString('en');
 
-/** A file name is shown as given, but control characters in it could move the cursor: escaped, and long names cut. */
-function cut(s: string): string {
-  const safe = printable(s);
-  return safe.length > 48 ? `${safe.slice(0, 20)}…${safe.slice(-27)}` : safe;
+/** Columns the line may use: one short of the terminal's width, so that the cursor never wraps to the next row. */
+function widthOf(stream: ProgressStream): number {
+  return Math.max(20, (stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80) - 1);
+}
+
+/**
+ * `head name tail` in at most `width` characters. A file name is shown as given, but control characters in it
+ * could move the cursor: escaped; a long one is cut in its middle (its folder's start and its own name are what
+ * tell it apart), down to a few characters, before the line itself is cut at its end.
+ */
+export function fitted(head: string, name: string, tail: string, width: number): string {
+  const safe = printable(name);
+  const room = width - head.length - tail.length - (safe === '' ? 0 : 1);
+  const shown = safe === '' ? '' : ` ${safe.length <= room ? safe : middleCut(safe, Math.max(room, 9))}`;
+  const line = `${head}${shown}${tail}`;
+  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+}
+
+function middleCut(s: string, n: number): string {
+  // Short of room, the end alone: the file's own name.
+  const front = n >= 30 ? Math.floor((n - 1) * 0.4) : 0;
+  return `${s.slice(0, front)}…${s.slice(s.length - (n - 1 - front))}`;
 }

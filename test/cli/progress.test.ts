@@ -49,6 +49,36 @@ describe('progress line', () => {
     expect(stream.writes.at(-1)).toContain('evil\\u001b[2J\\u000dname');
   });
 
+  it('fits the terminal: a line that wrapped would leave its first row behind at every redraw', () => {
+    for (const columns of [40, 60, 80, 120, 160]) {
+      const stream = { ...fakeStream(true), columns };
+      let t = 0;
+      const p = progressOn(stream, { intervalMs: 0, now: () => (t += 250) });
+      const name = '/var/log/exports/2026-12-07/production-cluster-eu-west-1/node-a/mcp-server.ndjson';
+      for (let i = 1; i <= 3; i++) p.listener!({ type: 'lines', source: name, lines: i * 1_000_000 });
+      p.listener!({ type: 'stage', stage: 'detect' });
+      for (const w of stream.writes) {
+        const line = w.replace(/^\r\x1b\[2K/, '');
+        expect(line.length, `${columns}: ${line}`).toBeLessThan(columns);
+      }
+      const reading = stream.writes[1]!.replace(/^\r\x1b\[2K/, '');
+      // The name is cut in its middle, keeping its start and its own name's end while there is room.
+      if (columns === 80) expect(reading).toMatch(/^resumescope: reading …[\w-]*server\.ndjson: 2,000,000 lines/);
+      if (columns === 160) expect(reading).toContain(name);
+    }
+  });
+
+  it('TERM=dumb: no escape sequence, the line is blanked with spaces', () => {
+    const stream = fakeStream(true);
+    const p = progressOn(stream, { intervalMs: 0, dumb: true });
+    p.listener!({ type: 'lines', source: 'a.ndjson', lines: 10 });
+    p.listener!({ type: 'lines', source: 'a.ndjson', lines: 20 });
+    p.finish();
+    expect(stream.writes.join('')).not.toContain('\x1b');
+    expect(stream.writes[1]).toMatch(/^\r {20,}\rresumescope: reading a\.ndjson: 20 lines/);
+    expect(stream.writes.at(-1)).toMatch(/^resumescope: 20 lines in/);
+  });
+
   it('not a terminal: nothing at all, and no listener to call', () => {
     const stream = fakeStream(false);
     const p = progressOn(stream);
