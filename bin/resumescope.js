@@ -16,11 +16,28 @@ if (!/heap[-_]growing[-_]percent/.test(given)) setFlagsFromString('--heap-growin
 // of measures after 35 s). Set before React is first imported, as its entry picks the build then.
 process.env.NODE_ENV = 'production';
 
-const { main } = await import('../dist/cli/main.js');
-main(process.argv).then(
-  (code) => { process.exitCode = code; },
-  (err) => {
-    process.stderr.write(`resumescope: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 2;
-  },
-);
+// Until main settles, the run has not said what it found: a crash while loading (EMFILE under a low
+// open-file limit) or a wait that can never end (the event loop drains, and Node exits 0) must not pass
+// a gate. Exit 2, with a word, as for any run that could not finish.
+let settled = false;
+process.exitCode = 2;
+process.on('beforeExit', () => {
+  if (settled) return;
+  settled = true;
+  process.stderr.write('resumescope: stopped before it finished: it waited for something that could never come (a bug: please report it with the command line)\n');
+});
+const fail = (err) => {
+  settled = true;
+  const hint = err?.code === 'EMFILE' ? ' (the open-file limit is too low for Node to load resumescope: raise it, e.g. ulimit -n 1024)' : '';
+  process.stderr.write(`resumescope: ${err instanceof Error ? err.message : String(err)}${hint}\n`);
+  process.exitCode = 2;
+};
+try {
+  const { main } = await import('../dist/cli/main.js');
+  main(process.argv).then((code) => {
+    settled = true;
+    process.exitCode = code;
+  }, fail);
+} catch (err) {
+  fail(err);
+}

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { expandInputs, InputError, unlistedFilesNote, unreadSubfoldersNote, type Source } from '../read/sources.js';
 import { splittingOf } from '../read/entries.js';
 import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
+import { sourceCount } from '../store/source-sink.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { SPEC_FORMAT } from '../normalize/normalize-line.js';
 import { loadInputs, unusableReason, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
@@ -49,6 +50,12 @@ export async function openWorkspace(
 ): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
   if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
+  // An empty file (`DB=$(mktemp)` when the ingest step never ran) is no database of logs: judged, it passed a gate.
+  if (paths.length === 0 && opts.db !== undefined && statSync(opts.db).isFile() && statSync(opts.db).size === 0) {
+    throw new UsageError(`${opts.db}: an empty file, no database; ingest logs into it first`);
+  }
+  // Standard input is read once: a second `-` waited for an end that had come, and the run ended without a word, exit 0.
+  if (paths.filter((p) => p === '-').length > 1) throw new UsageError('- (standard input) is named more than once: it can be read once');
   let sources;
   try {
     const expanded = expandInputs(paths, { recursive: opts.recursive ?? false, csv: opts.csv === true });
@@ -71,6 +78,12 @@ export async function openWorkspace(
   for (const u of unusableEarlier) {
     io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (when ingested into ${opts.db}; ingest it again once it is usable)`)}\n`);
     unusableInputs.push(u);
+  }
+  // A database that holds no input and no mark of one that failed: its schema was written and the run that was
+  // to fill it stopped before its first write (killed at the start). Judged, it was "no findings", exit 0.
+  if (paths.length === 0 && opts.db !== undefined && unusableInputs.length === 0 && sourceCount(db) === 0) {
+    db.close();
+    throw new UsageError(`${opts.db}: holds no ingested input (the ingest that created it stopped before it stored any?); ingest logs into it first`);
   }
   return { db, sources: stats, unusable: unusableInputs.length > 0, unusableInputs };
 }

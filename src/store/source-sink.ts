@@ -48,6 +48,11 @@ export interface SourceFile {
 }
 
 /** An input file is unusable when it cannot be read or not one of its lines is a record. */
+/** How many inputs the database holds. */
+export function sourceCount(db: Db): number {
+  return db.prepare('SELECT count(*) FROM sources').pluck().get() as number;
+}
+
 /** The lines every input the database holds had rejected, ignored and (of those ignored) repeated: each report counts them. */
 export function lineTotals(db: Db): { rejected: number; ignored: number; repeated: number } {
   return db

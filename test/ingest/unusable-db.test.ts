@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run-cli.js';
+import { openDb } from '../../src/store/db.js';
 
 // A CI user's report: `ingest nosuch.ndjson --db x.db` exits 2, then `analyze --db x.db` printed
 // "0 records … no findings" and exited 0. A gate split into ingest and analyze steps passed a
@@ -128,6 +129,47 @@ describe('a database whose ingests were all usable', () => {
     const r = await cli('analyze', CLEAN);
     expect(r.code).toBe(0);
     expect(r.err).not.toContain('unusable');
+  });
+});
+
+// An SRE's report: a run killed as it created the database (its schema written, nothing stored, no mark yet),
+// and a 0-byte file (`DB=$(mktemp)` when the ingest step never ran), both passed `analyze --db`: exit 0.
+describe('a database that holds no input', () => {
+  it('an empty file is no database: exit 2, and it is left as it was', async () => {
+    const db = join(dir, 'empty.db');
+    writeFileSync(db, '');
+    const r = await cli('analyze', '--db', db);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`resumescope: ${db}: an empty file, no database; ingest logs into it first\n`);
+    expect(readFileSync(db).length).toBe(0);
+  });
+
+  it('a schema with no input and no mark: every command on it exits 2', async () => {
+    const db = join(dir, 'schema-only.db');
+    openDb(db).close();
+    for (const args of [['analyze'], ['query', 'SELECT 1'], ['timeline', 'S-1001']]) {
+      const r = await cli(...args, '--db', db);
+      expect(r.code, args[0]).toBe(2);
+      expect(r.err, args[0]).toContain(`${db}: holds no ingested input`);
+    }
+  });
+
+  it('near miss: an input with no findings in it passes, as does an ingest into the schema-only database', async () => {
+    const db = join(dir, 'schema-only.db');
+    openDb(db).close();
+    expect((await cli('ingest', CLEAN, '--db', db)).code).toBe(0);
+    expect((await cli('analyze', '--db', db)).code).toBe(0);
+  });
+});
+
+describe('standard input named twice', () => {
+  it('is a usage error, not a silent exit 0 with no report', async () => {
+    for (const args of [['analyze', '-', '-'], ['ingest', '-', '-', '--db', join(dir, 'twice.db')], ['analyze', CLEAN, '-', '-', '-f', 'json']]) {
+      const r = await cli(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err).toBe('resumescope: - (standard input) is named more than once: it can be read once\n');
+      expect(r.out).toBe('');
+    }
   });
 });
 
