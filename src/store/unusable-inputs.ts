@@ -35,8 +35,16 @@ export function unusableMarks(db: Db): UnusableMark[] {
   }
 }
 
-/** Marks each input found unusable, clears each read; writes only when the marks change. The marks now kept. */
+/**
+ * Marks each input found unusable, clears each read; writes only when the marks change. The marks now kept.
+ * Read and written under the write lock (BEGIN IMMEDIATE): two ingests into one database at once each
+ * change their own inputs' marks, and neither writes back a list it read before the other wrote.
+ */
 export function noteInputOutcomes(db: Db, outcomes: readonly InputOutcome[]): UnusableMark[] {
+  return db.inTransaction ? noteUnderLock(db, outcomes) : db.transaction(() => noteUnderLock(db, outcomes)).immediate();
+}
+
+function noteUnderLock(db: Db, outcomes: readonly InputOutcome[]): UnusableMark[] {
   const before = unusableMarks(db);
   const marks = new Map(before.map((m) => [m.key, m]));
   for (const o of outcomes) {
@@ -57,9 +65,11 @@ export function noteInputOutcomes(db: Db, outcomes: readonly InputOutcome[]): Un
  * Returns the marks kept before, for inputs the run finds nothing new in (restoredMark).
  */
 export function markUnfinished(db: Db, inputs: readonly Omit<InputOutcome, 'reason'>[]): Map<string, UnusableMark> {
-  const before = new Map(unusableMarks(db).map((m) => [m.key, m]));
-  noteInputOutcomes(db, inputs.map((i) => ({ ...i, reason: `${UNFINISHED} (stopped, or still running)` })));
-  return before;
+  return db.transaction(() => {
+    const before = new Map(unusableMarks(db).map((m) => [m.key, m]));
+    noteInputOutcomes(db, inputs.map((i) => ({ ...i, reason: `${UNFINISHED} (stopped, or still running)` })));
+    return before;
+  }).immediate();
 }
 
 /** What an input read again as bytes the database holds keeps: its mark from before, but not an unfinished one (the bytes are all in). */
