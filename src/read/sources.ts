@@ -64,7 +64,7 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
       continue;
     }
     if (found.files.length === 0 && found.unlistable.length === 0) throw new InputError(noLogFiles(p, found.unread));
-    out.push(...found.files.map(fileSource));
+    out.push(...found.files.map(folderMember));
     out.push(...found.unlistable.map((u) => unreadableSource(u.path, `cannot read folder (${whyUnreadable(u.why)})`)));
     if (found.unread.length > 0) unread.push({ folder: p, subfolders: found.unread });
     if (found.unlisted.length > 0) unlisted.push({ folder: p, files: found.unlisted });
@@ -135,6 +135,23 @@ export function unreadableSource(path: string, why: string): Source {
       return s;
     },
   };
+}
+
+/**
+ * A folder's log-named member. One that is no regular file (a log shipper's FIFO or socket named `*.log`) is
+ * unusable, said so: opened, a FIFO blocks until a writer comes, and the run hung without a word. A file
+ * named on the command line is read whatever it is (`analyze <(zcat x.gz)` is a FIFO).
+ */
+function folderMember(path: string): Source {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return fileSource(path); // its open says why (a symbolic link's loop, a file gone)
+  }
+  if (st.isFile()) return fileSource(path);
+  const what = st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a file';
+  return unreadableSource(path, `not a regular file (${what}): a folder's members are read only when they are files; name it to read it`);
 }
 
 export function fileSource(path: string): Source {

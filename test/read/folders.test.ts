@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,5 +127,27 @@ describe("a kubelet's log paths", () => {
     expect(podOfLogPath('/var/log/mcp/server.ndjson')).toBeUndefined();
     expect(podOfLogPath('logs/node_a_b/server.log')).toBeUndefined();
     expect(podOfLogPath('billing_mcp-0_3f1c9a2e-5b7d-4c1e-9a0f-2b8e6d4c7a91/0.log')).toBeUndefined();
+  });
+});
+
+// An SRE's report: a log shipper's FIFO named fifo.log in the folder made `analyze FOLDER` hang, without a word.
+describe('members that are no regular files', () => {
+  it('a FIFO in a folder is an unusable input, said so, and never opened', async () => {
+    files(dir, ['a.ndjson']);
+    const fifo = join(dir, 'fifo.log');
+    execFileSync('mkfifo', [fifo]);
+    const { sources } = read([dir]);
+    expect(sources.map((s) => s.name)).toEqual([join(dir, 'a.ndjson'), fifo]);
+    const open = sources[1]!.open();
+    const err = await new Promise<Error>((resolve) => open.once('error', resolve));
+    expect(err.message).toBe("not a regular file (a FIFO): a folder's members are read only when they are files; name it to read it");
+  });
+
+  it('near miss: a FIFO named on the command line is read (`analyze <(zcat x.gz)`)', () => {
+    const fifo = join(dir, 'named.log');
+    execFileSync('mkfifo', [fifo]);
+    const { sources } = read([fifo]);
+    expect(sources).toHaveLength(1);
+    expect(sources[0]!.path).toBe(fifo);
   });
 });
