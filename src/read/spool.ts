@@ -25,11 +25,12 @@ export async function spool(source: Source, path: string, onLines?: (source: str
   let failure: Error | undefined;
   try {
     for await (const chunk of source.open() as AsyncIterable<Buffer>) {
-      writeSync(fd, chunk);
+      writeChunk(fd, chunk, source.name, path);
       lines += countNewlines(chunk);
       onLines?.(source.name, lines);
     }
   } catch (err) {
+    if (err instanceof SpoolWriteError) throw err; // the spool's disk, not the input: the run stops
     failure = err as Error;
   } finally {
     closeSync(fd);
@@ -37,6 +38,18 @@ export async function spool(source: Source, path: string, onLines?: (source: str
   if (failure === undefined) return { ...fileSource(path), name: source.name };
   const why = failure;
   return { name: source.name, path: null, open: () => failingAfter(path, why) };
+}
+
+/** The spool could not be written (a full TMPDIR): the run's failure, never the input's. */
+export class SpoolWriteError extends Error {}
+
+function writeChunk(fd: number, chunk: Buffer, name: string, path: string): void {
+  try {
+    writeSync(fd, chunk);
+  } catch (err) {
+    const hint = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? '; free space there, or set TMPDIR to a disk with room' : '';
+    throw new SpoolWriteError(`cannot write the spool of ${name} (${path}): ${(err as Error).message}${hint}`);
+  }
 }
 
 function countNewlines(chunk: Buffer): number {

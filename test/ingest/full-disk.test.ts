@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,5 +48,23 @@ describe('a database that runs out of room while an input is stored', () => {
     expect(loaded.unusable).toEqual([]);
     expect(loaded.stats[0]!.records).toBeGreaterThan(0);
     loaded.db.close();
+  });
+});
+
+describe('a spool that cannot be written', () => {
+  it('blames the spool and where it is, not standard input', () => {
+    // The file-size limit (ulimit -f, in KiB) stops the spool's write with EFBIG, as a full TMPDIR does with ENOSPC.
+    const log = join(dir, 'big.ndjson');
+    const lines = readFileSync('samples/writers.ndjson', 'utf8');
+    writeFileSync(log, lines.repeat(Math.ceil(300_000 / lines.length)));
+    const bin = join(import.meta.dirname, '../../bin/resumescope.js');
+    const r = spawnSync('bash', ['-c', 'ulimit -f 100 && "$NODE" "$BIN" analyze - < "$LOG"'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, NODE: process.execPath, BIN: bin, LOG: log },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^resumescope: cannot write the spool of <stdin> \(\S+spool-0\.log\): EFBIG: file too large, write\n$/);
+    expect(r.stderr).not.toContain('unusable');
   });
 });
