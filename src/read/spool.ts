@@ -1,6 +1,7 @@
-import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileSource, isGzipFile, type Source } from './sources.js';
+import { writeAll } from './write-all.js';
 
 // stdin and gzip files have no bytes a line can be read back from at its
 // offset: a one-off run would have to copy every line into its database to
@@ -45,7 +46,7 @@ export class SpoolWriteError extends Error {}
 
 function writeChunk(fd: number, chunk: Buffer, name: string, path: string): void {
   try {
-    writeSync(fd, chunk);
+    writeAll(fd, chunk);
   } catch (err) {
     const hint = (err as NodeJS.ErrnoException).code === 'ENOSPC' ? '; free space there, or set TMPDIR to a disk with room' : '';
     throw new SpoolWriteError(`cannot write the spool of ${name} (${path}): ${(err as Error).message}${hint}`);

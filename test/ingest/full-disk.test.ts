@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -66,5 +66,29 @@ describe('a spool that cannot be written', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^resumescope: cannot write the spool of <stdin> \(\S+spool-0\.log\): EFBIG: file too large, write\n$/);
     expect(r.stderr).not.toContain('unusable');
+  });
+});
+
+describe('a report file that cannot be written whole', () => {
+  it('-o FILE: says so naming the file, exits 2, and leaves no part of the report', () => {
+    // 16 KiB: the HTML report of the samples is larger, and one chunk of it is written in part, then fails (EFBIG).
+    const out = join(dir, 'report.html');
+    const bin = join(import.meta.dirname, '../../bin/resumescope.js');
+    const r = spawnSync('bash', ['-c', 'ulimit -f 16 && "$NODE" "$BIN" analyze samples/writers.ndjson samples/replay-integrity.ndjson -f html --fail-on never -o "$OUT"'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, NODE: process.execPath, BIN: bin, OUT: out },
+    });
+    expect(r.stderr).toBe(`resumescope: cannot write the report to ${out}: EFBIG: file too large, write (the part written was removed)\n`);
+    expect(r.status).toBe(2);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('near miss: with room, the whole report is written', () => {
+    const out = join(dir, 'report.html');
+    const bin = join(import.meta.dirname, '../../bin/resumescope.js');
+    const r = spawnSync(process.execPath, [bin, 'analyze', 'samples/writers.ndjson', 'samples/replay-integrity.ndjson', '-f', 'html', '--fail-on', 'never', '-o', out], { encoding: 'utf8', timeout: 60_000 });
+    expect(r.status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toMatch(/<\/html>\n?$/);
   });
 });

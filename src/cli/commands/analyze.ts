@@ -1,4 +1,5 @@
-import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeAll } from '../../read/write-all.js';
 import type { Command } from 'commander';
 import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { lineTextResolver } from '../../detect/evidence.js';
@@ -123,10 +124,19 @@ async function writeChunks(parts: Iterable<string>[], output: string | undefined
     for (const part of parts) await writeOut(io, part);
     return;
   }
-  const fd = openSync(output, 'w');
+  let fd: number;
   try {
-    for (const part of parts) for (const chunk of part) writeSync(fd, chunk);
-  } finally {
-    closeSync(fd);
+    fd = openSync(output, 'w');
+  } catch (err) {
+    throw new UsageError(`cannot write the report to ${output}: ${(err as Error).message}`);
   }
+  try {
+    for (const part of parts) for (const chunk of part) writeAll(fd, chunk);
+  } catch (err) {
+    // A report cut short (a full disk) must not be left where a CI step collects it as if whole.
+    closeSync(fd);
+    rmSync(output, { force: true });
+    throw new UsageError(`cannot write the report to ${output}: ${(err as Error).message} (the part written was removed)`);
+  }
+  closeSync(fd);
 }
