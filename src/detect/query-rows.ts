@@ -66,9 +66,19 @@ export function* eachQueryRow<T = Record<string, unknown>>(db: Db, name: string,
     // Raw arrays, named here: better-sqlite3 builds row objects several times slower
     // than these literals, and some detector queries hand over wide rows by the tens of thousands.
     yield* namedRows<T>(stmt.columns().map((c) => c.name), stmt.raw(true).iterate(queryParams(parts.select, opts, extra)) as IterableIterator<unknown[]>);
+  } catch (err) {
+    throw inQueryFile(name, err);
   } finally {
     dropStages(db, parts);
   }
+}
+
+/**
+ * SQLite's own error (a typo, a column that is not there) names neither the file nor the rule: said of
+ * queries/<name>.sql. Other failures (a locked or full database) keep their code for whoever tells them apart.
+ */
+function inQueryFile(name: string, err: unknown): unknown {
+  return (err as { code?: unknown } | null)?.code === 'SQLITE_ERROR' ? new Error(`queries/${name}.sql: ${(err as Error).message}`) : err;
 }
 
 /**
