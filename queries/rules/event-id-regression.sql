@@ -1,6 +1,7 @@
--- Which event ids were emitted twice under one session id (one row per session and lane that re-used ids)?
+-- Which event ids were emitted twice under one session id (one row per session and lane that re-used ids)? Half the rule: a replay that went backwards is in analyze --rule event-id-regression.
 -- Ids must be unique per session, across its streams and incarnations.
--- Replays that went back to or before Last-Event-ID are judged from reconnect-references.
+-- The rule's other clause, a replay that went back to or before Last-Event-ID, is not in this query: it is
+-- judged in src/detect/rules/event-id-regression.ts from reconnect-references (analyze --rule event-id-regression).
 WITH reused AS MATERIALIZED (
   -- grouped straight off the (session, event_id) index: only re-used ids are ordered below
   SELECT session, event_id FROM events GROUP BY session, event_id HAVING count(*) > 1

@@ -45,6 +45,27 @@ export function explainFinding(finding: Finding, lineText: LineText, cwd?: strin
   ].join('\n');
 }
 
+/** A rule explained on its own, with no log: `explain <rule-id>`, what the docs section says first. */
+export function explainRule(id: string): string {
+  const rule = ruleOf(id);
+  const text = rule.explanation;
+  return [
+    `${id} (${rule.severity}): ${rule.summary}`,
+    '',
+    'What a finding means',
+    ...wrap(text.meaning, '  '),
+    '',
+    'Why this breaks the boundary between stream and session resumption',
+    ...wrap(text.whyItBreaks, '  '),
+    '',
+    'What the server should do',
+    ...wrap(text.shouldHave, '  '),
+    '',
+    `More, with a log that fires it and a near miss: docs/rules.md#${id}`,
+    '',
+  ].join('\n');
+}
+
 /** Greedy word wrap of prose (log lines are never wrapped: they are quoted as they are). */
 function wrap(prose: string, indent: string): string[] {
   const lines: string[] = [];

@@ -12,7 +12,7 @@ import { renderText } from './text.js';
 
 export type { LineText } from './common.js';
 export { lineRecordsResolver, type LineRecords } from './evidence-summary.js';
-export { explainFinding } from './explain.js';
+export { explainFinding, explainRule } from './explain.js';
 export { lossNote, lossNotes } from './node-losses.js';
 export type { RuleExplanation } from '../detect/rule.js';
 export type { ChartSeries, RejectedLineView } from './html/index.js';

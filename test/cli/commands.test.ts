@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
+import { RULES } from '../../src/detect/rules/index.js';
 import { openDb } from '../../src/store/db.js';
 import { cli } from './run-cli.js';
 
@@ -241,12 +242,23 @@ describe('explain and rules', () => {
       expect(r.out).toContain(`Session ${session}, at ${at}.`);
     }
   });
+  it('explain <rule-id>, with no log: the rule explained on its own', async () => {
+    const r = await cli('explain', 'silent-truncation');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^silent-truncation \(error\): /);
+    expect(r.out).toContain('What a finding means\n  The server accepted a stream resumption');
+    expect(r.out).toContain('More, with a log that fires it and a near miss: docs/rules.md#silent-truncation\n');
+    // Near miss: a name that is no rule is still a path, and an unreadable one.
+    const typo = await cli('explain', 'silent-truncaton');
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain('silent-truncaton: unusable: cannot read (ENOENT');
+  });
   it('-n beyond the findings is a usage error', async () => {
     expect((await cli('explain', 'samples/clean.ndjson', '-n', '3')).code).toBe(2);
   });
-  it('rules lists all 25 rule ids with severities', async () => {
+  it('rules lists every rule id of the catalogue with its severity', async () => {
     const r = await cli('rules');
-    expect(r.out.trim().split('\n')).toHaveLength(25);
+    expect(r.out.trim().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(RULES.map((rule) => rule.id));
     expect(r.out).toMatch(/^stranded-response +error/m);
     expect(r.out).toMatch(/^cross-principal-replay +critical/m);
   });

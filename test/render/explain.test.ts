@@ -19,7 +19,8 @@ describe('explanations', () => {
   it('has non-empty meaning, whyItBreaks and shouldHave for every rule id', () => {
     for (const id of RULE_IDS) {
       const { meaning, whyItBreaks, shouldHave } = ruleOf(id).explanation;
-      for (const text of [meaning, whyItBreaks, shouldHave]) expect(text.trim().length).toBeGreaterThan(40);
+      // A sentence or more each: what `explain`, SARIF's help and the docs show for the rule.
+      for (const [field, text] of Object.entries({ meaning, whyItBreaks, shouldHave })) expect(text.trim().length, `${id}: explanation.${field} (more than 40 characters)`).toBeGreaterThan(40);
     }
   });
 

@@ -22,6 +22,11 @@ describe('the rule catalogue', () => {
   it('has a test file per rule and no test file for a rule that does not exist', () => {
     const missing = RULES.filter((r) => !existsSync(root(`test/rules/${r.id}.test.ts`))).map((r) => r.id);
     expect(missing).toEqual([]);
+    // A rule renamed or removed must not leave its test behind, passing on its own; the suites across rules are named here.
+    const ids = new Set<string>(RULES.map((r) => r.id));
+    const acrossRules = ['catalogue', 'evidence-claims', 'polling'];
+    const orphans = readdirSync(root('test/rules')).filter((f) => f.endsWith('.test.ts')).map((f) => f.slice(0, -'.test.ts'.length));
+    expect(orphans.filter((n) => !ids.has(n) && !acrossRules.includes(n)), 'test files named after no rule (or a suite across rules to name above)').toEqual([]);
   });
 
   it('names every queries/rules/*.sql after a rule, and each rule module reads only its own rule query', () => {

@@ -6,7 +6,9 @@ import { filterReport } from '../../findings/filter.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import type { Report } from '../../model/finding.js';
 import { reportOrder } from '../../render/common.js';
-import { explainFinding, type LineText } from '../../render/index.js';
+import { explainFinding, explainRule, type LineText } from '../../render/index.js';
+import { RULE_IDS } from '../../detect/rules/index.js';
+import { existsSync } from 'node:fs';
 import { UsageError, writeOut, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
@@ -23,7 +25,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
   const cmd = program
     .command('explain')
     .description('explain findings in plain English: what happened, why it breaks the boundary, what the server should have done')
-    .argument('[paths...]', 'log files, folders, or - for stdin');
+    .argument('[paths...]', 'log files, folders, or - for stdin (or one rule id: that rule explained)');
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   cmd
@@ -31,6 +33,12 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
     .option('--session <ids>', 'only findings of these sessions (comma-separated, repeatable)', collect, [])
     .option('-n <number>', 'only the finding numbered #N in the text report (1-based)')
     .action(async (paths: string[], flags: ExplainFlags) => {
+      // `explain silent-truncation`: a rule's id where no such file is asks for the rule itself.
+      const rule = paths.length === 1 && flags.db === undefined && !existsSync(paths[0]!) ? RULE_IDS.find((id) => id === paths[0]) : undefined;
+      if (rule !== undefined) {
+        await writeOut(io, [explainRule(rule)]);
+        return done(0);
+      }
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
