@@ -200,11 +200,22 @@ function details(f: Finding, quoting: EvidenceQuoting): string[] {
  * Log text in markdown prose: printable, and nothing markdown or HTML would read as markup. A
  * Last-Event-ID is whatever a client sent, and a finding's message quotes it: `![x](https://…)` in it
  * would be an image fetched by everyone who opens the pull request the report is posted to.
- * Backslash escapes for what starts a link, an image, code, emphasis or a table cell; entities for HTML.
+ * Backslash escapes for what starts a link, an image, code, emphasis, math (GitHub's `$x$`) or a table
+ * cell; entities for HTML; a break inside what GitHub would link by itself (breakLinks).
  */
 function inline(s: string): string {
   // An underscore between two letters or digits (resumption_unavailable) cannot start emphasis: left as it reads.
-  return htmlText(s.replace(/[\\`*[\]~|]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, (c) => `\\${c}`));
+  return breakLinks(htmlText(s.replace(/[\\`*[\]~|$]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu, (c) => `\\${c}`)));
+}
+
+/**
+ * GFM makes `https://…`, `www.…` and `a@b.c` links by themselves, and GitHub makes `@name` a mention
+ * (it notifies) and `#1` an issue link: none of these works across a tag, so one goes inside each
+ * (`https:<wbr>//`, `www<wbr>.`, `@<wbr>`, `#<wbr>`). <wbr> shows nothing, is copied as nothing, and
+ * survives GitHub's sanitizing as an element where a comment would be dropped.
+ */
+function breakLinks(s: string): string {
+  return s.replace(/:\/\/|(?<=w{3})(?=\.)|(?<=[@#])/giu, (m) => (m === '' ? '<wbr>' : ':<wbr>//'));
 }
 
 /** Log text inside an HTML block (the `<summary>` line), where markdown is not read: printable, entities only. */
