@@ -127,8 +127,9 @@ function length(lines: readonly string[]): number {
 function tailItems(report: Report<FindingList>, listNotKnowable: boolean): string[] {
   const s = report.summary;
   const out: string[] = [];
-  const notKnowable = groupNotKnowable(report.not_knowable);
-  if (notKnowable.length > 0 && !listNotKnowable) {
+  // Grouped only to be listed: a proxy log's list may hold hundreds of thousands.
+  const notKnowable = listNotKnowable ? groupNotKnowable(report.not_knowable) : [];
+  if (report.not_knowable.length > 0 && !listNotKnowable) {
     const rules = new Set(Array.from(report.not_knowable, (i) => i.rule)).size;
     const sessions = new Set(Array.from(report.not_knowable, (i) => i.session)).size;
     out.push('', `**Not knowable**: ${plural(rules, 'rule')} could not be judged in ${plural(sessions, 'session')} (not listed).`);
