@@ -47,7 +47,7 @@ describe('renderMarkdown', () => {
   it('renders a Last-Event-ID a client chose as text: no image, link, code span or emphasis from it', () => {
     const beacon = { ...FINDINGS[4]!, session: 'S`x|y', message: 'resumed S2 from event ![x](https://evil.example/p.png) and [here](https://evil.example) *now* `now` _now_ resumption_unavailable' };
     const out = renderMarkdown(makeReport([beacon]));
-    expect(out).toContain('resumed S2 from event !\\[x\\](https://evil.example/p.png) and \\[here\\](https://evil.example) \\*now\\* \\`now\\` \\_now\\_ resumption_unavailable');
+    expect(out).toContain('resumed S2 from event !\\[x\\](https:<wbr>//evil.example/p.png) and \\[here\\](https:<wbr>//evil.example) \\*now\\* \\`now\\` \\_now\\_ resumption_unavailable');
     // The <summary> line is HTML, where markdown is not read: the id as it is, entity-safe.
     expect(out).toContain('session <code>S`x|y</code>');
   });

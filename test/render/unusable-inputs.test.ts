@@ -48,7 +48,7 @@ describe('a report of a run with an unusable input', () => {
 
   it('markdown escapes an input name and a reason: they come from the command line and the log', () => {
     const md = render('markdown', clean(), opts([{ name: 'a`b<i>.ndjson', reason: 'no record lines (line 1: ![x](https://evil.example/p.png))', file: true }]));
-    expect(md).toContain('- <code>a`b&lt;i&gt;.ndjson</code>: no record lines (line 1: !\\[x\\](https://evil.example/p.png))');
+    expect(md).toContain('- <code>a`b&lt;i&gt;.ndjson</code>: no record lines (line 1: !\\[x\\](https:<wbr>//evil.example/p.png))');
   });
 
   it('text says it on stdout too, under the summary line', () => {
