@@ -137,6 +137,17 @@ describe('analyze: the gate', () => {
     expect(md).toContain('| `dual-writer` | error | 1 |');
   });
 
+  it('caps SARIF only when --max-findings is given, saying on stderr what it left out; text keeps its own meaning of the flag', async () => {
+    const found = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json')).out).findings.length;
+    expect(JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif')).out).runs[0].results).toHaveLength(found);
+    const r = await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '--max-findings', '2');
+    expect(JSON.parse(r.out).runs[0].results).toHaveLength(2);
+    expect(r.err).toContain(`resumescope: SARIF: ${found - 2} of ${found} findings left out by --max-findings 2`);
+    expect(r.code).toBe(1);
+    const plain = await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '--max-findings', String(found));
+    expect(plain.err).not.toContain('left out');
+  });
+
   it('writes the JSON report with -o byte for byte as on stdout, replacing what the file held', async () => {
     const file = join(dir, 'r.json');
     writeFileSync(file, 'x'.repeat(200_000));
