@@ -39,7 +39,9 @@ const INFORMATION_URI = 'https://www.npmjs.com/package/resumescope';
 const rulesDocUri = (version: string) => `https://unpkg.com/resumescope@${version}/docs/rules.md`;
 /** Relative log paths are relative to the checkout, the base GitHub code scanning resolves. */
 const SRCROOT = '%SRCROOT%';
-// v2: the identity no longer includes the message (findings/identity.ts).
+// v2: the identity no longer includes the message (findings/identity.ts). Not renamed when the rules settled
+// at the end of the log stopped being keyed on a line number: a new name closes and reopens every alert once,
+// the same name only those rules' alerts.
 const FINGERPRINT = 'resumescope/findingKey/v2';
 
 export function toSarif(report: Report, opts: SarifOptions) {
@@ -106,7 +108,7 @@ function leftOutCount(cap: ResultCap): number {
 /** What `--max-findings` left out, said in the run (a notification) and on stderr alike. */
 function leftOutText(cap: ResultCap): string {
   const rules = [...cap.leftOut].map(([rule, n]) => `${rule} ${n}`).join(', ');
-  return `${leftOutCount(cap)} of ${cap.total} findings left out by --max-findings ${cap.max}, which keeps the gravest (by severity, then time): ${rules}`;
+  return `${leftOutCount(cap)} of ${cap.total} findings left out by --max-findings ${cap.max} (the gravest kept, by severity then time): ${rules}`;
 }
 
 /**

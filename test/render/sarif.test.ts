@@ -167,7 +167,7 @@ describe('SARIF under --max-findings (GitHub code scanning takes 5,000 results a
     expect(run.properties).toEqual({ rejectedLines: 2, maxFindings: 3, findingsLeftOut: { 'dual-writer': 1, '404-storm': 1, 'engine-divergence': 1 } });
     const [note] = run.invocations[0].toolExecutionNotifications;
     expect(note.level).toBe('warning');
-    expect(note.message.text).toMatch(/^3 of 6 findings left out by --max-findings 3, which keeps the gravest/);
+    expect(note.message.text).toMatch(/^3 of 6 findings left out by --max-findings 3 \(the gravest kept/);
     expect(note.message.text).toContain('engine-divergence 1');
   });
 
