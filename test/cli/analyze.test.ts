@@ -123,6 +123,23 @@ describe('analyze: the gate', () => {
     expect((await cli('analyze', 'samples/writers.ndjson', 'samples/http-edge.ndjson', '--baseline', baseline)).code).toBe(1);
   });
 
+  it('a baseline still suppresses an orphaned request once a line is added at the top of the log or the log is split in two', async () => {
+    const baseline = join(dir, 'known.json');
+    const lines = readFileSync('samples/stream-vs-session.ndjson', 'utf8').trimEnd().split('\n');
+    expect((await cli('analyze', 'samples/stream-vs-session.ndjson', '--write-baseline', baseline)).err).toContain('wrote 3 finding(s)');
+    expect(JSON.parse(readFileSync(baseline, 'utf8')).keys.filter((k: { rule: string }) => k.rule === 'orphaned-request')).toHaveLength(2);
+    const prepended = join(dir, 'prepended.ndjson');
+    writeFileSync(prepended, `{"msg":"app started","level":"info"}\n${lines.join('\n')}\n`);
+    const [a, b] = [join(dir, 'a.ndjson'), join(dir, 'b.ndjson')];
+    writeFileSync(a, `${lines.slice(0, 6).join('\n')}\n`);
+    writeFileSync(b, `${lines.slice(6).join('\n')}\n`);
+    for (const paths of [[prepended], [a, b]]) {
+      const r = await cli('analyze', ...paths, '--baseline', baseline);
+      expect(r.err).toContain('3 known finding(s) suppressed');
+      expect(r.code).toBe(0);
+    }
+  });
+
   it('writes sarif, junit and markdown reports to a file with -o', async () => {
     const sarif = join(dir, 'r.sarif');
     await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '-o', sarif);
