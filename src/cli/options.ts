@@ -63,7 +63,8 @@ export function addReportOptions(cmd: Command): Command {
     .option('-o, --output <file>', 'write the report to a file instead of stdout')
     .option(
       '--max-findings <n>',
-      `findings per rule shown in full (text; default: ${DEFAULT_MAX_FINDINGS_PER_RULE}) or carried, paged (html; default: ${DEFAULT_HTML_MAX_FINDINGS}); the rest counted per session`,
+      `findings per rule shown in full (text; default: ${DEFAULT_MAX_FINDINGS_PER_RULE}) or carried, paged (html; default: ${DEFAULT_HTML_MAX_FINDINGS}); the rest counted per session; ` +
+        'sarif: results in all, the gravest kept and the rest counted per rule (default: every finding; GitHub code scanning takes 5000)',
     );
 }
 

@@ -1,5 +1,5 @@
 import type { FindingList, Report } from '../model/finding.js';
-import { isRuleId, ruleOf } from '../detect/rules/index.js';
+import { isRuleId } from '../detect/rules/index.js';
 import { findingFingerprint } from './identity.js';
 import { keepFindings, withFindings } from './recount.js';
 
@@ -13,10 +13,15 @@ export interface BaselineEntry {
 
 /** A file of known findings to suppress, written by `--write-baseline`. */
 export interface BaselineFile {
-  version: 2;
+  version: typeof BASELINE_VERSION;
   keys: BaselineEntry[];
 }
 
+/**
+ * 3: the end-of-log rules are keyed on what they are, no longer on a line number (findings/identity.ts).
+ * A version-3 file read by an earlier resumescope is refused with a message, not read with keys that match nothing.
+ */
+export const BASELINE_VERSION = 3;
 
 export function writeBaseline(report: Report<FindingList>): BaselineFile {
   const byKey = new Map<string, BaselineEntry>();
@@ -28,7 +33,7 @@ export function writeBaseline(report: Report<FindingList>): BaselineFile {
   const keys = [...byKey.values()].sort(
     (a, b) => compare(a.at, b.at) || compare(a.rule, b.rule) || compare(a.key, b.key),
   );
-  return { version: 2, keys };
+  return { version: BASELINE_VERSION, keys };
 }
 
 export function applyBaseline<F extends FindingList>(report: Report<F>, baseline: BaselineFile): { report: Report<F>; suppressed: number } {
@@ -40,7 +45,9 @@ export function applyBaseline<F extends FindingList>(report: Report<F>, baseline
 
 /** Validates parsed baseline JSON (the CLI reads the file); throws an Error naming what is wrong. */
 export function parseBaseline(value: unknown): BaselineFile {
-  if (!isObject(value) || (value.version !== 1 && value.version !== 2)) throw new Error('baseline: expected an object with "version": 2');
+  if (!isObject(value) || (value.version !== 1 && value.version !== 2 && value.version !== BASELINE_VERSION)) {
+    throw new Error(`baseline: expected an object with "version": ${BASELINE_VERSION} (or 1 or 2, written by an earlier resumescope)`);
+  }
   const version = value.version;
   if (!Array.isArray(value.keys)) throw new Error('baseline: "keys" must be an array');
   const keys = value.keys.map((entry: unknown, i: number): BaselineEntry => {
@@ -57,19 +64,18 @@ export function parseBaseline(value: unknown): BaselineFile {
       at: typeof entry.at === 'string' ? entry.at : '',
       message: typeof entry.message === 'string' ? entry.message : '',
     };
-    return version === 1 ? fromVersion1(parsed) : parsed;
+    return version === BASELINE_VERSION ? parsed : rekeyed(parsed);
   });
-  return { version: 2, keys };
+  return { version: BASELINE_VERSION, keys };
 }
 
 /**
- * Version 1 keyed on the message as well (findings/identity.ts says why no longer):
- * its entries name rule, session and time, which is the identity of every rule but
- * an end-of-log one; those keep their old key and match nothing until rewritten.
+ * An entry of an earlier version, keyed anew from what it names: rule, session, time and message, all
+ * the identity needs (findings/identity.ts). Version 1 keyed on the message as well; versions 1 and 2
+ * keyed a rule settled at the end of the log on the line of its first evidence, which moves.
  */
-function fromVersion1(e: BaselineEntry): BaselineEntry {
-  if (ruleOf(e.rule).live.settles === 'end-of-log') return e;
-  return { ...e, key: findingFingerprint({ rule: e.rule, session: e.session, at: e.at, evidence: [] }) };
+function rekeyed(e: BaselineEntry): BaselineEntry {
+  return { ...e, key: findingFingerprint(e) };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

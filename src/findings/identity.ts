@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { ruleOf } from '../detect/rules/index.js';
 import type { Finding } from '../model/finding.js';
 
 // What makes two findings one fault: in a baseline across re-runs, in SARIF's
@@ -12,12 +11,19 @@ import type { Finding } from '../model/finding.js';
 // "retired only at ..." once a later line retires it), so a baseline keyed on it
 // stops suppressing a finding whose words change as the log grows. Not the
 // evidence's file:line either: line numbers move whenever an export is cut
-// differently. The exception is a rule settled at the end of the log
-// (orphaned-request): its time is where the log ended, or a timeout, and moves
-// as the log grows, so the line number of its first evidence says which request
-// it is (the number only: one log read as a path, from stdin or gzipped is one log).
+// differently, a line is added at the top, or the log is split into files.
+//
+// The exception is orphaned-request, whose `at` is the stranding until a later
+// line times the request out, and then that time-out: keyed on it, a finding
+// would change key as the log grows (announced twice in live mode, out of a
+// baseline written before the time-out). It is the request that names it: the
+// message up to its fate (request id, method, stream and what stranded it,
+// with that time), which is the same whatever the log holds after it.
+// stranded-response and session-in-stateless-era, also settled at the end of the
+// log, complete at the record they cite first (the response stored, the session
+// minted or echoed): their `at` does not move, and names them.
 
-export type IdentifiedFinding = Pick<Finding, 'rule' | 'session' | 'at' | 'evidence'>;
+export type IdentifiedFinding = Pick<Finding, 'rule' | 'session' | 'at' | 'message'>;
 
 /** The identity as a string: equal for the same fault, different otherwise. */
 export function findingIdentity(f: IdentifiedFinding): string {
@@ -30,8 +36,15 @@ export function findingFingerprint(f: IdentifiedFinding): string {
   return createHash('sha256').update(findingIdentity(f)).digest('hex').slice(0, 16);
 }
 
+/**
+ * An orphaned request's fate, the end of its message (detect/rules/orphaned-request.ts), which the
+ * lines after the stranding change: timed out or still unanswered, and how many answers were refused.
+ * Built of times and counts only, never of a logged value, so that it is cut from the end unambiguously.
+ */
+const ORPHAN_FATE =
+  /; (?:it timed out at [0-9T:.Z+-]+ unanswered|it is still unanswered when the log ends)(?: \(\d+ answers? got an error status and (?:was|were) not taken\))?$/;
+
 function anchorOf(f: IdentifiedFinding): string {
-  if (ruleOf(f.rule).live.settles !== 'end-of-log') return f.at;
-  const first = f.evidence[0];
-  return first === undefined ? f.at : `line ${first.line}`;
+  if (f.rule !== 'orphaned-request') return f.at;
+  return `request ${f.message.replace(ORPHAN_FATE, '')}`;
 }

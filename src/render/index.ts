@@ -35,7 +35,10 @@ export interface RenderOptions {
   color?: boolean;
   /** resumescope's version, for SARIF. */
   toolVersion?: string;
-  /** Text: findings shown in full per rule; HTML: carried per rule, paged (the rest counted per session). */
+  /**
+   * Text: findings shown in full per rule; HTML: carried per rule, paged (the rest counted per session);
+   * SARIF: results in all, the gravest (absent: every finding).
+   */
   maxFindings?: number;
   /** The gate shown in the markdown and HTML status lines. */
   failOn?: FailOn;
@@ -107,7 +110,7 @@ function junitOptions(opts: RenderOptions) {
 }
 
 function sarifOptions(opts: RenderOptions) {
-  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText, unusable: opts.unusable };
+  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText, unusable: opts.unusable, maxResults: opts.maxFindings };
 }
 
 function textOptions(opts: RenderOptions) {

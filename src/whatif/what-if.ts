@@ -125,7 +125,7 @@ function remainingTruncations(before: Report, after: Report, shortfalls: Readonl
   const keys = new Set(before.findings.filter((f) => f.rule === 'silent-truncation').map(findingIdentity));
   return judged.truncations.filter((t) => !shortfalls.has(t.upgradeId))
     .map((t) => ({ session: t.session, at: isoTime(t.atMs), causes: t.causes, ...(t.unplaced && { unplaced: t.unplaced.eventId }) }))
-    .filter((t) => keys.has(findingIdentity({ rule: 'silent-truncation', session: t.session, at: t.at, evidence: [] })));
+    .filter((t) => keys.has(findingIdentity({ rule: 'silent-truncation', session: t.session, at: t.at, message: '' })));
 }
 
 /**

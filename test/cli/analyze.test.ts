@@ -123,6 +123,23 @@ describe('analyze: the gate', () => {
     expect((await cli('analyze', 'samples/writers.ndjson', 'samples/http-edge.ndjson', '--baseline', baseline)).code).toBe(1);
   });
 
+  it('a baseline still suppresses an orphaned request once a line is added at the top of the log or the log is split in two', async () => {
+    const baseline = join(dir, 'known.json');
+    const lines = readFileSync('samples/stream-vs-session.ndjson', 'utf8').trimEnd().split('\n');
+    expect((await cli('analyze', 'samples/stream-vs-session.ndjson', '--write-baseline', baseline)).err).toContain('wrote 3 finding(s)');
+    expect(JSON.parse(readFileSync(baseline, 'utf8')).keys.filter((k: { rule: string }) => k.rule === 'orphaned-request')).toHaveLength(2);
+    const prepended = join(dir, 'prepended.ndjson');
+    writeFileSync(prepended, `{"msg":"app started","level":"info"}\n${lines.join('\n')}\n`);
+    const [a, b] = [join(dir, 'a.ndjson'), join(dir, 'b.ndjson')];
+    writeFileSync(a, `${lines.slice(0, 6).join('\n')}\n`);
+    writeFileSync(b, `${lines.slice(6).join('\n')}\n`);
+    for (const paths of [[prepended], [a, b]]) {
+      const r = await cli('analyze', ...paths, '--baseline', baseline);
+      expect(r.err).toContain('3 known finding(s) suppressed');
+      expect(r.code).toBe(0);
+    }
+  });
+
   it('writes sarif, junit and markdown reports to a file with -o', async () => {
     const sarif = join(dir, 'r.sarif');
     await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '-o', sarif);
@@ -135,6 +152,17 @@ describe('analyze: the gate', () => {
     expect(junit).toContain('<testsuite');
     const md = (await cli('analyze', 'samples/writers.ndjson', '--format', 'markdown')).out;
     expect(md).toContain('| `dual-writer` | error | 1 |');
+  });
+
+  it('caps SARIF only when --max-findings is given, saying on stderr what it left out; text keeps its own meaning of the flag', async () => {
+    const found = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json')).out).findings.length;
+    expect(JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif')).out).runs[0].results).toHaveLength(found);
+    const r = await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '--max-findings', '2');
+    expect(JSON.parse(r.out).runs[0].results).toHaveLength(2);
+    expect(r.err).toContain(`resumescope: SARIF: ${found - 2} of ${found} findings left out by --max-findings 2`);
+    expect(r.code).toBe(1);
+    const plain = await cli('analyze', 'samples/writers.ndjson', '--format', 'sarif', '--max-findings', String(found));
+    expect(plain.err).not.toContain('left out');
   });
 
   it('writes the JSON report with -o byte for byte as on stdout, replacing what the file held', async () => {

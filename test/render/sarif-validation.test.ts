@@ -90,6 +90,8 @@ beforeAll(async () => {
   await analyzeIn(ROOT, 'samples', 'samples');
   await analyzeIn(ROOT, 'absolute-inside-cwd', join(ROOT, 'samples/writers.ndjson'));
   await analyzeIn(ROOT, 'zero-findings', 'samples/clean.ndjson');
+  // --max-findings given: fewer results than findings, and the run says what it left out.
+  await analyzeIn(ROOT, 'capped', 'samples', '--max-findings', '3');
   await analyzeIn(ROOT, 'rejected-lines', 'test/fixtures/bad-lines.ndjson');
   // Unusable inputs beside a good one: a missing file, a file of no record, one outside the working directory.
   writeFileSync(join(checkout, 'logs', 'no-records.ndjson'), 'hello\nnot json\n');
@@ -186,6 +188,20 @@ describe('the SARIF corpus', () => {
     const clean = read('zero-findings').runs[0]!;
     expect(clean).not.toHaveProperty('properties');
     expect(clean.invocations[0]!.toolExecutionNotifications).toEqual([]);
+  });
+
+  it('carries only the gravest findings under --max-findings, and counts the rest per rule in a warning and the run\'s properties', () => {
+    const all = read('samples').runs[0]!;
+    const run = read('capped').runs[0]! as Sarif['runs'][number] & { properties?: { maxFindings: number; findingsLeftOut: Record<string, number> } };
+    expect(run.results).toHaveLength(3);
+    const leftOut = Object.values(run.properties!.findingsLeftOut).reduce((a, b) => a + b, 0);
+    expect(run.properties!.maxFindings).toBe(3);
+    expect(leftOut).toBe(all.results.length - 3);
+    const warnings = run.invocations[0]!.toolExecutionNotifications.filter((n) => n.level === 'warning');
+    expect(warnings.map((n) => n.message.text)).toContainEqual(expect.stringContaining(`${leftOut} of ${all.results.length} findings left out by --max-findings 3`));
+    expect(all.results.filter((r) => (r as unknown as { level: string }).level === 'error').length).toBeGreaterThanOrEqual(3);
+    for (const r of run.results) expect((r as unknown as { level: string }).level).toBe('error');
+    expect(read('samples').runs[0]!).not.toHaveProperty('properties.findingsLeftOut');
   });
 
   it('says a run with unusable inputs did not succeed, with an error at each unusable file', () => {

@@ -157,3 +157,40 @@ describe('SARIF written a result at a time', () => {
     }
   });
 });
+
+describe('SARIF under --max-findings (GitHub code scanning takes 5,000 results a run, refuses more than 25,000)', () => {
+  const capped = (maxResults?: number) => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, ...(maxResults !== undefined && { maxResults }) })).runs[0];
+
+  it('keeps the gravest findings, by severity then the report\'s order, and counts the rest per rule', () => {
+    const run = capped(3);
+    expect(run.results.map((r: { ruleId: string }) => r.ruleId)).toEqual(['cross-principal-replay', 'silent-truncation', 'event-id-without-session']);
+    expect(run.properties).toEqual({ rejectedLines: 2, maxFindings: 3, findingsLeftOut: { 'dual-writer': 1, '404-storm': 1, 'engine-divergence': 1 } });
+    const [note] = run.invocations[0].toolExecutionNotifications;
+    expect(note.level).toBe('warning');
+    expect(note.message.text).toMatch(/^3 of 6 findings left out by --max-findings 3 \(the gravest kept/);
+    expect(note.message.text).toContain('engine-divergence 1');
+  });
+
+  it('writes the same as the whole report built at once', async () => {
+    const { toSarif } = await import('../../src/render/sarif.js');
+    const whole = JSON.stringify(toSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: 2 }), null, 2);
+    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: 2 }).trimEnd()).toBe(whole);
+  });
+
+  it('near miss: a cap at or above the number of findings leaves the report as without one', () => {
+    const plain = renderSarif(makeReport(), { toolVersion: '1.2.3', lineText });
+    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: FINDINGS.length })).toBe(plain);
+    expect(capped().results).toHaveLength(FINDINGS.length);
+  });
+
+  it('warns on stderr, naming the flag, of a report code scanning would refuse; and says what a cap left out', async () => {
+    const { sarifSizeNotes } = await import('../../src/render/sarif.js');
+    const many = (n: number) => Array.from({ length: n }, (_, i) => ({ ...FINDINGS[0]!, at: new Date(Date.parse(FINDINGS[0]!.at) + i).toISOString() }));
+    expect(sarifSizeNotes(many(25_000), undefined)).toEqual([]);
+    const [warning, ...more] = sarifSizeNotes(many(25_001), undefined);
+    expect(more).toEqual([]);
+    expect(warning).toMatch(/25001 results: GitHub code scanning rejects an upload of more than 25,000 .*--max-findings 5000/);
+    expect(sarifSizeNotes(many(25_001), 25_001)).toEqual([]);
+    expect(sarifSizeNotes(makeReport().findings, 3)).toEqual([expect.stringMatching(/^resumescope: SARIF: 3 of 6 findings left out by --max-findings 3/)]);
+  });
+});

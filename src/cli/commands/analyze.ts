@@ -15,6 +15,7 @@ import {
   type SettingFlags,
 } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
+import { sarifSizeNotes } from '../../render/sarif.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress-line.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
@@ -81,10 +82,12 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     }
     const lineText = lineTextResolver(ws.db);
     const cwd = process.cwd();
+    // No default here: each format has its own, and SARIF has none (every finding) unless the flag is given.
+    const maxFindings = flags.maxFindings === undefined ? undefined : positiveInt(flags.maxFindings, '--max-findings');
     const chunks = renderChunks(format, report, {
       lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
       color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn, unusable: ws.unusableInputs,
-      ...(flags.maxFindings !== undefined && { maxFindings: positiveInt(flags.maxFindings, '--max-findings') }),
+      ...(maxFindings !== undefined && { maxFindings }),
       ...(format === 'html' && htmlReaders(ws.db)),
     });
     // The HTML report explains every rule it shows; text appended after </html> would be lost.
@@ -93,6 +96,8 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     await writeChunks([chunks, explained], flags.output, io);
     // A pipeline that keeps the JSON, SARIF or JUnit report still hears of a node's restart in its log.
     if (!showsLosses(format)) for (const line of lossNotes(report)) io.err(line);
+    // What the SARIF report left out, or that code scanning would refuse it: said where the run's log goes, not in the report.
+    if (format === 'sarif') for (const line of sarifSizeNotes(report.findings, maxFindings)) io.err(line);
     if (ws.unusable) return 2;
     return exitCodeFor(report, failOn);
   } finally {
