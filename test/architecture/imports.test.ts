@@ -77,6 +77,21 @@ describe('the import graph of src/', () => {
     expect(out).toEqual([]);
   });
 
+  it('keeps render and the tui components off the database: they get read models, not a connection', () => {
+    // render ranks above store, so the stage rule alone lets it query; without a Db handle it cannot.
+    const pure = (f: string) => /^(render|tui\/components)\//.test(relative(SRC, f));
+    const touching = files.filter(pure).flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      const why = [
+        ...graph.get(f)!.filter((t) => relative(SRC, t) === 'store/db.ts').map(() => 'imports store/db'),
+        ...(/['"]better-sqlite3['"]/.test(text) ? ['imports better-sqlite3'] : []),
+        ...(/\.prepare\(/.test(text) ? ['prepares SQL'] : []),
+      ];
+      return why.map((w) => `${relative(SRC, f)}: ${w}`);
+    });
+    expect(touching).toEqual([]);
+  });
+
   it('has no import cycle, type-only imports included', () => {
     // Tarjan's strongly connected components: any component of two or more files is a cycle.
     let index = 0;

@@ -5,7 +5,7 @@ import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, lineRecordsResolver, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
+import { explainFinding, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
 import type { Finding, NodeLoss, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
@@ -18,6 +18,7 @@ import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress-line.js';
 import { deriveOnTwoThreads } from '../../store/derive-threads.js';
 import { htmlReaders } from '../html-readers.js';
+import { lineRecordsResolver } from '../../store/line-records.js';
 
 interface AnalyzeFlags extends InputOptions, SettingFlags {
   format: string;
