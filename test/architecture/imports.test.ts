@@ -9,14 +9,16 @@ const STAGES: string[][] = [
   ['model', 'engine'],
   // Side by side, so none imports another: pipeline composes them, and the store receives normalized lines only.
   ['read', 'normalize', 'store'],
-  // pipeline: read → normalize → store, in a worker thread for large inputs.
   // instrument writes the log a server keeps; it redacts with normalize's rules.
-  ['pipeline', 'instrument'],
+  ['instrument'],
   ['replay'],
   ['detect'],
   ['findings'],
+  // pipeline composes the stages: read → normalize → store (in a worker thread for large inputs),
+  // and a loaded database → derive → detect (pipeline/findings.ts), for every front end.
+  ['pipeline'],
   ['whatif', 'render', 'live'],
-  // api.ts composes read → normalize → store → detect: the pipeline the front ends call.
+  // api.ts: the pipeline for embedding (files in, a report out).
   ['api'],
   ['tui'],
   ['cli'],
@@ -90,6 +92,21 @@ describe('the import graph of src/', () => {
       return why.map((w) => `${relative(SRC, f)}: ${w}`);
     });
     expect(touching).toEqual([]);
+  });
+
+  it('leaves derive → detect to the pipeline: no front end wires the two itself', () => {
+    const own = new Set(['pipeline/findings.ts', 'store/derive-threads.ts', 'detect/parallel.ts']);
+    const wiring = files
+      .filter((f) => !own.has(relative(SRC, f)) && /\b(deriveOnTwoThreads|detectOnTwoThreads)\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
+    expect(wiring).toEqual([]);
+  });
+
+  it('keeps SQL out of the commands: they ask the store (query runs the SQL it is given)', () => {
+    const asking = files
+      .filter((f) => /^cli\//.test(relative(SRC, f)) && relative(SRC, f) !== 'cli/commands/query.ts' && /\.prepare\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
+    expect(asking).toEqual([]);
   });
 
   it('has no import cycle, type-only imports included', () => {
