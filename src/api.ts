@@ -1,16 +1,15 @@
 import { inMemory } from './findings/recount.js';
 import type { Report } from './model/finding.js';
 import type { RunOptions } from './detect/run.js';
-import { detectOnTwoThreads } from './detect/parallel.js';
 import { expandInputs, type Source } from './read/sources.js';
 import type { Db } from './store/db.js';
 import { loadInputs, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
 import type { InputFormat } from './normalize/formats/index.js';
 import type { ProgressListener } from './model/progress.js';
-import { deriveOnTwoThreads } from './store/derive-threads.js';
+import { findingsOf } from './pipeline/findings.js';
 
 // The programmatic entry: the same pipeline the CLI runs (read → normalize →
-// store → detect), for tests and for embedding.
+// store, then pipeline/findings.ts: derive → detect), for tests and for embedding.
 
 export interface AnalyzeOptions extends RunOptions {
   /** Keep the timeline in this file; default is a throw-away temporary database. */
@@ -40,11 +39,7 @@ export async function loadWorkspace(sources: Source[], opts: { db?: string; onPr
 export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {}): Promise<Report> {
   const ws = await loadWorkspace(sources, opts);
   try {
-    // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
-    opts.onProgress?.({ type: 'stage', stage: 'derive' });
-    await deriveOnTwoThreads(ws.db);
-    opts.onProgress?.({ type: 'stage', stage: 'detect' });
-    return inMemory(await detectOnTwoThreads(ws.db, opts));
+    return inMemory(await findingsOf(ws.db, opts, { onProgress: opts.onProgress }));
   } finally {
     ws.db.close();
   }

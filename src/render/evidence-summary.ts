@@ -1,65 +1,13 @@
-import { BoundedMap } from '../model/bounded-map.js';
+import type { LineOfRecords, SummaryRecord } from '../model/line-records.js';
 import { printable } from '../model/printable.js';
 import { isoTime } from '../model/phrasing.js';
-import { BATCH_LINE_RECORDS, type LineRef } from '../model/record.js';
-import type { Db } from '../store/db.js';
 
 // Evidence as a person scans it: one short line per log line, built from the
 // stored record columns (so an nginx line and a server line read alike),
-// with the raw line kept for --raw and explain.
+// with the raw line kept for --raw and explain. The records come from the
+// store's read model (store/line-records.ts), passed in as a function.
 
-/** The stored columns of a record that a summary reads (a row of `records`). */
-export interface SummaryRecord {
-  kind: string;
-  ts_ms: number;
-  origin?: string | null;
-  session?: string | null;
-  stream?: string | null;
-  node?: string | null;
-  principal?: string | null;
-  via?: string | null;
-  reason?: string | null;
-  aspect?: string | null;
-  log_evicted?: number | null;
-  event_id?: string | null;
-  rpc_kind?: string | null;
-  rpc_id?: string | null;
-  method?: string | null;
-  attached?: number | null;
-  priming?: number | null;
-  of_stream?: string | null;
-  oldest_retained?: string | null;
-  last_event_id?: string | null;
-  new_stream?: string | null;
-  decision?: string | null;
-  status?: number | null;
-  replayed?: number | null;
-  reemitted?: number | null;
-  cancelled?: number | null;
-  first_replayed?: string | null;
-  new_session?: string | null;
-  reset_signalled?: number | null;
-  request_id?: string | null;
-  new_request_id?: string | null;
-  tool?: string | null;
-  executed?: number | null;
-  http_method?: string | null;
-  path?: string | null;
-  retry_ms?: number | null;
-}
-
-/**
- * The records one log line became, in log order (a proxy or OTLP line may hold several). A line of
- * many (an OTLP export request of thousands) lists its first few, and counts the rest by kind.
- */
-export interface LineOfRecords {
-  records: readonly SummaryRecord[];
-  /** Records past those listed, counted by kind in the order each kind first appears. */
-  more?: ReadonlyMap<string, number>;
-}
-
-/** The records of a log line, for its summary; undefined when unknown. */
-export type LineRecords = (ref: LineRef) => LineOfRecords | undefined;
+export type { LineOfRecords, LineRecords, SummaryRecord } from '../model/line-records.js';
 
 export interface SummaryContext {
   /** The finding's session: said once in its heading, so left out of its evidence. */
@@ -166,68 +114,6 @@ export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}, with
   }
   if (withNode) add('node', r.node);
   return parts.join(' ');
-}
-
-/** A batch line's summary is the record cited, the rest counted by kind. */
-const LISTED = BATCH_LINE_RECORDS;
-/** Lines whose records are kept for the next quote: findings of one session cite the same lines. */
-const REMEMBERED = 256;
-
-const SUMMARY_COLUMNS = `r.id, r.kind, r.ts_ms, r.origin, r.session, r.stream, r.node, r.principal, r.via, r.reason, r.aspect,
-  r.log_evicted, r.event_id, r.rpc_kind, r.rpc_id, r.method, r.attached, r.priming, r.of_stream, r.oldest_retained,
-  r.last_event_id, r.new_stream, r.decision, r.status, r.replayed, r.reemitted, r.cancelled, r.first_replayed,
-  r.new_session, r.reset_signalled, r.request_id, r.new_request_id, r.tool, r.executed, r.http_method, r.path, r.retry_ms`;
-
-type StoredSummary = SummaryRecord & { id: number };
-
-/** A line as the resolver remembers it: its first records, and for a batch every record counted by kind. */
-interface LineSeen {
-  first: readonly StoredSummary[];
-  counts?: ReadonlyMap<string, number>;
-}
-
-/**
- * Reads the records of a log line from the store, for summaries. A line of a few records is listed
- * whole. A line of many (an OTLP export request of 8,192) shows the record the finding cites
- * (LineRef.record), or its first few, and counts the rest in SQL: reading every record of such a line
- * for each quote took the text report of 60k records in 3.4 MB lines 31 s (2.9 s as NDJSON).
- */
-export function lineRecordsResolver(db: Db): LineRecords {
-  const first = db.prepare(
-    `SELECT ${SUMMARY_COLUMNS} FROM records r JOIN sources s ON s.id = r.source_id
-     WHERE s.name = ? AND r.line = ? ORDER BY r.id LIMIT ${LISTED + 1}`,
-  );
-  const counts = db.prepare(
-    `SELECT r.kind, count(*) FROM records r JOIN sources s ON s.id = r.source_id
-     WHERE s.name = ? AND r.line = ? GROUP BY r.kind ORDER BY min(r.id)`,
-  );
-  const byId = db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM records r WHERE r.id = ?`);
-  const remembered = new BoundedMap<string, LineSeen | undefined>(REMEMBERED);
-  const seen = (ref: LineRef): LineSeen | undefined => {
-    const key = `${ref.line}\n${ref.file}`;
-    if (remembered.has(key)) return remembered.get(key);
-    const rows = first.all(ref.file, ref.line) as StoredSummary[];
-    const line = rows.length === 0 ? undefined
-      : rows.length <= LISTED ? { first: rows }
-      : { first: rows.slice(0, LISTED), counts: new Map(counts.raw().all(ref.file, ref.line) as [string, number][]) };
-    remembered.set(key, line);
-    return line;
-  };
-  return (ref) => {
-    const line = seen(ref);
-    if (line?.counts === undefined) return line && { records: line.first };
-    const cited = ref.record === undefined ? undefined : (byId.get(ref.record) as StoredSummary | undefined);
-    const records = cited ? [cited] : line.first;
-    return { records, more: without(line.counts, records) };
-  };
-}
-
-/** `counts` less one of each record's kind, kinds counted down to none dropped. */
-function without(counts: ReadonlyMap<string, number>, records: readonly SummaryRecord[]): Map<string, number> {
-  const left = new Map(counts);
-  for (const r of records) left.set(r.kind, (left.get(r.kind) ?? 0) - 1);
-  for (const [k, n] of left) if (n <= 0) left.delete(k);
-  return left;
 }
 
 /** What a proxy line was read as: the record's kind, and for an upgrade its decision and Last-Event-ID. */

@@ -7,11 +7,11 @@ import { renderHtml, type HtmlOptions } from './html/index.js';
 import { renderJson, renderJsonChunks } from './json.js';
 import { renderJunit, renderJunitChunks } from './junit.js';
 import { renderMarkdown } from './markdown.js';
-import { renderSarif, renderSarifChunks } from './sarif.js';
+import { renderSarif, renderSarifChunks, type SarifOptions } from './sarif.js';
 import { renderText } from './text.js';
 
 export type { LineText } from './common.js';
-export { lineRecordsResolver, type LineRecords } from './evidence-summary.js';
+export type { LineRecords } from './evidence-summary.js';
 export { explainFinding, explainRule } from './explain.js';
 export { lossNote, lossNotes } from './node-losses.js';
 export type { RuleExplanation } from '../detect/rule.js';
@@ -27,7 +27,7 @@ export interface RenderOptions {
   lineRecords?: LineRecords;
   /** Text and markdown: quote the raw (redacted) lines instead of summaries. */
   raw?: boolean;
-  /** Text and markdown: file names relative to this folder when under it. */
+  /** Text and markdown: file names relative to this folder when under it. SARIF (required): %SRCROOT%, the folder log paths are relative to. */
   cwd?: string;
   /** Text and markdown: list not-knowable rules (default), or only count them. */
   notKnowable?: boolean;
@@ -109,8 +109,10 @@ function junitOptions(opts: RenderOptions) {
   return { lineText: opts.lineText, failOn: opts.failOn, unusable: opts.unusable };
 }
 
-function sarifOptions(opts: RenderOptions) {
-  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText, unusable: opts.unusable, maxResults: opts.maxFindings };
+function sarifOptions(opts: RenderOptions): SarifOptions {
+  // Render reads no process state: the working directory is the caller's to give.
+  if (opts.cwd === undefined) throw new TypeError("render('sarif'): opts.cwd is required, the folder log paths are relative to (%SRCROOT%)");
+  return { toolVersion: opts.toolVersion ?? 'unknown', lineText: opts.lineText, unusable: opts.unusable, workingDirectory: opts.cwd, maxResults: opts.maxFindings };
 }
 
 function textOptions(opts: RenderOptions) {

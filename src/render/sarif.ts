@@ -17,8 +17,8 @@ export interface SarifOptions {
   lineText?: LineText;
   /** Where the rule docs live; each rule's helpUri is this plus `#<rule-id>`. */
   rulesDocUri?: string;
-  /** %SRCROOT%, the directory log paths are relative to (default: the current directory). */
-  workingDirectory?: string;
+  /** %SRCROOT%, the directory log paths are relative to: the caller's current directory, given (render is pure). */
+  workingDirectory: string;
   /** Inputs that were unusable: the run's execution did not succeed, and each is an error notification. */
   unusable?: readonly UnusableInput[];
   /**
@@ -188,7 +188,7 @@ function sarifWriter(opts: SarifOptions) {
   const unusable = opts.unusable ?? [];
   const docs = opts.rulesDocUri ?? rulesDocUri(opts.toolVersion);
   const ruleIndex = (id: string): number => catalogueOrder(id);
-  const cwd = opts.workingDirectory ?? process.cwd();
+  const cwd = opts.workingDirectory;
   let outsideRoot = false;
   const artifactOf = (file: string) => {
     const a = artifactLocation(file, cwd);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 
 // queries/ holds the SQL resumescope runs, one question per file, in three folders:
 //   rules/<id>.sql   what a rule flags (one row per finding), named by its rule id;
-//   facts/<name>.sql facts several rules or the engine replay read, run with their arguments;
+//   facts/<name>.sql facts the rules or the engine replay read, some with their own arguments
+//                    (a question of one rule names it in its header);
 //   reports/<name>.sql questions for `resumescope query` and the front ends.
 // A name is unique across the folders, so `query dual-writer` needs no folder.
 // Resolved from this module so it works from src/ and dist/.

@@ -4,7 +4,8 @@ import { engineDivergenceWith } from '../detect/rules/engine-divergence.js';
 import { RULES } from '../detect/rules/index.js';
 import { truncationCauses, truncationOutput, type TruncationJudgement } from '../detect/rules/silent-truncation.js';
 import { ReconnectFacts } from '../detect/facts/reconnect-facts.js';
-import { detectOnTwoThreads, type ThreadOptions } from '../detect/parallel.js';
+import type { ThreadOptions } from '../detect/parallel.js';
+import { findingsOf } from '../pipeline/findings.js';
 import { inMemory } from '../findings/recount.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
 import { findingIdentity } from '../findings/identity.js';
@@ -47,8 +48,8 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
   const policy: WhatIfPolicy = { ...pick(afterOpts), unresumable, ...(protocol !== undefined && { protocolVersion: protocol }) };
   const disabled = opts.disabled ?? [];
 
-  // detect() derives the timeline the replay reads, so it runs first.
-  const before = inMemory(await detectOnTwoThreads(db, { ...beforeOpts, disabled }, threads));
+  // The pipeline derives the timeline the replay reads, so it runs first.
+  const before = inMemory(await findingsOf(db, { ...beforeOpts, disabled }, { threads }));
   // The calls a broken stream loses are gathered in the same replay, session by session.
   const broken = protocol === undefined ? undefined : new BrokenCalls(protocol);
   const reDecided = reDecideAll(
@@ -62,7 +63,8 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
   const forgiven = { count: 0 };
   const afterTruncations: { judged?: TruncationJudgement } = {};
   const afterWorld = { ...afterOpts, disabled, rules: afterRules(unresumable, reDecided.retentionShortfalls, forgiven, afterTruncations) };
-  const after = inMemory(await detectOnTwoThreads(db, afterWorld, threads));
+  // The timeline is derived: findingsOf's derive finds nothing to do.
+  const after = inMemory(await findingsOf(db, afterWorld, { threads }));
   const diff = diffFindings(before.findings, after.findings);
   const flips = resolveFlips(db, reDecided.flips);
   const { disappeared } = diff;

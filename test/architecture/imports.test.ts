@@ -9,14 +9,16 @@ const STAGES: string[][] = [
   ['model', 'engine'],
   // Side by side, so none imports another: pipeline composes them, and the store receives normalized lines only.
   ['read', 'normalize', 'store'],
-  // pipeline: read → normalize → store, in a worker thread for large inputs.
   // instrument writes the log a server keeps; it redacts with normalize's rules.
-  ['pipeline', 'instrument'],
+  ['instrument'],
   ['replay'],
   ['detect'],
   ['findings'],
+  // pipeline composes the stages: read → normalize → store (in a worker thread for large inputs),
+  // and a loaded database → derive → detect (pipeline/findings.ts), for every front end.
+  ['pipeline'],
   ['whatif', 'render', 'live'],
-  // api.ts composes read → normalize → store → detect: the pipeline the front ends call.
+  // api.ts: the pipeline for embedding (files in, a report out).
   ['api'],
   ['tui'],
   ['cli'],
@@ -75,6 +77,36 @@ describe('the import graph of src/', () => {
   it('keeps the engine free of the rest of resumescope', () => {
     const out = [...graph].flatMap(([from, targets]) => (stageOf(from) === 'engine' ? targets.filter((t) => stageOf(t) !== 'engine').map((t) => `${relative(SRC, from)} -> ${relative(SRC, t)}`) : []));
     expect(out).toEqual([]);
+  });
+
+  it('keeps render and the tui components off the database: they get read models, not a connection', () => {
+    // render ranks above store, so the stage rule alone lets it query; without a Db handle it cannot.
+    const pure = (f: string) => /^(render|tui\/components)\//.test(relative(SRC, f));
+    const touching = files.filter(pure).flatMap((f) => {
+      const text = readFileSync(f, 'utf8');
+      const why = [
+        ...graph.get(f)!.filter((t) => relative(SRC, t) === 'store/db.ts').map(() => 'imports store/db'),
+        ...(/['"]better-sqlite3['"]/.test(text) ? ['imports better-sqlite3'] : []),
+        ...(/\.prepare\(/.test(text) ? ['prepares SQL'] : []),
+      ];
+      return why.map((w) => `${relative(SRC, f)}: ${w}`);
+    });
+    expect(touching).toEqual([]);
+  });
+
+  it('leaves derive → detect to the pipeline: no front end wires the two itself', () => {
+    const own = new Set(['pipeline/findings.ts', 'store/derive-threads.ts', 'detect/parallel.ts']);
+    const wiring = files
+      .filter((f) => !own.has(relative(SRC, f)) && /\b(deriveOnTwoThreads|detectOnTwoThreads)\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
+    expect(wiring).toEqual([]);
+  });
+
+  it('keeps SQL out of the commands: they ask the store (query runs the SQL it is given)', () => {
+    const asking = files
+      .filter((f) => /^cli\//.test(relative(SRC, f)) && relative(SRC, f) !== 'cli/commands/query.ts' && /\.prepare\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
+    expect(asking).toEqual([]);
   });
 
   it('has no import cycle, type-only imports included', () => {

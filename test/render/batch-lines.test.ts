@@ -6,7 +6,8 @@ import { loadWorkspace } from '../../src/api.js';
 import { lineTextResolver, resolveEvidence } from '../../src/detect/evidence.js';
 import { fileSource } from '../../src/read/sources.js';
 import { CitedLine, recordQuote, type LineRef } from '../../src/model/record.js';
-import { lineRecordsResolver, summarizeLine, type SummaryRecord } from '../../src/render/evidence-summary.js';
+import { summarizeLine, type SummaryRecord } from '../../src/render/evidence-summary.js';
+import { lineRecordsResolver } from '../../src/store/line-records.js';
 import { LineTable } from '../../src/render/html/findings.js';
 
 // An OTLP export request is one line of thousands of records (the collector writes 8,192 to a line):

@@ -22,7 +22,7 @@ function withRejected(n: number) {
   return r;
 }
 
-const sarifRun = (n: number) => JSON.parse(renderSarif(withRejected(n), { toolVersion: '1.2.3', lineText })).runs[0];
+const sarifRun = (n: number) => JSON.parse(renderSarif(withRejected(n), { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo' })).runs[0];
 
 describe('SARIF and rejected lines', () => {
   it('a warning notification says how many and how to list them, and the run\'s properties count them', () => {
@@ -44,7 +44,7 @@ describe('SARIF and rejected lines', () => {
 
   it('is valid SARIF 2.1.0 (the vendored JSON schema)', () => {
     const validate = sarifSchemaValidator();
-    const log = JSON.parse(renderSarif(withRejected(3), { toolVersion: '1.2.3', lineText, unusable: [{ name: 'x.ndjson', reason: 'cannot read (ENOENT: no such file or folder)', file: true }] }));
+    const log = JSON.parse(renderSarif(withRejected(3), { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo', unusable: [{ name: 'x.ndjson', reason: 'cannot read (ENOENT: no such file or folder)', file: true }] }));
     expect(validate(log) ? [] : validate.errors).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { RULE_IDS, ruleOf } from '../../src/detect/rules/index.js';
 import { renderSarif } from '../../src/render/sarif.js';
 import { FINDINGS, lineText, makeReport } from './fixture.js';
 
-const sarif = () => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText }));
+const sarif = () => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, workingDirectory: '/work/repo' }));
 
 describe('renderSarif', () => {
   it('is one SARIF 2.1.0 run by resumescope at the given version', () => {
@@ -49,7 +49,7 @@ describe('renderSarif', () => {
 
   it('quotes a line of megabytes (a message body, up to the reader\'s 16 MiB) by its first 4 KiB, once per citation', () => {
     const long = `{"kind":"event.sent","body":"${'x'.repeat(200_000)}"}`;
-    const results = JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText: () => long })).runs[0].results;
+    const results = JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText: () => long, workingDirectory: '/work/repo' })).runs[0].results;
     const snippets = results.flatMap((r: { locations?: { physicalLocation: { region: { snippet?: { text: string } } } }[] }) =>
       (r.locations ?? []).map((l) => l.physicalLocation.region.snippet!.text));
     expect(snippets.length).toBeGreaterThan(0);
@@ -105,7 +105,7 @@ describe('SARIF artifact URIs', () => {
   it('an absolute log path becomes a file:/// URI with no uriBaseId (SARIF1004)', async () => {
     const { toSarif } = await import('../../src/render/sarif.js');
     const report = { version: 2, findings: [{ rule: 'dual-writer', severity: 'error', session: 'S', at: '2025-01-01T00:00:00.000Z', message: 'm', evidence: [{ file: '/var/log/a b.ndjson', line: 3 }] }], not_knowable: [], summary: {} };
-    const loc = toSarif(report as never, { toolVersion: '1.2.3' }).runs[0]!.results[0]!.locations![0]!.physicalLocation.artifactLocation;
+    const loc = toSarif(report as never, { toolVersion: '1.2.3', workingDirectory: '/work/repo' }).runs[0]!.results[0]!.locations![0]!.physicalLocation.artifactLocation;
     expect(loc).toEqual({ uri: 'file:///var/log/a%20b.ndjson' });
   });
 });
@@ -159,7 +159,7 @@ describe('SARIF written a result at a time', () => {
 });
 
 describe('SARIF under --max-findings (GitHub code scanning takes 5,000 results a run, refuses more than 25,000)', () => {
-  const capped = (maxResults?: number) => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, ...(maxResults !== undefined && { maxResults }) })).runs[0];
+  const capped = (maxResults?: number) => JSON.parse(renderSarif(makeReport(), { toolVersion: '1.2.3', workingDirectory: '/work/repo', lineText, ...(maxResults !== undefined && { maxResults }) })).runs[0];
 
   it('keeps the gravest findings, by severity then the report\'s order, and counts the rest per rule', () => {
     const run = capped(3);
@@ -173,13 +173,13 @@ describe('SARIF under --max-findings (GitHub code scanning takes 5,000 results a
 
   it('writes the same as the whole report built at once', async () => {
     const { toSarif } = await import('../../src/render/sarif.js');
-    const whole = JSON.stringify(toSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: 2 }), null, 2);
-    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: 2 }).trimEnd()).toBe(whole);
+    const whole = JSON.stringify(toSarif(makeReport(), { toolVersion: '1.2.3', workingDirectory: '/work/repo', lineText, maxResults: 2 }), null, 2);
+    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', workingDirectory: '/work/repo', lineText, maxResults: 2 }).trimEnd()).toBe(whole);
   });
 
   it('near miss: a cap at or above the number of findings leaves the report as without one', () => {
-    const plain = renderSarif(makeReport(), { toolVersion: '1.2.3', lineText });
-    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', lineText, maxResults: FINDINGS.length })).toBe(plain);
+    const plain = renderSarif(makeReport(), { toolVersion: '1.2.3', workingDirectory: '/work/repo', lineText });
+    expect(renderSarif(makeReport(), { toolVersion: '1.2.3', workingDirectory: '/work/repo', lineText, maxResults: FINDINGS.length })).toBe(plain);
     expect(capped().results).toHaveLength(FINDINGS.length);
   });
 

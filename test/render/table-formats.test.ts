@@ -22,7 +22,7 @@ describe('a report read from its table', () => {
     const narrowed = filterReport(table, { rules: ['dual-writer', 'silent-truncation', 'duplicate-tool-call', 'engine-divergence'] });
     expect(narrowed.findings.length).toBeGreaterThan(3);
     expect(narrowed.findings.length).toBeLessThan(table.findings.length);
-    const opts = { lineText: lineTextResolver(ws.db), toolVersion: '1.2.3', maxFindings: 2, failOn: 'error' as const };
+    const opts = { lineText: lineTextResolver(ws.db), toolVersion: '1.2.3', cwd: process.cwd(), maxFindings: 2, failOn: 'error' as const };
     for (const report of [table, narrowed]) {
       for (const format of ['json', 'sarif', 'junit', 'text', 'markdown'] as const) {
         const streamed = [...renderChunks(format, report, opts)].join('');

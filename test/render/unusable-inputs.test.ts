@@ -27,7 +27,7 @@ function clean() {
   return r;
 }
 
-const opts = (unusable?: UnusableInput[]): RenderOptions => ({ lineText, toolVersion: '1.2.3', ...(unusable && { unusable }) });
+const opts = (unusable?: UnusableInput[]): RenderOptions => ({ lineText, toolVersion: '1.2.3', cwd: '/work/repo', ...(unusable && { unusable }) });
 
 describe('a report of a run with an unusable input', () => {
   it('markdown leads with a ❌ line saying the gate failed (exit 2), then each input and why; no ✅ anywhere', () => {

@@ -40,6 +40,14 @@ describe('the rule catalogue', () => {
     }
   });
 
+  it('keeps the questions a rule asks in queries/: a module prepares SQL only where a comment says it is plumbing', () => {
+    const inline = RULES.flatMap((r) => {
+      const lines = readFileSync(root(`src/detect/rules/${r.id}.ts`), 'utf8').split('\n');
+      return lines.flatMap((l, i) => (/\.prepare\(/.test(l) && !/\/\/ Plumbing\b/.test(`${lines[i - 1]}\n${lines[i - 2]}`) ? [`${r.id}.ts:${i + 1}`] : []));
+    });
+    expect(inline).toEqual([]);
+  });
+
   it('lists the rules in docs/rules.md in catalogue order', () => {
     const table = [...docs.matchAll(/^\| \[`([a-z0-9-]+)`\]/gm)].map((m) => m[1]);
     const headings = [...docs.matchAll(/^## ([a-z0-9-]+)$/gm)].map((m) => m[1]);

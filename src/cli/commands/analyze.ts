@@ -1,12 +1,11 @@
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeAll } from '../../read/write-all.js';
 import type { Command } from 'commander';
-import { detectOnTwoThreads } from '../../detect/parallel.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';
 import { filterReport } from '../../findings/filter.js';
 import { exitCodeFor } from '../../findings/gate.js';
-import { explainFinding, lineRecordsResolver, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
+import { explainFinding, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
 import type { Finding, NodeLoss, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
 import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
@@ -18,8 +17,9 @@ import { requireKnownSessions } from '../known-sessions.js';
 import { sarifSizeNotes } from '../../render/sarif.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { progressOn } from '../progress-line.js';
-import { deriveOnTwoThreads } from '../../store/derive-threads.js';
+import { findingsOf } from '../../pipeline/findings.js';
 import { htmlReaders } from '../html-readers.js';
+import { lineRecordsResolver } from '../../store/line-records.js';
 
 interface AnalyzeFlags extends InputOptions, SettingFlags {
   format: string;
@@ -63,12 +63,10 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
   const failOn = failOnOf(flags, config);
   const ws = await openWorkspace(paths, flags, io, progress.listener);
   try {
-    // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
-    progress.listener?.({ type: 'stage', stage: 'derive' });
-    await deriveOnTwoThreads(ws.db);
-    requireKnownSessions(ws.db, flags.session);
-    progress.listener?.({ type: 'stage', stage: 'detect' });
-    let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, config));
+    let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, config), {
+      onProgress: progress.listener,
+      onDerived: () => requireKnownSessions(ws.db, flags.session),
+    });
     progress.listener?.({ type: 'stage', stage: 'report' });
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
     if (flags.baseline !== undefined) {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { detectOnTwoThreads } from '../../detect/parallel.js';
-import { deriveOnTwoThreads } from '../../store/derive-threads.js';
+import { findingsOf } from '../../pipeline/findings.js';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { filterReport } from '../../findings/filter.js';
 import type { FindingTable } from '../../detect/finding-table.js';
@@ -42,9 +41,9 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
-        await deriveOnTwoThreads(ws.db);
-        requireKnownSessions(ws.db, flags.session);
-        let report: Report<FindingTable> = await detectOnTwoThreads(ws.db, detectOptions(flags, loadConfig(flags.config, io)));
+        let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, loadConfig(flags.config, io)), {
+          onDerived: () => requireKnownSessions(ws.db, flags.session),
+        });
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
         const total = report.findings.length;

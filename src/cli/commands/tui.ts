@@ -1,7 +1,7 @@
 import { inMemory } from '../../findings/recount.js';
 import type { Command } from 'commander';
-import { detectOnTwoThreads } from '../../detect/parallel.js';
-import { deriveOnTwoThreads } from '../../store/derive-threads.js';
+import { findingsOf } from '../../pipeline/findings.js';
+import { sourceNames } from '../../store/source-names.js';
 import { FindingBook } from '../../live/finding-book.js';
 import { sessionIds } from '../../store/session-timeline.js';
 import { detailLoader } from '../../tui/wire/detail.js';
@@ -79,12 +79,11 @@ async function explore(
   try {
     let source;
     try {
-      await deriveOnTwoThreads(ws.db);
-      const report = inMemory(await detectOnTwoThreads(ws.db, options));
+      const report = inMemory(await findingsOf(ws.db, options));
       const book = new FindingBook();
       const sessions = sessionIds(ws.db);
       book.apply(sessions, report.findings);
-      const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : (ws.db.prepare('SELECT name FROM sources ORDER BY id').pluck().all() as string[]);
+      const names = ws.sources.length > 0 ? ws.sources.map((s) => s.name) : sourceNames(ws.db);
       source = { book, model: new DashboardModelSource(ws.db, book, { sources: names, mode: 'recorded', sharedSessionStore: options.sharedSessionStore }) };
       source.model.refresh(sessions);
     } finally {

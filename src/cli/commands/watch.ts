@@ -15,6 +15,7 @@ import { splittingOf } from '../../read/entries.js';
 import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
 import { noLogFiles, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
+import { sourceHeld } from '../../store/source-names.js';
 import { detailLoader } from '../../tui/wire/detail.js';
 import { printable } from '../../model/printable.js';
 import { lossNote } from '../../render/index.js';
@@ -260,10 +261,10 @@ class LossTeller {
  * run would get every record twice (and findings such as session-id-reuse for each).
  */
 function refuseFollowedBefore(db: Db, targets: string[], dbPath: string | undefined): void {
-  const seen = db.prepare("SELECT name FROM sources WHERE name = ? OR name LIKE ? || ' (%' LIMIT 1").pluck();
+  const held = sourceHeld(db);
   for (const t of targets) {
     const name = t === '-' ? STDIN_NAME : t;
-    if (seen.get(name, name) !== undefined) {
+    if (held(name)) {
       throw new UsageError(`${dbPath}: already holds ${name} from an earlier run; following it again would store its lines twice. Use a new --db file.`);
     }
   }

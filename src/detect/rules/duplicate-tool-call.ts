@@ -164,24 +164,7 @@ function unlinkedStatelessCalls(db: Db, opts: DetectOptions, judged: ReadonlySet
  * execution's session.
  */
 function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
-  const rows = db
-    .prepare(
-      `WITH execs AS MATERIALIZED (
-         SELECT c.id, c.ts_ms, c.session, c.tool, c.args_hash, c.principal
-         FROM calls c
-         WHERE c.method = 'tools/call' AND c.session IS NOT NULL AND c.tool IS NOT NULL AND c.args_hash IS NOT NULL
-           AND COALESCE(c.executed, c.status BETWEEN 200 AND 299) = 1
-       ), owners AS MATERIALIZED (
-         -- a session's first principal, asked once per session that needs it
-         SELECT d.session, (SELECT r.principal FROM records r WHERE r.session = d.session AND r.principal IS NOT NULL
-           AND r.shadowed = 0 ORDER BY r.ts_ms, r.id LIMIT 1) AS principal
-         FROM (SELECT DISTINCT session FROM execs WHERE principal IS NULL) d)
-       SELECT e.tool, e.args_hash, e.session, e.ts_ms, COALESCE(e.principal, o.principal) IS NULL AS unattributed
-       FROM execs e LEFT JOIN owners o ON o.session = e.session
-       ORDER BY e.tool, e.args_hash, e.ts_ms, e.id`,
-    )
-    .raw()
-    .iterate() as IterableIterator<[string, string, string, number, number]>;
+  const rows = eachQueryRow<{ tool: string; args_hash: string; session: string; ts_ms: number; unattributed: number }>(db, 'facts/tool-executions-by-arguments', opts);
   const sessions = new Set<string>();
   // One pass per tool and arguments in log order, keeping the latest earlier execution from another
   // session, of any and of an unattributed one (pairing every two executions of one tool and arguments
@@ -189,7 +172,7 @@ function unattributedRetries(db: Db, opts: DetectOptions): NotKnowable[] {
   let group: string | undefined;
   let any = new LatestElsewhere();
   let unattributed = new LatestElsewhere();
-  for (const [tool, argsHash, session, ts, unknown] of rows) {
+  for (const { tool, args_hash: argsHash, session, ts_ms: ts, unattributed: unknown } of rows) {
     const key = `${tool}\0${argsHash}`;
     if (key !== group) {
       group = key;

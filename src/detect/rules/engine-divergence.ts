@@ -313,6 +313,7 @@ function stillDivergent(
   const divergent: RawFinding[] = [];
   const undecided: RawFinding[] = [];
   if (refused.length === 0) return { divergent, undecided };
+  // Plumbing, not a question for queries/: the time of the log's last record.
   const logEnd = (db.prepare('SELECT max(ts_ms) FROM records').pluck().get() as number | null) ?? -Infinity;
   const provenStale = new Set<string>();
   for (const { finding: f, streams } of refused) {

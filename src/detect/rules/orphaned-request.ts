@@ -5,7 +5,7 @@ import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface OrphanRow {
@@ -68,7 +68,7 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
-  const proxySessions = db.prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND decision <> 'fresh'`).pluck().all() as string[];
+  const proxySessions = queryRows<{ session: string }>(db, 'facts/reconnected-sessions', opts).map((r) => r.session);
   for (const session of proxyOnlySessions(db, proxySessions)) notKnowable.push({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN });
   return { findings, notKnowable };
 }

@@ -5,14 +5,15 @@ import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions, uncreatedSessions } from '../facts/sessions.js';
 import { pendingAtReconnects, type PendingAtReconnects } from '../facts/pending-at-reconnects.js';
-import type { RawFinding } from '../types.js';
+import { queryRows } from '../query-rows.js';
+import type { DetectOptions, RawFinding } from '../types.js';
 
 // Which accepted attaches found server requests pending and re-emitted or cancelled fewer of them? The
 // requests pending at each come from one walk of queries/facts/requests-and-reconnects.sql
 // (facts/pending-at-reconnects.ts), not from SQL of its own: listing the pending requests of every
 // attach made a session that never answers its requests cost its length squared.
 
-function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
+function pendingNotReemitted(db: Db, opts: DetectOptions, facts: PendingAtReconnects): { findings: RawFinding[]; notKnowable: NotKnowable[] } {
   const rows = facts.attachShortfalls;
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
@@ -40,11 +41,7 @@ function pendingNotReemitted(db: Db, facts: PendingAtReconnects): { findings: Ra
   }
   // Sessions whose pending requests cannot be seen: a proxy log, or a log that starts after the session was created.
   const judged = new Set(rows.map((r) => r.attach.id));
-  const attaches = (
-    db
-      .prepare(`SELECT id, session, ts_ms FROM upgrades WHERE decision = 'attach' AND status BETWEEN 200 AND 299 AND session IS NOT NULL ORDER BY ts_ms, id`)
-      .all() as { id: number; session: string; ts_ms: number }[]
-  ).filter((u) => !judged.has(u.id));
+  const attaches = queryRows<{ id: number; session: string; ts_ms: number }>(db, 'facts/accepted-attaches', opts).filter((u) => !judged.has(u.id));
   const sessions = attaches.map((u) => u.session);
   const proxyOnly = proxyOnlySessions(db, sessions);
   const uncreated = uncreatedSessions(db, sessions);
@@ -93,5 +90,5 @@ export default defineRule({
   },
   live: { reads: [], settles: 'at-once' },
   facts: [pendingAtReconnects],
-  detect: (ctx) => pendingNotReemitted(ctx.db, ctx.shared(pendingAtReconnects)),
+  detect: (ctx) => pendingNotReemitted(ctx.db, ctx.opts, ctx.shared(pendingAtReconnects)),
 });

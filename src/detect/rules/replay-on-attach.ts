@@ -41,16 +41,7 @@ function replayOnAttach(db: Db, opts: DetectOptions): { findings: RawFinding[]; 
     };
   });
   const judged = new Set(rows.map((r) => r.upgrade_id));
-  const unknown = (
-    db
-      .prepare(
-        `SELECT u.id, u.session, u.ts_ms FROM upgrades u
-         WHERE u.decision IN ('attach', 'resume') AND u.last_event_id IS NULL AND u.session IS NOT NULL
-           AND u.status BETWEEN 200 AND 299 AND u.replayed IS NULL AND u.first_replayed IS NULL AND u.replayed_ids IS NULL
-         ORDER BY u.ts_ms, u.id`,
-      )
-      .all() as { id: number; session: string; ts_ms: number }[]
-  ).filter((u) => !judged.has(u.id));
+  const unknown = queryRows<{ id: number; session: string; ts_ms: number }>(db, 'facts/uncounted-session-resumptions', opts).filter((u) => !judged.has(u.id));
   const proxyOnly = proxyOnlySessions(db, unknown.map((u) => u.session));
   const notKnowable = unknown.map(
     (u): NotKnowable => ({

@@ -223,6 +223,7 @@ function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
  */
 function droppedWithEarlierIncarnation(db: Db, resumptions: Reconnect[], evictions: Evictions): Truncation[] {
   if (resumptions.length === 0) return [];
+  // Plumbing, not a question for queries/: the times of records already chosen, looked up by id.
   const sentAt = new Map(
     (db.prepare('SELECT id, ts_ms FROM records WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(resumptions.map((r) => r.last.elsewhere!.recordId))) as { id: number; ts_ms: number }[]).map((x) => [x.id, x.ts_ms]),
   );

@@ -4,7 +4,7 @@ import { at, duration, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { STREAMS_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
-import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 
 interface StaleWriterRow {
@@ -52,10 +52,7 @@ function staleWriterBlocksReconnect(db: Db, opts: DetectOptions): DetectorOutput
     });
   }
   // A proxy sees the 409s but not which stream the server still holds.
-  const conflicted = db
-    .prepare(`SELECT DISTINCT session FROM upgrades WHERE session IS NOT NULL AND status = 409`)
-    .pluck()
-    .all() as string[];
+  const conflicted = queryRows<{ session: string }>(db, 'facts/conflicted-sessions', opts).map((r) => r.session);
   for (const session of proxyOnlySessions(db, conflicted)) notKnowable.push({ rule: 'stale-writer-blocks-reconnect', session, reason: STREAMS_HIDDEN });
   return { findings, notKnowable };
 }
