@@ -3,6 +3,7 @@
 // interval keeps the event loop free for keys and for reading input.
 import { render } from 'ink';
 import { performance } from 'node:perf_hooks';
+import { colourWanted } from '../render/colour.js';
 import { App } from './App.js';
 import type { LineRef } from './dashboardState.js';
 import type { DashboardModel, RejectedLine, SessionDetail } from './view-model.js';
@@ -19,6 +20,8 @@ export interface RenderDashboardOptions {
   patchConsole?: boolean;
   loadRejected?: (offset: number, limit: number) => RejectedLine[];
   openLine?: (ref: LineRef) => string | undefined;
+  /** Whether to paint; by default as for every output (src/render/colour.ts: NO_COLOR, FORCE_COLOR, TERM=dumb). */
+  colour?: boolean;
 }
 
 export const DEFAULT_THROTTLE_MS = 100;
@@ -32,6 +35,7 @@ export function renderDashboard(
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
   const throttleMs = opts.throttleMs ?? DEFAULT_THROTTLE_MS;
+  const colour = opts.colour ?? colourWanted(Boolean(stdout.isTTY), process.env);
 
   let timer: NodeJS.Timeout | undefined;
   let lastDraw = Number.NEGATIVE_INFINITY;
@@ -48,6 +52,7 @@ export function renderDashboard(
         {...(opts.openLine && { openLine: opts.openLine })}
         width={stdout.columns || 80}
         height={stdout.rows || 24}
+        colour={colour}
         onQuit={quit}
       />
     );

@@ -2,6 +2,8 @@ import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
 import { render } from 'ink';
 import { createElement } from 'react';
+import { colourWanted } from '../../render/colour.js';
+import { ColourContext } from '../components/Line.js';
 import { Loading } from '../components/Loading.js';
 import type { DashboardModel, SessionDetail } from '../view-model.js';
 import { renderDashboard, type RenderDashboardOptions } from '../run.js';
@@ -100,7 +102,9 @@ export function showLoading(stdout: NodeJS.WriteStream = process.stdout, keys?: 
   let phase: 'reading' | 'judging' = 'reading';
   let keyIgnored = false;
   const seen = new Map<string, number>();
-  const element = () => createElement(Loading, { lines, source, phase, keyIgnored, width: stdout.columns || 80 });
+  const colour = colourWanted(Boolean(stdout.isTTY), process.env);
+  const element = () =>
+    createElement(ColourContext.Provider, { value: colour }, createElement(Loading, { lines, source, phase, keyIgnored, width: stdout.columns || 80 }));
   const instance = render(element(), { stdout, patchConsole: false, exitOnCtrlC: false });
   const stream = keys?.stream;
   // As ink reads keys ('readable', then read()): the dashboard's ink takes the stream over in the same mode.
