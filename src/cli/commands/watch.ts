@@ -188,7 +188,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       onMoved: (source) => {
         replaced.add(source);
         if (model !== undefined) {
-          model.noteSourceEvent(`${source} rotated, new file followed`);
+          model.noteSourceEvent(source, 'rotated, new file followed');
           dashboard?.notify();
         }
       },
@@ -197,7 +197,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
         if (why === 'truncated' && model !== undefined) {
-          model.noteSourceEvent(`${source} ${why}, new file followed`);
+          model.noteSourceEvent(source, `${why}, new file followed`);
           dashboard?.notify();
         }
         if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0, 'eof');

@@ -109,9 +109,9 @@ export class DashboardModelSource {
     return true;
   }
 
-  /** A followed file was rotated or truncated: the header says so. */
-  noteSourceEvent(text: string): void {
-    this.events = [...this.events.slice(-(MAX_SOURCE_EVENTS - 1)), { at: new Date(this.now()).toISOString(), text }];
+  /** A followed file was rotated or truncated (`text`: how): the header says so. */
+  noteSourceEvent(source: string, text: string): void {
+    this.events = [...this.events.slice(-(MAX_SOURCE_EVENTS - 1)), { at: new Date(this.now()).toISOString(), source, text }];
     this.snapshot = undefined;
   }
 
