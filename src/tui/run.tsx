@@ -40,13 +40,16 @@ export function renderDashboard(
   let timer: NodeJS.Timeout | undefined;
   let lastDraw = Number.NEGATIVE_INFINITY;
   let closed = false;
+  /** What the last frame was drawn from: the same model at the same size draws the same frame. */
+  let drawn: { model: DashboardModel; columns: number; rows: number } | undefined;
 
   const quit = () => instance.unmount();
-  const element = () => {
+  const element = (model = getModel()) => {
     lastDraw = performance.now();
+    drawn = { model, columns: stdout.columns, rows: stdout.rows };
     return (
       <App
-        model={getModel()}
+        model={model}
         loadDetail={loadDetail}
         {...(opts.loadRejected && { loadRejected: opts.loadRejected })}
         {...(opts.openLine && { openLine: opts.openLine })}
@@ -62,9 +65,13 @@ export function renderDashboard(
   // process's own terminal: a caller drawing elsewhere keeps its console.
   const instance = render(element(), { stdout, stdin, patchConsole: opts.patchConsole ?? opts.stdout === undefined });
 
+  // Ink clears the whole screen before each frame as tall as the terminal: a change that draws nothing new is not drawn.
   const draw = () => {
     timer = undefined;
-    if (!closed) instance.rerender(element());
+    if (closed) return;
+    const model = getModel();
+    if (drawn !== undefined && drawn.model === model && drawn.columns === stdout.columns && drawn.rows === stdout.rows) return;
+    instance.rerender(element(model));
   };
   // Leading edge when idle, then at most one draw per interval; changes in between coalesce.
   const scheduleDraw = () => {
