@@ -12,6 +12,15 @@ import { renderDashboard, type RenderDashboardOptions } from '../run.js';
 // tell it when the model changed and, for a bounded or interrupted run, when
 // to stop (as if the user had pressed ctrl+c).
 
+/**
+ * Why this terminal cannot show the dashboard, or undefined when it can. The dashboard moves the
+ * cursor and draws on the alternate screen; TERM=dumb says the terminal does neither (Emacs' shell,
+ * some CI log viewers), so the escapes would be shown as garbage.
+ */
+export function cannotDrawDashboard(env: Record<string, string | undefined>): string | undefined {
+  return env.TERM === 'dumb' ? 'TERM=dumb: the dashboard needs a terminal that can move the cursor' : undefined;
+}
+
 export interface Keyboard {
   stream: NodeJS.ReadStream;
   close(): void;
