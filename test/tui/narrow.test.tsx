@@ -86,3 +86,20 @@ describe('header at 80 columns', () => {
     expect(wide).not.toContain('/tmp/rv57/terminal/cases/pause');
   });
 });
+
+describe('one-line header in a short, narrow terminal', () => {
+  it('keeps the findings by severity before the counts of rejected and ignored lines', () => {
+    const line = frameLines(render(<Header {...fixtureModel()} width={30} lines={1} />).lastFrame())[0]!;
+    expect(cells(line)).toBeLessThanOrEqual(30);
+    expect(line).toMatch(/^records 12,345 {2}critical 1/);
+    // Near miss: with room, everything, in its order.
+    expect(frameLines(render(<Header {...fixtureModel()} width={120} lines={1} />).lastFrame())[0]).toMatch(
+      /^records 12,345 {2}rejected 3 {2}ignored 17 {2}critical 1 {2}error 3 {2}warning 1 {2}info 0$/,
+    );
+  });
+
+  it('shows a pause first', () => {
+    const line = frameLines(render(<Header {...fixtureModel()} mode="live" paused heldBack={4} width={60} lines={1} />).lastFrame())[0]!;
+    expect(line).toMatch(/^⏸ paused, 4 new held back \(p resumes\) {2}records 12,345/);
+  });
+});

@@ -121,9 +121,13 @@ export function Header(props: HeaderProps) {
     { segments: [{ text: props.sources.length > 0 ? `  ← ${props.sources.join(', ')}` : '', dim: true }], priority: 0 },
   ];
   if (lines === 1) {
-    const mark = props.paused ? [liveMark(props)] : [];
-    const countSegments = recordCounts(props).flatMap((p) => p.segments);
-    return <Line segments={fitSegments([...mark, ...countSegments, { text: '  ' }, ...severityCounts(props.bySeverity)], width)} />;
+    // One line: the findings by severity go before the counts of rejected and ignored lines.
+    const compact: Part[] = [
+      ...(props.paused ? [{ segments: [{ ...liveMark(props), text: liveMark(props).text.trimStart() }, { text: '  ' }], priority: 11 }] : []),
+      ...recordCounts(props),
+      { segments: [{ text: '  ' }, ...severityCounts(props.bySeverity)], priority: 8.5, cutTo: 10 },
+    ];
+    return <Line segments={fitParts(compact, width)} />;
   }
   return (
     <Box flexDirection="column" width={width} height={2} overflow="hidden">
