@@ -166,7 +166,7 @@ export function legendRows(spec: ChartSpec, span: string, width: number): Segmen
     joined([title, ...spec.lines.map((l) => legendItem(l, 1))], ' '),
   ];
   const oneLine = candidates.find((c) => widthOf(c) <= width);
-  if (oneLine) return [oneLine];
+  if (oneLine) return [fitSegments(oneLine, width)];
   const rows: Segment[][] = [];
   let row = title;
   for (const item of items) {
