@@ -3,7 +3,7 @@ import { Charts } from './components/Charts.js';
 import { FindingsFeed } from './components/FindingsFeed.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
-import { Line } from './components/Line.js';
+import { ColourContext, Line } from './components/Line.js';
 import { PaneTabs, type PaneTab } from './components/PaneTabs.js';
 import { SessionDetailView } from './components/SessionDetailView.js';
 import { SessionsTable } from './components/SessionsTable.js';
@@ -16,8 +16,11 @@ import type { DashboardModel } from './view-model.js';
 import { fitSegments } from './segments.js';
 import { useDashboardKeys, type DashboardInputs, type DashboardView } from './useDashboardKeys.js';
 
-/** The App takes exactly what its key handling needs; it re-lays out whenever width or height change. */
-export type AppProps = DashboardInputs;
+/**
+ * The App takes what its key handling needs, and whether to paint (off: no colour nor any other
+ * style, as src/render/colour.ts decides for the terminal); it re-lays out whenever width or height change.
+ */
+export type AppProps = DashboardInputs & { colour?: boolean };
 
 function tabs(view: DashboardView, model: DashboardModel): PaneTab[] {
   const position = (index: number, count: number) => (count === 0 ? '0' : `${index + 1}/${count}`);
@@ -141,15 +144,17 @@ export function App(props: AppProps) {
   const view = useDashboardKeys(props);
   const { model, layout, state } = view;
   return (
-    <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
-      <Header {...model} paused={state.paused} heldBack={view.heldBack} width={layout.width} lines={layout.headerLines} />
-      {layout.tabLines > 0 && (
-        <PaneTabs tabs={tabs(view, model)} focused={state.pane} context={state.detail ? `session ${state.detail.session}` : undefined} width={layout.width} />
-      )}
-      <Box flexDirection="column" width={layout.body.width} height={layout.body.height} overflow="hidden">
-        <Body view={view} model={model} />
+    <ColourContext.Provider value={props.colour ?? true}>
+      <Box flexDirection="column" width={layout.width} height={layout.height} overflow="hidden">
+        <Header {...model} paused={state.paused} heldBack={view.heldBack} width={layout.width} lines={layout.headerLines} />
+        {layout.tabLines > 0 && (
+          <PaneTabs tabs={tabs(view, model)} focused={state.pane} context={state.detail ? `session ${state.detail.session}` : undefined} width={layout.width} />
+        )}
+        <Box flexDirection="column" width={layout.body.width} height={layout.body.height} overflow="hidden">
+          <Body view={view} model={model} />
+        </Box>
+        {layout.statusLines > 0 && <StatusBar mode={statusMode(state)} notice={state.notice} draft={state.searchDraft} width={layout.width} />}
       </Box>
-      {layout.statusLines > 0 && <StatusBar mode={statusMode(state)} notice={state.notice} draft={state.searchDraft} width={layout.width} />}
-    </Box>
+    </ColourContext.Provider>
   );
 }

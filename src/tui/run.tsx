@@ -3,6 +3,7 @@
 // interval keeps the event loop free for keys and for reading input.
 import { render } from 'ink';
 import { performance } from 'node:perf_hooks';
+import { colourWanted } from '../render/colour.js';
 import { App } from './App.js';
 import type { LineRef } from './dashboardState.js';
 import type { DashboardModel, RejectedLine, SessionDetail } from './view-model.js';
@@ -19,6 +20,8 @@ export interface RenderDashboardOptions {
   patchConsole?: boolean;
   loadRejected?: (offset: number, limit: number) => RejectedLine[];
   openLine?: (ref: LineRef) => string | undefined;
+  /** Whether to paint; by default as for every output (src/render/colour.ts: NO_COLOR, FORCE_COLOR, TERM=dumb). */
+  colour?: boolean;
 }
 
 export const DEFAULT_THROTTLE_MS = 100;
@@ -32,22 +35,27 @@ export function renderDashboard(
   const stdout = opts.stdout ?? process.stdout;
   const stdin = opts.stdin ?? process.stdin;
   const throttleMs = opts.throttleMs ?? DEFAULT_THROTTLE_MS;
+  const colour = opts.colour ?? colourWanted(Boolean(stdout.isTTY), process.env);
 
   let timer: NodeJS.Timeout | undefined;
   let lastDraw = Number.NEGATIVE_INFINITY;
   let closed = false;
+  /** What the last frame was drawn from: the same model at the same size draws the same frame. */
+  let drawn: { model: DashboardModel; columns: number; rows: number } | undefined;
 
   const quit = () => instance.unmount();
-  const element = () => {
+  const element = (model = getModel()) => {
     lastDraw = performance.now();
+    drawn = { model, columns: stdout.columns, rows: stdout.rows };
     return (
       <App
-        model={getModel()}
+        model={model}
         loadDetail={loadDetail}
         {...(opts.loadRejected && { loadRejected: opts.loadRejected })}
         {...(opts.openLine && { openLine: opts.openLine })}
         width={stdout.columns || 80}
         height={stdout.rows || 24}
+        colour={colour}
         onQuit={quit}
       />
     );
@@ -57,9 +65,13 @@ export function renderDashboard(
   // process's own terminal: a caller drawing elsewhere keeps its console.
   const instance = render(element(), { stdout, stdin, patchConsole: opts.patchConsole ?? opts.stdout === undefined });
 
+  // Ink clears the whole screen before each frame as tall as the terminal: a change that draws nothing new is not drawn.
   const draw = () => {
     timer = undefined;
-    if (!closed) instance.rerender(element());
+    if (closed) return;
+    const model = getModel();
+    if (drawn !== undefined && drawn.model === model && drawn.columns === stdout.columns && drawn.rows === stdout.rows) return;
+    instance.rerender(element(model));
   };
   // Leading edge when idle, then at most one draw per interval; changes in between coalesce.
   const scheduleDraw = () => {

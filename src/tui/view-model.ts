@@ -88,6 +88,9 @@ export interface LossNotice {
 export interface SourceEvent {
   /** Wall-clock time it was noticed (RFC 3339). */
   at: string;
+  /** The followed file's name as given (a path). */
+  source: string;
+  /** What happened to it: "rotated, new file followed". */
   text: string;
 }
 

@@ -40,7 +40,7 @@ describe('App: dashboard', () => {
     expect(text()).toMatch(/S-7f3a1c\s+live/);
     await press(KEY.tab);
     await waitFor(() => expect(text()).toContain('[Charts]'));
-    expect(text()).toContain('■ resume 29');
+    expect(text()).toContain('── resume 29');
     await press(KEY.tab);
     await waitFor(() => expect(text()).toContain('[Findings 1/5]'));
     await press(KEY.shiftTab);
@@ -197,9 +197,9 @@ describe('App: live updates', () => {
   it('re-lays out when the size props change: all panes side by side when wide', async () => {
     const model = fixtureModel();
     const { app, text } = mount(model);
-    expect(text()).not.toContain('■ resume 29');
+    expect(text()).not.toContain('── resume 29');
     app.rerender(<App model={model} loadDetail={fixtureLoadDetail} width={160} height={40} onQuit={() => {}} />);
-    await waitFor(() => expect(text()).toContain('■ resume 29'));
+    await waitFor(() => expect(text()).toContain('── resume 29'));
     const lines = frameLines(text());
     expect(lines.length).toBeLessThanOrEqual(40);
     expect(lines.some((l) => /cross-principal-replay.*decisions/.test(l))).toBe(true);

@@ -338,7 +338,7 @@ describe('header, loading', () => {
         <Header
           {...fixtureModel()}
           mode="live"
-          sourceEvents={[{ at: '2026-11-09T10:00:05Z', text: 'app.log rotated: following the new file from its start' }]}
+          sourceEvents={[{ at: '2026-11-09T10:00:05Z', source: '/var/log/mcp/app.log', text: 'rotated: following the new file from its start' }]}
           width={200}
           lines={2}
         />,

@@ -21,10 +21,10 @@ describe('rotation notice', () => {
     const db = openDb(':memory:');
     const source = new DashboardModelSource(db, new FindingBook(), { sources: ['a.log'], mode: 'live', now: () => Date.UTC(2026, 10, 9, 10) });
     const before = source.model();
-    source.noteSourceEvent('a.log rotated, new file followed');
+    source.noteSourceEvent('a.log', 'rotated, new file followed');
     const after = source.model();
     expect(after).not.toBe(before);
-    expect(after.sourceEvents).toEqual([{ at: '2026-11-09T10:00:00.000Z', text: 'a.log rotated, new file followed' }]);
+    expect(after.sourceEvents).toEqual([{ at: '2026-11-09T10:00:00.000Z', source: 'a.log', text: 'rotated, new file followed' }]);
     db.close();
   });
 

@@ -165,4 +165,28 @@ describe('renderDashboard', () => {
     expect(lines[1]).toMatch(/^records 12,345/);
     expect(lines[11]).toMatch(/^tab pane/);
   });
+
+  // Terminal review 57: watch redrew the whole screen (ink clears it for a frame as tall as the
+  // terminal) every second while nothing changed, as the rate tick told it of a "change".
+  it('draws nothing when told of a change that leaves the model as it was, and draws a real change', async () => {
+    const h = harness();
+    const done = h.start(10);
+    stopAll.push(() => h.stdin.type('q'));
+    await sleep(30);
+    const frames = () => h.stdout.chunks.filter((c) => c.includes('resumescope')).length;
+    const before = frames();
+    expect(before).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) {
+      h.fire();
+      await sleep(20);
+    }
+    expect(frames()).toBe(before);
+    // Near miss: a new model is drawn.
+    h.setModel(fixtureModel({ records: 54_321 }));
+    await sleep(40);
+    expect(frames()).toBe(before + 1);
+    expect(h.stdout.chunks.filter((c) => c.includes('resumescope')).at(-1)).toContain('records 54,321');
+    h.stdin.type('q');
+    await within(done, 2000);
+  });
 });

@@ -8,7 +8,7 @@ import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
-import { openKeyboard, showLoading, startDashboard, type Keyboard } from '../../tui/wire/terminal.js';
+import { cannotDrawDashboard, openKeyboard, showLoading, startDashboard, type Keyboard } from '../../tui/wire/terminal.js';
 import type { FullScreen } from '../../tui/wire/screen.js';
 import { fullScreenRun } from '../full-screen.js';
 import type { Io } from '../io.js';
@@ -34,6 +34,11 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
       'resumescope tui: the dashboard needs a terminal on stdin and stdout (and cannot read the log from stdin).\n' +
         `For a report, run: resumescope analyze ${paths.join(' ') || '--db FILE'}\n`,
     );
+    return 2;
+  }
+  const cannotDraw = cannotDrawDashboard(process.env);
+  if (cannotDraw !== undefined) {
+    io.err(`resumescope tui: ${cannotDraw}.\nFor a report, run: resumescope analyze ${paths.join(' ') || '--db FILE'}\n`);
     return 2;
   }
   const options = detectOptions(flags, loadConfig(flags.config, io));

@@ -22,7 +22,7 @@ import { lossNote } from '../../render/index.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener, type LineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
-import { openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
+import { cannotDrawDashboard, openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import type { InputOptions } from '../workspace.js';
@@ -65,8 +65,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const { targets, rotated, empty } = followTargets(paths, flags.recursive ?? false, io, inputs);
   const readsStdin = targets.includes('-');
 
-  let keys = flags.format === 'ndjson' || !io.isTty ? undefined : openKeyboard(readsStdin);
-  if (flags.format !== 'ndjson' && io.isTty && keys === undefined) io.err('resumescope: no terminal to read keys from: printing findings as NDJSON instead\n');
+  // A terminal that cannot draw the dashboard (TERM=dumb) gets what a pipe gets, and is told why.
+  const cannotDraw = flags.format === 'ndjson' || !io.isTty ? undefined : cannotDrawDashboard(process.env);
+  if (cannotDraw !== undefined) io.err(`resumescope: ${cannotDraw}: writing findings as NDJSON (--format ndjson)\n`);
+  let keys = flags.format === 'ndjson' || !io.isTty || cannotDraw !== undefined ? undefined : openKeyboard(readsStdin);
+  if (flags.format !== 'ndjson' && io.isTty && cannotDraw === undefined && keys === undefined) io.err('resumescope: no terminal to read keys from: printing findings as NDJSON instead\n');
   // Piped or redirected, the dashboard is not drawn: the user who expected it is told what comes instead.
   if (flags.format === undefined && !io.isTty) io.err('resumescope: stdout is not a terminal: writing findings as NDJSON (--format ndjson)\n');
   if (keys === undefined) {
@@ -189,7 +192,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       onMoved: (source) => {
         replaced.add(source);
         if (model !== undefined) {
-          model.noteSourceEvent(`${source} rotated, new file followed`);
+          model.noteSourceEvent(source, 'rotated, new file followed');
           dashboard?.notify();
         }
       },
@@ -198,7 +201,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
         if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
         if (why === 'truncated' && model !== undefined) {
-          model.noteSourceEvent(`${source} ${why}, new file followed`);
+          model.noteSourceEvent(source, `${why}, new file followed`);
           dashboard?.notify();
         }
         if (dashboard === undefined && source === STDIN_NAME && targets.every((t) => t === '-')) stop(0, 'eof');

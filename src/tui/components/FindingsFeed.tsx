@@ -24,14 +24,20 @@ type FeedColumn = 'time' | 'severity' | 'rule' | 'session' | 'message';
 const MARKER_WIDTH = 2;
 const LONGEST_RULE_ID = 29;
 
+/**
+ * What tells one finding from the next comes first when the pane is narrow: severity, rule and the
+ * session id (never cut below its natural width, up to 14 cells: ids that differ in their last
+ * characters must not read alike), before the message, which the drill-down shows whole, and the time.
+ */
 function columnSpecs(items: readonly FeedItem[]): ColumnSpec<FeedColumn>[] {
   const longest = (f: (i: FeedItem) => string) => items.reduce((w, i) => Math.max(w, cellWidth(f(i))), 0);
+  const session = Math.min(14, Math.max(4, longest((i) => i.session ?? '—')));
   return [
     { key: 'time', header: 'time', width: 8, priority: 1 },
-    { key: 'severity', header: 'sev', width: 4, priority: 5 },
-    { key: 'rule', header: 'rule', width: Math.min(LONGEST_RULE_ID, Math.max(4, longest((i) => i.rule))), min: 12, priority: 4 },
-    { key: 'session', header: 'session', width: Math.min(14, Math.max(4, longest((i) => i.session ?? '—'))), min: 6, priority: 2 },
-    { key: 'message', header: 'message', width: 40, min: 12, priority: 6, grow: true },
+    { key: 'severity', header: 'sev', width: 4, priority: 6 },
+    { key: 'rule', header: 'rule', width: Math.min(LONGEST_RULE_ID, Math.max(4, longest((i) => i.rule))), min: 12, priority: 5 },
+    { key: 'session', header: 'session', width: session, priority: 4 },
+    { key: 'message', header: 'message', width: 40, min: 10, priority: 3, grow: true },
   ];
 }
 

@@ -108,7 +108,7 @@ function rowSegments(row: TimelineRow, grid: LaneGrid, mark: string, selected: b
  * The findings block, windowed so that the selected finding and all its evidence lines
  * are in view (as many as fit, from its first line), with a count of what is above and below.
  */
-export function findingLines(findings: readonly FeedItem[], selectedKey: string | null, limit: number): Segment[][] {
+export function findingLines(findings: readonly FeedItem[], selectedKey: string | null, limit: number, width = Number.POSITIVE_INFINITY): Segment[][] {
   if (limit <= 0) return [];
   const body: Segment[][] = [];
   let from = 0;
@@ -123,7 +123,8 @@ export function findingLines(findings: readonly FeedItem[], selectedKey: string 
       { text: `  ${f.message}`, inverse: selected },
     ]);
     for (const e of f.evidence) {
-      body.push([{ text: `      ${formatRef(e)}`, color: 'cyan' }, { text: e.text ? `  ${e.text}` : '', dim: true }]);
+      // A long path gives way from its start: the file name and line number are what `o` and the reader need.
+      body.push([{ text: `      ${truncateStart(formatRef(e), Math.max(1, width - 6))}`, color: 'cyan' }, { text: e.text ? `  ${e.text}` : '', dim: true }]);
     }
   }
   const rows = limit - 1;
@@ -175,7 +176,7 @@ export function SessionDetailView({ detail, cursor, findingKey, matches, width, 
       {Array.from({ length: layout.timelineRows - rows.length }, (_, i) => (
         <Line key={`pad${i}`} segments={[]} />
       ))}
-      {findingLines(detail.findings, findingKey, layout.findingsLines).map((segs, i) => (
+      {findingLines(detail.findings, findingKey, layout.findingsLines, width).map((segs, i) => (
         <Line key={`f${i}`} segments={fitSegments(segs, width)} />
       ))}
     </Box>

@@ -3,6 +3,7 @@ import type { FindingBook } from '../../live/finding-book.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { LiveLosses } from '../../live/losses.js';
+import { formatRate } from '../safe-text.js';
 import { toFeedItem, type DashboardModel, type LossNotice, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
 import { SeriesCounter } from './series.js';
 import { chartRecordsAfter } from './store-series.js';
@@ -109,19 +110,26 @@ export class DashboardModelSource {
     return true;
   }
 
-  /** A followed file was rotated or truncated: the header says so. */
-  noteSourceEvent(text: string): void {
-    this.events = [...this.events.slice(-(MAX_SOURCE_EVENTS - 1)), { at: new Date(this.now()).toISOString(), text }];
+  /** A followed file was rotated or truncated (`text`: how): the header says so. */
+  noteSourceEvent(source: string, text: string): void {
+    this.events = [...this.events.slice(-(MAX_SOURCE_EVENTS - 1)), { at: new Date(this.now()).toISOString(), source, text }];
     this.snapshot = undefined;
   }
 
   /** The current model: the same object until something changed, a new one after. */
   model(): DashboardModel {
     const unchanged = this.snapshot !== undefined && this.bookVersion === this.book.version;
-    // The rate moves with the clock: live, a snapshot older than a second is redone.
     if (unchanged && (this.opts.mode !== 'live' || !this.rateIsStale())) return this.snapshot!;
-    this.bookVersion = this.book.version;
     const totals = this.q.totals.get() as { records: number; rejected: number; ignored: number };
+    // The rate moves with the clock: live, it is read again each second, but a rate that reads the same
+    // keeps the snapshot, so an idle dashboard is not drawn again (the same frame, each second).
+    if (unchanged) {
+      const rate = this.rate(totals.records);
+      if (formatRate(rate) === formatRate(this.snapshot!.ratePerSec)) return this.snapshot!;
+      this.snapshot = { ...this.snapshot!, ratePerSec: rate };
+      return this.snapshot;
+    }
+    this.bookVersion = this.book.version;
     const findings = this.book.all();
     const feed = findings.map((f) => toFeedItem(f, findingIdentity(f))).reverse();
     const sessions = [...this.rows.values()]

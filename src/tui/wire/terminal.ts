@@ -2,6 +2,8 @@ import { openSync } from 'node:fs';
 import { ReadStream } from 'node:tty';
 import { render } from 'ink';
 import { createElement } from 'react';
+import { colourWanted } from '../../render/colour.js';
+import { ColourContext } from '../components/Line.js';
 import { Loading } from '../components/Loading.js';
 import type { DashboardModel, SessionDetail } from '../view-model.js';
 import { renderDashboard, type RenderDashboardOptions } from '../run.js';
@@ -9,6 +11,15 @@ import { renderDashboard, type RenderDashboardOptions } from '../run.js';
 // The dashboard on the process's terminal, driven from outside: the commands
 // tell it when the model changed and, for a bounded or interrupted run, when
 // to stop (as if the user had pressed ctrl+c).
+
+/**
+ * Why this terminal cannot show the dashboard, or undefined when it can. The dashboard moves the
+ * cursor and draws on the alternate screen; TERM=dumb says the terminal does neither (Emacs' shell,
+ * some CI log viewers), so the escapes would be shown as garbage.
+ */
+export function cannotDrawDashboard(env: Record<string, string | undefined>): string | undefined {
+  return env.TERM === 'dumb' ? 'TERM=dumb: the dashboard needs a terminal that can move the cursor' : undefined;
+}
 
 export interface Keyboard {
   stream: NodeJS.ReadStream;
@@ -100,7 +111,9 @@ export function showLoading(stdout: NodeJS.WriteStream = process.stdout, keys?: 
   let phase: 'reading' | 'judging' = 'reading';
   let keyIgnored = false;
   const seen = new Map<string, number>();
-  const element = () => createElement(Loading, { lines, source, phase, keyIgnored, width: stdout.columns || 80 });
+  const colour = colourWanted(Boolean(stdout.isTTY), process.env);
+  const element = () =>
+    createElement(ColourContext.Provider, { value: colour }, createElement(Loading, { lines, source, phase, keyIgnored, width: stdout.columns || 80 }));
   const instance = render(element(), { stdout, patchConsole: false, exitOnCtrlC: false });
   const stream = keys?.stream;
   // As ink reads keys ('readable', then read()): the dashboard's ink takes the stream over in the same mode.
