@@ -23,6 +23,8 @@ function logFile(content = healthyLines('S1')): string {
   return file;
 }
 
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 const withoutSession = (r: ReturnType<typeof resumescope>) => findingsOf(r).filter((f) => f.rule === 'event-id-without-session');
 
 describe('resumescope watch --format ndjson', () => {
@@ -325,6 +327,40 @@ describe('resumescope watch --db', () => {
     const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
     expect(await exitWithin(a, 10_000)).toBe(0);
     expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(7);
+  });
+
+  it('refuses to ingest a followed file that grew since into the same database: its first lines are there already', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    appendFileSync(file, healthyLines('S2', 1000));
+    const ingest = resumescope(['ingest', file, '--db', db]);
+    expect(await exitWithin(ingest, 10_000)).toBe(2);
+    expect(ingest.stderr()).toContain(`${file}: ${db} already holds its first 4 lines, which \`watch --db\` followed as ${file}`);
+    expect(ingest.stderr()).toContain('Ingest it into a new --db file, or analyze the file itself.');
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(0);
+    expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(4);
+  });
+
+  it('stopped before the end of a file it was catching up on (here by --fail-on): says so, and the database tells every later command (exit 2)', async () => {
+    // A violation first, then three batches of padding (the follower hands over 4 MiB at a time): the run stops
+    // at the first round, which comes between batches, long before the file's end.
+    const padding = `${JSON.stringify({ note: 'x'.repeat(1000) })}\n`.repeat(13_000);
+    const file = logFile(violatingLine(0) + healthyLines('S1', 10) + padding);
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--fail-on', 'error', file]);
+    expect(await exitWithin(w, 15_000)).toBe(1);
+    expect(w.stderr()).toMatch(
+      new RegExp(`${escaped(file)}: the watch following it stopped before reading it to its end: its first \\d+ lines are in the database ${escaped(db)}, which says so to every later command on it \\(exit 2\\)`),
+    );
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(2);
+    expect(a.stderr()).toMatch(new RegExp(`${escaped(file)}: unusable: the watch following it stopped before reading it to its end: its first \\d+ lines are in the database`));
+    const ingest = resumescope(['ingest', file, '--db', db]);
+    expect(await exitWithin(ingest, 10_000)).toBe(2);
+    expect(ingest.stderr()).toContain(`${file}: ${db} already holds its first`);
   });
 });
 

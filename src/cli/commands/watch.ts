@@ -7,6 +7,7 @@ import { FindingLines } from '../../live/ndjson-out.js';
 import { runLive } from '../../live/runner.js';
 import { LiveInputs } from '../../live/inputs.js';
 import { LiveSession } from '../../live/session.js';
+import { markFollowedUnfinished, noteFollowedAtEnd } from '../../live/unfinished-inputs.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
 import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
@@ -76,6 +77,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const db = openDb(flags.db ?? EMBEDDED_DB);
   try {
     refuseFollowedBefore(db, [...rotated, ...targets], flags.db);
+    if (flags.db !== undefined) markFollowedUnfinished(db, [...rotated, ...targets]);
   } catch (err) {
     db.close();
     throw err;
@@ -210,6 +212,12 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     // Every input as analyze reports it; a guard whose inputs gave nothing to judge must not pass (log-format.md).
     // Stopped at a violation (or by the user, or by the reader going away), the run was cut short: it says, and keeps its code.
     const unusable = told.atEnd();
+    // Kept batch by batch, a file the run stopped short of its end is in the --db in part: said now, and to later commands.
+    if (flags.db !== undefined) {
+      for (const c of noteFollowedAtEnd(db, [...rotated, ...targets], live.notEnded())) {
+        io.err(`resumescope: ${printable(`${c.name}: ${c.reason} ${flags.db}, which says so to every later command on it (exit 2)`)}\n`);
+      }
+    }
     if (unusable && flags.failOn !== 'never' && ended !== undefined && GATE_ENDS.has(ended)) code = Math.max(code, 2);
     losses?.tellAtEnd(caughtUp);
     return code;
