@@ -191,7 +191,9 @@ export class LiveSession {
     for (const s of dependentSessions(this.db, this.index, this.touched, from, this.rejudging, options.duplicateCallWindowMs, holds)) {
       if (!this.deferred.has(s)) this.deferred.set(s, logTime + REJUDGE_AFTER_MS);
     }
-    for (const [s, due] of this.deferred) if (all || due <= logTime) judged.add(s);
+    // A session whose finding waits to settle is judged at once: the batch may withdraw it before it is announced.
+    const held = this.book.heldSessions();
+    for (const [s, due] of this.deferred) if (all || due <= logTime || held.has(s)) judged.add(s);
     for (const s of judged) this.deferred.delete(s);
     this.touched.clear();
     if (endMoved) for (const s of this.recheck.keys()) judged.add(s);
