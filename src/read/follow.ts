@@ -98,6 +98,14 @@ export function generationName(path: string, generation: number, why: 'rotated' 
   return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
 }
 
+/**
+ * A generation's name once its file is no longer at the path (renamed away by a rotation, or truncated): its
+ * evidence quoted after that must not read as a line of the file the path holds now.
+ */
+export function awayName(source: string, why: 'rotated' | 'truncated'): string {
+  return `${source} (${why} away)`;
+}
+
 /** The mark generationName puts after the path of every generation but the first. */
 const GENERATION_MARK = String.raw` \((?:rotated|truncated) \d+\)`;
 const MARK_ALONE = new RegExp(`^${GENERATION_MARK}$`);

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
@@ -216,6 +216,21 @@ describe('resumescope watch --format ndjson', () => {
     w.child.kill('SIGTERM');
     expect(await exitWithin(w, 8000)).toBe(0);
     expect(withoutSession(w)).toHaveLength(1);
+  });
+
+  it('quotes the lines of a file rotated away under a name that tells it from the file now at the path', async () => {
+    const call = (ms: number) => rec(ms, { kind: 'call', session: 'S1', rpc_id: 7, method: 'tools/call', tool: 'lookup', args_hash: 'h1', status: 200 });
+    const file = logFile(healthyLines('S1') + call(500) + violatingLine(600, 5));
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '3s', file]);
+    await waitFor('the first file read', () => withoutSession(w).length === 1, 10_000);
+    // logrotate's default: renamed, a new file created; the same call again in it (executed twice)
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, call(1000));
+    expect(await exitWithin(w, 20_000)).toBe(0);
+    const twice = findingsOf(w).filter((f) => f.rule === 'duplicate-tool-call');
+    expect(twice.map((f) => f.evidence)).toEqual([[{ file: `${file} (rotated away)`, line: 4 }, { file: `${file} (rotated 1)`, line: 1 }]]);
+    // Near miss: quoted before the rotation, a line of the file then at the path is named by the path.
+    expect(withoutSession(w)[0]!.evidence).toEqual([{ file, line: 5 }]);
   });
 
   it('waits for a file that does not exist yet, and says so', async () => {

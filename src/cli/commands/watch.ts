@@ -13,7 +13,7 @@ import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js
 import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
 import { readThrough } from '../../read/read-through.js';
 import { splittingOf } from '../../read/entries.js';
-import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
+import { awayName, follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
 import { noLogFiles, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { detailLoader } from '../../tui/wire/detail.js';
@@ -86,6 +86,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const controller = new AbortController();
   // Sources whose path now holds another file: `o` must not open the new one at an old line.
   const replaced = new Set<string>();
+  // What they are quoted as from then on in the NDJSON: a line of theirs is no longer a line of the path's file.
+  const away = new Map<string, string>();
   let code = 0;
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
@@ -130,7 +132,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     );
   } else {
     // A reader that went away ends the run as an ordinary end; any other write error was said by io.ts, and exits 2.
-    lines = new FindingLines(process.stdout, (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2, 'output'));
+    lines = new FindingLines(
+      process.stdout,
+      (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2, 'output'),
+      (file) => away.get(file) ?? file,
+    );
   }
   // Beside the NDJSON, each loss of sessions on stderr, as `analyze` does beside a JSON report (a loss is no finding).
   const losses = lines === undefined ? undefined : new LossTeller(db, options.sharedSessionStore ?? false, io);
@@ -189,6 +195,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       // `o` must not open the new file at a line of the old one, and the header says so when it happens.
       onMoved: (source) => {
         replaced.add(source);
+        away.set(source, awayName(source, 'rotated'));
         if (model !== undefined) {
           model.noteSourceEvent(`${source} rotated, new file followed`);
           dashboard?.notify();
@@ -198,6 +205,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       onEnd: (source, why) => {
         if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
+        if ((why === 'rotated' || why === 'truncated') && !away.has(source)) away.set(source, awayName(source, why));
         if (why === 'truncated' && model !== undefined) {
           model.noteSourceEvent(`${source} ${why}, new file followed`);
           dashboard?.notify();
