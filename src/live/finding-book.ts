@@ -18,6 +18,20 @@ import { severityRank, type Severity } from '../model/severity.js';
 export const END_OF_LOG_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'end-of-log').map((r) => r.id));
 export const DEFAULT_SETTLE_MS = 5_000;
 
+/**
+ * duplicate-tool-call's retry from a new session the principal left the first one for: "left" is read from the
+ * first session's last call, upgrade or answer in the whole log, so a later line of the first session (an
+ * answer a second after the retry) withdraws it, as analyze of the longer log does not find it. Told by the
+ * phrase the rule words that case with (the rest of its findings later lines cannot undo); a session id that
+ * happens to hold the phrase only has its finding held a while.
+ */
+const LEFT_SESSION_RETRY = /\) after a new session /;
+
+/** Whether later lines can withdraw this finding: it is announced once it has stood for the settle period. */
+export function withdrawable(f: Pick<Finding, 'rule' | 'message'>): boolean {
+  return END_OF_LOG_RULES.has(f.rule) || (f.rule === 'duplicate-tool-call' && LEFT_SESSION_RETRY.test(f.message));
+}
+
 
 export class FindingBook {
   private readonly bySession = new Map<string, Finding[]>();
@@ -51,7 +65,7 @@ export class FindingBook {
         list.push(f);
       }
       if (this.announced.has(key)) continue;
-      if (END_OF_LOG_RULES.has(f.rule)) {
+      if (withdrawable(f)) {
         if (!this.held.has(key)) this.held.set(key, { finding: f, since: now });
         continue;
       }
@@ -84,6 +98,13 @@ export class FindingBook {
       }
     }
     return out.sort(byTime);
+  }
+
+  /** The sessions with a finding waiting to settle (one that later lines may withdraw). */
+  heldSessions(): Set<string> {
+    const out = new Set<string>();
+    for (const { finding } of this.held.values()) if (finding.session !== null) out.add(finding.session);
+    return out;
   }
 
   /** When the next held finding settles; undefined when none is held. */

@@ -18,6 +18,8 @@ export class FindingLines {
     private readonly out: NodeJS.WritableStream,
     /** The output failed (EPIPE: the reader went away): nothing more can be written. Saying why is the caller's. */
     private readonly onGone: (err: NodeJS.ErrnoException) => void,
+    /** The name an evidence file is quoted under now (a file rotated away is no longer the one at its path). */
+    private readonly quotedAs: (file: string) => string = (file) => file,
   ) {
     // Each line as JSON that reads back the same, with no bidi override or C1 control as itself: the lines may go to a terminal.
     this.objects = stringify();
@@ -32,7 +34,8 @@ export class FindingLines {
 
   print(f: Finding): void {
     if (this.gone) return;
-    this.objects.write(f);
+    const renamed = f.evidence.some((e) => this.quotedAs(e.file) !== e.file);
+    this.objects.write(renamed ? { ...f, evidence: f.evidence.map((e) => ({ ...e, file: this.quotedAs(e.file) })) } : f);
   }
 
   /** Lets what was printed reach the output, then lets go of it. */

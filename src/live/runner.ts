@@ -83,7 +83,7 @@ export async function runLive(live: LiveSession, events: AsyncIterable<FollowEve
     for await (const e of events) {
       if (failure !== undefined) break;
       if (e.type === 'lines') {
-        live.addLines(e.source, e.lines);
+        live.addLines(e.source, e.lines, e.through);
         opts.onLines?.(e.source, e.lines.length);
         schedule();
         // Let timers, keys and redraws in between batches of a long catch-up.

@@ -5,6 +5,8 @@ import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../detect/types.js';
 import { isProxyOnlyReason } from '../detect/facts/proxy-only.js';
 import type { Finding } from '../model/finding.js';
 import type { InputLine } from '../read/lines.js';
+import type { LinesThrough } from '../read/follow.js';
+import { noteFollowedPrefix } from '../store/followed-prefix.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
 import { SourceIngest, type SourceStats } from '../pipeline/ingest.js';
@@ -103,12 +105,21 @@ export class LiveSession {
     }
   }
 
-  /** Writes one batch of one source's lines in one transaction; returns how many records it added. */
-  addLines(source: string, lines: InputLine[]): number {
+  /**
+   * Writes one batch of one source's lines in one transaction; returns how many records it added. `through`:
+   * what of its file the source's lines now hold, kept with them (store/followed-prefix.ts).
+   */
+  addLines(source: string, lines: InputLine[], through?: LinesThrough): number {
     if (lines.length === 0) return 0;
     return this.write(source, (ingest) => {
       for (const l of lines) ingest.add(l);
+      if (through !== undefined) noteFollowedPrefix(this.db, ingest.sourceId, through, through.first);
     });
+  }
+
+  /** The sources that got no end (their file was not read to its end when the run stopped), with their counts. */
+  notEnded(): SourceStats[] {
+    return [...this.ingests.keys()].map((s) => this.counts.get(s)!);
   }
 
   /**
@@ -180,7 +191,9 @@ export class LiveSession {
     for (const s of dependentSessions(this.db, this.index, this.touched, from, this.rejudging, options.duplicateCallWindowMs, holds)) {
       if (!this.deferred.has(s)) this.deferred.set(s, logTime + REJUDGE_AFTER_MS);
     }
-    for (const [s, due] of this.deferred) if (all || due <= logTime) judged.add(s);
+    // A session whose finding waits to settle is judged at once: the batch may withdraw it before it is announced.
+    const held = this.book.heldSessions();
+    for (const [s, due] of this.deferred) if (all || due <= logTime || held.has(s)) judged.add(s);
     for (const s of judged) this.deferred.delete(s);
     this.touched.clear();
     if (endMoved) for (const s of this.recheck.keys()) judged.add(s);

@@ -11,6 +11,7 @@ import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } 
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
+import { refuseHeldPrefixes } from '../store/followed-prefix.js';
 import { markUnfinished, noteInputOutcomes, restoredMark, unusableMarks, type InputOutcome, type UnusableMark } from '../store/unusable-inputs.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 import { LinePieces } from './line-pieces.js';
@@ -214,7 +215,11 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
     const db = opts.db !== undefined ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0 }) : (opts.embedded ?? oneOffDb)(sources);
     const marksBefore =
       opts.db !== undefined && sources.length > 0
-        ? closingOnError(db, () => markUnfinished(db, sources.map((s) => inputOf(s, s.name))))
+        ? closingOnError(db, () => {
+            // A file whose first lines `watch --db` stored would get them twice: refused before anything is written.
+            refuseHeldPrefixes(db, sources.flatMap((s) => (s.path === null ? [] : [s.path])));
+            return markUnfinished(db, sources.map((s) => inputOf(s, s.name)));
+          })
         : new Map<string, UnusableMark>();
     return { db, stats: await ingestAll(db, sources, opts), marksBefore };
   }

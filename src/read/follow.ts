@@ -22,7 +22,12 @@ import { appendAll } from '../model/arrays.js';
  * line numbers, so evidence file:line stays true after the path changed.
  */
 export type FollowEvent =
-  | { type: 'lines'; source: string; lines: InputLine[] }
+  /**
+   * `through`: for a file's complete lines, the bytes from its start through the last one's newline (how many,
+   * their hash, the lines they hold) and its first bytes (`first`, up to HEAD_BYTES): what a store of these lines
+   * holds of the file, so that a later ingest of the file, grown or not, can tell that it begins with them.
+   */
+  | { type: 'lines'; source: string; lines: InputLine[]; through?: LinesThrough }
   /**
    * The source gets no more lines: its file was replaced or truncated, stdin ended, or the run stopped
    * (`stopped`: the file had been read to its end). `sha256`: the content hash of the whole file, where the
@@ -36,6 +41,13 @@ export type FollowEvent =
   | { type: 'moved'; source: string };
 
 export type EndReason = 'rotated' | 'truncated' | 'eof' | 'stopped';
+
+export interface LinesThrough {
+  bytes: number;
+  lines: number;
+  sha256: string;
+  first: Buffer;
+}
 
 export interface FollowOptions {
   signal: AbortSignal;
@@ -86,6 +98,14 @@ export function generationName(path: string, generation: number, why: 'rotated' 
   return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
 }
 
+/**
+ * A generation's name once its file is no longer at the path (renamed away by a rotation, or truncated): its
+ * evidence quoted after that must not read as a line of the file the path holds now.
+ */
+export function awayName(source: string, why: 'rotated' | 'truncated'): string {
+  return `${source} (${why} away)`;
+}
+
 /** The mark generationName puts after the path of every generation but the first. */
 const GENERATION_MARK = String.raw` \((?:rotated|truncated) \d+\)`;
 const MARK_ALONE = new RegExp(`^${GENERATION_MARK}$`);
@@ -94,6 +114,11 @@ const ENDS_IN_MARK = new RegExp(`${GENERATION_MARK}$`);
 /** Whether `source` is one of the generations of the file followed at `path` (generationName's inverse). */
 export function isGenerationOf(source: string, path: string): boolean {
   return source === path || (source.startsWith(`${path} (`) && MARK_ALONE.test(source.slice(path.length)));
+}
+
+/** The path a source's file was followed at (generationName's path). */
+export function followedPath(source: string): string {
+  return source.replace(ENDS_IN_MARK, '');
 }
 
 /** Whether `source` names a generation after the first (`path (rotated 1)`), not the file at its path. */
@@ -306,6 +331,9 @@ interface OpenFile {
   head: Buffer;
   /** Every byte read, from the first: the content hash ingest would give the file, once it is read to its end. */
   hash: Hash;
+  /** `hash` as it stood after the last newline read, at offset `linesEnd`: the bytes of the complete lines. */
+  linesHash: Hash | undefined;
+  linesEnd: number;
   /**
    * When a read last found bytes written after the file had been read to its end (ms; 0: none yet): a writer
    * this recent may be in the middle of the last line. What the file held when first read says nothing of that.
@@ -428,7 +456,7 @@ class FollowedFile {
     this.generation++;
     this.current = {
       fd, dev: st.dev, ino: st.ino, pos: 0, name: generationName(this.path, this.generation, why), lines: new LineAssembler(),
-      head: Buffer.alloc(0), hash: createHash('sha256'), grewAt: 0, caughtUp: false,
+      head: Buffer.alloc(0), hash: createHash('sha256'), linesHash: undefined, linesEnd: 0, grewAt: 0, caughtUp: false,
     };
     return this.current;
   }
@@ -458,7 +486,14 @@ class FollowedFile {
       }
       const chunk = this.buf.subarray(0, n);
       if (cur.head.length < HEAD_BYTES) cur.head = Buffer.concat([cur.head, chunk.subarray(0, HEAD_BYTES - cur.head.length)]);
-      cur.hash.update(chunk);
+      const newline = chunk.lastIndexOf(0x0a);
+      if (newline < 0) cur.hash.update(chunk);
+      else {
+        cur.hash.update(chunk.subarray(0, newline + 1));
+        cur.linesHash = cur.hash.copy();
+        cur.linesEnd = cur.pos + newline + 1;
+        cur.hash.update(chunk.subarray(newline + 1));
+      }
       cur.pos += n;
       if (cur.caughtUp) cur.grewAt = Date.now();
       total += n;
@@ -468,7 +503,7 @@ class FollowedFile {
         break;
       }
     }
-    if (lines.length > 0) out.push({ type: 'lines', source: cur.name, lines });
+    if (lines.length > 0) out.push({ type: 'lines', source: cur.name, lines, ...(cur.linesHash !== undefined && { through: linesThrough(cur, lines) }) });
     return more;
   }
 
@@ -482,16 +517,23 @@ class FollowedFile {
     if (this.current === cur) this.current = undefined;
     if (why === 'rotated' && !cut) this.read(cur, out, Number.POSITIVE_INFINITY);
     const whole = !cut && why !== 'truncated' && atEnd(cur);
-    if (why !== 'stopped' || whole) {
+    // A file whose lines read were not all handed over, or not read to its end at the stop, gets no end: the
+    // consumer holds only its first lines (watch --db says so).
+    if (!cut && (why !== 'stopped' || whole)) {
       // Stopped while the writer is still at it: its last line is kept and counted, rejected for what it may be, and
-      // the file, not done, gets no content hash (an ingest of it once whole must read it).
+      // the file, not done, gets no content hash (an ingest of it once whole must not be taken for these bytes).
       const writing = why === 'stopped' && Date.now() - cur.grewAt < STILL_WRITING_MS;
-      const last = cut ? [] : cur.lines.end().map((l) => (writing && 'text' in l ? { line: l.line, error: HALF_WRITTEN, preview: textPreview(l.text) } : l));
+      const last = cur.lines.end().map((l) => (writing && 'text' in l ? { line: l.line, error: HALF_WRITTEN, preview: textPreview(l.text) } : l));
       if (last.length > 0) out.push({ type: 'lines', source: cur.name, lines: last });
       out.push({ type: 'end', source: cur.name, why, ...(whole && !(writing && last.length > 0) && { sha256: cur.hash.digest('hex') }) });
     }
     closeQuietly(cur.fd);
   }
+}
+
+/** What the lines handed over so far hold of the file: every complete line read, the last of `lines` the last of them. */
+function linesThrough(cur: OpenFile, lines: InputLine[]): LinesThrough {
+  return { bytes: cur.linesEnd, lines: lines[lines.length - 1]!.line, sha256: cur.linesHash!.copy().digest('hex'), first: cur.head };
 }
 
 /** Whether every byte the file holds now has been read. */

@@ -351,18 +351,33 @@ describe('LiveSession', () => {
       expect(sorted(live.book.all())).toEqual(sorted(expected));
     });
 
-    it('judges such a session once the log has gone on past the batch, not in its round', () => {
+    it('judges a session whose retry waits to settle in the very round a batch may withdraw it: it is never announced', () => {
+      // B's retry rests on P having left A: A's later line withdraws it, so it is held, not announced at once
       const live = new LiveSession(memoryDb());
       live.addLines('a.ndjson', inputLines(before));
-      live.detect();
-      live.addLines('a.ndjson', inputLines(call(19_200, 'A', 'other-tool'), 100));
-      expect(live.detect().sessions).toEqual(['A']);
+      expect(live.detect().fresh.map((f) => f.rule)).not.toContain('duplicate-tool-call');
       expect(live.book.forSession('B').map((f) => f.rule)).toContain('duplicate-tool-call');
-      // 5 s of log later (REJUDGE_AFTER_MS), B is judged again: the client had not left A
-      live.addLines('a.ndjson', inputLines(rec(19_200 + REJUDGE_AFTER_MS, { kind: 'event.sent', session: 'D', stream: 'g1', event_id: 2 }), 101));
-      expect(live.detect().sessions.sort()).toEqual(['B', 'D']);
+      live.addLines('a.ndjson', inputLines(call(19_200, 'A', 'other-tool'), 100));
+      expect(live.detect().sessions.sort()).toEqual(['A', 'B']);
       expect(live.book.forSession('B').map((f) => f.rule)).not.toContain('duplicate-tool-call');
+      expect(live.settle(true).map((f) => f.rule)).not.toContain('duplicate-tool-call');
       expect(live.finish()).toBeUndefined();
+    });
+
+    it('judges a session with no finding waiting once the log has gone on past the batch, not in its round (near miss)', () => {
+      const early = created(0, 'A') + call(9_500, 'A') + created(11_000, 'B') + call(12_300, 'B') + call(13_000, 'A', 'other-tool') + fillers;
+      const live = new LiveSession(memoryDb());
+      live.addLines('a.ndjson', inputLines(early));
+      live.detect();
+      // another node's file, read later: A ended before B's call, which makes B's call a retry (from the next batch on)
+      live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' })));
+      expect(live.detect().sessions).toEqual(['A']);
+      expect(live.book.forSession('B').map((f) => f.rule)).not.toContain('duplicate-tool-call');
+      // 5 s of log later (REJUDGE_AFTER_MS), B is judged again, and its retry announced at once (an ended session stays ended)
+      live.addLines('a.ndjson', inputLines(rec(13_000 + REJUDGE_AFTER_MS, { kind: 'event.sent', session: 'D', stream: 'g1', event_id: 2 }), 101));
+      const round = live.detect();
+      expect(round.sessions.sort()).toEqual(['B', 'D']);
+      expect(round.fresh.map((f) => [f.rule, f.session])).toContainEqual(['duplicate-tool-call', 'B']);
     });
 
     it('moves the retry of an ended session to an earlier call another node logs later', () => {

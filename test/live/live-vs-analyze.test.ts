@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
 import { detect } from '../../src/detect/run.js';
+import { DEFAULT_SETTLE_MS } from '../../src/live/finding-book.js';
 import { LiveSession } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
 import { SourceIngest } from '../../src/pipeline/ingest.js';
@@ -96,4 +97,63 @@ describe('watch over node files read at different paces ends with what analyze f
     expect(expected.filter((f) => f.rule === 'duplicate-tool-call').length).toBeGreaterThan(10);
     expect(sorted(watched([file!], 150))).toEqual(sorted(expected));
   });
+});
+
+// What watch prints cannot be taken back: the findings announced along the way, not only those standing at the
+// end, must be analyze's. A retry from a new session reads "the client left the first session" from the first
+// session's last line in the whole log: a line of it a second after the retry withdraws the verdict.
+describe('what watch announces of a log fed in pieces is what analyze finds in it whole', () => {
+  // The production shape's 16k first lines; sess-19's answer at line 15760 undoes the retry sess-627 made at
+  // line 14242 (a new session sess-627 was created for tok:shared after sess-19's call).
+  const RETRY_LINE = 14_242;
+  const LEFT_SESSION_ANSWER = 15_760;
+
+  /** `pieces`: each file's name and the line up to which it goes, and where its batches end (a round after each, a second apart). */
+  function announcedInPieces(lines: { line: number; text: string }[], pieces: { name: string; upTo: number; batches: number[] }[]): Finding[] {
+    const db = openDb(':memory:');
+    let clock = 0;
+    const live = new LiveSession(db, { now: () => clock });
+    const announced: Finding[] = [];
+    let from = 0;
+    for (const { name, upTo, batches } of pieces) {
+      const first = from;
+      for (const to of [...batches, upTo]) {
+        live.addLines(name, lines.slice(from, to).map((l) => ({ line: l.line - first, text: l.text })));
+        from = to;
+        announced.push(...live.detect().fresh);
+        clock += 1000;
+        announced.push(...live.settle());
+      }
+      live.endSource(name);
+    }
+    // The run goes on with no line past the settle period (an idle tail), then ends.
+    clock += DEFAULT_SETTLE_MS;
+    announced.push(...live.settle());
+    announced.push(...(live.finish()?.fresh ?? []), ...live.settle(true));
+    db.close();
+    return announced;
+  }
+
+  it('production, 16k lines rotated twice (rename, then copytruncate): no retry the left session\'s later answer withdraws', async () => {
+    const path = dir.file('production-rotated.ndjson');
+    await generate(path, 20_000, { shape: 'production' });
+    const [whole] = splitByNode(path, 1);
+    const lines = whole!.lines.slice(0, 16_000);
+    const key = (f: Finding) => `${f.rule} ${f.session} ${f.at}`;
+    const expected = analyzed([{ name: 'app.ndjson', lines }]).map(key).sort();
+    const before = analyzed([{ name: 'app.ndjson', lines: lines.slice(0, LEFT_SESSION_ANSWER - 1) }]).map(key);
+    // The case itself: the retry stands in the log up to the answer, and not in the whole.
+    const retry = 'duplicate-tool-call sess-627 2026-11-09T10:00:13.184Z';
+    expect(before).toContain(retry);
+    expect(expected).not.toContain(retry);
+    expect(lines[RETRY_LINE - 1]!.text).toContain('"sess-627"');
+
+    const announced = announcedInPieces(lines, [
+      { name: 'app.ndjson', upTo: 5009, batches: [] },
+      { name: 'app.ndjson (rotated 1)', upTo: 9990, batches: [] },
+      // the answer comes in a batch of a few hundred lines: judged by session, not as the whole log
+      { name: 'app.ndjson (truncated 2)', upTo: 16_000, batches: [15_000, LEFT_SESSION_ANSWER - 1] },
+    ]);
+    expect(announced.map(key).sort()).toEqual(expected);
+  }, 120_000);
 });

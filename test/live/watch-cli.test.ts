@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
@@ -22,6 +22,8 @@ function logFile(content = healthyLines('S1')): string {
   writeFileSync(file, content);
   return file;
 }
+
+const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const withoutSession = (r: ReturnType<typeof resumescope>) => findingsOf(r).filter((f) => f.rule === 'event-id-without-session');
 
@@ -216,6 +218,21 @@ describe('resumescope watch --format ndjson', () => {
     expect(withoutSession(w)).toHaveLength(1);
   });
 
+  it('quotes the lines of a file rotated away under a name that tells it from the file now at the path', async () => {
+    const call = (ms: number) => rec(ms, { kind: 'call', session: 'S1', rpc_id: 7, method: 'tools/call', tool: 'lookup', args_hash: 'h1', status: 200 });
+    const file = logFile(healthyLines('S1') + call(500) + violatingLine(600, 5));
+    const w = resumescope(['watch', '--format', 'ndjson', '--idle-exit', '3s', file]);
+    await waitFor('the first file read', () => withoutSession(w).length === 1, 10_000);
+    // logrotate's default: renamed, a new file created; the same call again in it (executed twice)
+    renameSync(file, `${file}.1`);
+    writeFileSync(file, call(1000));
+    expect(await exitWithin(w, 20_000)).toBe(0);
+    const twice = findingsOf(w).filter((f) => f.rule === 'duplicate-tool-call');
+    expect(twice.map((f) => f.evidence)).toEqual([[{ file: `${file} (rotated away)`, line: 4 }, { file: `${file} (rotated 1)`, line: 1 }]]);
+    // Near miss: quoted before the rotation, a line of the file then at the path is named by the path.
+    expect(withoutSession(w)[0]!.evidence).toEqual([{ file, line: 5 }]);
+  });
+
   it('waits for a file that does not exist yet, and says so', async () => {
     const d = tempDir();
     dirs.push(d);
@@ -325,6 +342,40 @@ describe('resumescope watch --db', () => {
     const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
     expect(await exitWithin(a, 10_000)).toBe(0);
     expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(7);
+  });
+
+  it('refuses to ingest a followed file that grew since into the same database: its first lines are there already', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--idle-exit', '800ms', file]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    appendFileSync(file, healthyLines('S2', 1000));
+    const ingest = resumescope(['ingest', file, '--db', db]);
+    expect(await exitWithin(ingest, 10_000)).toBe(2);
+    expect(ingest.stderr()).toContain(`${file}: ${db} already holds its first 4 lines, which \`watch --db\` followed as ${file}`);
+    expect(ingest.stderr()).toContain('Ingest it into a new --db file, or analyze the file itself.');
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(0);
+    expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(4);
+  });
+
+  it('stopped before the end of a file it was catching up on (here by --fail-on): says so, and the database tells every later command (exit 2)', async () => {
+    // A violation first, then three batches of padding (the follower hands over 4 MiB at a time): the run stops
+    // at the first round, which comes between batches, long before the file's end.
+    const padding = `${JSON.stringify({ note: 'x'.repeat(1000) })}\n`.repeat(13_000);
+    const file = logFile(violatingLine(0) + healthyLines('S1', 10) + padding);
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--fail-on', 'error', file]);
+    expect(await exitWithin(w, 15_000)).toBe(1);
+    expect(w.stderr()).toMatch(
+      new RegExp(`${escaped(file)}: the watch following it stopped before reading it to its end: its first \\d+ lines are in the database ${escaped(db)}, which says so to every later command on it \\(exit 2\\)`),
+    );
+    const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(a, 10_000)).toBe(2);
+    expect(a.stderr()).toMatch(new RegExp(`${escaped(file)}: unusable: the watch following it stopped before reading it to its end: its first \\d+ lines are in the database`));
+    const ingest = resumescope(['ingest', file, '--db', db]);
+    expect(await exitWithin(ingest, 10_000)).toBe(2);
+    expect(ingest.stderr()).toContain(`${file}: ${db} already holds its first`);
   });
 });
 

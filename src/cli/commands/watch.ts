@@ -7,12 +7,13 @@ import { FindingLines } from '../../live/ndjson-out.js';
 import { runLive } from '../../live/runner.js';
 import { LiveInputs } from '../../live/inputs.js';
 import { LiveSession } from '../../live/session.js';
+import { markFollowedUnfinished, noteFollowedAtEnd } from '../../live/unfinished-inputs.js';
 import type { Finding } from '../../model/finding.js';
 import { meetsThreshold, SEVERITIES, type FailOn } from '../../model/severity.js';
 import { folderContents, isFolder, isLiveLogFileName } from '../../read/folders.js';
 import { readThrough } from '../../read/read-through.js';
 import { splittingOf } from '../../read/entries.js';
-import { follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
+import { awayName, follow, STDIN_NAME, type FollowEvent } from '../../read/follow.js';
 import { noLogFiles, unreadSubfoldersNote } from '../../read/sources.js';
 import { EMBEDDED_DB, openDb, type Db } from '../../store/db.js';
 import { sourceHeld } from '../../store/source-names.js';
@@ -80,6 +81,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const db = openDb(flags.db ?? EMBEDDED_DB);
   try {
     refuseFollowedBefore(db, [...rotated, ...targets], flags.db);
+    if (flags.db !== undefined) markFollowedUnfinished(db, [...rotated, ...targets]);
   } catch (err) {
     db.close();
     throw err;
@@ -88,6 +90,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
   const controller = new AbortController();
   // Sources whose path now holds another file: `o` must not open the new one at an old line.
   const replaced = new Set<string>();
+  // What they are quoted as from then on in the NDJSON: a line of theirs is no longer a line of the path's file.
+  const away = new Map<string, string>();
   let code = 0;
   let dashboard: RunningDashboard | undefined;
   let lines: FindingLines | undefined;
@@ -132,7 +136,11 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     );
   } else {
     // A reader that went away ends the run as an ordinary end; any other write error was said by io.ts, and exits 2.
-    lines = new FindingLines(process.stdout, (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2, 'output'));
+    lines = new FindingLines(
+      process.stdout,
+      (err) => stop(err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 0 : 2, 'output'),
+      (file) => away.get(file) ?? file,
+    );
   }
   // Beside the NDJSON, each loss of sessions on stderr, as `analyze` does beside a JSON report (a loss is no finding).
   const losses = lines === undefined ? undefined : new LossTeller(db, options.sharedSessionStore ?? false, io);
@@ -191,6 +199,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       // `o` must not open the new file at a line of the old one, and the header says so when it happens.
       onMoved: (source) => {
         replaced.add(source);
+        away.set(source, awayName(source, 'rotated'));
         if (model !== undefined) {
           model.noteSourceEvent(source, 'rotated, new file followed');
           dashboard?.notify();
@@ -200,6 +209,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
       onEnd: (source, why) => {
         if (why === 'stopped') return;
         if (why !== 'eof') replaced.add(source);
+        if ((why === 'rotated' || why === 'truncated') && !away.has(source)) away.set(source, awayName(source, why));
         if (why === 'truncated' && model !== undefined) {
           model.noteSourceEvent(source, `${why}, new file followed`);
           dashboard?.notify();
@@ -214,6 +224,12 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     // Every input as analyze reports it; a guard whose inputs gave nothing to judge must not pass (log-format.md).
     // Stopped at a violation (or by the user, or by the reader going away), the run was cut short: it says, and keeps its code.
     const unusable = told.atEnd();
+    // Kept batch by batch, a file the run stopped short of its end is in the --db in part: said now, and to later commands.
+    if (flags.db !== undefined) {
+      for (const c of noteFollowedAtEnd(db, [...rotated, ...targets], live.notEnded())) {
+        io.err(`resumescope: ${printable(`${c.name}: ${c.reason} ${flags.db}, which says so to every later command on it (exit 2)`)}\n`);
+      }
+    }
     if (unusable && flags.failOn !== 'never' && ended !== undefined && GATE_ENDS.has(ended)) code = Math.max(code, 2);
     losses?.tellAtEnd(caughtUp);
     return code;
