@@ -76,7 +76,11 @@ export async function openWorkspace(
   const unusableInputs: UnusableInput[] = [...unusable];
   // The database lacks what an earlier ingest into it could not read: said again, and the run exits 2 as that one did.
   for (const u of unusableEarlier) {
-    io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (when ingested into ${opts.db}; ingest it again once it is usable)`)}\n`);
+    // A file a watch stopped short of is refused by an ingest into the same database (store/followed-prefix.ts).
+    const advice = u.reason.startsWith('the watch following it')
+      ? `in ${opts.db}; analyze the file itself, or ingest it into a new --db file`
+      : `when ingested into ${opts.db}; ingest it again once it is usable`;
+    io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (${advice})`)}\n`);
     unusableInputs.push(u);
   }
   // A database that holds no input and no mark of one that failed: its schema was written and the run that was

@@ -1,5 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cli } from '../cli/run-cli.js';
 import { runLive } from '../../src/live/runner.js';
 import { LiveSession } from '../../src/live/session.js';
 import { markFollowedUnfinished, noteFollowedAtEnd, type CutShort } from '../../src/live/unfinished-inputs.js';
@@ -87,6 +88,10 @@ describe('watch --db stopped before a file was read to its end', () => {
     expect(recordsIn(dbPath)).toBe(before);
     // The refusal changed nothing: the database still says what it lacks.
     expect(await markedInputs(dbPath)).toEqual([{ name: file, reason }]);
+    // A gate on the database fails, with advice that does not send the user to the refused ingest.
+    const gate = await cli('analyze', '--db', dbPath);
+    expect(gate.code).toBe(2);
+    expect(gate.err).toContain(`${file}: unusable: ${reason} (in ${dbPath}; analyze the file itself, or ingest it into a new --db file)`);
   });
 
   it('near miss: read to its end before the stop, the file is not marked, the unchanged file adds nothing, and the file grown since is refused', async () => {
