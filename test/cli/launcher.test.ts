@@ -20,6 +20,11 @@ describe('the launcher', () => {
     expect(r.stderr).toMatch(/^resumescope: EMFILE: too many open files, open '[^']+' \(the open-file limit is too low for Node to load resumescope: raise it, e\.g\. ulimit -n 1024\)\n$/);
   });
 
+  it('starts under a 256-file limit (the macOS default): ink and react load only to draw the dashboard', () => {
+    expect(sh('ulimit -n 256 && "$NODE" "$BIN" --version')).toMatchObject({ status: 0, stderr: '' });
+    expect(sh('ulimit -n 256 && "$NODE" "$BIN" analyze samples/writers.ndjson')).toMatchObject({ status: 1, stderr: '' });
+  });
+
   it('near miss: a run that finishes exits with its own code', () => {
     expect(sh('"$NODE" "$BIN" --version').status).toBe(0);
     expect(sh('"$NODE" "$BIN" analyze samples/clean.ndjson').status).toBe(0);

@@ -8,7 +8,7 @@ import { detailLoader } from '../../tui/wire/detail.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
-import { cannotDrawDashboard, openKeyboard, showLoading, startDashboard, type Keyboard } from '../../tui/wire/terminal.js';
+import { cannotDrawDashboard, openKeyboard, type Keyboard } from '../../tui/wire/keyboard.js';
 import type { FullScreen } from '../../tui/wire/screen.js';
 import { fullScreenRun } from '../full-screen.js';
 import type { Io } from '../io.js';
@@ -66,6 +66,8 @@ async function explore(
   // A large log takes a while to read: say so rather than leave the screen blank. q or ctrl+c quits
   // at once: the load has nothing to finish (a one-off database is removed at exit, and a --db file
   // keeps what it had, its open transaction rolled back, as when ingest is interrupted).
+  // ink and react load only to draw (tui/wire/keyboard.ts says why).
+  const { showLoading, startDashboard } = await import('../../tui/wire/terminal.js');
   const loading = showLoading(screen.stdout, keys, (how) => {
     restore();
     process.exit(how === 'q' ? 0 : EXIT_INTERRUPTED);

@@ -23,7 +23,8 @@ import { lossNote } from '../../render/index.js';
 import { DashboardModelSource } from '../../tui/wire/store-model.js';
 import { lineOpener, type LineOpener } from '../../tui/wire/open-line.js';
 import { rejectedLoader } from '../../tui/wire/rejected.js';
-import { cannotDrawDashboard, openKeyboard, startDashboard, type RunningDashboard } from '../../tui/wire/terminal.js';
+import { cannotDrawDashboard, openKeyboard } from '../../tui/wire/keyboard.js';
+import type { RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import type { InputOptions } from '../workspace.js';
@@ -120,6 +121,8 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     const source = model;
     openLine = lineOpener(db, { replaced: (file) => replaced.has(file) });
     // On the alternate screen; what the run says on stderr meanwhile is said once the dashboard is gone.
+    // ink and react load only to draw (tui/wire/keyboard.ts says why).
+    const { startDashboard } = await import('../../tui/wire/terminal.js');
     fullScreen = fullScreenRun(io);
     io = fullScreen.io;
     dashboard = startDashboard(

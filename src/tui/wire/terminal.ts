@@ -1,44 +1,17 @@
-import { openSync } from 'node:fs';
-import { ReadStream } from 'node:tty';
 import { render } from 'ink';
 import { createElement } from 'react';
 import { colourWanted } from '../../render/colour.js';
 import { ColourContext } from '../components/Line.js';
 import { Loading } from '../components/Loading.js';
 import type { DashboardModel, SessionDetail } from '../view-model.js';
+import type { Keyboard } from './keyboard.js';
 import { renderDashboard, type RenderDashboardOptions } from '../run.js';
 
 // The dashboard on the process's terminal, driven from outside: the commands
 // tell it when the model changed and, for a bounded or interrupted run, when
 // to stop (as if the user had pressed ctrl+c).
 
-/**
- * Why this terminal cannot show the dashboard, or undefined when it can. The dashboard moves the
- * cursor and draws on the alternate screen; TERM=dumb says the terminal does neither (Emacs' shell,
- * some CI log viewers), so the escapes would be shown as garbage.
- */
-export function cannotDrawDashboard(env: Record<string, string | undefined>): string | undefined {
-  return env.TERM === 'dumb' ? 'TERM=dumb: the dashboard needs a terminal that can move the cursor' : undefined;
-}
-
-export interface Keyboard {
-  stream: NodeJS.ReadStream;
-  close(): void;
-}
-
-/**
- * Where keys come from: stdin when it is the terminal; the terminal itself
- * (/dev/tty) when stdin carries the log being watched; none without a terminal.
- */
-export function openKeyboard(stdinCarriesLog: boolean): Keyboard | undefined {
-  if (!stdinCarriesLog && process.stdin.isTTY) return { stream: process.stdin, close: () => process.stdin.pause() };
-  try {
-    const tty = new ReadStream(openSync('/dev/tty', 'r'));
-    return { stream: tty as NodeJS.ReadStream, close: () => tty.destroy() };
-  } catch {
-    return undefined;
-  }
-}
+export { cannotDrawDashboard, openKeyboard, type Keyboard } from './keyboard.js';
 
 export interface RunningDashboard {
   /** The model changed: redraw (throttled by the dashboard). */
