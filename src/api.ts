@@ -4,7 +4,9 @@ import type { RunOptions } from './detect/run.js';
 import { expandInputs, type Source } from './read/sources.js';
 import type { Db } from './store/db.js';
 import { loadInputs, type IngestOptions, type SourceStats } from './pipeline/ingest.js';
-import type { InputFormat } from './normalize/formats/index.js';
+import { INPUT_FORMATS, type InputFormat } from './normalize/formats/index.js';
+import { SPEC_FORMAT } from './normalize/normalize-line.js';
+import type { UnusableInput } from './model/unusable-input.js';
 import type { ProgressListener } from './model/progress.js';
 import { findingsOf } from './pipeline/findings.js';
 
@@ -36,16 +38,31 @@ export async function loadWorkspace(sources: Source[], opts: { db?: string; onPr
   return { db, sources: stats };
 }
 
-export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {}): Promise<Report> {
-  const ws = await loadWorkspace(sources, opts);
+/** A report, and the inputs that could not be used: a run with any fails its gate (exitCodeFor gives 2), as the CLI's does. */
+export interface AnalyzedReport extends Report {
+  unusable: UnusableInput[];
+}
+
+export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {}): Promise<AnalyzedReport> {
+  checkInputFormat(opts);
+  const { db, unusable } = await loadInputs(sources, withProgress(opts, opts.onProgress));
   try {
-    return inMemory(await findingsOf(ws.db, opts, { onProgress: opts.onProgress }));
+    return { ...inMemory(await findingsOf(db, opts, { onProgress: opts.onProgress })), unusable };
   } finally {
-    ws.db.close();
+    db.close();
   }
 }
 
-export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): Promise<Report> {
+/** A forced input format the run does not know is the caller's mistake, said before any file is read. */
+export function checkInputFormat(opts: { inputFormat?: string; formats?: InputFormat[] }): void {
+  const forced = opts.inputFormat;
+  const formats = opts.formats ?? INPUT_FORMATS;
+  if (forced !== undefined && forced !== 'auto' && forced !== SPEC_FORMAT && !formats.some((f) => f.name === forced)) {
+    throw new RangeError(`inputFormat: unknown format "${forced}" (known: auto, ${[SPEC_FORMAT, ...formats.map((f) => f.name)].join(', ')})`);
+  }
+}
+
+export async function analyzeFiles(paths: string[], opts: AnalyzeOptions = {}): Promise<AnalyzedReport> {
   return analyzeSources(expandInputs(paths, { recursive: opts.recursive ?? false, csv: opts.csv === true }).sources, opts);
 }
 
@@ -57,4 +74,5 @@ export function withProgress<T extends IngestOptions>(opts: T, onProgress: Progr
 }
 
 export type { Report } from './model/finding.js';
+export type { UnusableInput } from './model/unusable-input.js';
 export type { ProgressEvent, ProgressListener, Stage } from './model/progress.js';

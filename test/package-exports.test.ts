@@ -29,4 +29,24 @@ describe.runIf(built)('package exports', () => {
     );
     expect(Number(out)).toBeGreaterThan(0);
   });
+
+  // An embedder's report: a mistyped path gave a clean report and exitCodeFor 0, where the CLI exits 2.
+  it('a library gate fails on an unusable input, on an unknown input format and on an unknown report format, as the CLI does', () => {
+    const out = importInNode(
+      [
+        "import { analyzeFiles, exitCodeFor, render } from 'resumescope';",
+        "const r = await analyzeFiles(['samples/writers.ndjson', 'no/such.ndjson']);",
+        'console.log(JSON.stringify({ unusable: r.unusable, code: exitCodeFor(r, "never"), json: Object.keys(JSON.parse(render("json", r))) }));',
+        "const ok = await analyzeFiles(['samples/clean.ndjson']);",
+        'console.log(JSON.stringify({ unusable: ok.unusable, code: exitCodeFor(ok, "error") }));',
+        "try { await analyzeFiles(['samples/clean.ndjson'], { inputFormat: 'nope' }); } catch (e) { console.log(e.constructor.name, e.message); }",
+        "try { render('pdf', ok); } catch (e) { console.log(e.constructor.name, e.message); }",
+      ].join('\n'),
+    );
+    const [bad, ok, format, report] = out.trim().split('\n');
+    expect(JSON.parse(bad!)).toEqual({ unusable: [{ name: 'no/such.ndjson', reason: expect.stringMatching(/^cannot read \(ENOENT/), file: true }], code: 2, json: ['version', 'findings', 'not_knowable', 'summary'] });
+    expect(JSON.parse(ok!)).toEqual({ unusable: [], code: 0 });
+    expect(format).toMatch(/^RangeError inputFormat: unknown format "nope" \(known: auto, resumescope, /);
+    expect(report).toBe('RangeError render: unknown format "pdf" (known: text, json, sarif, junit, markdown, html)');
+  });
 });

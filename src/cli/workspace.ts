@@ -5,11 +5,10 @@ import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
 import { sourceCount } from '../store/source-sink.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
-import { SPEC_FORMAT } from '../normalize/normalize-line.js';
 import { loadInputs, unusableReason, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
 import type { UnusableInput } from '../model/unusable-input.js';
 import { UsageError, type Io } from './io.js';
-import { withProgress } from '../api.js';
+import { checkInputFormat, withProgress } from '../api.js';
 import type { ProgressListener } from '../model/progress.js';
 import { printable } from '../model/printable.js';
 
@@ -164,8 +163,10 @@ export function inputFormats(opts: InputOptions): IngestOptions {
     }
   }
   const forced = opts.inputFormat;
-  if (forced !== undefined && forced !== 'auto' && forced !== SPEC_FORMAT && !formats.some((f) => f.name === forced)) {
-    throw new UsageError(`--input-format: unknown format "${forced}" (known: auto, ${[SPEC_FORMAT, ...formats.map((f) => f.name)].join(', ')})`);
+  try {
+    checkInputFormat({ ...(forced !== undefined && { inputFormat: forced }), formats });
+  } catch (err) {
+    throw new UsageError(`--${(err as Error).message.replace(/^inputFormat/, 'input-format')}`);
   }
   return { formats, ...(forced !== undefined && { inputFormat: forced }) };
 }

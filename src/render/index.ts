@@ -79,6 +79,9 @@ export function render(format: Format, report: Report, opts: RenderOptions = {})
       return renderMarkdown(report, markdownOptions(opts));
     case 'html':
       return renderHtml(report, htmlOptions(opts));
+    default:
+      // A JavaScript caller's typo: no format is no report, said rather than returned as undefined.
+      throw new RangeError(`render: unknown format "${String(format)}" (known: ${FORMATS.join(', ')})`);
   }
 }
 

@@ -20,4 +20,24 @@ describe('README: using the engine in a server', () => {
     // A session id it never saw created: 404, so the client re-initializes (never a silently minted replacement).
     expect(engine.decide({ sessionId: 'S9', lastEventId: '5', tsMs: t0 + 5000 })).toMatchObject({ decision: 'reject', status: 404 });
   });
+
+  it('the initialize POST says so; without it, a request with no session is refused', () => {
+    const engine = new ResumptionEngine();
+    const header = (headers: Record<string, string | string[] | undefined>, name: string) => [headers[name]].flat()[0] ?? null;
+    const req = { headers: { 'content-type': 'application/json' } as Record<string, string | string[] | undefined> };
+    const init = engine.decide({ sessionId: header(req.headers, 'mcp-session-id'), lastEventId: header(req.headers, 'last-event-id'), isInitialize: true, tsMs: 0 });
+    expect(init).toMatchObject({ decision: 'fresh', status: 200 });
+    expect(engine.decide({ sessionId: null, lastEventId: null, tsMs: 0 })).toMatchObject({ decision: 'reject', status: 400, reason: 'session_required' });
+    // Headers Node gives as arrays read as their first value.
+    expect(header({ 'last-event-id': ['7', '8'] }, 'last-event-id')).toBe('7');
+  });
+
+  it('forget() drops an ended session\'s state', () => {
+    const engine = new ResumptionEngine();
+    engine.observe({ kind: 'session.created', session: 'S1', tsMs: 0 });
+    engine.observe({ kind: 'session.terminated', session: 'S1', tsMs: 1 });
+    expect(engine.sessions().has('S1')).toBe(true);
+    expect(engine.forget('S1')).toBe(true);
+    expect(engine.sessions().has('S1')).toBe(false);
+  });
 });
