@@ -156,7 +156,8 @@ function lnavCount(home, file) {
   const rss = /BENCH_RSS_KB=(\d+)/.exec(r.stderr ?? '');
   const n = [...(r.stdout ?? '').matchAll(/(\d+)/g)].pop();
   const crashed = /lnav has crashed/.test(`${r.stdout}${r.stderr}`);
-  const failure = crashed ? 'it crashed' : r.status !== 0 ? `exit ${r.status}` : n === undefined ? 'no count' : undefined;
+  // A pass that recognised no line read nothing: its time is no load of the log, and no ratio may be made of it.
+  const failure = crashed ? 'it crashed' : r.status !== 0 ? `exit ${r.status}` : n === undefined ? 'no count' : Number(n[1]) === 0 ? 'it recognised no line' : undefined;
   return { ms, rssMb: rss ? Number(rss[1]) / 1024 : NaN, counted: failure === undefined ? Number(n[1]) : NaN, failure };
 }
 

@@ -19,6 +19,8 @@ export interface ProgressOptions {
   now?: () => number;
   /** A terminal that knows no escape sequences (TERM=dumb): the line is redrawn with a carriage return and blanks. */
   dumb?: boolean;
+  /** After the read, how often the elapsed time is redrawn while a stage works (0: never); default 1000 ms. */
+  tickMs?: number;
 }
 
 export interface Progress {
@@ -78,8 +80,13 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
       stage = e.stage;
       stageStart.set(e.stage, now());
       draw(true);
+      // Derive and detect tell nothing until they end (23 s of a 40 s run at 400k lines): the elapsed time
+      // moves on, so that a long stage does not look hung. Between turns of the event loop, and never keeps it alive.
+      if (ticker === undefined && stage !== 'read' && tick > 0) ticker = setInterval(() => draw(true), tick).unref();
     }
   };
+  const tick = opts.tickMs ?? 1000;
+  let ticker: ReturnType<typeof setInterval> | undefined;
 
   const clear = () => {
     if (drawn) stream.write(erase());
@@ -90,6 +97,8 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
     listener,
     wrap: (io) => ({ ...io, err: (s: string) => (clear(), io.err(s)) }),
     finish(extra) {
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = undefined;
       const t = now();
       const lines = total();
       const secs = (t - start) / 1000;

@@ -79,6 +79,27 @@ describe('progress line', () => {
     expect(stream.writes.at(-1)).toMatch(/^resumescope: 20 lines in/);
   });
 
+  it('a stage that tells nothing until it ends still moves the elapsed time on, and stops at the summary', async () => {
+    const stream = fakeStream(true);
+    let t = 0;
+    const p = progressOn(stream, { intervalMs: 0, tickMs: 10, now: () => (t += 100) });
+    p.listener!({ type: 'lines', source: 'a.ndjson', lines: 5 });
+    const read = stream.writes.length;
+    await new Promise((r) => setTimeout(r, 60));
+    // Nothing ticks while lines are read: each batch draws.
+    expect(stream.writes.length).toBe(read);
+    p.listener!({ type: 'stage', stage: 'derive' });
+    await new Promise((r) => setTimeout(r, 80));
+    const ticks = stream.writes.slice(read + 1);
+    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ticks).size).toBe(ticks.length); // each shows a later time
+    expect(ticks.at(-1)).toMatch(/rebuilding sessions: 5 lines read \([\d.]+ s\)$/);
+    p.finish();
+    const after = stream.writes.length;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(stream.writes.length).toBe(after);
+  });
+
   it('not a terminal: nothing at all, and no listener to call', () => {
     const stream = fakeStream(false);
     const p = progressOn(stream);
