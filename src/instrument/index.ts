@@ -10,5 +10,5 @@ export { instrumentEventStore } from './event-store.js';
 export { instrumentRequests, instrumentHandler, type InstrumentRequestsOptions, type NextFunction } from './middleware.js';
 export { canonicalJson, sha256Hex } from './jsonrpc.js';
 export { SDK_STANDALONE_STREAM_ID } from './tracker.js';
-export { NOT_A_RECORD } from './records.js';
-export type { LoggedLine, RecordFields, ResumptionNote, ResumptionRecord, RpcKind } from './records.js';
+export { NOT_A_RECORD, RECORDS_DROPPED } from './records.js';
+export type { LoggedLine, RecordFields, ResumptionDropNote, ResumptionNote, ResumptionRecord, RpcKind } from './records.js';

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { mayHoldCredential, redactInPlace } from '../normalize/redact.js';
 import { normalizeSpecObject } from '../normalize/spec-record.js';
 import { missingField } from '../model/record.js';
-import type { LoggedLine, RecordFields, ResumptionRecord } from './records.js';
-import { NOT_A_RECORD } from './records.js';
+import type { LoggedLine, RecordFields, ResumptionDropNote, ResumptionRecord } from './records.js';
+import { NOT_A_RECORD, RECORDS_DROPPED } from './records.js';
 
 /**
  * A file path (appended to) or a stream (left open), which get NDJSON lines;
@@ -18,6 +18,14 @@ export interface RecorderOptions {
   node?: string;
   /** Epoch milliseconds; default `Date.now`. */
   clock?: () => number;
+  /**
+   * A file or stream sink holds at most this many bytes of lines the stream has not taken yet
+   * (default 8 MiB). Past it, records are dropped and counted, with one warning, until the stream
+   * drains; then a note (`RECORDS_DROPPED`) in the log says how many.
+   */
+  maxUnwrittenBytes?: number;
+  /** How long `close()` waits for a file or stream sink to take every line (default 2000 ms; `Infinity`: no limit). */
+  closeTimeoutMs?: number;
 }
 
 export interface Recorder {
@@ -32,15 +40,24 @@ export interface Recorder {
   /**
    * Resolves once every line written so far is handed to the sink; ends the
    * sink only when the recorder opened it (a path). Records after close are
-   * not written.
+   * not written. Resolves after `closeTimeoutMs` at the latest, with a
+   * warning saying how much the sink had not taken.
    */
   close(): Promise<void>;
 }
 
+const DEFAULT_MAX_UNWRITTEN_BYTES = 8 * 1024 * 1024;
+const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
+
 export function createRecorder(sink: RecordSink, opts: RecorderOptions = {}): Recorder {
   const node = opts.node ?? `${hostname()}/${process.pid}`;
   const clock = opts.clock ?? Date.now;
-  const out = openSink(sink);
+  const out = openSink(sink, {
+    node,
+    clock,
+    maxUnwrittenBytes: opts.maxUnwrittenBytes ?? DEFAULT_MAX_UNWRITTEN_BYTES,
+    closeTimeoutMs: opts.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS,
+  });
   let seq = 0;
   let warned = false;
   const warnOnce = (why: string): void => {
@@ -92,7 +109,14 @@ interface OpenSink {
   close(): Promise<void>;
 }
 
-function openSink(sink: RecordSink): OpenSink {
+interface SinkOptions {
+  node: string;
+  clock: () => number;
+  maxUnwrittenBytes: number;
+  closeTimeoutMs: number;
+}
+
+function openSink(sink: RecordSink, opts: SinkOptions): OpenSink {
   // A broken log must never break the server it observes: warn once, keep serving.
   let warned = false;
   const warn = (err: unknown): void => {
@@ -115,22 +139,97 @@ function openSink(sink: RecordSink): OpenSink {
   const file = typeof sink === 'string' ? createWriteStream(sink, { flags: 'a' }) : undefined;
   const stream: NodeJS.WritableStream = file ?? (sink as NodeJS.WritableStream);
   stream.on('error', warn);
-  let lastWrite: Promise<void> = Promise.resolve();
+
+  // What the stream was handed but has not called back for: the memory a
+  // stalled reader (a log shipper hung on a pipe) would otherwise grow without
+  // limit. Past the bound, records are dropped until the stream drains.
+  let unwrittenBytes = 0;
+  let unwrittenLines = 0;
+  let dropping: Pick<ResumptionDropNote, 'dropped' | 'since' | 'first_seq' | 'last_seq'> | undefined;
+  let warnedDropping = false;
+  let closed = false;
+  let onIdle: (() => void) | undefined;
+
+  const send = (line: string, bytes: number): void => {
+    unwrittenBytes += bytes;
+    unwrittenLines += 1;
+    let settled = false;
+    const settle = (): void => {
+      if (settled) return;
+      settled = true;
+      unwrittenBytes -= bytes;
+      unwrittenLines -= 1;
+      if (unwrittenLines === 0) drained();
+    };
+    try {
+      stream.write(line, settle);
+    } catch (err) {
+      warn(err);
+      settle();
+    }
+  };
+  const drained = (): void => {
+    if (dropping !== undefined && !closed) {
+      const note: ResumptionDropNote = { ts: new Date(opts.clock()).toISOString(), msg: RECORDS_DROPPED, ...dropping, node: opts.node };
+      dropping = undefined;
+      const line = `${JSON.stringify(note)}\n`;
+      send(line, Buffer.byteLength(line));
+      return;
+    }
+    const idle = onIdle;
+    onIdle = undefined;
+    idle?.();
+  };
+  const drop = (record: ResumptionRecord): void => {
+    if (dropping === undefined) {
+      dropping = { dropped: 0, since: record.ts, first_seq: record.seq, last_seq: record.seq };
+      if (!warnedDropping) {
+        warnedDropping = true;
+        process.emitWarning(
+          `resumescope recorder: the log stream has not taken ${unwrittenLines} lines (${unwrittenBytes} bytes, bound ${opts.maxUnwrittenBytes}): ` +
+            'dropping records until it drains; a note in the log will count them',
+        );
+      }
+    }
+    dropping.dropped += 1;
+    dropping.last_seq = record.seq;
+  };
+
   return {
     write(record, onDemoted) {
-      lastWrite = new Promise((resolve) => {
-        try {
-          stream.write(`${JSON.stringify(toLogLine(record, onDemoted))}\n`, () => resolve());
-        } catch (err) {
-          warn(err);
-          resolve();
-        }
-      });
+      // Dropping implies lines in flight, whose callbacks end it: no line is serialized only to be dropped.
+      if (dropping !== undefined) return drop(record);
+      const line = `${JSON.stringify(toLogLine(record, onDemoted))}\n`;
+      const bytes = Buffer.byteLength(line);
+      if (unwrittenLines > 0 && unwrittenBytes + bytes > opts.maxUnwrittenBytes) return drop(record);
+      send(line, bytes);
     },
-    async close() {
-      await lastWrite;
-      if (file === undefined || file.destroyed) return;
-      await new Promise<void>((resolve) => file.end(() => resolve()));
+    close() {
+      return new Promise<void>((resolve) => {
+        const giveUp = (): void => {
+          closed = true;
+          onIdle = undefined;
+          const unnoted = dropping === undefined ? '' : `, and ${dropping.dropped} records dropped before were not noted in it`;
+          process.emitWarning(
+            `resumescope recorder: closed after ${opts.closeTimeoutMs} ms with ${unwrittenLines} lines (${unwrittenBytes} bytes) the log stream had not taken${unnoted}`,
+          );
+          file?.destroy();
+          resolve();
+        };
+        // Infinity waits as long as the stream takes (setTimeout would fire at once).
+        const timer = opts.closeTimeoutMs === Infinity ? undefined : setTimeout(giveUp, opts.closeTimeoutMs);
+        const finish = (): void => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const end = (): void => {
+          closed = true;
+          if (file === undefined || file.destroyed) finish();
+          else file.end(finish);
+        };
+        if (unwrittenLines === 0) end();
+        else onIdle = end;
+      });
     },
   };
 }

@@ -71,5 +71,22 @@ export interface ResumptionNote extends Omit<ResumptionRecord, 'kind'> {
   why: string;
 }
 
+/** The `msg` of the note a stream sink writes once it drains, counting the records it dropped while it did not. */
+export const RECORDS_DROPPED = 'resumescope: records dropped';
+
+/**
+ * That note: an ignored line to the analyzer (no `kind`; its `msg` names no kind), written where the
+ * dropped records would have been. `ts` is when writing resumed; `since` the `ts` of the first dropped.
+ */
+export interface ResumptionDropNote {
+  ts: string;
+  msg: typeof RECORDS_DROPPED;
+  dropped: number;
+  since: string;
+  first_seq: number;
+  last_seq: number;
+  node: string;
+}
+
 /** What the recorder writes: one line. */
 export type LoggedLine = ResumptionRecord | ResumptionNote;
