@@ -222,7 +222,10 @@ function settleTyped(kind: RecordKind, obj: Json, v: unknown[]): string | undefi
   for (const t of TYPED_BY_KIND.get(kind)!) {
     if (v[t.at] === undefined) {
       if (!t.strict || !FIELDS.found(t.at)) continue;
-      v[t.at] = ownValue(obj, t.own);
+      // null is absent, as the reader has it (an upgrade's null session is set apart where it is read).
+      const own = ownValue(obj, t.own);
+      if (own === undefined || own === null) continue;
+      v[t.at] = own;
     }
     const problem = settle(t.type, t.name, v, t.at);
     if (problem !== undefined) return `${kind}: ${problem}`;
