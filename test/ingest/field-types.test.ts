@@ -69,6 +69,12 @@ describe('booleans written as strings', () => {
     expect(rejectionOf({ ...SENT, attached: 0 })).toBe('event.sent: attached must be a boolean (true or false), got 0');
     expect(rejectionOf({ ...UPGRADE, reset_signalled: 'no' })).toMatch(/^upgrade: reset_signalled must be a boolean/);
   });
+
+  it('a credential written into a typed field is not quoted in the reason; a long value is cut', () => {
+    const token = 'Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl';
+    expect(rejectionOf({ ...SENT, attached: token })).toBe('event.sent: attached must be a boolean (true or false), got "[redacted]"');
+    expect(rejectionOf({ ...SENT, attached: 'x'.repeat(100) })).toBe(`event.sent: attached must be a boolean (true or false), got "${'x'.repeat(40)}…"`);
+  });
 });
 
 describe('values out of the spec\'s range', () => {
