@@ -3,7 +3,7 @@ import { FieldReader, WRAPPERS, idString, isBool, isNumber, isObject, isString, 
 import { inferFromHttp } from './proxy-inference.js';
 import { nearKind } from './near-kinds.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
-import { CLOSED_SETS, settle, type FieldType } from './typed-values.js';
+import { CLOSED_SETS, settle, show, type FieldType } from './typed-values.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
 
@@ -338,7 +338,12 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
   }
 
   const tsRaw = (v[F.ts] as string | number | undefined) ?? defaults?.ts;
-  if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };
+  if (tsRaw === undefined) {
+    // `"ts":true` is no missing time: say what was written (an alias of another type is not used, as any alias).
+    const own = ownValue(obj, ['ts']);
+    const written = own === undefined || own === null ? undefined : `${kind}: ts must be an RFC 3339 string or epoch milliseconds, got ${show(own)}`;
+    return { type: 'rejected', reason: written ?? `${kind}: missing ts` };
+  }
   const tsMs = parseTime(tsRaw);
   if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: ${timeProblem(tsRaw)}` };
   const typeProblem = settleTyped(kind, obj, v);

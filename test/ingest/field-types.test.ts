@@ -57,6 +57,13 @@ describe('numbers written as strings of digits', () => {
   });
 });
 
+describe('ts of another type', () => {
+  it('is named with what was written, not called missing', () => {
+    expect(rejectionOf({ ...SENT, ts: true })).toBe('event.sent: ts must be an RFC 3339 string or epoch milliseconds, got true');
+    expect(rejectionOf({ ...SENT, ts: undefined })).toBe('event.sent: missing ts');
+  });
+});
+
 describe('booleans written as strings', () => {
   it('"true" and "false", in any case, are the booleans', () => {
     expect(recordOf({ ...SENT, attached: 'false' }).attached).toBe(false);
