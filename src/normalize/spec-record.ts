@@ -1,8 +1,9 @@
-import { DECISIONS, RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
-import { FieldReader, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
+import { RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
+import { FieldReader, WRAPPERS, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
 import { nearKind } from './near-kinds.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
+import { CLOSED_SETS, settle, show, type FieldType } from './typed-values.js';
 
 // Turns one spec-shaped JSON object (log-format.md) into a normalized record.
 
@@ -84,7 +85,7 @@ const num = (...names: string[]): Field => ({ names: withCamelCase(names), accep
 const bool = (...names: string[]): Field => ({ names: withCamelCase(names), accept: isBool });
 
 /** Every field a record may have, read in one pass over the object (fields.ts). */
-const FIELDS = new FieldReader({
+const FIELD_DEFS = {
   kind: str('kind'),
   // Each kind alias on its own: an alias naming no kind gives way to the next.
   event: str('event'),
@@ -143,8 +144,9 @@ const FIELDS = new FieldReader({
   durationMs: num('duration_ms'),
   bytes: num('bytes'),
   method: str(...A.method),
-  // Generic words another field of a line may be named (`Host` a header, `Subject` a mail's): a key near them is no slip.
-}, { unlessNear: ['host', 'instance', 'hostname', 'subject'] });
+} satisfies Record<string, Field>;
+// Generic words another field of a line may be named (`Host` a header, `Subject` a mail's): a key near them is no slip.
+const FIELDS = new FieldReader(FIELD_DEFS, { unlessNear: ['host', 'instance', 'hostname', 'subject'] });
 const F = FIELDS.at;
 type FieldKey = keyof typeof F;
 
@@ -171,6 +173,77 @@ const READS: Record<RecordKind, FieldKey[]> = {
   http: ['httpMethod', 'path', 'status', 'reqHeaders', 'respHeaders', 'sseEventIds', 'rpcKind', 'rpcMethod', 'rpcId', 'resetSignalled', 'durationMs', 'bytes'],
 };
 const READ_BY_KIND = new Map(RECORD_KINDS.map((k) => [k, new Set([...COMMON, ...READS[k]].map((f) => F[f]))]));
+
+/** How each typed field's value is checked where its kind reads it (typed-values.ts). */
+const TYPES: Partial<Record<FieldKey, FieldType>> = {
+  seq: 'seq', status: 'status', replayed: 'count', reemitted: 'count', cancelled: 'count',
+  retryMs: 'amount', durationMs: 'amount', bytes: 'amount',
+  logEvicted: 'bool', attached: 'bool', priming: 'bool', resetSignalled: 'bool', executed: 'bool',
+  eventId: 'eventId', lastEventId: 'eventId', firstReplayed: 'eventId', oldestRetained: 'eventId',
+  session: 'id', stream: 'id', rpcId: 'id', requestId: 'id', newRequestId: 'id',
+  via: 'via', rpcKind: 'rpcKind', decision: 'decision',
+};
+
+interface Typed {
+  at: number;
+  type: FieldType;
+  /** As log-format.md spells it, for the reason. */
+  name: string;
+  /** The names whose value of another type is the writer's, not an alias's (log-format.md: an alias is used only where its value has the expected type). */
+  own: readonly string[];
+  /**
+   * Whether a value of another type than the reader takes rejects the line. An optional id is read as absent
+   * then, as an unknown field: pino-http binds its request object as `req`. A required one was rejected as missing.
+   */
+  strict: boolean;
+}
+
+const TYPED_BY_KIND = new Map(
+  RECORD_KINDS.map((kind) => {
+    const required = new Set<string>(REQUIRED[kind] ?? []);
+    const typed: Typed[] = [];
+    for (const key of [...COMMON, ...READS[kind]]) {
+      const type = TYPES[key];
+      if (type === undefined) continue;
+      const canonical = FIELD_DEFS[key].names[0]!;
+      const own = withCamelCase([canonical]);
+      typed.push({ at: F[key], type, name: canonical, own, strict: (type !== 'id' && type !== 'eventId') || required.has(key) });
+    }
+    return [kind, typed];
+  }),
+);
+
+/**
+ * Settles the typed fields the kind reads (typed-values.ts), in place in `v`: why the line is rejected, or
+ * undefined. The reader left a value of another type than it takes undefined; where the field's own name
+ * holds one, it is looked up again (a line of the right types pays nothing for it).
+ */
+function settleTyped(kind: RecordKind, obj: Json, v: unknown[]): string | undefined {
+  for (const t of TYPED_BY_KIND.get(kind)!) {
+    if (v[t.at] === undefined) {
+      if (!t.strict || !FIELDS.found(t.at)) continue;
+      // null is absent, as the reader has it (an upgrade's null session is set apart where it is read).
+      const own = ownValue(obj, t.own);
+      if (own === undefined || own === null) continue;
+      v[t.at] = own;
+    }
+    const problem = settle(t.type, t.name, v, t.at);
+    if (problem !== undefined) return `${kind}: ${problem}`;
+  }
+  return undefined;
+}
+
+/** The value under one of `names`, at the top level, else in the first wrapper that is an object (as FieldReader looks). */
+function ownValue(obj: Json, names: readonly string[]): unknown {
+  for (const n of names) if (obj[n] !== undefined) return obj[n];
+  for (const w of WRAPPERS) {
+    const inner = obj[w];
+    if (!isObject(inner)) continue;
+    for (const n of names) if (inner[n] !== undefined) return inner[n];
+    break;
+  }
+  return undefined;
+}
 
 /**
  * A key of the record that is no field's name but differs from the name of a field its kind reads only in
@@ -253,7 +326,8 @@ export interface RecordDefaults {
 }
 
 export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecOutcome {
-  const v = FIELDS.read(obj);
+  // Settled in place (settleTyped): the reader's array, which its next read resets.
+  const v = FIELDS.read(obj) as unknown[];
   const { kind, unknownCanonical, nearAlias } = kindIn(v);
   if (unknownCanonical !== undefined) return { type: 'rejected', reason: unknownKind(unknownCanonical) };
   if (nearAlias !== undefined) return { type: 'rejected', reason: nearAlias };
@@ -264,9 +338,16 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
   }
 
   const tsRaw = (v[F.ts] as string | number | undefined) ?? defaults?.ts;
-  if (tsRaw === undefined) return { type: 'rejected', reason: `${kind}: missing ts` };
+  if (tsRaw === undefined) {
+    // `"ts":true` is no missing time: say what was written (an alias of another type is not used, as any alias).
+    const own = ownValue(obj, ['ts']);
+    const written = own === undefined || own === null ? undefined : `${kind}: ts must be an RFC 3339 string or epoch milliseconds, got ${show(own)}`;
+    return { type: 'rejected', reason: written ?? `${kind}: missing ts` };
+  }
   const tsMs = parseTime(tsRaw);
   if (tsMs === undefined) return { type: 'rejected', reason: `${kind}: ${timeProblem(tsRaw)}` };
+  const typeProblem = settleTyped(kind, obj, v);
+  if (typeProblem !== undefined) return { type: 'rejected', reason: typeProblem };
 
   // An http access record is the proxy's view; it and what is inferred from it are origin 'proxy'.
   const rec: NormalizedRecord = { kind, tsMs, origin: kind === 'http' ? 'proxy' : 'server' };
@@ -303,11 +384,9 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
   if (lei !== undefined) rec.lastEventId = lei;
   else if (FIELDS.found(F.lastEventId)) rec.lastEventId = null;
   put(rec, 'newStream', idString(v[F.newStream]));
+  // An upgrade's is settled (typed-values.ts); another kind does not read one, and keeps only a decision as written.
   const decision = v[F.decision] as string | undefined;
-  if (decision !== undefined) {
-    if (!(DECISIONS as readonly string[]).includes(decision)) return { type: 'rejected', reason: `${kind}: unknown decision "${decision}"` };
-    rec.decision = decision as Decision;
-  }
+  if (decision !== undefined && (kind === 'upgrade' || CLOSED_SETS.decision.includes(decision))) rec.decision = decision as Decision;
   put(rec, 'status', v[F.status]);
   put(rec, 'replayed', v[F.replayed]);
   put(rec, 'reemitted', v[F.reemitted]);
@@ -343,6 +422,9 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
     put(rec, 'method', v[F.method]);
   }
 
+  // An empty id names nothing: `event_id: ""` is no event's id, and matches every other empty one.
+  const empty = (REQUIRED[kind] ?? []).find((field) => rec[field] === '');
+  if (empty !== undefined) return { type: 'rejected', reason: `${kind}: required field ${SPEC_NAME[empty] ?? empty} is empty` };
   // Since 2026-07-28 a request has no session: its records are valid without one.
   const missing = firstMissing(rec, kind, isStatelessEra(rec.protocolVersion));
   if (missing !== undefined) {
