@@ -30,6 +30,7 @@ SELECT c.id AS inc_id, c.origin AS created_by,
     SELECT e.id FROM events e WHERE e.session = c.session AND (e.ts_ms, e.id) > (c.ts_ms, c.id)
     ORDER BY e.ts_ms, e.id LIMIT 1) END AS first_emission_id
 FROM records c WHERE c.id IN (SELECT inc_id FROM unplaced_asked WHERE inc_id IS NOT NULL);
+CREATE INDEX temp.unplaced_incarnations_id ON unplaced_incarnations (inc_id);
 
 SELECT a.up_id,
   (SELECT s.id FROM unplaced_sightings s
