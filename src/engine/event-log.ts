@@ -14,7 +14,7 @@ import { Column, counterValue, isDigits } from './columns.js';
 /** One event as the engine reads it. */
 export interface EmittedEvent {
   id: string;
-  /** `sequence` when the record has one, else `stream`: the order replay follows. */
+  /** The lane (lanes.ts) when emitted: the record's `sequence`, else its stream's lane, which a resumption continues. */
   lane: string;
   stream?: string;
   pos: number;
