@@ -7,9 +7,12 @@
 // lane of its own, unlike a lineage (lineage.ts), which an attach extends for
 // fencing. The joins are kept as names pointing at the lane they joined
 // (`Incarnation.laneParents`), made when first needed: a log without
-// resumptions has none.
+// resumptions has none. A lane that joins after it has events (a new stream
+// whose node's clock is behind logs events before the upgrade that opened it)
+// brings them along, in emission order among the other lane's (event-log.ts),
+// as the analyzer, which orders a lane once the whole log is read, has them.
 
-import type { Incarnation, StreamInfo } from './types.js';
+import type { AwaitingResponse, Incarnation, StreamInfo } from './types.js';
 
 /** The lane `name` (a sequence or a stream id) belongs to now. Reads only: a decision may ask it. */
 export function laneRoot(inc: Incarnation, name: string): string {
@@ -53,4 +56,17 @@ export function joinSequence(inc: Incarnation, stream: StreamInfo, sequence: str
   if (sequence === stream.id) return undefined;
   const joined = laneRoot(inc, stream.id) !== stream.id;
   return joined ? joinLanes(inc, sequence, stream.id) : joinLanes(inc, stream.id, sequence);
+}
+
+/** The lane `from` joined `to`: the responses waiting on it for a rescue (client-calls.ts) wait on `to`, in lane order. */
+export function joinAwaiting(inc: Incarnation, from: string, to: string): void {
+  const moved = inc.awaitingRescue.get(from);
+  if (moved === undefined) return;
+  inc.awaitingRescue.delete(from);
+  const kept = inc.awaitingRescue.get(to) ?? [];
+  const merged: AwaitingResponse[] = [];
+  for (let i = 0, j = 0; i < kept.length || j < moved.length; ) {
+    merged.push(j >= moved.length || (i < kept.length && kept[i]!.pos < moved[j]!.pos) ? kept[i++]! : moved[j++]!);
+  }
+  inc.awaitingRescue.set(to, merged);
 }

@@ -6,7 +6,7 @@
 import { hasLiveWriters, joinInOrder, joinLive, liveWritersOf, markDead as markDeadIn, markLive as markLiveIn, noteNode } from './live-writers.js';
 import { isStandaloneLineage } from './standalone.js';
 import { noteLanesJoined } from './trim-index.js';
-import { joinLanes, joinSequence, laneName } from './lanes.js';
+import { joinAwaiting, joinLanes, joinSequence, laneName } from './lanes.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
 
 /** What a record can tell about the stream it names. */
@@ -36,7 +36,7 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
   stream.principal ??= record.principal;
   if (record.sequence !== undefined && stream.sequence === undefined) {
     stream.sequence = record.sequence;
-    noteLanesJoined(inc, joinSequence(inc, stream, record.sequence));
+    lanesJoined(inc, joinSequence(inc, stream, record.sequence));
     const root = inc.sequences.get(record.sequence);
     if (root === undefined) inc.sequences.set(record.sequence, id);
     else linkLineage(inc, id, root);
@@ -172,8 +172,16 @@ export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: numb
   // on that lane. An attach continues no stream's events: its lane is its own.
   const resumed = record.decision === 'resume' ? continued[0] : undefined;
   if (resumed !== undefined && resumed !== record.newStream) {
-    noteLanesJoined(inc, joinLanes(inc, laneName(opened), laneName(inc.streams.get(resumed)!)));
+    lanesJoined(inc, joinLanes(inc, laneName(opened), laneName(inc.streams.get(resumed)!)));
   }
+}
+
+/** Two lanes became one: what each of the lane's indexes holds of the one that joined moves to the other. */
+function lanesJoined(inc: Incarnation, joined: { from: string; to: string } | undefined): void {
+  if (joined === undefined) return;
+  inc.events.joinLane(joined.from, joined.to);
+  noteLanesJoined(inc, joined);
+  joinAwaiting(inc, joined.from, joined.to);
 }
 
 /**

@@ -338,7 +338,8 @@ export interface TrimIndex {
 }
 
 export interface AwaitingResponse {
-  laneIndex: number;
+  /** Position of the event that carried it: a lane's order is emission order, which a joined lane keeps. */
+  pos: number;
   response: CallResponse;
 }
 

@@ -56,6 +56,17 @@ describe('lanes follow resumptions', () => {
     expect(ask(log, 'e2').replay).toEqual(['e3', 'e4', 'e5']);
   });
 
+  it('places events the continuation sent before its upgrade was logged (a clock behind) in emission order on the lane', () => {
+    // as the analyzer's lane orders them: e4 was logged between e2 and e3
+    const log = continuedOnG2(RESUMED);
+    const e4 = log.splice(log.findIndex((r) => r.eventId === 'e4'), 1)[0]!;
+    log.splice(log.findIndex((r) => r.eventId === 'e3'), 0, { ...e4, tsMs: at(2.5) });
+    expect(ask(log, 'e1').replay).toEqual(['e2', 'e4', 'e3']);
+    expect(ask(log, 'e4').replay).toEqual(['e3']);
+    expect(ask(log, 'e3', resolvePolicy({ retention: { maxEvents: 1 } }))).toMatchObject({ decision: 'resume', replay: [] });
+    expect(ask(log, 'e4', resolvePolicy({ retention: { maxEvents: 1 } }))).toMatchObject({ decision: 'reject', checks: ['position_evicted'] });
+  });
+
   it('keeps apart a stream an attach opened, a stream opened afresh, and one a rejected resume named', () => {
     const attached = continuedOnG2([rec('upgrade', 5, { lastEventId: null, decision: 'attach', status: 200, newStream: 'g2' })]);
     expect(ask(attached, 'e3')).toEqual({ decision: 'resume', status: 200, replay: [], checks: [] });
