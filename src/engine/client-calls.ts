@@ -37,7 +37,7 @@ export function noteResponse(inc: Incarnation, event: EmittedEvent, rpcId: strin
   if (!response.deliveredLive && response.rescuedBy === undefined) {
     const waiting = inc.awaitingRescue.get(event.lane) ?? [];
     inc.awaitingRescue.set(event.lane, waiting);
-    waiting.push({ laneIndex: event.laneIndex, response });
+    waiting.push({ pos: event.pos, response });
   }
 }
 
@@ -86,7 +86,7 @@ export function noteResumption(inc: Incarnation, from: EmittedEvent | undefined,
   if (!waiting) return;
   const needsPriming = inc.primingOpeners?.has(from.id) === true;
   let keep = waiting.length;
-  while (keep > 0 && waiting[keep - 1]!.laneIndex > from.laneIndex) {
+  while (keep > 0 && waiting[keep - 1]!.pos > from.pos) {
     const response = waiting[--keep]!.response;
     response.rescuedBy = pos;
     if (needsPriming) response.rescueNeedsPriming = true;

@@ -14,7 +14,7 @@ import { Column, counterValue, isDigits } from './columns.js';
 /** One event as the engine reads it. */
 export interface EmittedEvent {
   id: string;
-  /** `sequence` when the record has one, else `stream`: the order replay follows. */
+  /** The lane (lanes.ts) when emitted: the record's `sequence`, else its stream's lane, which a resumption continues. */
   lane: string;
   stream?: string;
   pos: number;
@@ -37,6 +37,8 @@ export class EventLog {
   private readonly attached = new Column(Uint8Array);
   /** The next event of the same lane (NONE: the lane's last so far). */
   private readonly nextInLane = new Column(Int32Array);
+  /** The event before it in its lane (NONE: the lane's first): a lane joined late is merged from its end. */
+  private readonly prevInLane = new Column(Int32Array);
   // The Maps below are made when first needed (see Column): most incarnations never need them.
   private requestIds: Map<number, string> | undefined;
   /** Events whose id was emitted again later (a fork): where a server resumes from such an id is ambiguous. */
@@ -51,6 +53,7 @@ export class EventLog {
   // Lanes and streams by number; each lane's last event and length.
   private readonly names: string[] = [];
   private readonly nameNo = new Map<string, number>();
+  private readonly laneFirst: number[] = [];
   private readonly laneLast: number[] = [];
   private readonly laneLength: number[] = [];
   /** The highest digit id among those kept as strings (the counter's highest is its last). */
@@ -83,11 +86,10 @@ export class EventLog {
       if (isDigits(id) && (this.highestOtherDigits === undefined || BigInt(id) > BigInt(this.highestOtherDigits))) this.highestOtherDigits = id;
     }
     const lane = this.numberOf(e.lane);
-    while (this.laneLast.length <= lane) {
-      this.laneLast.push(NONE);
-      this.laneLength.push(0);
-    }
+    this.ensureLane(lane);
     if (this.laneLast[lane] !== NONE) this.nextInLane.set(this.laneLast[lane]!, n);
+    else this.laneFirst[lane] = n;
+    this.prevInLane.push(this.laneLast[lane]!);
     this.laneLast[lane] = n;
     this.lane.push(lane);
     this.stream.push(e.stream === undefined ? NONE : this.numberOf(e.stream));
@@ -97,6 +99,48 @@ export class EventLog {
     this.attached.push(e.attached ? 1 : 0);
     this.nextInLane.push(NONE);
     return this.event(n);
+  }
+
+  /**
+   * The lane `from` joined `to` (lanes.ts): its events move into `to`, in emission order among `to`'s. Only the
+   * events of `to` emitted after the first of `from` are visited (from the lane's end): a lane that joins
+   * before it has events (a resumption's new stream, as logs most often order it) costs nothing.
+   */
+  joinLane(from: string, to: string): void {
+    const fromNo = this.nameNo.get(from);
+    if (from === to || fromNo === undefined || fromNo >= this.laneLength.length || this.laneLength[fromNo] === 0) return;
+    const toNo = this.numberOf(to);
+    this.ensureLane(toNo);
+    const firstMoved = this.laneFirst[fromNo]!;
+    // The events of `to` from the first one after firstMoved: the stretch the two lanes interleave in.
+    let before = this.laneLast[toNo]!;
+    while (before !== NONE && before > firstMoved) before = this.prevInLane.at(before);
+    let a = before === NONE ? this.laneFirst[toNo]! : this.nextInLane.at(before);
+    let b = firstMoved;
+    let index = before === NONE ? 0 : this.laneIndex.at(before) + 1;
+    let prev = before;
+    while (a !== NONE || b !== NONE) {
+      let n: number;
+      if (b === NONE || (a !== NONE && a < b)) {
+        n = a;
+        a = this.nextInLane.at(a);
+      } else {
+        n = b;
+        b = this.nextInLane.at(b);
+        this.lane.set(n, toNo);
+      }
+      if (prev === NONE) this.laneFirst[toNo] = n;
+      else this.nextInLane.set(prev, n);
+      this.prevInLane.set(n, prev);
+      this.laneIndex.set(n, index++);
+      prev = n;
+    }
+    this.nextInLane.set(prev, NONE);
+    this.laneLast[toNo] = prev;
+    this.laneLength[toNo]! += this.laneLength[fromNo]!;
+    this.laneFirst[fromNo] = NONE;
+    this.laneLast[fromNo] = NONE;
+    this.laneLength[fromNo] = 0;
   }
 
   /** Notes that `id`, already in the log, was emitted again; the log keeps its first place. */
@@ -184,6 +228,14 @@ export class EventLog {
       if (at !== NONE) return this.counterEvents.at(at);
     }
     return this.byOtherId?.get(id) ?? NONE;
+  }
+
+  private ensureLane(lane: number): void {
+    while (this.laneLast.length <= lane) {
+      this.laneFirst.push(NONE);
+      this.laneLast.push(NONE);
+      this.laneLength.push(0);
+    }
   }
 
   /** Lane and stream names share one numbering: a stream's id is most often its lane's name too. */

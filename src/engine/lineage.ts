@@ -5,7 +5,8 @@
 
 import { hasLiveWriters, joinInOrder, joinLive, liveWritersOf, markDead as markDeadIn, markLive as markLiveIn, noteNode } from './live-writers.js';
 import { isStandaloneLineage } from './standalone.js';
-import { noteSequence } from './trim-index.js';
+import { noteLanesJoined } from './trim-index.js';
+import { joinAwaiting, joinLanes, joinSequence, laneName } from './lanes.js';
 import type { EngineRecord, Incarnation, StreamInfo } from './types.js';
 
 /** What a record can tell about the stream it names. */
@@ -35,7 +36,7 @@ export function touchStream(inc: Incarnation, id: string, record: StreamFacts, p
   stream.principal ??= record.principal;
   if (record.sequence !== undefined && stream.sequence === undefined) {
     stream.sequence = record.sequence;
-    noteSequence(inc, id, record.sequence);
+    lanesJoined(inc, joinSequence(inc, stream, record.sequence));
     const root = inc.sequences.get(record.sequence);
     if (root === undefined) inc.sequences.set(record.sequence, id);
     else linkLineage(inc, id, root);
@@ -164,8 +165,23 @@ export function observeUpgrade(inc: Incarnation, record: EngineRecord, pos: numb
   if (record.newStream === undefined) return;
   // The new stream's kind comes from its lineage; only a fresh standalone stream is known to be a GET.
   const via = record.decision === 'attach' ? 'get' : undefined;
-  openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos).openedBy = pos;
+  const opened = openStream(inc, record.newStream, { node: record.node, conn: record.conn, principal: record.principal, sequence: record.sequence, via }, pos);
+  opened.openedBy = pos;
   for (const id of continued) linkLineage(inc, record.newStream, id);
+  // A resume continues the stream it names (else the one that emitted Last-Event-ID): the new stream's events go
+  // on that lane. An attach continues no stream's events: its lane is its own.
+  const resumed = record.decision === 'resume' ? continued[0] : undefined;
+  if (resumed !== undefined && resumed !== record.newStream) {
+    lanesJoined(inc, joinLanes(inc, laneName(opened), laneName(inc.streams.get(resumed)!)));
+  }
+}
+
+/** Two lanes became one: what each of the lane's indexes holds of the one that joined moves to the other. */
+function lanesJoined(inc: Incarnation, joined: { from: string; to: string } | undefined): void {
+  if (joined === undefined) return;
+  inc.events.joinLane(joined.from, joined.to);
+  noteLanesJoined(inc, joined);
+  joinAwaiting(inc, joined.from, joined.to);
 }
 
 /**

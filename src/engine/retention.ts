@@ -5,18 +5,24 @@
 import type { Policy } from './policy.js';
 import { isDigits } from './columns.js';
 import { isTrimmed } from './trim-index.js';
+import { laneName, laneRoot } from './lanes.js';
 import type { EmittedEvent, EngineState, Incarnation, LoggedTrim } from './types.js';
 
 /**
- * Whether `eventId`, emitted on `lane` (its `sequence`, else its `stream`), can still be
- * replayed at `atMs` under `policy`. The latest incarnation that emitted it on that lane
+ * Whether `eventId`, emitted on `lane` (its lane, a sequence or stream id that joined it, or its
+ * stream), can still be replayed at `atMs` under `policy`. The latest incarnation that emitted it on that lane
  * is the one asked; an id never emitted there is not retained.
  */
 export function isRetained(state: EngineState, lane: string, eventId: string | number, atMs: number, policy: Policy): boolean {
   const id = String(eventId);
-  const inc = state.incarnations.findLast((i) => i.events.get(id)?.lane === lane);
+  const inc = state.incarnations.findLast((i) => isOnLane(i, i.events.get(id), lane));
   const event = inc?.events.get(id);
   return inc !== undefined && event !== undefined && isEventRetained(inc, event, atMs, policy);
+}
+
+/** The event is on `lane`: its lane, a name that joined it (lanes.ts), or the stream that emitted it. */
+function isOnLane(inc: Incarnation, event: EmittedEvent | undefined, lane: string): boolean {
+  return event !== undefined && (event.lane === lane || event.stream === lane || laneRoot(inc, lane) === laneRoot(inc, event.lane));
 }
 
 export function isEventRetained(inc: Incarnation, event: EmittedEvent, atMs: number, policy: Policy): boolean {
@@ -41,11 +47,11 @@ export function trimTakes(inc: Incarnation, trim: LoggedTrim, event: EmittedEven
   return trimAppliesTo(inc, trim.stream, event) && emittedBefore(inc, event, trim.oldestRetained);
 }
 
-/** A trim without `stream` covers the whole session; with one, that stream's lane. */
+/** A trim without `stream` covers the whole session; with one, that stream's lane (lanes.ts). */
 function trimAppliesTo(inc: Incarnation, trimmedStream: string | undefined, event: EmittedEvent): boolean {
   if (trimmedStream === undefined || trimmedStream === event.stream) return true;
   const stream = inc.streams.get(trimmedStream);
-  return (stream?.sequence ?? trimmedStream) === event.lane;
+  return laneRoot(inc, stream === undefined ? trimmedStream : laneName(stream)) === laneRoot(inc, event.lane);
 }
 
 /**

@@ -9,6 +9,7 @@ import { noteCall, noteIdlessResponse, noteResponse, noteResumption } from './cl
 import { noteRequestSent, resolveRequest } from './pending-requests.js';
 import { emptyTrimIndex, notePlaced, noteTrim } from './trim-index.js';
 import { EventLog } from './event-log.js';
+import { emissionLane } from './lanes.js';
 import { setAside, takeUp } from './set-aside.js';
 import { noteEmitted, noteIncarnations } from './emitters.js';
 import { REVISION_RULES, revisionOf } from './revisions.js';
@@ -132,8 +133,9 @@ function emit(state: EngineState, inc: Incarnation, record: EngineRecord, pos: n
     inc.events.noteRepeat(id);
     return known;
   }
-  if (record.stream !== undefined) touchStream(inc, record.stream, record, pos);
-  const lane = record.sequence ?? record.stream ?? '';
+  const stream = record.stream === undefined ? undefined : touchStream(inc, record.stream, record, pos);
+  // The sequence the event names, else its stream's lane, which a resumption continues (lanes.ts).
+  const lane = emissionLane(inc, record.sequence, stream);
   const event = inc.events.add(id, { lane, stream: record.stream, pos, tsMs: record.tsMs, attached: record.attached !== false });
   notePlaced(inc, event);
   noteEmitted(state, inc, id);

@@ -4,8 +4,7 @@
 // of resumptions of every trim made the session's length squared.
 //
 // A trim takes an event (retention.ts) when it covers the event's lane (no
-// stream: the whole session; a stream: that stream, and the lane of its
-// sequence, else of its id) and its oldest_retained was emitted after the event
+// stream: the whole session; a stream: that stream, and its lane, lanes.ts) and its oldest_retained was emitted after the event
 // (where the id was never emitted: digit ids compared as numbers). "Any trim
 // takes it" is therefore "the event lies below a bound": the latest position
 // any covering trim's oldest id was emitted at, or the highest digit id among
@@ -13,6 +12,7 @@
 // current as records come: asking reads it and never writes (decide is pure).
 
 import { isDigits } from './columns.js';
+import { laneName, laneRoot } from './lanes.js';
 import type { EmittedEvent, Incarnation, StreamTrimBound, TrimBound, TrimIndex } from './types.js';
 
 export function emptyTrimIndex(): TrimIndex {
@@ -47,17 +47,17 @@ export function notePlaced(inc: Incarnation, event: EmittedEvent): void {
   }
 }
 
-/** A stream learned its sequence: its trims now cover that lane instead of the one named after it. */
-export function noteSequence(inc: Incarnation, stream: string, sequence: string): void {
-  const bound = inc.trimIndex.byStream.get(stream);
-  if (bound === undefined || bound.lane === sequence) return;
-  const old = inc.trimIndex.byLane.get(bound.lane);
-  if (old !== undefined) {
-    old.members.delete(bound);
-    old.merged = merge(old.members);
+/** Two lanes became one (lanes.ts): the trims of the lane that joined now cover the one it joined. */
+export function noteLanesJoined(inc: Incarnation, joined: { from: string; to: string } | undefined): void {
+  if (joined === undefined) return;
+  const index = inc.trimIndex;
+  const moved = index.byLane.get(joined.from);
+  if (moved === undefined) return;
+  index.byLane.delete(joined.from);
+  for (const bound of moved.members) {
+    bound.lane = joined.to;
+    joinLane(inc, bound);
   }
-  bound.lane = sequence;
-  joinLane(inc, bound);
 }
 
 /** Whether a logged trim took `event`. */
@@ -66,7 +66,7 @@ export function isTrimmed(inc: Incarnation, event: EmittedEvent): boolean {
   if (takes(index.session, event)) return true;
   const own = event.stream === undefined ? undefined : index.byStream.get(event.stream);
   if (own !== undefined && takes(own, event)) return true;
-  const lane = index.byLane.get(event.lane);
+  const lane = index.byLane.get(laneRoot(inc, event.lane));
   return lane !== undefined && takes(lane.merged, event);
 }
 
@@ -79,7 +79,8 @@ function takes(bound: TrimBound, event: EmittedEvent): boolean {
 function streamBound(inc: Incarnation, stream: string): StreamTrimBound {
   let bound = inc.trimIndex.byStream.get(stream);
   if (bound === undefined) {
-    bound = { ...emptyBound(), lane: inc.streams.get(stream)?.sequence ?? stream };
+    const known = inc.streams.get(stream);
+    bound = { ...emptyBound(), lane: laneRoot(inc, known === undefined ? stream : laneName(known)) };
     inc.trimIndex.byStream.set(stream, bound);
     joinLane(inc, bound);
   }

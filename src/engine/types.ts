@@ -261,6 +261,11 @@ export interface Incarnation {
    * live stream, which a server leaving streams open makes many.
    */
   live: Map<string, LiveWriters>;
+  /**
+   * Lane name (a sequence or stream id) -> the lane it joined (lanes.ts): a resumption's new stream joins the
+   * resumed stream's lane. Made at the first join.
+   */
+  laneParents?: Map<string, string>;
   /** The events emitted, each lane's in order (event-log.ts). */
   events: EventLog;
   stateChanges: { pos: number; tsMs: number; aspect?: string }[];
@@ -312,7 +317,7 @@ export interface TrimBound {
   highestUnplaced: bigint | undefined;
 }
 
-/** One stream's trims, and the lane they cover now (its sequence, once known, else its id). */
+/** One stream's trims, and the lane they cover now (lanes.ts: the root its sequence, else its id, joined). */
 export interface StreamTrimBound extends TrimBound {
   lane: string;
 }
@@ -333,7 +338,8 @@ export interface TrimIndex {
 }
 
 export interface AwaitingResponse {
-  laneIndex: number;
+  /** Position of the event that carried it: a lane's order is emission order, which a joined lane keeps. */
+  pos: number;
   response: CallResponse;
 }
 

@@ -1,6 +1,7 @@
 // The engine keeps an incarnation's events in columns (event-log.ts). Over random
 // emissions, it answers as the objects, Map and per-lane id lists it replaced
-// did: each event's fields, whether its id was emitted again, a lane's replay after an event, a lane's size, every
+// did: each event's fields, whether its id was emitted again, a lane's replay after an event, a lane's size (lanes
+// joined before and after their events too), every
 // id in emission order, the highest digit id as numbers compare; counter ids rising, falling and repeated, and ids that
 // only look like numbers ('007', '1e3', 2^53 + 1).
 
@@ -27,6 +28,15 @@ class EventObjects {
     const event = this.events.get(id);
     if (event) event.requestId ??= requestId;
   }
+  /** Lane `from` joins `to`: one list of both, in emission order, each event in its new place. */
+  joinLane(from: string, to: string): void {
+    if (from === to || !this.lanes.has(from)) return;
+    const members = new Set([...this.lanes.get(from)!, ...(this.lanes.get(to) ?? [])]);
+    const merged = [...this.events.keys()].filter((id) => members.has(id));
+    this.lanes.delete(from);
+    this.lanes.set(to, merged);
+    merged.forEach((id, i) => Object.assign(this.events.get(id)!, { lane: to, laneIndex: i }));
+  }
 }
 
 const ids = ['0', '1', '2', '3', '7', '9', '10', '11', '40', '007', '00', '1e3', ' 1', '-1', 'x', '999999999999999', '9007199254740992', '9007199254740993'];
@@ -37,6 +47,8 @@ const step = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant('emit' as const), id: fc.constantFrom(...ids), lane: fc.constantFrom(...lanes), stream: fc.option(fc.constantFrom(...streams), { nil: undefined }), tsMs: fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 }), attached: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('count' as const), by: fc.integer({ min: 1, max: 3 }), lane: fc.constantFrom(...lanes), stream: fc.option(fc.constantFrom(...streams), { nil: undefined }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('request' as const), id: fc.constantFrom('1', '2', '3', 'x', '007'), requestId: fc.constantFrom('r1', 'r2') }) },
+  // a lane joined to another (a resumption continued its stream), before or after its events
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('join' as const), from: fc.constantFrom(...lanes), to: fc.constantFrom(...lanes, 'g9') }) },
 );
 
 describe('EventLog', () => {
@@ -51,6 +63,9 @@ describe('EventLog', () => {
           if (s.op === 'request') {
             log.noteRequest(s.id, s.requestId);
             objects.noteRequest(s.id, s.requestId);
+          } else if (s.op === 'join') {
+            if (s.from !== s.to) log.joinLane(s.from, s.to);
+            objects.joinLane(s.from, s.to);
           } else {
             const id = s.op === 'count' ? String((counter += s.by)) : s.id;
             if (objects.events.has(id)) {
@@ -72,7 +87,7 @@ describe('EventLog', () => {
             expect(log.isRepeated(q), q).toBe(objects.repeated.has(q));
             if (event) expect(log.after(event), q).toEqual(objects.lanes.get(event.lane)!.slice(event.laneIndex + 1));
           }
-          for (const lane of [...lanes, ...streams, 'none']) expect(log.laneSize(lane), lane).toBe(objects.lanes.get(lane)?.length ?? 0);
+          for (const lane of [...lanes, ...streams, 'g9', 'none']) expect(log.laneSize(lane), lane).toBe(objects.lanes.get(lane)?.length ?? 0);
           const digitIds = [...objects.events.keys()].filter(isDigits);
           const highest = log.highestDigitId();
           if (digitIds.length === 0) expect(highest).toBeUndefined();

@@ -16,6 +16,7 @@ export type Command =
   | { t: 'evict'; logEvicted?: boolean }
   | { t: 'open' | 'close' | 'fence'; stream: StreamName; node?: string }
   | { t: 'emit'; stream: StreamName; isRequest: boolean; attached: boolean }
+  | { t: 'emitOnUpgraded'; pick: number; isRequest: boolean; attached: boolean }
   | { t: 'requestSent'; stream: StreamName; withEvent: boolean }
   | { t: 'answer'; pick: number; status: number }
   | { t: 'cancel' | 'timeout'; pick: number }
@@ -39,6 +40,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ t: fc.constant('stateChange' as const) }) },
   { weight: 24, arbitrary: fc.record({ t: fc.constantFrom('open' as const, 'close' as const, 'fence' as const), stream, node }) },
   { weight: 60, arbitrary: fc.record({ t: fc.constant('emit' as const), stream, isRequest: fc.boolean(), attached: fc.boolean() }) },
+  // on a stream an accepted resume or attach opened: a resume's continues its stream's lane, an attach's does not
+  { weight: 20, arbitrary: fc.record({ t: fc.constant('emitOnUpgraded' as const), pick, isRequest: fc.boolean(), attached: fc.boolean() }) },
   { weight: 16, arbitrary: fc.record({ t: fc.constant('requestSent' as const), stream, withEvent: fc.boolean() }) },
   { weight: 16, arbitrary: fc.record({ t: fc.constant('answer' as const), pick, status: fc.constantFrom(200, 202, 404) }) },
   { weight: 10, arbitrary: fc.record({ t: fc.constantFrom('cancel' as const, 'timeout' as const), pick }) },
@@ -97,10 +100,11 @@ export interface GeneratedLog {
 
 export function buildLog(draws: [Command, number][]): GeneratedLog {
   const records: EngineRecord[] = [];
-  const emitted: { id: string; stream: StreamName }[] = [];
+  const emitted: { id: string; stream: string }[] = [];
   const requestIds: string[] = [];
   let openedInSegment = new Set<string>();
-  let emittedInSegment: { id: string; stream: StreamName }[] = [];
+  let emittedInSegment: { id: string; stream: string }[] = [];
+  let upgradedInSegment: string[] = [];
   let ts = T0;
   let upgrades = 0;
   const push = (kind: string, fields: Partial<EngineRecord> = {}) => records.push({ kind, tsMs: ts, session: 'S1', ...fields });
@@ -108,8 +112,8 @@ export function buildLog(draws: [Command, number][]): GeneratedLog {
     push('stream.opened', { stream: s, via: viaOf(s), node });
     openedInSegment.add(s);
   };
-  const newEvent = (s: StreamName) => {
-    if (!openedInSegment.has(s)) open(s);
+  const newEvent = (s: string) => {
+    if (!openedInSegment.has(s)) open(s as StreamName);
     const event = { id: String(emitted.length + 1), stream: s };
     emitted.push(event);
     emittedInSegment.push(event);
@@ -128,6 +132,7 @@ export function buildLog(draws: [Command, number][]): GeneratedLog {
         push('session.created', { node: c.node, principal: c.principal });
         openedInSegment = new Set();
         emittedInSegment = [];
+        upgradedInSegment = [];
         break;
       case 'stateChange':
         push('session.state_changed', { aspect: 'capabilities' });
@@ -151,6 +156,14 @@ export function buildLog(draws: [Command, number][]): GeneratedLog {
         const eventId = newEvent(c.stream);
         const rpc = c.isRequest ? { rpcKind: 'request', rpcId: newRequest() } : { rpcKind: 'notification' };
         push('event.sent', { stream: c.stream, eventId, attached: c.attached, ...rpc });
+        break;
+      }
+      case 'emitOnUpgraded': {
+        const stream = pickFrom(upgradedInSegment, c.pick);
+        if (stream === undefined) break;
+        const eventId = newEvent(stream);
+        const rpc = c.isRequest ? { rpcKind: 'request', rpcId: newRequest() } : { rpcKind: 'notification' };
+        push('event.sent', { stream, eventId, attached: c.attached, ...rpc });
         break;
       }
       case 'requestSent': {
@@ -192,10 +205,20 @@ export function buildLog(draws: [Command, number][]): GeneratedLog {
           status: c.status,
           node: c.node,
         });
+        if (c.status === 200) {
+          // the upgrade opened it: its events need no stream.opened of their own
+          upgradedInSegment.push(`u${upgrades}`);
+          openedInSegment.add(`u${upgrades}`);
+        }
         break;
       }
       case 'attachUpgrade':
         push('upgrade', { lastEventId: null, newStream: `u${++upgrades}`, decision: c.status === 200 ? 'attach' : 'reject', status: c.status, node: c.node });
+        if (c.status === 200) {
+          // the upgrade opened it: its events need no stream.opened of their own
+          upgradedInSegment.push(`u${upgrades}`);
+          openedInSegment.add(`u${upgrades}`);
+        }
         break;
     }
   }

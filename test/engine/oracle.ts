@@ -39,6 +39,26 @@ export function emissions(seg: Segment): Emission[] {
 
 const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status < 300;
 
+/**
+ * Each stream's lane at the end of the segment: an accepted resume continues the stream it names (else the one
+ * that first emitted Last-Event-ID) on its new stream; an attach, or a stream opened afresh, starts its own.
+ */
+export function lanes(seg: Segment): (stream: string) => string {
+  const parent = new Map<string, string>();
+  const find = (s: string): string => (parent.has(s) ? find(parent.get(s)!) : s);
+  const firstEmitter = new Map<string, string>();
+  for (const r of seg.records) {
+    if ((r.kind === 'event.sent' || r.kind === 'request.sent') && r.eventId !== undefined && r.stream && !firstEmitter.has(String(r.eventId))) {
+      firstEmitter.set(String(r.eventId), r.stream);
+    }
+    if (r.kind === 'upgrade' && r.decision === 'resume' && is2xx(r.status) && r.newStream) {
+      const resumed = r.stream ?? firstEmitter.get(String(r.lastEventId));
+      if (resumed !== undefined && find(r.newStream) !== find(resumed)) parent.set(find(r.newStream), find(resumed));
+    }
+  }
+  return find;
+}
+
 /** Server requests sent in the segment and not answered 2xx, cancelled, timed out or re-issued there. */
 export function pendingRequests(seg: Segment): string[] {
   const issued: string[] = [];

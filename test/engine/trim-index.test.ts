@@ -1,7 +1,8 @@
 // The trim index answers "did any logged trim take this event?" from bounds;
 // retention.ts's trimTakes is the definition, one trim at a time. Over random
 // logs (trims before and after the ids they name are emitted, streams that
-// learn their sequence after being trimmed, digit and other ids) the two agree
+// learn their sequence after being trimmed, lanes joined by resumptions before
+// and after their trims, digit and other ids) the two agree
 // for every event after every record.
 
 import fc from 'fast-check';
@@ -16,6 +17,11 @@ const record = fc.oneof(
   fc.record({ kind: fc.constant('event.sent'), stream: fc.constantFrom(...streams), eventId: fc.constantFrom(...ids), sequence: fc.option(fc.constantFrom('L1', 'L2', 'g1', 'g2'), { nil: undefined }) }),
   fc.record({ kind: fc.constant('buffer.trimmed'), stream: fc.option(fc.constantFrom(...streams, 'L1'), { nil: undefined }), oldestRetained: fc.constantFrom(...ids) }),
   fc.record({ kind: fc.constant('stream.opened'), stream: fc.constantFrom(...streams), sequence: fc.option(fc.constantFrom('L1', 'L2', 'g2'), { nil: undefined }) }),
+  // an accepted resume joins its new stream's lane to the resumed one's; an attach does not
+  fc.record({
+    kind: fc.constant('upgrade'), decision: fc.constantFrom('resume', 'attach'), status: fc.constant(200), lastEventId: fc.constantFrom(...ids),
+    stream: fc.option(fc.constantFrom(...streams), { nil: undefined }), newStream: fc.constantFrom(...streams, 'u1', 'u2'),
+  }),
 );
 
 const asLogged = resolvePolicy({});
