@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { progressOn } from '../../src/cli/progress-line.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Long runs show progress on stderr when stderr is a terminal, whatever stdout
 // is; nothing when it is not, or with --quiet. Redraws are throttled.
@@ -89,9 +90,7 @@ describe('progress line', () => {
     // Nothing ticks while lines are read: each batch draws.
     expect(stream.writes.length).toBe(read);
     p.listener!({ type: 'stage', stage: 'derive' });
-    await new Promise((r) => setTimeout(r, 80));
-    const ticks = stream.writes.slice(read + 1);
-    expect(ticks.length).toBeGreaterThanOrEqual(2);
+    const ticks = await waitFor('two ticks', () => stream.writes.length >= read + 3 && stream.writes.slice(read + 1), 2000);
     expect(new Set(ticks).size).toBe(ticks.length); // each shows a later time
     expect(ticks.at(-1)).toMatch(/rebuilding sessions: 5 lines read \([\d.]+ s\)$/);
     p.finish();

@@ -4,6 +4,7 @@ import type { DashboardModel } from '../../src/tui/view-model.js';
 import { renderDashboard } from '../../src/tui/run.js';
 import { fixtureLoadDetail, fixtureModel } from './fixtures.js';
 import { cells, frameLines } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A terminal stand-in: records what is written, reports a size, can be resized. */
 class FakeStdout extends EventEmitter {
@@ -172,10 +173,9 @@ describe('renderDashboard', () => {
     const h = harness();
     const done = h.start(10);
     stopAll.push(() => h.stdin.type('q'));
-    await sleep(30);
     const frames = () => h.stdout.chunks.filter((c) => c.includes('resumescope')).length;
-    const before = frames();
-    expect(before).toBeGreaterThan(0);
+    // Bounded waits, not fixed sleeps: on a loaded machine the first frame may take longer than 30 ms.
+    const before = await waitFor('the first frame', () => frames() > 0 && frames(), 2000);
     for (let i = 0; i < 5; i++) {
       h.fire();
       await sleep(20);
@@ -183,6 +183,7 @@ describe('renderDashboard', () => {
     expect(frames()).toBe(before);
     // Near miss: a new model is drawn.
     h.setModel(fixtureModel({ records: 54_321 }));
+    await waitFor('the new model drawn', () => frames() > before, 2000);
     await sleep(40);
     expect(frames()).toBe(before + 1);
     expect(h.stdout.chunks.filter((c) => c.includes('resumescope')).at(-1)).toContain('records 54,321');
