@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { DashboardModel } from '../../src/tui/view-model.js';
 import { renderDashboard } from '../../src/tui/run.js';
 import { fixtureLoadDetail, fixtureModel } from './fixtures.js';
@@ -84,6 +84,18 @@ function harness(columns = 80, rows = 24) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// Where CI is set, ink writes no frame but the last (is-in-ci, read when ink loads); some of these tests count the
+// frames written, so ink is loaded here as on a terminal. Set before the imports (vi.hoisted), restored after.
+const ciBefore = vi.hoisted(() => {
+  const was = process.env.CI;
+  process.env.CI = 'false';
+  return was;
+});
+afterAll(() => {
+  if (ciBefore === undefined) delete process.env.CI;
+  else process.env.CI = ciBefore;
+});
 
 /** Resolves with the promise, or fails after `ms`: a dashboard that never quits must not hang the suite. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
