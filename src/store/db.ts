@@ -37,11 +37,10 @@ export function markQuotesFromFiles(db: Db): Db {
 
 /** Opens (or creates) a timeline database: a file, EMBEDDED_DB, or ':memory:'. */
 export function openDb(path: string = ':memory:', opts: { readonly?: boolean; readonlyIfNeeded?: boolean } = {}): Db {
-  if (opts.readonly === true && path !== ':memory:' && path !== EMBEDDED_DB) return openReadOnly(path);
+  if (opts.readonly === true) return openReadOnly(path);
   let db: Db;
   try {
-    // A relative path that starts `file:` is a file of that name, not a URI.
-    db = new Database(path.startsWith('file:') ? resolve(path) : path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    db = new Database(fileName(path));
   } catch (err) {
     throw new StoreError(`${path}: cannot open database (${(err as Error).message})`);
   }
@@ -49,28 +48,46 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean; re
     // The first statements are where SQLite finds out the file is no database at all.
     if (path === EMBEDDED_DB) {
       db.pragma('synchronous = OFF'); // nothing to keep across a crash
-    } else if (path !== ':memory:' && !opts.readonly) {
+    } else if (path !== ':memory:') {
       // WAL + one transaction per ingested file: a crash mid-ingest leaves the last complete file.
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
     }
-    db.pragma('foreign_keys = ON');
-    checkVersion(db, path, opts.readonly ?? false);
-    db.exec(DERIVED_VIEWS_SQL);
+    ready(db, path, false);
   } catch (err) {
     db.close();
     // A database handed over read-only (a file of mode 0444, a read-only mount) still answers what only reads it.
-    if (opts.readonlyIfNeeded === true && isReadOnlyFailure(err)) return openReadOnly(path);
-    if (isReadOnlyFailure(err)) {
+    if (opts.readonlyIfNeeded === true && READ_ONLY_CODES.test(codeOf(err))) return openReadOnly(path);
+    if (READ_ONLY_CODES.test(codeOf(err))) {
       throw new StoreError(`${path}: cannot write to the database (${(err as Error).message}); what only reads it (query, timeline, explain, whatif, analyze --db with no logs) still can`);
     }
-    throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
+    throw asStoreError(path, err);
   }
   return path === EMBEDDED_DB ? markQuotesFromFiles(db) : db;
 }
 
-function isReadOnlyFailure(err: unknown): boolean {
-  return /^SQLITE_(READONLY|CANTOPEN|PERM)/.test(String((err as { code?: unknown } | null)?.code ?? ''));
+/** What every connection does first: its foreign keys, the schema's version (created or migrated where it may write), the derived views. */
+function ready(db: Db, path: string, readonly: boolean): void {
+  db.pragma('foreign_keys = ON');
+  checkVersion(db, path, readonly);
+  db.exec(DERIVED_VIEWS_SQL);
+}
+
+/** A relative path that starts `file:` is a file of that name, not a URI (store/sqlite-uri.ts). */
+function fileName(path: string): string {
+  return path.startsWith('file:') ? resolve(path) : path;
+}
+
+/** SQLite's error code ('SQLITE_READONLY_DIRECTORY'), or '' for any other error. */
+function codeOf(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+const READ_ONLY_CODES = /^SQLITE_(READONLY|CANTOPEN|PERM)/;
+
+function asStoreError(path: string, err: unknown): StoreError {
+  return err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
 }
 
 /**
@@ -82,9 +99,7 @@ function openReadOnly(path: string): Db {
   const open = (name: string): Db => {
     const db = new Database(name, { readonly: true, fileMustExist: true });
     try {
-      db.pragma('foreign_keys = ON');
-      checkVersion(db, path, true);
-      db.exec(DERIVED_VIEWS_SQL);
+      ready(db, path, true);
       return db;
     } catch (err) {
       db.close();
@@ -92,11 +107,9 @@ function openReadOnly(path: string): Db {
     }
   };
   try {
-    return open(path.startsWith('file:') ? resolve(path) : path);
+    return open(fileName(path));
   } catch (err) {
-    if (err instanceof StoreError || !/^SQLITE_(READONLY|CANTOPEN)/.test(String((err as { code?: unknown }).code ?? ''))) {
-      throw err instanceof StoreError ? err : new StoreError(`${path}: cannot open database (${(err as Error).message})`);
-    }
+    if (err instanceof StoreError || !/^SQLITE_(READONLY|CANTOPEN)/.test(codeOf(err))) throw asStoreError(path, err);
     const wal = `${path}-wal`;
     if (existsSync(wal) && statSync(wal).size > 0) {
       throw new StoreError(`${path}: cannot open database read-only: its last writes are in ${wal}, which SQLite cannot read in a folder it may not write to; copy both files to a folder you can write to`);
@@ -104,7 +117,7 @@ function openReadOnly(path: string): Db {
     try {
       return open(`${pathToFileURL(resolve(path)).href}?immutable=1`);
     } catch (again) {
-      throw again instanceof StoreError ? again : new StoreError(`${path}: cannot open database (${(again as Error).message})`);
+      throw asStoreError(path, again);
     }
   }
 }
@@ -150,8 +163,7 @@ export function isLocked(err: unknown): boolean {
 const STORAGE_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|NOMEM|PERM)/;
 
 export function isStorageFailure(err: unknown): err is Error & { code: string } {
-  const code = (err as { code?: unknown } | null)?.code;
-  return err instanceof Error && typeof code === 'string' && STORAGE_CODES.test(code);
+  return err instanceof Error && STORAGE_CODES.test(codeOf(err));
 }
 
 /** A storage failure said of the database it happened to (the anonymous scratch file has no name; it lives in TMPDIR). */

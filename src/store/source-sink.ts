@@ -47,7 +47,6 @@ export interface SourceFile {
   mtimeMs: number;
 }
 
-/** An input file is unusable when it cannot be read or not one of its lines is a record. */
 /** How many inputs the database holds. */
 export function sourceCount(db: Db): number {
   return db.prepare('SELECT count(*) FROM sources').pluck().get() as number;
@@ -60,6 +59,7 @@ export function lineTotals(db: Db): { rejected: number; ignored: number; repeate
     .get() as { rejected: number; ignored: number; repeated: number };
 }
 
+/** An input file is unusable when it cannot be read or not one of its lines is a record. */
 export function isUnusable(s: SourceStats): boolean {
   return unusableReason(s) !== undefined;
 }
@@ -402,7 +402,7 @@ export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: 
 export function interleaveAcrossSources(db: Db, loaded: SourceStats[]): void {
   const seen = new Map<string, number>();
   for (const s of loaded) for (const n of s.seqNodes ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
-  const earlier = db.prepare('SELECT count(*) FROM sources').pluck().get() as number;
+  const earlier = sourceCount(db);
   const shared = new Set([...seen].filter(([, n]) => n > 1 || earlier > loaded.length).map(([node]) => node));
   if (shared.size > 0) db.transaction(() => interleaveNodeTies(db, shared))();
 }
