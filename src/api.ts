@@ -54,11 +54,11 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
 }
 
 /** A forced input format the run does not know is the caller's mistake, said before any file is read. */
-export function checkInputFormat(opts: { inputFormat?: string; formats?: InputFormat[] }): void {
+export function checkInputFormat(opts: { inputFormat?: string; formats?: InputFormat[] }, named = 'inputFormat'): void {
   const forced = opts.inputFormat;
   const formats = opts.formats ?? INPUT_FORMATS;
   if (forced !== undefined && forced !== 'auto' && forced !== SPEC_FORMAT && !formats.some((f) => f.name === forced)) {
-    throw new RangeError(`inputFormat: unknown format "${forced}" (known: auto, ${[SPEC_FORMAT, ...formats.map((f) => f.name)].join(', ')})`);
+    throw new RangeError(`${named}: unknown format "${forced}" (known: auto, ${[SPEC_FORMAT, ...formats.map((f) => f.name)].join(', ')})`);
   }
 }
 

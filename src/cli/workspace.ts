@@ -4,6 +4,7 @@ import { splittingOf } from '../read/entries.js';
 import { STDIN_NAME } from '../read/follow.js';
 import type { Db } from '../store/db.js';
 import { sourceCount } from '../store/source-sink.js';
+import { isWatchMark } from '../live/unfinished-inputs.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
 import { loadInputs, unusableReason, type IngestOptions, type SourceStats } from '../pipeline/ingest.js';
 import type { UnusableInput } from '../model/unusable-input.js';
@@ -48,10 +49,11 @@ export async function openWorkspace(
   embedded?: (sources: Source[]) => Db,
 ): Promise<OpenedWorkspace> {
   if (paths.length === 0 && opts.db === undefined) throw new UsageError('give log files (or - for stdin), or --db FILE with logs ingested earlier');
-  if (paths.length === 0 && opts.db !== undefined && !existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
-  // An empty file (`DB=$(mktemp)` when the ingest step never ran) is no database of logs: judged, it passed a gate.
-  if (paths.length === 0 && opts.db !== undefined && statSync(opts.db).isFile() && statSync(opts.db).size === 0) {
-    throw new UsageError(`${opts.db}: an empty file, no database; ingest logs into it first`);
+  if (paths.length === 0 && opts.db !== undefined) {
+    if (!existsSync(opts.db)) throw new UsageError(`${opts.db}: no such database; ingest logs into it first`);
+    // An empty file (`DB=$(mktemp)` when the ingest step never ran) is no database of logs: judged, it passed a gate.
+    const st = statSync(opts.db);
+    if (st.isFile() && st.size === 0) throw new UsageError(`${opts.db}: an empty file, no database; ingest logs into it first`);
   }
   // Standard input is read once: a second `-` waited for an end that had come, and the run ended without a word, exit 0.
   if (paths.filter((p) => p === '-').length > 1) throw new UsageError('- (standard input) is named more than once: it can be read once');
@@ -75,8 +77,7 @@ export async function openWorkspace(
   const unusableInputs: UnusableInput[] = [...unusable];
   // The database lacks what an earlier ingest into it could not read: said again, and the run exits 2 as that one did.
   for (const u of unusableEarlier) {
-    // A file a watch stopped short of is refused by an ingest into the same database (store/followed-prefix.ts).
-    const advice = u.reason.startsWith('the watch following it')
+    const advice = isWatchMark(u.reason)
       ? `in ${opts.db}; analyze the file itself, or ingest it into a new --db file`
       : `when ingested into ${opts.db}; ingest it again once it is usable`;
     io.err(`resumescope: ${printable(`${u.name}: unusable: ${u.reason} (${advice})`)}\n`);
@@ -164,9 +165,9 @@ export function inputFormats(opts: InputOptions): IngestOptions {
   }
   const forced = opts.inputFormat;
   try {
-    checkInputFormat({ ...(forced !== undefined && { inputFormat: forced }), formats });
+    checkInputFormat({ ...(forced !== undefined && { inputFormat: forced }), formats }, '--input-format');
   } catch (err) {
-    throw new UsageError(`--${(err as Error).message.replace(/^inputFormat/, 'input-format')}`);
+    throw new UsageError((err as Error).message);
   }
   return { formats, ...(forced !== undefined && { inputFormat: forced }) };
 }

@@ -11,7 +11,13 @@ import { noteInputOutcomes, type InputOutcome } from '../store/unusable-inputs.j
 // for one that was not. A later command on the database then names the file and exits 2, rather than judging
 // the part it holds as the whole. Stdin has no end to read to: what came before the stop is what there was.
 
-const UNFINISHED = 'the watch following it did not finish (stopped, or still running)';
+const WATCH_MARK = 'the watch following it';
+const UNFINISHED = `${WATCH_MARK} did not finish (stopped, or still running)`;
+
+/** A mark a watch left (not an ingest): an ingest of its file into the same database is refused (store/followed-prefix.ts). */
+export function isWatchMark(reason: string): boolean {
+  return reason.startsWith(WATCH_MARK);
+}
 
 /** The input a followed file is in the database's marks: its absolute path, as an ingest keys it. */
 function inputOf(path: string): Omit<InputOutcome, 'reason'> {
@@ -40,7 +46,7 @@ export function noteFollowedAtEnd(db: Db, marked: readonly string[], notEnded: r
     if (s.name === STDIN_NAME) continue;
     const path = followedPath(s.name);
     const of = s.name === path ? '' : ` (as ${s.name})`;
-    cut.set(path, { name: path, reason: `the watch following it stopped before reading it to its end: its first ${s.lines} lines${of} are in the database` });
+    cut.set(path, { name: path, reason: `${WATCH_MARK} stopped before reading it to its end: its first ${s.lines} lines${of} are in the database` });
   }
   const outcomes: InputOutcome[] = marked.filter((p) => p !== '-' && !cut.has(p)).map(inputOf);
   for (const c of cut.values()) outcomes.push({ ...inputOf(c.name), reason: c.reason });
