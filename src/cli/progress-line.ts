@@ -41,6 +41,8 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
   /** What the last draw left on the line, for a dumb terminal to blank. */
   let drawnWidth = 0;
   const interval = opts.intervalMs ?? 200;
+  const tick = opts.tickMs ?? 1000;
+  let ticker: ReturnType<typeof setInterval> | undefined;
   const start = now();
   const bySource = new Map<string, number>();
   const stageStart = new Map<Stage, number>();
@@ -85,8 +87,6 @@ export function progressOn(stream: ProgressStream, opts: ProgressOptions = {}): 
       if (ticker === undefined && stage !== 'read' && tick > 0) ticker = setInterval(() => draw(true), tick).unref();
     }
   };
-  const tick = opts.tickMs ?? 1000;
-  let ticker: ReturnType<typeof setInterval> | undefined;
 
   const clear = () => {
     if (drawn) stream.write(erase());
@@ -130,7 +130,7 @@ function widthOf(stream: ProgressStream): number {
  * could move the cursor: escaped; a long one is cut in its middle (its folder's start and its own name are what
  * tell it apart), down to a few characters, before the line itself is cut at its end.
  */
-export function fitted(head: string, name: string, tail: string, width: number): string {
+function fitted(head: string, name: string, tail: string, width: number): string {
   const safe = printable(name);
   const room = width - head.length - tail.length - (safe === '' ? 0 : 1);
   const shown = safe === '' ? '' : ` ${safe.length <= room ? safe : middleCut(safe, Math.max(room, 9))}`;
