@@ -2,7 +2,7 @@ import { REJECTED_PREVIEW, type NormalizedLine } from '../model/record.js';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { LineNormalizer } from '../normalize/normalize-line.js';
 import { isCredentialName, redactText } from '../normalize/redact.js';
-import { csvCells } from '../read/csv-rows.js';
+import { csvCells, csvQuoted } from '../read/csv-rows.js';
 import type { JoinedLine } from './line-pieces.js';
 import { podOfLogPath } from '../read/folders.js';
 import { lineKey, rememberable } from '../normalize/repeated-lines.js';
@@ -85,5 +85,5 @@ function redactCells(row: string, columns: readonly number[]): string {
       changed = true;
     }
   }
-  return changed ? cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',') : row;
+  return changed ? cells.map(csvQuoted).join(',') : row;
 }

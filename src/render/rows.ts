@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { printable, terminalSafeJson } from '../model/printable.js';
+import { csvQuoted } from '../read/csv-rows.js';
 
 // Query results as a table, JSON or CSV. Every format may end up on a terminal (a CSV file is read
 // with cat and less too), so no log value comes out as itself: the table and CSV make their cells
@@ -155,7 +156,7 @@ function csvCell(v: unknown): string {
   let s = text(v);
   if (typeof v === 'string' && FORMULA_LEAD.test(s)) s = `'${s}`;
   s = printable(s);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  return csvQuoted(s);
 }
 
 const FORMULA_LEAD = /^[=+\-@\t\r]/;
