@@ -67,6 +67,15 @@ const NONE = 2 * WRAPPER_RANK;
  * parsing the line. This visits each key of the (two) scopes once instead and
  * lets it fill the fields it names, keeping per field the best-ranked value.
  */
+/** The nested object a record's fields are looked for in after the top level: the first of WRAPPERS that is an object. */
+export function wrapperOf(obj: Json): Json | undefined {
+  for (const w of WRAPPERS) {
+    const inner = obj[w];
+    if (isObject(inner)) return inner;
+  }
+  return undefined;
+}
+
 export class FieldReader<K extends string> {
   /** Each field's index into what read() returns. */
   readonly at: Readonly<Record<K, number>>;
@@ -125,13 +134,8 @@ export class FieldReader<K extends string> {
     this.nearHits.length = 0;
     // A wrapper that is an object is a nested object: the top level then holds one.
     this.scan(obj, 0);
-    for (const w of WRAPPERS) {
-      const inner = obj[w];
-      if (isObject(inner)) {
-        this.scan(inner, WRAPPER_RANK);
-        break;
-      }
-    }
+    const inner = wrapperOf(obj);
+    if (inner !== undefined) this.scan(inner, WRAPPER_RANK);
     return this.values;
   }
 

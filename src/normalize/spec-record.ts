@@ -1,5 +1,5 @@
 import { RECORD_KINDS, isStatelessEra, missingField, type Decision, type NormalizedRecord, type RecordKind } from '../model/record.js';
-import { FieldReader, WRAPPERS, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
+import { FieldReader, wrapperOf, idString, isBool, isNumber, isObject, isString, isStringOrNumber, type Field, type Json } from './fields.js';
 import { inferFromHttp } from './proxy-inference.js';
 import { nearKind } from './near-kinds.js';
 import { parseTime, subMillisecond, timeProblem } from './time.js';
@@ -236,12 +236,8 @@ function settleTyped(kind: RecordKind, obj: Json, v: unknown[]): string | undefi
 /** The value under one of `names`, at the top level, else in the first wrapper that is an object (as FieldReader looks). */
 function ownValue(obj: Json, names: readonly string[]): unknown {
   for (const n of names) if (obj[n] !== undefined) return obj[n];
-  for (const w of WRAPPERS) {
-    const inner = obj[w];
-    if (!isObject(inner)) continue;
-    for (const n of names) if (inner[n] !== undefined) return inner[n];
-    break;
-  }
+  const inner = wrapperOf(obj);
+  if (inner !== undefined) for (const n of names) if (inner[n] !== undefined) return inner[n];
   return undefined;
 }
 
