@@ -19,7 +19,7 @@ export function explainFinding(finding: Finding, lineText: LineText, cwd?: strin
   const text = { ...general, ...general.fitted?.(finding.message) };
   // The one fact about the log as a whole a reader of this finding needs: its session was lost with others.
   const loss = lossBehind(losses, finding);
-  const context = loss === undefined ? [] : ['', 'What it follows from', ...wrap(`The session was lost without a log line${loss.sessions > 1 ? ', with others' : ''}: ${lossHeadline(loss)}.`, '  ')];
+  const context = loss === undefined ? [] : section('What it follows from', `The session was lost without a log line${loss.sessions > 1 ? ', with others' : ''}: ${lossHeadline(loss)}.`);
   const witness =
     finding.evidence.length === 0
       ? ['  (no evidence lines recorded)']
@@ -33,12 +33,8 @@ export function explainFinding(finding: Finding, lineText: LineText, cwd?: strin
     '  The lines that show it, in order:',
     ...witness,
     ...context,
-    '',
-    'Why this breaks the boundary between stream and session resumption',
-    ...wrap(text.whyItBreaks, '  '),
-    '',
-    'What the server should have done',
-    ...wrap(text.shouldHave, '  '),
+    ...section(WHY_IT_BREAKS, text.whyItBreaks),
+    ...section('What the server should have done', text.shouldHave),
     '',
     `More: docs/rules.md#${finding.rule}`,
     '',
@@ -51,19 +47,20 @@ export function explainRule(id: string): string {
   const text = rule.explanation;
   return [
     `${id} (${rule.severity}): ${rule.summary}`,
-    '',
-    'What a finding means',
-    ...wrap(text.meaning, '  '),
-    '',
-    'Why this breaks the boundary between stream and session resumption',
-    ...wrap(text.whyItBreaks, '  '),
-    '',
-    'What the server should do',
-    ...wrap(text.shouldHave, '  '),
+    ...section('What a finding means', text.meaning),
+    ...section(WHY_IT_BREAKS, text.whyItBreaks),
+    ...section('What the server should do', text.shouldHave),
     '',
     `More, with a log that fires it and a near miss: docs/rules.md#${id}`,
     '',
   ].join('\n');
+}
+
+const WHY_IT_BREAKS = 'Why this breaks the boundary between stream and session resumption';
+
+/** A titled paragraph of prose, after a blank line. */
+function section(title: string, prose: string): string[] {
+  return ['', title, ...wrap(prose, '  ')];
 }
 
 /** Greedy word wrap of prose (log lines are never wrapped: they are quoted as they are). */

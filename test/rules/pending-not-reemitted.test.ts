@@ -71,17 +71,20 @@ describe('pending-not-reemitted', () => {
     expect(evidenceLines(f!)).toEqual([4, 6]);
   });
 
+  /** r1 sent on the POST stream p1, r2 on the GET stream, p1 then closed as `close` says, at `version`; an attach re-emits neither. */
+  const closedPostLog = (version: string, close: Record<string, unknown>) => [
+    { ...created, protocol_version: version },
+    opened,
+    postOpened,
+    onPost(100, 'r1'),
+    request(150, 'r2'),
+    { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'p1', ...close },
+    closed,
+    attach({ reemitted: 0, cancelled: 0 }),
+  ];
+
   it('near miss for the wording: once that POST stream has ended (a close for polling does not end it), the request waits nowhere', async () => {
-    const log = (reason: string) => [
-      { ...created, protocol_version: '2025-11-25' },
-      opened,
-      postOpened,
-      onPost(100, 'r1'),
-      request(150, 'r2'),
-      { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'p1', reason },
-      closed,
-      attach({ reemitted: 0, cancelled: 0 }),
-    ];
+    const log = (reason: string) => closedPostLog('2025-11-25', { reason });
     const [ended] = findingsOf(await analyzeLines(log('error')), 'pending-not-reemitted');
     expect(ended?.message).toMatch(/2 left waiting on a stream the client no longer reads$/);
     const [polled] = findingsOf(await analyzeLines(log('poll')), 'pending-not-reemitted');
@@ -89,16 +92,7 @@ describe('pending-not-reemitted', () => {
   });
 
   it('takes a poll close at 2025-03-26 (a revision without polling) as the end of that POST stream', async () => {
-    const log = (version: string) => [
-      { ...created, protocol_version: version },
-      opened,
-      postOpened,
-      onPost(100, 'r1'),
-      request(150, 'r2'),
-      { ts: at(500), kind: 'stream.closed', session: 'S1', stream: 'p1', reason: 'poll', retry_ms: 1000 },
-      closed,
-      attach({ reemitted: 0, cancelled: 0 }),
-    ];
+    const log = (version: string) => closedPostLog(version, { reason: 'poll', retry_ms: 1000 });
     const [old] = findingsOf(await analyzeLines(log('2025-03-26')), 'pending-not-reemitted');
     expect(old?.message).toMatch(/2 left waiting on a stream the client no longer reads$/);
     const [polling] = findingsOf(await analyzeLines(log('2025-11-25')), 'pending-not-reemitted');
