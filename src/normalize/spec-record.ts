@@ -179,7 +179,7 @@ const TYPES: Partial<Record<FieldKey, FieldType>> = {
   seq: 'seq', status: 'status', replayed: 'count', reemitted: 'count', cancelled: 'count',
   retryMs: 'amount', durationMs: 'amount', bytes: 'amount',
   logEvicted: 'bool', attached: 'bool', priming: 'bool', resetSignalled: 'bool', executed: 'bool',
-  eventId: 'eventId', lastEventId: 'eventId', firstReplayed: 'eventId', oldestRetained: 'eventId',
+  eventId: 'eventId', lastEventId: 'eventId', firstReplayed: 'eventId', oldestRetained: 'eventId', replayedIds: 'eventIds', sseEventIds: 'eventIds',
   session: 'id', stream: 'id', rpcId: 'id', requestId: 'id', newRequestId: 'id',
   via: 'via', rpcKind: 'rpcKind', decision: 'decision',
 };
@@ -389,7 +389,7 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
   put(rec, 'cancelled', v[F.cancelled]);
   put(rec, 'firstReplayed', idString(v[F.firstReplayed]));
   const ids = v[F.replayedIds] as unknown[] | undefined;
-  if (ids) rec.replayedIds = ids.map(idString).filter((x): x is string => x !== undefined);
+  if (ids) rec.replayedIds = ids.map((id) => idString(id)!);
   put(rec, 'newSession', idString(v[F.newSession]));
   put(rec, 'resetSignalled', v[F.resetSignalled]);
   put(rec, 'requestId', idString(v[kind === 'call' ? F.callRequestId : F.requestId]));
@@ -410,7 +410,7 @@ export function normalizeSpecObject(obj: Json, defaults?: RecordDefaults): SpecO
     // quoted, with its session's other records.
     if (rec.session === undefined && rec.reqHeaders?.['mcp-session-id'] !== undefined) rec.session = rec.reqHeaders['mcp-session-id'];
     const sse = v[F.sseEventIds] as unknown[] | undefined;
-    if (sse) rec.sseEventIds = sse.map(idString).filter((x): x is string => x !== undefined);
+    if (sse) rec.sseEventIds = sse.map((id) => idString(id)!);
     put(rec, 'method', v[F.rpcMethod]);
     put(rec, 'durationMs', v[F.durationMs]);
     put(rec, 'bytes', v[F.bytes]);

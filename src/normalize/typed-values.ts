@@ -8,7 +8,7 @@ import { mayHoldCredential, REDACTED } from './redact.js';
 // and otherwise the line is rejected, naming the field, the type and what was written.
 
 /** How a field's value is checked (README, "Decisions where the spec was silent or unclear": "Values"). */
-export type FieldType = 'count' | 'seq' | 'status' | 'amount' | 'bool' | 'eventId' | 'id' | ClosedSet;
+export type FieldType = 'count' | 'seq' | 'status' | 'amount' | 'bool' | 'eventId' | 'eventIds' | 'id' | ClosedSet;
 type ClosedSet = 'via' | 'rpcKind' | 'decision';
 
 /** The closed sets of log-format.md, each word in its canonical (lower) case. */
@@ -68,8 +68,16 @@ export function settle(type: FieldType, name: string, values: unknown[], at: num
     }
     case 'eventId':
       // log-format.md: event ids "are strings or integers". A negative integer is one; a fraction is not.
-      if (typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v))) return undefined;
+      if (isEventId(v)) return undefined;
       return `${name} must be a string or an integer (an event id), got ${show(v)}`;
+    case 'eventIds': {
+      // A list of event ids (replayed_ids, sse_event_ids): an element of another type was once left out
+      // without a word, and the list then said fewer events were replayed than were.
+      if (!Array.isArray(v)) return `${name} must be an array of event ids, got ${show(v)}`;
+      const bad = v.findIndex((id) => !isEventId(id));
+      if (bad === -1) return undefined;
+      return `${name}[${bad}] must be a string or an integer (an event id), got ${show(v[bad])}`;
+    }
     case 'id':
       if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return undefined;
       return `${name} must be a string or a number (an id), got ${show(v)}`;
@@ -88,6 +96,10 @@ export function settle(type: FieldType, name: string, values: unknown[], at: num
       return `${name} must be a string (${orList(CLOSED_SETS[type])}), got ${show(v)}`;
     }
   }
+}
+
+function isEventId(v: unknown): boolean {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 }
 
 function orList(words: readonly string[]): string {

@@ -138,6 +138,31 @@ describe('closed sets: via, rpc_kind, decision', () => {
   });
 });
 
+describe('lists of event ids: replayed_ids, sse_event_ids', () => {
+  const PROXY_GET = { ts: T0, kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'S1' } };
+
+  it('strings and integers are event ids, kept in order as strings', () => {
+    expect(recordOf({ ...UPGRADE, replayed: 3, replayed_ids: [2, '3', -4] }).replayedIds).toEqual(['2', '3', '-4']);
+    expect(httpRecordOf({ ...PROXY_GET, sse_event_ids: ['a', 7] }).sseEventIds).toEqual(['a', '7']);
+    expect(recordOf({ ...UPGRADE, replayed_ids: [] }).replayedIds).toEqual([]);
+  });
+
+  it('an element of another type rejects the line, naming its place: it was once left out, and the list said fewer were replayed', () => {
+    expect(rejectionOf({ ...UPGRADE, replayed: 3, replayed_ids: [2, null, 4] })).toBe('upgrade: replayed_ids[1] must be a string or an integer (an event id), got null');
+    expect(rejectionOf({ ...UPGRADE, replayed_ids: [2, 3.5] })).toBe('upgrade: replayed_ids[1] must be a string or an integer (an event id), got 3.5');
+    expect(rejectionOf({ ...PROXY_GET, sse_event_ids: [{ id: 1 }] })).toBe('http: sse_event_ids[0] must be a string or an integer (an event id), got an object');
+  });
+
+  it('a list written as one string is named, not read as no list', () => {
+    expect(rejectionOf({ ...UPGRADE, replayed_ids: '2,3,4' })).toBe('upgrade: replayed_ids must be an array of event ids, got "2,3,4"');
+    expect(rejectionOf({ ...UPGRADE, replayedIds: 2 })).toBe('upgrade: replayed_ids must be an array of event ids, got 2');
+  });
+
+  it('null is absent, as for any field: no list', () => {
+    expect(recordOf({ ...UPGRADE, replayed_ids: null }).replayedIds).toBeUndefined();
+  });
+});
+
 describe('seq beyond 2^53', () => {
   it('is rejected, saying why: JSON.parse has rounded it, and records would be misordered', () => {
     expect(rejectionOf('{"ts":"2026-11-09T10:00:00.000Z","kind":"session.created","session":"S1","seq":9007199254740993}')).toMatch(
