@@ -102,3 +102,20 @@ describe('replay-on-attach', () => {
     expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
   });
 });
+
+describe('replay-on-attach: an attach that logged no status', () => {
+  const attach = { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', decision: 'attach', replayed: 0, reemitted: 0, cancelled: 0 };
+
+  it('is not knowable, saying so: whether it was accepted is not in the log', async () => {
+    const report = await analyzeLines([created, opened, sent(100, 1), closed, attach]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([
+      { rule: 'replay-on-attach', session: 'S1', reason: `the attach at ${at(1000)} without Last-Event-ID logged no status: whether it was accepted, and then replayed nothing, cannot be told` },
+    ]);
+  });
+
+  it('near miss: with a 2xx status and a replayed counter it is judged, and nothing is not knowable', async () => {
+    const report = await analyzeLines([created, opened, sent(100, 1), closed, { ...attach, status: 200 }]);
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
+  });
+});

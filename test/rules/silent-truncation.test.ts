@@ -259,3 +259,31 @@ describe('silent-truncation', () => {
     });
   });
 });
+
+describe('silent-truncation: a resumption that logged no status', () => {
+  const lines = (status: Record<string, unknown>) => [
+    created,
+    opened,
+    sent(1000, 5),
+    sent(1100, 6),
+    sent(1200, 7),
+    { ...resume(2000, { last_event_id: 5, replayed: 1, first_replayed: 6 }), ...status },
+  ];
+
+  it('is not knowable, saying so, instead of passing: whether it was accepted is not in the log', async () => {
+    const { status: _, ...noStatus } = resume(2000, { last_event_id: 5, replayed: 1, first_replayed: 6 });
+    const report = await analyzeLines([created, opened, sent(1000, 5), sent(1100, 6), sent(1200, 7), noStatus]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([
+      { rule: RULE, session: 'S1', reason: `the resumption at ${at(2000)} logged no status: whether it was accepted, and its replay then complete, cannot be told` },
+    ]);
+  });
+
+  it('near miss: with a status it is judged (a finding at 2xx, nothing at 409), and nothing is not knowable', async () => {
+    const accepted = await analyzeLines(lines({ status: 200 }));
+    expect(findingsOf(accepted, RULE)).toHaveLength(1);
+    const rejected = await analyzeLines(lines({ status: 409, decision: 'reject', new_stream: null }));
+    expect(findingsOf(rejected, RULE)).toEqual([]);
+    for (const report of [accepted, rejected]) expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+});

@@ -4,6 +4,7 @@ import { at, listIds, plural } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
 import { SERVER_STATE_HIDDEN } from '../facts/proxy-only.js';
 import { proxyOnlySessions } from '../facts/sessions.js';
+import { statuslessReconnects } from '../facts/statusless-reconnects.js';
 import { evidenceIds, queryRows } from '../query-rows.js';
 import type { DetectOptions, RawFinding } from '../types.js';
 
@@ -50,7 +51,7 @@ function replayOnAttach(db: Db, opts: DetectOptions): { findings: RawFinding[]; 
       reason: proxyOnly.has(u.session) ? SERVER_STATE_HIDDEN : `the attach at ${at(u.ts_ms)} logged no replayed counter`,
     }),
   );
-  return { findings, notKnowable };
+  return { findings, notKnowable: [...notKnowable, ...statuslessReconnects(db, opts, 'replay-on-attach')] };
 }
 
 export default defineRule({

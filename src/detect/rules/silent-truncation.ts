@@ -9,6 +9,7 @@ import { logDroppedBetween, retentionLosses, unplacedTrim, type BufferEviction, 
 import { ageBeside, at, duration, idList, plural } from '../../model/phrasing.js';
 import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
+import { statuslessReconnects } from '../facts/statusless-reconnects.js';
 import { appendAll } from '../../model/arrays.js';
 
 // silent-truncation: an accepted resumption whose replay cannot have been
@@ -307,5 +308,8 @@ export default defineRule({
   },
   live: { reads: [], settles: 'at-once' },
   facts: [ReconnectFacts.of],
-  detect: (ctx) => truncationOutput(truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of))),
+  detect: (ctx) => {
+    const t = truncationCauses(ctx.db, ctx.opts, ctx.shared(ReconnectFacts.of));
+    return truncationOutput({ ...t, notKnowable: [...t.notKnowable, ...statuslessReconnects(ctx.db, ctx.opts, 'silent-truncation')] });
+  },
 });
