@@ -102,12 +102,23 @@ function parseFlag(s: Setting, raw: unknown): unknown {
   }
 }
 
-/** The config file named, else ./resumescope.config.json if there is one; what it sets is said on stderr. */
-export function loadConfig(path: string | undefined, io: Pick<Io, 'err'>): Config {
+/** The config keys one command does not read: failOn is analyze's gate, retention whatif's policy. */
+export type UnreadConfig = readonly ('failOn' | 'retention')[];
+const UNREAD_WHY: Record<UnreadConfig[number], string> = { failOn: "analyze's gate", retention: "whatif's retention" };
+
+/**
+ * The config file named, else ./resumescope.config.json if there is one; what it sets is said on stderr,
+ * and what this command does not read apart: a note "failOn error" above a watch that gates on its own
+ * --fail-on told a soak pipeline its gate was on when it was not.
+ */
+export function loadConfig(path: string | undefined, io: Pick<Io, 'err'>, command?: { name: string; unread: UnreadConfig }): Config {
   const file = path ?? (existsSync('resumescope.config.json') ? 'resumescope.config.json' : undefined);
   if (file === undefined) return {};
   const config = readConfig(file);
-  const summary = configSummary(config);
+  const unread = (command?.unread ?? []).filter((k) => config[k] !== undefined);
+  const read = configSummary(Object.fromEntries(Object.entries(config).filter(([k]) => !unread.includes(k as UnreadConfig[number]))));
+  const notes = unread.map((k) => `${configSummary({ [k]: config[k] })} (${UNREAD_WHY[k]}: not read by ${command!.name})`);
+  const summary = [read, ...notes].filter((x) => x !== '').join('; ');
   if (summary !== '') io.err(`resumescope: settings from ${file}: ${summary}\n`);
   return config;
 }

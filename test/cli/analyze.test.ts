@@ -104,6 +104,19 @@ describe('analyze: the gate', () => {
     expect((await cli('analyze', 'samples/writers.ndjson')).err).not.toContain('settings from');
   });
 
+  it('a command says which settings of the config file it does not read: a watch never looks gated by failOn', async () => {
+    const config = join(dir, 'rs.json');
+    writeFileSync(config, JSON.stringify({ failOn: 'error', retention: { maxAgeMs: '2m' }, rules: { disable: ['dual-writer'] } }));
+    const watch = await cli('watch', 'samples/writers.ndjson', '--config', config, '--idle-exit', '1s', '--format', 'ndjson');
+    expect(watch.err).toContain(`settings from ${config}: rules.disable dual-writer; failOn error (analyze's gate: not read by watch); retention.maxAgeMs 120000 (whatif's retention: not read by watch)\n`);
+    expect(watch.code).toBe(0);
+    const whatif = await cli('whatif', 'samples/writers.ndjson', '--config', config);
+    expect(whatif.err).toContain(`settings from ${config}: rules.disable dual-writer; retention.maxAgeMs 120000; failOn error (analyze's gate: not read by whatif)\n`);
+    // near miss: analyze reads failOn, and says it as before
+    const analyze = await cli('analyze', 'samples/writers.ndjson', '--config', config);
+    expect(analyze.err).toContain(`settings from ${config}: failOn error; rules.disable dual-writer; retention.maxAgeMs 120000 (whatif's retention: not read by analyze)\n`);
+  });
+
   it('a bad config file is exit 2 naming the key', async () => {
     const config = join(dir, 'rs.json');
     writeFileSync(config, JSON.stringify({ thresholds: { stromCount: 10 } }));

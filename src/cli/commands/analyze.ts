@@ -57,7 +57,7 @@ export function registerAnalyze(program: Command, io: Io, done: (code: number) =
 export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): Promise<number> {
   const progress = progressOn(rawIo.errStream ?? { write: () => true }, { quiet: flags.quiet });
   const io = progress.wrap(rawIo);
-  const config = loadConfig(flags.config, io);
+  const config = loadConfig(flags.config, io, { name: 'analyze', unread: ['retention'] });
   const format = formatOf(flags.format);
   const rules = ruleList(flags.rule);
   const failOn = failOnOf(flags, config);

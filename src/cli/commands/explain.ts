@@ -41,7 +41,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
-        let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, loadConfig(flags.config, io)), {
+        let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, loadConfig(flags.config, io, { name: 'explain', unread: ['failOn', 'retention'] })), {
           onDerived: () => requireKnownSessions(ws.db, flags.session),
         });
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });

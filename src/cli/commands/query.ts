@@ -68,7 +68,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
         const out = readableOut(ws.db, flags.format as RowsFormat, (piece) => void io.out(piece), flags.wide ?? false);
-        await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io))) }, caps, proc, named, out.sink).catch(
+        await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io, { name: 'query', unread: ['failOn', 'retention'] }))) }, caps, proc, named, out.sink).catch(
           (err: unknown) => {
             // JSON and CSV were written as they came: say that what is out is not the whole answer.
             if (err instanceof UsageError && out.written() > 0) err.message += `; the ${out.written()} rows written above are not the whole answer`;

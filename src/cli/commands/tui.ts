@@ -41,7 +41,7 @@ export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<num
     io.err(`resumescope tui: ${cannotDraw}.\nFor a report, run: resumescope analyze ${paths.join(' ') || '--db FILE'}\n`);
     return 2;
   }
-  const options = detectOptions(flags, loadConfig(flags.config, io));
+  const options = detectOptions(flags, loadConfig(flags.config, io, { name: 'tui', unread: ['failOn', 'retention'] }));
   const keys = openKeyboard(false)!;
   const { screen, io: heldIo, restore } = fullScreenRun(io);
   const signals = onSignalsRestoring(restore);

@@ -60,7 +60,7 @@ export function registerWatch(program: Command, io: Io, done: (code: number) => 
 }
 
 export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise<number> {
-  const options = detectOptions(flags, loadConfig(flags.config, io));
+  const options = detectOptions(flags, loadConfig(flags.config, io, { name: 'watch', unread: ['failOn', 'retention'] }));
   const exitAfterMs = flags.exitAfter !== undefined ? duration(flags.exitAfter, '--exit-after') : undefined;
   const idleExitMs = flags.idleExit !== undefined ? duration(flags.idleExit, '--idle-exit') : undefined;
   const inputs = new LiveInputs(paths);

@@ -31,7 +31,7 @@ export function registerWhatif(program: Command, io: Io, done: (code: number) =>
 
 /** What-if is a question, not a gate: exit 0, or 2 when an input was unusable. */
 async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<number> {
-  const config = loadConfig(flags.config, io);
+  const config = loadConfig(flags.config, io, { name: 'whatif', unread: ['failOn'] });
   const change = policyChange(flags, config.retention);
   // The world as logged: the config file, and the flags that set it as analyze's do (not the questions).
   const baselineFlags = Object.fromEntries(WHATIF_BASELINE_SETTINGS.map((name) => [flagKey(name), flags[flagKey(name)]]));
