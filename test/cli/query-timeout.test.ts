@@ -66,7 +66,7 @@ describe('query --timeout', () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toContain('query stopped after 1 s (--timeout), 0 rows so far');
-    expect(r.err).toContain('raise the limit with --timeout SECONDS');
+    expect(r.err).toContain('raise the limit with --timeout DURATION (e.g. 60s)');
     // Ingest of 2,000 lines plus the 1 s limit; without the kill this runs for minutes.
     expect(took).toBeLessThan(12_000);
   });
@@ -80,6 +80,19 @@ describe('query --timeout', () => {
     }
     expect(live).toEqual([]);
     expect(readdirSync(process.env.TMPDIR!)).toEqual([]);
+  });
+
+  it('takes a duration with a unit, as every time flag does; bare digits stay seconds; a bad one is a usage error', async () => {
+    const r = await cli('query', CARTESIAN, log, '--timeout', '800ms');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('query stopped after 0.8 s (--timeout)');
+    expect((await cli('query', 'SELECT 1 AS one', log, '--timeout', '5s')).code).toBe(0);
+    expect((await cli('query', 'SELECT 1 AS one', log, '--timeout', '5')).code).toBe(0);
+    for (const bad of ['0', '0s', 'soon', '-1s']) {
+      const refused = await cli('query', 'SELECT 1 AS one', log, '--timeout', bad);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/--timeout: /);
+    }
   });
 
   it('a normal query still returns its rows, in order, with the default limit', async () => {

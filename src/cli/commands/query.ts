@@ -12,7 +12,7 @@ import { describeSchema } from '../../store/schema-docs.js';
 import { openDb } from '../../store/db.js';
 import { printable } from '../../model/printable.js';
 import { UsageError, type Io } from '../io.js';
-import { addInputOptions, addThresholdOptions, detectOptions, loadConfig, type SettingFlags } from '../options.js';
+import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
 import { queryParams, unboundParams } from '../../detect/query-rows.js';
 import { isoTime } from '../../model/phrasing.js';
@@ -31,7 +31,11 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
     .addOption(new Option('-f, --format <format>', 'output format: table (NULL as <NULL>), json (exact values), csv (NULL an empty cell, \'\' as "")').choices(['table', 'json', 'csv']).default('table'))
     .option('--wide', 'show table cells whole (by default a cell is cut at 80 characters, ending in …)')
     .addOption(new Option('--max-rows <n>', 'stop a query that returns more rows than this').argParser(positiveInt('--max-rows')).default(DEFAULT_CAPS.maxRows))
-    .addOption(new Option('--timeout <seconds>', 'stop a query that runs longer than this').argParser(positiveNumber('--timeout')).default(DEFAULT_CAPS.timeoutMs / 1000))
+    .addOption(
+      new Option('--timeout <duration>', 'stop a query that runs longer than this (10s, 500ms, 2m; bare digits are seconds, as before units were taken)')
+        .argParser(timeoutSeconds)
+        .default(DEFAULT_CAPS.timeoutMs / 1000, '10s'),
+    )
     .action(async (sql: string | undefined, paths: string[], flags: InputOptions & SettingFlags & { list?: boolean; schema?: boolean; format: string; wide?: boolean; maxRows: number; timeout: number }) => {
       if (flags.list) {
         // Reports and rule queries; facts are run by the detectors with their own arguments.
@@ -113,7 +117,7 @@ export async function runReadOnly(
     if (err instanceof QueryFailed) throw sqlError(err.message);
     if (!(err instanceof QueryStopped)) throw err;
     if (err.cap === 'rows') throw new UsageError(`query stopped: it returns more than ${caps.maxRows} rows (add a LIMIT, or raise the cap with --max-rows N)`);
-    throw new UsageError(`query stopped after ${caps.timeoutMs / 1000} s (--timeout), ${err.rowsSoFar} rows so far: add a LIMIT or a narrower WHERE, or raise the limit with --timeout SECONDS`);
+    throw new UsageError(`query stopped after ${caps.timeoutMs / 1000} s (--timeout), ${err.rowsSoFar} rows so far: add a LIMIT or a narrower WHERE, or raise the limit with --timeout DURATION (e.g. 60s)`);
   } finally {
     proc.close();
   }
@@ -181,12 +185,15 @@ function positiveInt(flag: string): (v: string) => number {
   };
 }
 
-function positiveNumber(flag: string): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag}: expected a number of seconds above 0, got "${v}"`);
-    return n;
-  };
+/**
+ * --timeout in seconds. It took bare seconds before it took units; every other time flag refuses bare digits
+ * (their unit is ambiguous), but here a script's `--timeout 30` has always meant 30 s, so it still does.
+ */
+function timeoutSeconds(v: string): number {
+  const t = v.trim();
+  const ms = /^\d+(\.\d+)?$/.test(t) ? Number(t) * 1000 : duration(t, '--timeout');
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`--timeout: expected a duration above 0 (10s, 500ms, 2m), got "${v}"`);
+  return ms / 1000;
 }
 
 /**
