@@ -9,7 +9,7 @@ import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
-import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
+import { interleaveNodeTiesOfRun, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
 import { refuseHeldPrefixes } from '../store/followed-prefix.js';
 import { markUnfinished, noteInputOutcomes, restoredMark, unusableMarks, type InputOutcome, type UnusableMark } from '../store/unusable-inputs.js';
@@ -279,7 +279,7 @@ export async function ingestAll(db: Db, sources: Source[], opts: IngestOptions =
   }
   // Only after a load: a run with no input (`query --db`, `analyze --db`) writes nothing, and needs no write lock.
   if (sources.length > 0) saveRecentLines(db, recent);
-  interleaveAcrossSources(db, out);
+  interleaveNodeTiesOfRun(db, out);
   return out;
 }
 

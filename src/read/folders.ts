@@ -1,5 +1,5 @@
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * A log file's name: *.ndjson, *.jsonl, *.log or *.json, maybe gzipped, maybe a generation rotated away
@@ -155,9 +155,40 @@ function holdsLogFiles(dir: string, seen: ReadonlySet<string>, isLog: (name: str
 export function inReadingOrder(names: string[]): string[] {
   return names
     .map((name) => ({ name, ...generationOf(name) }))
-    .sort((a, b) => cmp(a.key, b.key) || a.rank - b.rank || cmp(a.stamp, b.stamp) || cmp(a.name, b.name))
+    .sort(oldestFirst)
     .map((n) => n.name);
 }
+
+/**
+ * Files named one by one, in the order given, but for the generations of one rotated log (one folder, one
+ * live file's name): those take the places they were given in, oldest first as a folder reads them. The
+ * shell's `app.log*` gives app.log, app.log.1, app.log.2.gz, newest first, and ties within one millisecond
+ * keep file order: read so, a close logged just before a takeover came after it.
+ */
+export function generationsOldestFirst<T>(files: readonly T[], pathOf: (file: T) => string): T[] {
+  const places = new Map<string, number[]>();
+  files.forEach((file, i) => {
+    const path = pathOf(file);
+    const log = resolve(dirname(path), generationOf(basename(path)).key);
+    places.set(log, [...(places.get(log) ?? []), i]);
+  });
+  const out = files.slice();
+  for (const at of places.values()) {
+    if (at.length < 2) continue;
+    const ordered = at
+      .map((i) => {
+        const name = basename(pathOf(files[i]!));
+        return { i, name, ...generationOf(name) };
+      })
+      .sort(oldestFirst);
+    at.forEach((place, k) => (out[place] = files[ordered[k]!.i]!));
+  }
+  return out;
+}
+
+type Generation = { name: string; key: string; rank: number; stamp: string };
+
+const oldestFirst = (a: Generation, b: Generation): number => cmp(a.key, b.key) || a.rank - b.rank || cmp(a.stamp, b.stamp) || cmp(a.name, b.name);
 
 /**
  * key: the live file's name (a name without a generation is its own key); rank: numbered generations

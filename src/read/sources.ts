@@ -2,7 +2,7 @@ import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:
 import { basename, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { folderContents } from './folders.js';
+import { folderContents, generationsOldestFirst } from './folders.js';
 
 /** An input the reader can open: a file, a folder's member, or stdin. */
 export interface Source {
@@ -39,6 +39,8 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
   const out: Source[] = [];
   const unread: UnreadSubfolders[] = [];
   const unlisted: UnlistedFiles[] = [];
+  /** Where the files named one by one are in `out`: a rotated log's generations among them are read oldest first. */
+  const named: number[] = [];
   for (const p of paths) {
     if (p === '-') {
       out.push({ name: '<stdin>', path: null, open: () => gunzipIfNeeded(stdin()) });
@@ -53,6 +55,7 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
       continue;
     }
     if (!st.isDirectory()) {
+      named.push(out.length);
       out.push(fileSource(p));
       continue;
     }
@@ -69,6 +72,8 @@ export function expandInputs(paths: string[], opts: ExpandOptions = {}): { sourc
     if (found.unread.length > 0) unread.push({ folder: p, subfolders: found.unread });
     if (found.unlisted.length > 0) unlisted.push({ folder: p, files: found.unlisted });
   }
+  const ordered = generationsOldestFirst(named.map((i) => out[i]!), (s) => s.path!);
+  named.forEach((place, k) => (out[place] = ordered[k]!));
   return { sources: out, unread, unlisted };
 }
 

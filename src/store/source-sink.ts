@@ -38,6 +38,8 @@ export interface SourceStats {
   readError?: string;
   /** Nodes that wrote records with `seq` in this source (for ordering ties across files). */
   seqNodes?: string[];
+  /** With seqNodes: a record's time is earlier than one before it in the file, so a node's tied records may lie apart. */
+  timeGoesBack?: boolean;
 }
 
 /** A regular, uncompressed input file as it was when read: its lines are re-read only while it is unchanged. */
@@ -102,6 +104,9 @@ export class SourceSink {
   readonly touched = new Set<string>();
   private readonly copyLines: boolean;
   private readonly seqNodes = new Set<string>();
+  /** The latest time written so far, and whether a later line went back before it. */
+  private latestTsMs = -Infinity;
+  private timeWentBack = false;
   /** Lines added one by one are encoded here; their shapes are numbered apart from a feed's batches. */
   private readonly own = new LineEncoder();
   private readonly ownShapes: RowShape[] = [];
@@ -254,6 +259,9 @@ export class SourceSink {
   flush(): void {
     const group = this.tieGroup;
     if (group.length === 0) return;
+    const tsMs = group[0]!.params[group[0]!.shape.tsMs] as number;
+    if (tsMs < this.latestTsMs) this.timeWentBack = true;
+    else this.latestTsMs = tsMs;
     for (const { shape, params: p } of group.length > 1 ? orderBySeq(orderBySubMs(group)) : group) {
       this.nodes.add(shape, p, this.writer.write(shape, p));
       this.stats.records++;
@@ -277,6 +285,7 @@ export class SourceSink {
     }
     const s = this.stats;
     if (this.seqNodes.size > 0) s.seqNodes = [...this.seqNodes];
+    if (this.seqNodes.size > 0 && this.timeWentBack) s.timeGoesBack = true;
     this.db
       .prepare('UPDATE sources SET sha256 = COALESCE(?, sha256), format = ?, lines = ?, record_lines = ?, records = ?, ignored = ?, repeated = ?, rejected = ? WHERE id = ?')
       .run(sha256, s.format ?? null, s.lines, s.recordLines, s.records, s.ignored, s.repeated, s.rejected, this.sourceId);
@@ -398,13 +407,18 @@ export async function loadSource(db: Db, name: string, feed: SourceFeed, file?: 
   }
 }
 
-/** After the sources of one run are loaded: a node whose seq records sit in two of them (or in one and the database) may tie across them. */
-export function interleaveAcrossSources(db: Db, loaded: SourceStats[]): void {
+/**
+ * After the sources of one run are loaded, the ties the sink could not put in seq order: a node whose seq
+ * records sit in two of them (or in one and the database) may tie across them, and one whose file's times
+ * go back may tie apart in that file. A file in time order of a node in no other file costs nothing here.
+ */
+export function interleaveNodeTiesOfRun(db: Db, loaded: SourceStats[]): void {
   const seen = new Map<string, number>();
   for (const s of loaded) for (const n of s.seqNodes ?? []) seen.set(n, (seen.get(n) ?? 0) + 1);
   const earlier = sourceCount(db);
-  const shared = new Set([...seen].filter(([, n]) => n > 1 || earlier > loaded.length).map(([node]) => node));
-  if (shared.size > 0) db.transaction(() => interleaveNodeTies(db, shared))();
+  const nodes = new Set([...seen].filter(([, n]) => n > 1 || earlier > loaded.length).map(([node]) => node));
+  for (const s of loaded) if (s.timeGoesBack === true) for (const n of s.seqNodes ?? []) nodes.add(n);
+  if (nodes.size > 0) db.transaction(() => interleaveNodeTies(db, nodes))();
 }
 
 /**

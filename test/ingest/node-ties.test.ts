@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { T0, ingestFiles, rows } from './support.js';
+import { analyzeLines, at, findingsOf } from '../helpers/logs.js';
+import { T0, ingestFiles, ingestLines, rows } from './support.js';
 
 // log-format.md: "within one node, records are ordered by seq where present
 // (millisecond timestamps tie often)". A node may write two files that share
@@ -31,5 +32,54 @@ describe('ties across files of one node', () => {
       'b.ndjson': [rec('session.created', 'S2', 1), rec('session.created', 'O2', 1, 'n2')],
     });
     expect(rows(db, 'SELECT session FROM records ORDER BY ts_ms, id').map((r) => (r as { session: string }).session)).toEqual(['S2', 'X1', 'O2', 'S1', 'O1']);
+  });
+});
+
+// `zcat -f app.log* | resumescope analyze -`: the shell's glob gives a rotated log's generations newest
+// first, so one file holds a node's records with its times going back at each generation's start, and two
+// records of one millisecond can lie apart in it, not in one run.
+describe('ties apart in one file of one node', () => {
+  const at2 = (kind: string, session: string, seq: number | undefined, node = 'n1') => ({ ...rec(kind, session, seq, node), ts: at(2000) });
+  const earlier = (session: string, seq: number) => ({ ...rec('session.created', session, seq), ts: at(1000) });
+  const sessionOrder = (db: Parameters<typeof rows>[0]) => rows<{ session: string }>(db, 'SELECT session FROM records ORDER BY ts_ms, id').map((r) => r.session);
+
+  it('are put in seq order, each record keeping its line', async () => {
+    const { db } = await ingestLines([at2('session.created', 'LATE', 5), earlier('E', 3), at2('session.created', 'FIRST', 4)]);
+    expect(sessionOrder(db)).toEqual(['E', 'FIRST', 'LATE']);
+    expect(rows(db, "SELECT line FROM records WHERE session = 'FIRST'")).toEqual([{ line: 3 }]);
+  });
+
+  it('near miss: records without seq, and other nodes\' records, keep file order', async () => {
+    const { db } = await ingestLines([
+      at2('session.created', 'X2', undefined), at2('session.created', 'O9', 9, 'n2'),
+      earlier('E', 3),
+      at2('session.created', 'X1', undefined), at2('session.created', 'P1', 1, 'n3'),
+    ]);
+    expect(sessionOrder(db)).toEqual(['E', 'X2', 'O9', 'X1', 'P1']);
+  });
+
+  // The reviewer's rot_seq log, concatenated newest generation first: the close (seq 4) came before the
+  // upgrade that superseded its stream (seq 5), in the same millisecond.
+  const rotatedNewestFirst = (closeSeq: number, upgradeSeq: number) => {
+    const line = (ms: number, kind: string, seq: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind, session: 'S-1', node: 'node-a', seq, ...fields });
+    return [
+      line(2000, 'upgrade', upgradeSeq, { last_event_id: 2, stream: 'U1', new_stream: 'U2', decision: 'resume', status: 200, replayed: 0, reemitted: 0, conn: 'c2' }),
+      line(2001, 'stream.opened', 6, { stream: 'U2', via: 'get', conn: 'c2' }),
+      line(200, 'event.sent', 3, { stream: 'U1', event_id: 2 }),
+      line(2000, 'stream.closed', closeSeq, { stream: 'U1', reason: 'error' }),
+      line(0, 'session.created', 0, { principal: 'tok:a' }),
+      line(10, 'stream.opened', 1, { stream: 'U1', via: 'get', conn: 'c1' }),
+      line(100, 'event.sent', 2, { stream: 'U1', event_id: 1 }),
+    ];
+  };
+
+  it('a rotated log concatenated newest first: seq shows the stream closed before it was superseded', async () => {
+    expect(findingsOf(await analyzeLines(rotatedNewestFirst(4, 5)), 'dual-writer')).toEqual([]);
+  });
+
+  it('near miss: where seq says the upgrade came first, the dual-writer stands', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(rotatedNewestFirst(5, 4)), 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('took over from U1 while U1 was neither closed nor fenced');
   });
 });

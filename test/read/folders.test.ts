@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { analyzeFiles } from '../../src/api.js';
 import { expandInputs, InputError } from '../../src/read/sources.js';
+import { at, findingsOf } from '../helpers/logs.js';
 import { folderContents, inReadingOrder, isLiveLogFileName, isLogFileName, podOfLogPath } from '../../src/read/folders.js';
 
 // A folder given as input: which of its files are logs, in which order they are read, and what
@@ -69,6 +72,39 @@ describe('log file names', () => {
   it('a folder holding only rotated logs is read, not refused as holding no log files', () => {
     files(dir, ['mcp.log.2.gz', 'mcp.log.1']);
     expect(names([dir])).toEqual(['mcp.log.2.gz', 'mcp.log.1']);
+  });
+});
+
+describe('files named one by one', () => {
+  it("reads a rotated log's generations oldest first, as a folder does, whatever the order given (the shell's app.log* is newest first)", () => {
+    files(dir, ['app.log', 'app.log.1', 'app.log.2.gz', 'other.ndjson']);
+    const given = ['app.log', 'other.ndjson', 'app.log.1', 'app.log.2.gz'].map((n) => join(dir, n));
+    // The generations take the places they were given in; the other file keeps its own.
+    expect(names(given)).toEqual(['app.log.2.gz', 'other.ndjson', 'app.log.1', 'app.log']);
+  });
+
+  it('near miss: files that are not generations of one log keep the order given', () => {
+    files(dir, ['b.ndjson', 'a.ndjson', 'a.ndjson.gz', 'x/app.log.1', 'app.log']);
+    const given = ['b.ndjson', 'app.log', 'a.ndjson.gz', 'x/app.log.1', 'a.ndjson'].map((n) => join(dir, n));
+    expect(names(given)).toEqual(['b.ndjson', 'app.log', 'a.ndjson.gz', 'x/app.log.1', 'a.ndjson']);
+  });
+
+  it("a close logged just before a takeover, in the same millisecond, in an older generation: no dual-writer from app.log*", async () => {
+    const line = (ms: number, kind: string, fields: Record<string, unknown>) => JSON.stringify({ ts: at(ms), kind, session: 'S-1', node: 'node-a', ...fields });
+    writeFileSync(join(dir, 'app.log.2.gz'), gzipSync([
+      line(0, 'session.created', { principal: 'tok:a' }), line(10, 'stream.opened', { stream: 'U1', via: 'get', conn: 'c1' }),
+      line(100, 'event.sent', { stream: 'U1', event_id: 1 }),
+    ].join('\n') + '\n'));
+    writeFileSync(join(dir, 'app.log.1'), [line(200, 'event.sent', { stream: 'U1', event_id: 2 }), line(2000, 'stream.closed', { stream: 'U1', reason: 'error' })].join('\n') + '\n');
+    writeFileSync(join(dir, 'app.log'), [
+      line(2000, 'upgrade', { last_event_id: 2, stream: 'U1', new_stream: 'U2', decision: 'resume', status: 200, replayed: 0, reemitted: 0, conn: 'c2' }),
+      line(2001, 'stream.opened', { stream: 'U2', via: 'get', conn: 'c2' }),
+    ].join('\n') + '\n');
+    const dualWriters = async (order: string[]) => findingsOf(await analyzeFiles(order.map((n) => join(dir, n))), 'dual-writer');
+    expect(await dualWriters(['app.log', 'app.log.1', 'app.log.2.gz'])).toEqual([]);
+    // Near miss: the same ties with the live file renamed out of the log (not a generation of it) keep the order given.
+    renameSync(join(dir, 'app.log'), join(dir, 'later.log'));
+    expect(await dualWriters(['later.log', 'app.log.1', 'app.log.2.gz'])).toHaveLength(1);
   });
 });
 
