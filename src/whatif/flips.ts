@@ -6,6 +6,7 @@ import { forEachUpgrade, type ReplayOptions, type UpgradePoint } from '../replay
 import { reDecide, type Unresumable } from '../replay/re-decide.js';
 import { isRetentionShortfall } from './retention-shortfall.js';
 import type { LoggedUpgrade } from '../replay/stored-record.js';
+import type { DecisionSummary } from './types.js';
 import { requestSubject } from '../replay/decision-wording.js';
 
 // Every logged reconnect decided twice by the engine, as logged and under the
@@ -19,10 +20,15 @@ export interface ReplayPolicy {
   unresumable: Unresumable;
 }
 
+/**
+ * A flip as kept until the report: the few fields the report reads. Kept whole, a flip held the logged
+ * upgrade with its engine record and both decisions with their replay lists: at 1M production lines
+ * `--protocol 2026-07-28` flips 62,338 reconnects, and held them in 767 MB.
+ */
 export interface RawFlip {
-  upgrade: LoggedUpgrade;
-  before: EngineDecision;
-  after: EngineDecision;
+  upgrade: Pick<LoggedUpgrade, 'id' | 'tsMs' | 'session' | 'lastEventId' | 'decision' | 'status'>;
+  before: DecisionSummary;
+  after: DecisionSummary;
   why: string;
   /** Record ids: the lines behind the rejecting decision, then the upgrade. */
   evidenceIds: number[];
@@ -53,16 +59,21 @@ export function reDecideAll(db: Db, before: ReplayPolicy, after: ReplayPolicy, c
       return;
     }
     const rejecting = was.checks.length > 0 ? { d: was, policy: before.policy } : { d: would, policy: after.policy };
+    const { id, tsMs, session, lastEventId, decision, status } = p.upgrade;
     flips.push({
-      upgrade: p.upgrade,
-      before: was,
-      after: would,
+      upgrade: { id, tsMs, session, lastEventId, decision, status },
+      before: summary(was),
+      after: summary(would),
       why: flipWhy(p, was, would, changeWords),
       evidenceIds: [...decisionEvidence(p, rejecting.d, rejecting.policy), p.upgrade.id],
     });
   }, opts);
   flips.sort((a, b) => a.upgrade.tsMs - b.upgrade.tsMs || a.upgrade.id - b.upgrade.id);
   return { flips, retentionShortfalls, stillRefused };
+}
+
+function summary(d: EngineDecision): DecisionSummary {
+  return { decision: d.decision, status: d.status, reason: d.reason, checks: d.checks };
 }
 
 /** "as logged: event 5 no longer retained (sent 60 s before); with 120 s retention every check passes". */

@@ -9,7 +9,6 @@ import { findingsOf } from '../pipeline/findings.js';
 import { inMemory } from '../findings/recount.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions, type RawFinding } from '../detect/types.js';
 import { findingIdentity } from '../findings/identity.js';
-import type { EngineDecision } from '../engine/index.js';
 import type { Finding, Report } from '../model/finding.js';
 import type { LineRef } from '../model/record.js';
 import { isoTime } from '../model/phrasing.js';
@@ -19,7 +18,7 @@ import { reDecideAll, type RawFlip } from './flips.js';
 import { describeChange, headlines, type RemainingTruncation } from './headline.js';
 import { BrokenCalls, resolveBrokenCalls } from './lost-calls.js';
 import { policyOf, type Unresumable } from '../replay/re-decide.js';
-import type { DecisionSummary, Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport } from './types.js';
+import type { Flip, WhatIfOptions, WhatIfPolicy, WhatIfReport } from './types.js';
 
 // `resumescope whatif`: the log judged twice, as logged and under another
 // policy, and what changes between the two: findings that disappear or
@@ -159,15 +158,11 @@ function resolveFlips(db: Db, raw: RawFlip[]): Flip[] {
     at: isoTime(f.upgrade.tsMs),
     last_event_id: f.upgrade.lastEventId,
     logged: { decision: f.upgrade.decision ?? null, status: f.upgrade.status ?? null },
-    before: summary(f.before),
-    after: summary(f.after),
+    before: f.before,
+    after: f.after,
     why: f.why,
     evidence: evidenceInLogOrder(f.evidenceIds, refs),
   }));
-}
-
-function summary(d: EngineDecision): DecisionSummary {
-  return { decision: d.decision, status: d.status, reason: d.reason, checks: d.checks };
 }
 
 function pick(o: DetectOptions): Omit<WhatIfPolicy, 'unresumable'> {
