@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
@@ -7,7 +7,7 @@ import type { InputLine } from '../read/lines.js';
 import { splitLineBatches, splittingOf } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
-import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } from '../store/db.js';
+import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, StoreError, type Db } from '../store/db.js';
 import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
@@ -231,12 +231,15 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
     opts.onLines?.(name, lines);
   };
   const read: Source[] = [];
+  /** Each read source's spool, where it has one. */
+  const spoolOf: (string | undefined)[] = [];
   try {
     for (const [i, s] of sources.entries()) {
       if (!spools[i]) read.push(s);
       else {
         spooled.set(s.name, 0);
-        read.push(await spool(s, spoolPath(folder, read.length), onSpooled));
+        spoolOf[read.length] = spoolPath(folder, read.length);
+        read.push(await spool(s, spoolOf[read.length]!, onSpooled));
       }
     }
     db = oneOffDb(read, folder);
@@ -247,7 +250,23 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   // A spooled source's lines were all counted as they were copied: storing them does not count them again.
   const onLines = opts.onLines;
   const counted = onLines && ((name: string, lines: number) => onLines(name, Math.max(lines, spooled.get(name) ?? 0)));
-  return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }), marksBefore: new Map() };
+  const stats = await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) });
+  const lost = stats.findIndex((s, i) => s.readError !== undefined && spoolOf[i] !== undefined && !existsSync(spoolOf[i]!));
+  if (lost !== -1) {
+    db.close();
+    throw spoolLost(stats[lost]!.name, spoolOf[lost]!);
+  }
+  return { db, stats, marksBefore: new Map() };
+}
+
+/**
+ * A spool that was there when written and is gone when read was removed under the run (by hand, or a
+ * TMPDIR cleaner): like a spool that cannot be written (read/spool.ts), the run's failure, never the input's.
+ */
+function spoolLost(name: string, path: string): StoreError {
+  return new StoreError(
+    `${name}: its copy in this run's scratch folder (${path}) was removed while the run read it (a cleaner of TMPDIR?); the run stopped, the input was not judged`,
+  );
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {
