@@ -8,7 +8,7 @@ import { splitLineBatches, splittingOf } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
 import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, StoreError, type Db } from '../store/db.js';
-import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
+import { openScratchDb, removedOnClose, scratchFolderIfAny, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveAcrossSources, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
 import { refuseHeldPrefixes } from '../store/followed-prefix.js';
@@ -107,21 +107,17 @@ export function isLargeInput(sources: Source[]): boolean {
  * A one-off run's database: SQLite's anonymous temporary file, or for a large input a named one in a
  * private folder, which derive's and detect's second threads can open beside this connection
  * (store/derive-threads.ts, detect/parallel.ts). Both are deleted when closed, and both quote
- * evidence from the log files.
+ * evidence from the log files. Where TMPDIR takes no folder (missing, read-only), a large input
+ * too gets the anonymous file, which SQLite puts in the first writable of TMPDIR, /var/tmp, /tmp
+ * and the working folder, and is read on one thread: slower, but it runs whatever the input's size.
  */
 export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
-  if (isLargeInput(sources)) return openScratchDb({ quotesFromFiles: true, ...(folder && { folder }) });
+  if (isLargeInput(sources)) {
+    const own = folder ?? scratchFolderIfAny();
+    if (own !== undefined) return openScratchDb({ quotesFromFiles: true, folder: own });
+  }
   const db = openDb(EMBEDDED_DB);
   return folder === undefined ? db : removedOnClose(db, folder);
-}
-
-/** The run's private folder for spools; none when the temporary folder is not writable (then lines are copied, as before spools). */
-function spoolFolder(): ScratchFolder | undefined {
-  try {
-    return scratchFolder();
-  } catch {
-    return undefined;
-  }
 }
 
 export interface LoadOptions extends IngestOptions {
@@ -210,7 +206,8 @@ function inputOf(s: Source, name: string): Omit<InputOutcome, 'reason'> {
 async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; stats: SourceStats[]; marksBefore: ReadonlyMap<string, UnusableMark> }> {
   // Which sources to spool is asked (a stat and a read of each) only where a spool could be used.
   const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
-  const folder = spools.includes(true) ? spoolFolder() : undefined;
+  // The run's private folder for spools; none when TMPDIR takes none (then lines are copied, as before spools).
+  const folder = spools.includes(true) ? scratchFolderIfAny() : undefined;
   if (folder === undefined) {
     const db = opts.db !== undefined ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0 }) : (opts.embedded ?? oneOffDb)(sources);
     const marksBefore =

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { markQuotesFromFiles, openDb, type Db } from './db.js';
+import { markQuotesFromFiles, openDb, StoreError, type Db } from './db.js';
 
 /**
  * A throw-away timeline database in a named temporary file, for work another
@@ -46,7 +46,7 @@ export interface ScratchFolder {
 
 export function scratchFolder(): ScratchFolder {
   removeOrphans();
-  const path = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+  const path = madeIn(tmpdir());
   const rm = () => rmSync(path, { recursive: true, force: true });
   process.once('exit', rm);
   const beat = setInterval(() => touch(path), HEARTBEAT_MS);
@@ -59,6 +59,27 @@ export function scratchFolder(): ScratchFolder {
       process.off('exit', rm);
     },
   };
+}
+
+/** A new private folder in `dir` (TMPDIR), or a StoreError naming TMPDIR and the fix. */
+function madeIn(dir: string): string {
+  try {
+    return mkdtempSync(join(dir, `${PREFIX}${process.pid}-`));
+  } catch (err) {
+    throw new StoreError(
+      `cannot make the scratch database's folder in TMPDIR (${dir}): ${(err as Error).message}; set TMPDIR to a folder this user can write to (or ingest the logs into --db FILE and query that)`,
+    );
+  }
+}
+
+/** A scratch folder, or none where TMPDIR takes none (missing, read-only, full): the caller does without. */
+export function scratchFolderIfAny(): ScratchFolder | undefined {
+  try {
+    return scratchFolder();
+  } catch (err) {
+    if (err instanceof StoreError) return undefined;
+    throw err;
+  }
 }
 
 /** Marks a folder as in use: its modification time is now. */
