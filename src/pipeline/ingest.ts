@@ -123,6 +123,8 @@ export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
 export interface LoadOptions extends IngestOptions {
   /** Keep the timeline in this file (its lines are copied into it); default: a one-off database. */
   db?: string;
+  /** Told when the --db file's older schema was upgraded as it opened (store/db.ts). */
+  onUpgrade?: (from: number, to: number) => void;
   /** The one-off database to use instead of oneOffDb's (it copies every line). */
   embedded?: (sources: Source[]) => Db;
 }
@@ -209,7 +211,10 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   // The run's private folder for spools; none when TMPDIR takes none (then lines are copied, as before spools).
   const folder = spools.includes(true) ? scratchFolderIfAny() : undefined;
   if (folder === undefined) {
-    const db = opts.db !== undefined ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0 }) : (opts.embedded ?? oneOffDb)(sources);
+    const db =
+      opts.db !== undefined
+        ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0, ...(opts.onUpgrade && { onUpgrade: opts.onUpgrade }) })
+        : (opts.embedded ?? oneOffDb)(sources);
     const marksBefore =
       opts.db !== undefined && sources.length > 0
         ? closingOnError(db, () => {
