@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { expandInputs, InputError, unlistedFilesNote, unreadSubfoldersNote, type Source } from '../read/sources.js';
 import { splittingOf } from '../read/entries.js';
 import { STDIN_NAME } from '../read/follow.js';
-import type { Db } from '../store/db.js';
+import { upgradeNote, type Db } from '../store/db.js';
 import { sourceCount } from '../store/source-sink.js';
 import { isWatchMark } from '../live/unfinished-inputs.js';
 import { INPUT_FORMATS, loadMappingFile } from '../normalize/formats/index.js';
@@ -70,7 +70,7 @@ export async function openWorkspace(
   const ingestOptions: IngestOptions = { ...inputFormats(opts), ...(opts.copyLines ? { copyLines: true } : {}), ...splittingOf(opts) };
   const { db, stats, unusable, unusableEarlier } = await loadInputs(sources, {
     ...withProgress(ingestOptions, onProgress),
-    ...(opts.db !== undefined && { db: opts.db }),
+    ...(opts.db !== undefined && { db: opts.db, onUpgrade: upgradeTold(opts.db, io) }),
     ...(embedded !== undefined && { embedded }),
   });
   reportSources(stats, io, opts.db);
@@ -170,4 +170,9 @@ export function inputFormats(opts: InputOptions): IngestOptions {
     throw new UsageError((err as Error).message);
   }
   return { formats, ...(forced !== undefined && { inputFormat: forced }) };
+}
+
+/** Says on stderr that a --db file was upgraded as it opened: in a pipeline where two versions share it, the older one now refuses it. */
+export function upgradeTold(path: string, io: Io): (from: number, to: number) => void {
+  return (from, to) => io.err(`resumescope: ${printable(upgradeNote(path, from, to))}\n`);
 }

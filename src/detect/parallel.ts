@@ -4,7 +4,7 @@ import type { Report } from '../model/finding.js';
 import type { FindingTable } from './finding-table.js';
 import type { Db } from '../store/db.js';
 import { deriveTimeline } from '../store/derive.js';
-import { FINDINGS_FILE, scratchFolder } from '../store/scratch-db.js';
+import { FINDINGS_FILE, scratchFolderIfAny } from '../store/scratch-db.js';
 import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleModule } from './rule.js';
@@ -43,8 +43,10 @@ export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads:
   const catalogue: ReadonlySet<RuleModule> = new Set(RULES);
   const shared = units.filter((u) => u === 'summary' || u.every((r) => catalogue.has(r)));
   const ownOnly = units.filter((u) => !shared.includes(u));
+  // The worker's findings file needs a folder: where TMPDIR takes none, this thread judges alone.
+  const folder = scratchFolderIfAny();
+  if (folder === undefined) return detectIntoTable(db, opts);
   const counter = new Int32Array(new SharedArrayBuffer(4));
-  const folder = scratchFolder();
   const findingsPath = join(folder.path, FINDINGS_FILE);
   const data: RulesWorkerData = {
     path: db.name,

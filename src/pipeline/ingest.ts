@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { InputFormat } from '../normalize/formats/index.js';
 import { INPUT_FORMATS } from '../normalize/formats/index.js';
@@ -7,8 +7,8 @@ import type { InputLine } from '../read/lines.js';
 import { splitLineBatches, splittingOf } from '../read/entries.js';
 import { plainFile, type Source } from '../read/sources.js';
 import { needsSpool, spool } from '../read/spool.js';
-import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, type Db } from '../store/db.js';
-import { openScratchDb, removedOnClose, scratchFolder, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
+import { EMBEDDED_DB, isLocked, lockedError, openDb, quotesFromFiles, StoreError, type Db } from '../store/db.js';
+import { openScratchDb, removedOnClose, scratchFolderIfAny, spoolPath, type ScratchFolder } from '../store/scratch-db.js';
 import { interleaveNodeTiesOfRun, loadSource, SourceSink, unusableReason, type SourceFeed, type SourceFile, type SourceStats } from '../store/source-sink.js';
 import { loadRecentLines, saveRecentLines } from '../store/recent-lines.js';
 import { refuseHeldPrefixes } from '../store/followed-prefix.js';
@@ -107,26 +107,24 @@ export function isLargeInput(sources: Source[]): boolean {
  * A one-off run's database: SQLite's anonymous temporary file, or for a large input a named one in a
  * private folder, which derive's and detect's second threads can open beside this connection
  * (store/derive-threads.ts, detect/parallel.ts). Both are deleted when closed, and both quote
- * evidence from the log files.
+ * evidence from the log files. Where TMPDIR takes no folder (missing, read-only), a large input
+ * too gets the anonymous file, which SQLite puts in the first writable of TMPDIR, /var/tmp, /tmp
+ * and the working folder, and is read on one thread: slower, but it runs whatever the input's size.
  */
 export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
-  if (isLargeInput(sources)) return openScratchDb({ quotesFromFiles: true, ...(folder && { folder }) });
+  if (isLargeInput(sources)) {
+    const own = folder ?? scratchFolderIfAny();
+    if (own !== undefined) return openScratchDb({ quotesFromFiles: true, folder: own });
+  }
   const db = openDb(EMBEDDED_DB);
   return folder === undefined ? db : removedOnClose(db, folder);
-}
-
-/** The run's private folder for spools; none when the temporary folder is not writable (then lines are copied, as before spools). */
-function spoolFolder(): ScratchFolder | undefined {
-  try {
-    return scratchFolder();
-  } catch {
-    return undefined;
-  }
 }
 
 export interface LoadOptions extends IngestOptions {
   /** Keep the timeline in this file (its lines are copied into it); default: a one-off database. */
   db?: string;
+  /** Told when the --db file's older schema was upgraded as it opened (store/db.ts). */
+  onUpgrade?: (from: number, to: number) => void;
   /** The one-off database to use instead of oneOffDb's (it copies every line). */
   embedded?: (sources: Source[]) => Db;
 }
@@ -210,9 +208,13 @@ function inputOf(s: Source, name: string): Omit<InputOutcome, 'reason'> {
 async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; stats: SourceStats[]; marksBefore: ReadonlyMap<string, UnusableMark> }> {
   // Which sources to spool is asked (a stat and a read of each) only where a spool could be used.
   const spools = opts.db === undefined && opts.embedded === undefined && opts.copyLines !== true ? sources.map(needsSpool) : [];
-  const folder = spools.includes(true) ? spoolFolder() : undefined;
+  // The run's private folder for spools; none when TMPDIR takes none (then lines are copied, as before spools).
+  const folder = spools.includes(true) ? scratchFolderIfAny() : undefined;
   if (folder === undefined) {
-    const db = opts.db !== undefined ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0 }) : (opts.embedded ?? oneOffDb)(sources);
+    const db =
+      opts.db !== undefined
+        ? openDb(opts.db, { readonlyIfNeeded: sources.length === 0, ...(opts.onUpgrade && { onUpgrade: opts.onUpgrade }) })
+        : (opts.embedded ?? oneOffDb)(sources);
     const marksBefore =
       opts.db !== undefined && sources.length > 0
         ? closingOnError(db, () => {
@@ -231,12 +233,15 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
     opts.onLines?.(name, lines);
   };
   const read: Source[] = [];
+  /** Each read source's spool, where it has one. */
+  const spoolOf: (string | undefined)[] = [];
   try {
     for (const [i, s] of sources.entries()) {
       if (!spools[i]) read.push(s);
       else {
         spooled.set(s.name, 0);
-        read.push(await spool(s, spoolPath(folder, read.length), onSpooled));
+        spoolOf[read.length] = spoolPath(folder, read.length);
+        read.push(await spool(s, spoolOf[read.length]!, onSpooled));
       }
     }
     db = oneOffDb(read, folder);
@@ -247,7 +252,23 @@ async function load(sources: Source[], opts: LoadOptions): Promise<{ db: Db; sta
   // A spooled source's lines were all counted as they were copied: storing them does not count them again.
   const onLines = opts.onLines;
   const counted = onLines && ((name: string, lines: number) => onLines(name, Math.max(lines, spooled.get(name) ?? 0)));
-  return { db, stats: await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) }), marksBefore: new Map() };
+  const stats = await ingestAll(db, read, { ...opts, ...(counted && { onLines: counted }) });
+  const lost = stats.findIndex((s, i) => s.readError !== undefined && spoolOf[i] !== undefined && !existsSync(spoolOf[i]!));
+  if (lost !== -1) {
+    db.close();
+    throw spoolLost(stats[lost]!.name, spoolOf[lost]!);
+  }
+  return { db, stats, marksBefore: new Map() };
+}
+
+/**
+ * A spool that was there when written and is gone when read was removed under the run (by hand, or a
+ * TMPDIR cleaner): like a spool that cannot be written (read/spool.ts), the run's failure, never the input's.
+ */
+function spoolLost(name: string, path: string): StoreError {
+  return new StoreError(
+    `${name}: its copy in this run's scratch folder (${path}) was removed while the run read it (a cleaner of TMPDIR?); the run stopped, the input was not judged`,
+  );
 }
 
 function useWorker(sources: Source[], opts: IngestOptions): boolean {

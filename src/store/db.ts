@@ -35,8 +35,15 @@ export function markQuotesFromFiles(db: Db): Db {
   return db;
 }
 
+export interface OpenOptions {
+  readonly?: boolean;
+  readonlyIfNeeded?: boolean;
+  /** Told when an older schema was upgraded in place (a one-way step: an older resumescope can no longer read the file). */
+  onUpgrade?: (from: number, to: number) => void;
+}
+
 /** Opens (or creates) a timeline database: a file, EMBEDDED_DB, or ':memory:'. */
-export function openDb(path: string = ':memory:', opts: { readonly?: boolean; readonlyIfNeeded?: boolean } = {}): Db {
+export function openDb(path: string = ':memory:', opts: OpenOptions = {}): Db {
   if (opts.readonly === true) return openReadOnly(path);
   let db: Db;
   try {
@@ -53,7 +60,7 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean; re
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
     }
-    ready(db, path, false);
+    ready(db, path, false, opts.onUpgrade);
   } catch (err) {
     db.close();
     // A database handed over read-only (a file of mode 0444, a read-only mount) still answers what only reads it.
@@ -67,9 +74,9 @@ export function openDb(path: string = ':memory:', opts: { readonly?: boolean; re
 }
 
 /** What every connection does first: its foreign keys, the schema's version (created or migrated where it may write), the derived views. */
-function ready(db: Db, path: string, readonly: boolean): void {
+function ready(db: Db, path: string, readonly: boolean, onUpgrade?: OpenOptions['onUpgrade']): void {
   db.pragma('foreign_keys = ON');
-  checkVersion(db, path, readonly);
+  checkVersion(db, path, readonly, onUpgrade);
   db.exec(DERIVED_VIEWS_SQL);
 }
 
@@ -122,7 +129,7 @@ function openReadOnly(path: string): Db {
   }
 }
 
-function checkVersion(db: Db, path: string, readonly: boolean): void {
+function checkVersion(db: Db, path: string, readonly: boolean, onUpgrade?: OpenOptions['onUpgrade']): void {
   const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").get();
   const hasTables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type='table'").get() as { n: number };
   if (!hasMeta) {
@@ -141,17 +148,28 @@ function checkVersion(db: Db, path: string, readonly: boolean): void {
     );
   }
   if (version >= 1 && version <= 6) {
-    if (readonly) throw new StoreError(`${path}: schema v${version} needs an upgrade to v${SCHEMA_VERSION}; ingest into it once to upgrade it`);
+    // Every command upgrades what it may write, so a copy it may write to is the way on.
+    if (readonly) {
+      throw new StoreError(
+        `${path}: schema v${version} needs an upgrade to v${SCHEMA_VERSION}, which cannot be written to it here; copy it (with its -wal, if there is one) to a folder you can write to and run the command on the copy, which is upgraded as it opens`,
+      );
+    }
     if (version === 1) db.exec(MIGRATE_1_TO_2);
     if (version <= 2) db.exec(MIGRATE_2_TO_3);
     if (version <= 3) db.exec(MIGRATE_3_TO_4);
     if (version <= 4) db.exec(MIGRATE_4_TO_5);
     if (version <= 5) db.exec(MIGRATE_5_TO_6);
     db.exec(MIGRATE_6_TO_7);
+    onUpgrade?.(version, SCHEMA_VERSION);
     return;
   }
   // No other older schema has been released; anything else is not ours to guess at.
   throw new StoreError(`${path}: unknown schema version ${row?.value ?? '(none)'}; re-ingest the logs into a new --db file.`);
+}
+
+/** What a command says on stderr when it upgraded a --db file: the file is the newer version's from then on. */
+export function upgradeNote(path: string, from: number, to: number): string {
+  return `${path}: upgraded from schema v${from} to v${to}; an older resumescope can no longer read it`;
 }
 
 /** SQLite's "database is locked": another process holds the write lock past the busy timeout. */

@@ -159,6 +159,24 @@ describe('detect on two threads', () => {
     }
   }, 60_000);
 
+  it('judges on this thread alone, as one thread does, where TMPDIR takes no folder for the findings file', async () => {
+    const db = await badServerTimeline();
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = '/nonexistent-resumescope-tmp/tmp';
+    try {
+      // A script that would fail the run if it were started.
+      const never = join(dir, 'never.mjs');
+      writeFileSync(never, `throw new Error('started');`);
+      const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(never) }));
+      expect(two.findings.length).toBeGreaterThan(0);
+      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      db.close();
+    }
+  }, 60_000);
+
   it('stays on one thread for a database no second connection can open', async () => {
     const db = (await fromDist<typeof import('../../src/store/db.js')>('store/db.js')).openDb(':memory:');
     try {

@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../src/api.js';
 import type { ProgressEvent } from '../../src/model/progress.js';
 import { WORKER_MIN_BYTES } from '../../src/pipeline/ingest.js';
-import { EMBEDDED_DB } from '../../src/store/db.js';
+import { EMBEDDED_DB, StoreError } from '../../src/store/db.js';
 import { T0_MS } from './support.js';
 
 // stdin is copied to a spool before it is read (pipeline/ingest.ts loadInputs): its size, known
@@ -65,6 +66,27 @@ describe('stdin spooled', () => {
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
+    }
+  });
+
+  it('a spool removed under the run (a TMPDIR cleaner) stops the run, and is not said of the input', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spool-lost-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = dir;
+    const { open } = stdinOf(10);
+    // The writer ends after the spool's folder was emptied: the copy the run goes on to read is gone.
+    async function* removedAtEnd(): AsyncGenerator<Buffer> {
+      yield* open() as AsyncIterable<Buffer>;
+      for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
+    }
+    try {
+      const run = loadWorkspace([{ name: '<stdin>', path: null, open: () => Readable.from(removedAtEnd()) }]);
+      await expect(run).rejects.toThrow(StoreError);
+      await expect(run).rejects.toThrow(/^<stdin>: its copy in this run's scratch folder \(.*spool-0\.log\) was removed while the run read it/);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

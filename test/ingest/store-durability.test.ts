@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { StoreError, openDb, type Db } from '../../src/store/db.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { T0, ingestSources, ndjson, rows, tempDir, track } from './support.js';
 import { logSource, type LogLine } from '../helpers/logs.js';
+import { cli } from '../cli/run-cli.js';
 
 // One --db file across runs: the same bytes twice add nothing, and a file
 // that fails half-way leaves the database exactly as it was before it.
@@ -184,7 +185,7 @@ describe('schema version', () => {
 
   it('a version 2 database gains the line offsets and the protocol-version index when opened for writing, and keeps its lines', async () => {
     const path = await olderDb(2);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v7; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v7, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
@@ -198,7 +199,7 @@ describe('schema version', () => {
 
   it('a version 3 database has its event lookup index ordered by time when opened for writing, and keeps its records', async () => {
     const path = await olderDb(3);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v7; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v7, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
@@ -210,7 +211,7 @@ describe('schema version', () => {
 
   it('a version 4 database gains the repeated-line count and list when opened for writing, and keeps its records', async () => {
     const path = await olderDb(4);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v4 needs an upgrade to v7; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v4 needs an upgrade to v7, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
@@ -221,7 +222,7 @@ describe('schema version', () => {
   it('a version 5 database names the file a repeated line repeats when opened for writing, and keeps its list', async () => {
     const sent = JSON.stringify({ ts: '2026-11-09T10:00:01.013Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 });
     const path = await olderDb(5, [{ ts: 0, kind: 'session.created', session: 'S1' }, sent, sent]);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v5 needs an upgrade to v7; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v5 needs an upgrade to v7, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, 'SELECT * FROM repeated_lines')).toEqual([{ file: 'server.ndjson', line: 3, of_file: 'server.ndjson', of_line: 2 }]);
@@ -236,7 +237,7 @@ describe('schema version', () => {
       { ts: 500, kind: 'session.created', session: 'S3', node: 'a' },
       { ts: 3000, kind: 'session.created', session: 'S4' },
     ]);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v6 needs an upgrade to v7; ingest into it once/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v6 needs an upgrade to v7, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
     expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
     expect(rows(db, 'SELECT n.node, n.records, n.last_ms, r.line FROM node_records n JOIN records r ON r.id = n.last_id ORDER BY n.node')).toEqual([
@@ -244,6 +245,34 @@ describe('schema version', () => {
       { node: 'a', records: 3, last_ms: 1_000_000, line: 3 },
       { node: 'b', records: 1, last_ms: 2_000_000, line: 2 },
     ]);
+  });
+
+  it('a command that upgrades a --db file says so on stderr, once: an older resumescope can no longer read it', async () => {
+    const path = await olderDb(4);
+    const first = await cli('analyze', '--db', path, '--fail-on', 'never', '-f', 'json');
+    expect(first.code, first.err).toBe(0);
+    expect(first.err).toBe(`resumescope: ${path}: upgraded from schema v4 to v7; an older resumescope can no longer read it\n`);
+    // Near miss: a database of this schema is opened without a word.
+    const again = await cli('analyze', '--db', path, '--fail-on', 'never', '-f', 'json');
+    expect(again.err).toBe('');
+    expect(again.out).toBe(first.out);
+  });
+
+  it("the hint for an old database that cannot be written works: a copy one can write to is upgraded as a command opens it", async () => {
+    const path = await olderDb(3);
+    expect(() => openDb(path, { readonly: true })).toThrow(
+      `${path}: schema v3 needs an upgrade to v7, which cannot be written to it here; copy it (with its -wal, if there is one) to a folder you can write to and run the command on the copy, which is upgraded as it opens`,
+    );
+    const copy = join(tempDir(), 'copy.db');
+    copyFileSync(path, copy);
+    // Any command: the one that lists the tables too.
+    const schema = await cli('query', '--schema', '--db', copy);
+    expect(schema.code, schema.err).toBe(0);
+    expect(schema.err).toBe(`resumescope: ${copy}: upgraded from schema v3 to v7; an older resumescope can no longer read it\n`);
+    expect(schema.out).toContain('repeated_lines (view)');
+    const a = await cli('analyze', '--db', copy, '--fail-on', 'never');
+    expect(a.code, a.err).toBe(0);
+    expect(a.err).toBe('');
   });
 
   it('a database written by a newer resumescope is refused, saying what to do', () => {

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
@@ -16,7 +17,7 @@ import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConf
 import { resolveEvidence } from '../../detect/evidence.js';
 import { queryParams, unboundParams } from '../../detect/query-rows.js';
 import { isoTime } from '../../model/phrasing.js';
-import { openWorkspace, type InputOptions } from '../workspace.js';
+import { openWorkspace, upgradeTold, type InputOptions } from '../workspace.js';
 
 export function registerQuery(program: Command, io: Io, done: (code: number) => void): void {
   const cmd = program
@@ -45,7 +46,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         return done(0);
       }
       if (flags.schema) {
-        io.out(schemaText(flags.db, flags.format as 'table' | 'json' | 'csv'));
+        io.out(schemaText(flags.db, flags.format as 'table' | 'json' | 'csv', io));
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
@@ -145,11 +146,20 @@ function sqlError(message: string): UsageError {
 }
 
 /**
+ * A --db file whose tables --schema lists: upgraded where it is an older schema's and may be written,
+ * as every command does; read-only otherwise. A missing or empty file is never made a database here.
+ */
+function openSchemaOf(dbFile: string, io: Io): Db {
+  const isDatabase = existsSync(dbFile) && statSync(dbFile).size > 0;
+  return isDatabase ? openDb(dbFile, { readonlyIfNeeded: true, onUpgrade: upgradeTold(dbFile, io) }) : openDb(dbFile, { readonly: true });
+}
+
+/**
  * The tables and views a query sees, read from the database (a new one when no --db is given:
  * the schema is the same), with their meanings (store/schema-docs.ts).
  */
-function schemaText(dbFile: string | undefined, format: 'table' | 'json' | 'csv'): string {
-  const db = dbFile === undefined ? openDb(':memory:') : openDb(dbFile, { readonly: true });
+function schemaText(dbFile: string | undefined, format: 'table' | 'json' | 'csv', io: Io): string {
+  const db = dbFile === undefined ? openDb(':memory:') : openSchemaOf(dbFile, io);
   let tables;
   try {
     tables = describeSchema(db);

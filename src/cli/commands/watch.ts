@@ -27,7 +27,7 @@ import { cannotDrawDashboard, openKeyboard } from '../../tui/wire/keyboard.js';
 import type { RunningDashboard } from '../../tui/wire/terminal.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
-import type { InputOptions } from '../workspace.js';
+import { upgradeTold, type InputOptions } from '../workspace.js';
 import { InputTeller } from '../watch-inputs.js';
 import { fullScreenRun, type FullScreenRun } from '../full-screen.js';
 
@@ -79,7 +79,7 @@ export async function watch(paths: string[], flags: WatchFlags, io: Io): Promise
     for (const p of empty) io.err(`resumescope: ${p}: no log file to follow yet; following those that appear in it\n`);
   }
 
-  const db = openDb(flags.db ?? EMBEDDED_DB);
+  const db = flags.db === undefined ? openDb(EMBEDDED_DB) : openDb(flags.db, { onUpgrade: upgradeTold(flags.db, io) });
   try {
     refuseFollowedBefore(db, [...rotated, ...targets], flags.db);
     if (flags.db !== undefined) markFollowedUnfinished(db, [...rotated, ...targets]);
