@@ -61,9 +61,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
       judgeProxyOnly(facts, r, truncations, notKnowable);
       continue;
     }
-    // Where the Last-Event-ID's send is logged after the upgrade on another clock, the window follows that send.
-    const last = r.window?.from ?? null;
-    if (last === null || r.window === null) {
+    if (r.window === null) {
       // With the session's creation in the log, an id it never sent is phantom-event-id's, not a retention loss.
       // Under a what-if retention too: an event the log never shows sent has no age or place to judge a
       // retention by, so the logged trim's verdict stands (marked, for the what-if to say why it stays).
@@ -78,6 +76,8 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
       if (r.last.elsewhere?.how === 'earlier-incarnation') fromEarlierIncarnation.push(r);
       continue;
     }
+    // The Last-Event-ID's own send, or its later one on another clock (sent first, by a node whose clock runs ahead).
+    const last = r.window.from;
     const afterCount = r.window.afterCount;
     const losses = retentionLosses(r, facts.evictions, opts.retention);
     const replayedCount = r.replayed ?? r.replayedIds?.length ?? null;
