@@ -91,14 +91,22 @@ SELECT p.*, o.stream AS own_stream, o.lane AS own_lane, o.lane_pos AS own_pos, o
     ORDER BY e.ts_ms, e.id LIMIT 1) END AS own_later_id
 FROM placed p LEFT JOIN events o ON o.id = p.own_id;
 
+-- The replay window follows the Last-Event-ID's send: its own emission, else its send within the clock-skew
+-- allowance after, on another clock (own_later_id: sent before, by a node whose clock runs ahead).
+CREATE TEMP TABLE anchors AS
+SELECT l.up_id, l.session, l.up_ts, l.up_node, (SELECT v.stream FROM served v WHERE v.up_id = l.up_id) AS stream, a.id AS anchor_id, a.stream AS anchor_stream, a.lane AS anchor_lane,
+  a.lane_pos AS anchor_pos, a.ts_ms AS anchor_ts
+FROM located l JOIN events a ON a.id = COALESCE(l.own_id, l.own_later_id)
+WHERE l.role = 'last_event_id';
+CREATE INDEX temp.anchors_up ON anchors (up_id);
+
 -- The window's head: the lane's last event logged before the upgrade. Derive numbers a lane's events in log
 -- order, so it is found by galloping from the Last-Event-ID's position, then halving (lo: a position logged
 -- before the upgrade; hi: none after it is): walking from there cost the window, the lane so far for a
 -- client whose cursor never moves. (rules/answered-request-replayed.sql searches its anchors the same way.)
 CREATE TEMP TABLE heads AS
 WITH RECURSIVE probe(up_id, own_pos, session, lane, up_ts, lo, step, hi) AS (
-  SELECT l.up_id, l.own_pos, l.session, l.own_lane, l.up_ts, l.own_pos, 1, NULL
-  FROM located l WHERE l.role = 'last_event_id' AND l.own_id IS NOT NULL
+  SELECT a.up_id, a.anchor_pos, a.session, a.anchor_lane, a.up_ts, a.anchor_pos, 1, NULL FROM anchors a
   UNION ALL
   SELECT p.up_id, p.own_pos, p.session, p.lane, p.up_ts,
     CASE WHEN e.id IS NOT NULL AND (e.ts_ms, e.id) < (p.up_ts, p.up_id) THEN e.lane_pos ELSE p.lo END,
@@ -112,6 +120,26 @@ WITH RECURSIVE probe(up_id, own_pos, session, lane, up_ts, lo, step, hi) AS (
 )
 SELECT up_id, own_pos, lo AS head_pos FROM probe WHERE hi IS NOT NULL AND lo >= hi;
 CREATE INDEX temp.heads_up ON heads (up_id);
+
+-- Causality reaches further than the logged times: an event the resumption replayed had been sent before it,
+-- whatever the clocks say, and so had every event its stream sent before it (one node's clock orders those).
+-- Per upgrade, the furthest lane position of such a send on the resumed stream, logged after the upgrade on
+-- another node: the first send of each replayed id after the Last-Event-ID (a node 3 s behind hid the event a
+-- replay skipped). Only that stream's events join the window beyond its head: derive numbers the lane's events
+-- by logged time, and the new stream's own, logged after the upgrade by the node behind, fall in between.
+CREATE TEMP TABLE reaches AS
+SELECT a.up_id, a.stream, max(e.lane_pos) AS reach_pos
+FROM located f
+JOIN anchors a ON a.up_id = f.up_id
+JOIN events e ON e.id = (
+  SELECT s.id FROM events s INDEXED BY events_lookup
+  WHERE s.session = a.session AND s.event_id = f.event_id AND s.lane = a.anchor_lane AND s.lane_pos > a.anchor_pos
+  ORDER BY s.lane_pos LIMIT 1)
+JOIN records x ON x.id = e.id
+WHERE f.role IN ('first_replayed', 'replayed_ids', 'event.replayed') AND e.stream = a.stream
+  AND (e.ts_ms, e.id) > (a.up_ts, a.up_id) AND x.node IS NOT NULL AND x.node IS NOT a.up_node
+GROUP BY a.up_id;
+CREATE INDEX temp.reaches_up ON reaches (up_id);
 
 -- A Last-Event-ID sent by no one is compared with the highest numeric id its session did send: found once per
 -- session. Asked per reference, it sorted the session's events each time (one session of 54k events resumed
@@ -127,7 +155,18 @@ FROM (
 CREATE INDEX temp.highest_numeric_session ON highest_numeric (session);
 
 WITH windows AS (
-  SELECT w.up_id, w.head_pos, max(w.head_pos - w.own_pos, 0) AS after_count FROM heads w
+  SELECT w.*, max(w.head_pos - w.own_pos, 0) + w.reach_count AS after_count,
+    CASE WHEN w.reach_count > 0 THEN w.reach_pos ELSE w.head_pos END AS end_pos,
+    CASE WHEN w.head_pos > w.own_pos THEN w.own_pos + 1 WHEN w.reach_count > 0 THEN (
+      SELECT min(c.lane_pos) FROM events c
+      WHERE c.session = w.session AND c.lane = w.lane AND c.lane_pos > w.own_pos AND c.lane_pos <= w.reach_pos AND c.stream = w.reach_stream) END AS next_pos
+  FROM (
+    SELECT h.up_id, h.own_pos, h.head_pos, a.session, a.anchor_lane AS lane, r.reach_pos, r.stream AS reach_stream,
+      CASE WHEN r.reach_pos > max(h.head_pos, h.own_pos) THEN (
+        SELECT count(*) FROM events c
+        WHERE c.session = a.session AND c.lane = a.anchor_lane AND c.lane_pos > max(h.head_pos, h.own_pos)
+          AND c.lane_pos <= r.reach_pos AND c.stream = r.stream) ELSE 0 END AS reach_count
+    FROM heads h JOIN anchors a ON a.up_id = h.up_id LEFT JOIN reaches r ON r.up_id = h.up_id) w
 )
 , facts AS (
 SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.stream, v.new_stream, v.resumed_lane,
@@ -135,7 +174,9 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
   l.role, l.ord, l.named_by, l.event_id,
   l.own_id, l.own_stream, l.own_lane, l.own_pos, l.own_ts,
   l.earlier_incarnation_id, l.other_session_id, os.session AS other_session, os.stream AS other_stream, l.own_later_id,
-  w.head_pos, hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
+  an.anchor_id, an.anchor_stream, an.anchor_lane, an.anchor_pos, an.anchor_ts,
+  w.head_pos, CASE WHEN w.reach_count > 0 THEN w.reach_pos END AS reach_pos, w.reach_stream,
+  hd.id AS head_id, w.after_count, nx.id AS next_id, nx.event_id AS next_event_id,
   -- a Last-Event-ID no one had sent before the upgrade: its first emission, after it (skew, or a phantom then)
   CASE WHEN l.role = 'last_event_id' AND l.own_id IS NULL AND l.earlier_incarnation_id IS NULL AND l.other_session_id IS NULL THEN (
     SELECT e.id FROM events e WHERE e.event_id = l.event_id ORDER BY e.ts_ms, e.id LIMIT 1) END AS first_emission_id,
@@ -161,9 +202,10 @@ SELECT v.up_id, v.session, v.up_ts AS at_ms, v.origin, v.node, v.decision, v.str
 FROM located l
 JOIN served v ON v.up_id = l.up_id
 LEFT JOIN events os ON os.id = COALESCE(l.earlier_incarnation_id, l.other_session_id)
+LEFT JOIN anchors an ON an.up_id = l.up_id AND l.role = 'last_event_id'
 LEFT JOIN windows w ON w.up_id = l.up_id AND l.role = 'last_event_id'
-LEFT JOIN events hd ON hd.session = v.session AND hd.lane = l.own_lane AND hd.lane_pos = w.head_pos AND w.head_pos > l.own_pos
-LEFT JOIN events nx ON nx.session = v.session AND nx.lane = l.own_lane AND nx.lane_pos = l.own_pos + 1 AND nx.lane_pos <= w.head_pos
+LEFT JOIN events hd ON hd.session = v.session AND hd.lane = an.anchor_lane AND hd.lane_pos = w.end_pos AND w.end_pos > an.anchor_pos
+LEFT JOIN events nx ON nx.session = v.session AND nx.lane = an.anchor_lane AND nx.lane_pos = w.next_pos
 )
 SELECT f.*, hn.event_id AS highest_numeric_event_id, sc.aspect AS state_change_aspect, sc.ts_ms AS state_change_ts,
   fe.ts_ms AS first_emission_ts, fe.session AS first_emission_session, fe.stream AS first_emission_stream

@@ -26,13 +26,15 @@ SELECT upgrade_id, session, at_ms, up_node, old_stream, old_via, lane, decision,
   -- the old writer's node's last line, where another node took over: one that logged nothing after may have died
   CASE WHEN old_node IS NOT NULL AND old_node IS NOT up_node THEN (SELECT t.last_ms FROM node_last t WHERE t.node = old_node) END AS old_node_last_ms,
   -- The takeover's own lines in an order that cannot have happened: another node logs, after it, what it follows
-  -- (the old stream's opening, the send of its Last-Event-ID or of an event it replayed, within the clock-skew
-  -- allowance). That node's clock runs ahead by at least the larger gap (dual-writer.ts).
+  -- (the old stream's opening or the send of its Last-Event-ID, within the clock-skew allowance; the send of an event
+  -- it replayed, at any gap: facts/takeover-skew.sql). That node's clock runs ahead by at least the larger gap
+  -- (dual-writer.ts).
   CASE WHEN opened_ts > at_ms AND opened_ts <= at_ms + :clock_skew_allowance_ms AND old_node IS NOT NULL AND old_node IS NOT up_node
     THEN opened_ts - at_ms END AS opened_after_ms,
   (SELECT e.id FROM events e INDEXED BY events_lookup JOIN records x ON x.id = e.id
    WHERE e.session = d.session AND e.event_id IN (d.last_event_id, d.first_replayed, d.last_replayed) AND e.lane = d.lane
-     AND e.ts_ms > d.at_ms AND e.ts_ms <= d.at_ms + :clock_skew_allowance_ms AND x.node IS NOT NULL AND x.node IS NOT d.up_node
+     AND e.ts_ms > d.at_ms AND x.node IS NOT NULL AND x.node IS NOT d.up_node
+     AND (e.ts_ms <= d.at_ms + :clock_skew_allowance_ms OR e.event_id IN (d.first_replayed, d.last_replayed))
    ORDER BY e.ts_ms DESC, e.id DESC LIMIT 1) AS sent_after_id,
   json_array(COALESCE(opened_id,
     (SELECT min(e.id) FROM events e WHERE e.session = d.session AND e.lane = d.lane AND e.stream = d.old_stream)), upgrade_id, retired_id) AS evidence

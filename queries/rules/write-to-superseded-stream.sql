@@ -4,11 +4,36 @@
 -- An event the superseding resumption replayed was written before it, whatever the clocks say: a node whose
 -- clock runs behind logs the resumption "before" the write it replays (the summary's skew estimate reads the
 -- same causality). It reached the client, so it is not a late write. So did the event the resumption names
--- as its Last-Event-ID, and every write before it on that stream (one node's clock orders them).
+-- as its Last-Event-ID, and every write before it on that stream (one node's clock orders them). And every write
+-- before the send of an event it replayed, logged by another node than the resumption's: that send came before
+-- the resumption, so everything its node wrote to the stream before it did too (a node 3 s behind made the event
+-- a replay skipped a "late write", where it was a silent-truncation).
 CREATE TEMP TABLE replayed_on AS
 SELECT DISTINCT session, stream, event_id, of_stream FROM records
 WHERE kind = 'event.replayed' AND shadowed = 0 AND session IS NOT NULL AND stream IS NOT NULL AND event_id IS NOT NULL;
 CREATE INDEX temp.replayed_on_key ON replayed_on (session, stream, event_id);
+
+-- Per superseding resumption, the last write to the stream it resumed that it replayed, on another node (ts_ms, id).
+CREATE TEMP TABLE replay_horizons AS
+WITH resumed AS (
+  SELECT u.id AS up_id, u.session, u.stream, u.node, u.first_replayed, u.replayed_ids, u.new_stream
+  FROM streams s JOIN records u ON u.id = s.superseded_id
+  WHERE s.superseded_id IS NOT NULL AND u.stream = s.stream
+), replayed_ids AS (
+  SELECT up_id, session, stream, node, first_replayed AS event_id FROM resumed WHERE first_replayed IS NOT NULL
+  UNION
+  SELECT r.up_id, r.session, r.stream, r.node, CAST(j.value AS TEXT) FROM resumed r, json_each(r.replayed_ids) j WHERE r.replayed_ids IS NOT NULL
+  UNION
+  SELECT r.up_id, r.session, r.stream, r.node, x.event_id FROM resumed r
+  JOIN replayed_on x ON x.session = r.session AND x.stream = r.new_stream AND (x.of_stream IS NULL OR x.of_stream = r.stream)
+), sends AS (
+  SELECT i.up_id, e.ts_ms, e.id, row_number() OVER (PARTITION BY i.up_id ORDER BY e.ts_ms DESC, e.id DESC) AS k
+  FROM replayed_ids i JOIN events e ON e.session = i.session AND e.event_id = i.event_id AND e.stream = i.stream
+  JOIN records x ON x.id = e.id
+  WHERE x.node IS NOT NULL AND x.node IS NOT i.node
+)
+SELECT up_id, ts_ms, id FROM sends WHERE k = 1;
+CREATE INDEX temp.replay_horizons_up ON replay_horizons (up_id);
 
 WITH writes AS (
   SELECT e.id, e.session, e.stream, e.ts_ms, e.event_id, e.request_id FROM events e
@@ -21,7 +46,9 @@ WITH writes AS (
   SELECT w.*, s.superseded_id FROM writes w
   CROSS JOIN streams s ON s.session = w.session AND s.stream = w.stream AND s.superseded_id IS NOT NULL
   JOIN records u ON u.id = s.superseded_id
+  LEFT JOIN replay_horizons h ON h.up_id = u.id
   WHERE (w.ts_ms, w.id) > (s.superseded_ts, s.superseded_id)
+    AND NOT (u.stream IS w.stream AND h.up_id IS NOT NULL AND (w.ts_ms, w.id) <= (h.ts_ms, h.id))
     AND NOT (w.event_id IS NOT NULL AND u.stream IS w.stream AND (
       w.event_id IS u.first_replayed
       OR (u.replayed_ids IS NOT NULL AND w.event_id IN (SELECT CAST(j.value AS TEXT) FROM json_each(u.replayed_ids) j))

@@ -69,6 +69,10 @@ describe('summary: clock skew per node', () => {
     expect((await analyzeLines(replayed({ replayed_ids: ['e2', 'e3'] }, 3500))).summary.nodes.b).toEqual({ records: 1, skew_ms: -2500 });
   });
 
+  it('a replayed event\'s send proves the skew beyond the clock-skew allowance too (it cannot be replayed before it was written)', async () => {
+    expect((await analyzeLines(replayed({ replayed_ids: ['e2', 'e3'] }, 13_000))).summary.nodes.b).toEqual({ records: 1, skew_ms: -12_000 });
+  });
+
   it('near miss: replayed events sent before the replay show no skew', async () => {
     const causal = replayed({ first_replayed: 'e2', replayed_ids: ['e2', 'e3'] }, 900, 800);
     expect((await analyzeLines(causal)).summary.nodes.b).toEqual({ records: 1 });

@@ -134,6 +134,50 @@ describe('dual-writer', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'dual-writer')).toEqual([]);
   });
 
+  // Node b's clock 12 s behind a's, beyond the 10 s allowance: the takeover on b replays events 1008 and 1009,
+  // which a logs sending 11 and 12 s later. A server cannot replay what was not yet written: the proof holds
+  // whatever the gap.
+  const farBehind = (fencedMs: number) => [
+    ...acrossNodes(fencedMs, 'a').slice(0, 3),
+    { ...resume(1000), node: 'b', replayed: 2, first_replayed: 1008, replayed_ids: [1008, 1009] },
+    { ts: at(12_000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1008, node: 'a' },
+    { ts: at(13_000), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1009, node: 'a' },
+    { ts: at(fencedMs), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' },
+  ];
+
+  it('counts the skew a replayed event\'s send proves beyond the clock-skew allowance', async () => {
+    const report = await analyzeLines(farBehind(13_500));
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'dual-writer').map((n) => n.reason)).toEqual([
+      `g1 was retired on a 12500 ms after the takeover on b at ${at(1000)}, but the takeover's own lines are in an impossible order: it replayed event 1009 12000 ms before a logged sending it, so the clock of b runs at least 12000 ms behind a's (clock skew). Less than 1 s apart beyond that, which the two clocks cannot order, so whether it was fenced first cannot be told`,
+    ]);
+    // the engine widens its margin by the same proof (facts/takeover-skew.sql)
+    expect(findingsOf(report, 'engine-divergence')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'engine-divergence').map((n) => n.reason)).toEqual([
+      expect.stringContaining('beyond the 12000 ms its own lines show another node\'s clock ahead'),
+    ]);
+  });
+
+  it('near miss: a retirement more than a second beyond that proof stays a finding', async () => {
+    const report = await analyzeLines(farBehind(14_100));
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.message).toMatch(/\(its lines are in an impossible order: it replayed event 1009 12000 ms before a logged sending it, so the clock of b runs at least 12000 ms behind a's \(clock skew\)\)$/);
+  });
+
+  it('near miss: a Last-Event-ID first logged sent beyond the allowance proves no skew (it was no position yet)', async () => {
+    const report = await analyzeLines([
+      { ...created, node: 'a' },
+      { ...opened(10, 'g1'), node: 'a' },
+      { ...resume(1000), node: 'b' },
+      { ...sent(12_000, 1007), node: 'a' },
+      { ts: at(12_500), kind: 'stream.fenced', session: 'S1', stream: 'g1', node: 'a' },
+    ]);
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.message).toMatch(/two writers for lineage g1$/);
+  });
+
   // A node restarted (killed, its in-memory sessions gone) logs no close for its streams: another node that
   // takes over the session still has two writers by the log, and the message says the first may have died.
   const takenOverOn = (lastOfA: number) => [

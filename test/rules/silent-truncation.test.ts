@@ -125,6 +125,44 @@ describe('silent-truncation', () => {
     expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
   });
 
+  // Two nodes share a session store: a writes g1 (events 1-5 at 1-5 s, closed at 5.5 s); the client resumes
+  // from event 3 on b, whose clock runs `behindMs` behind, at a's 6 s. b then writes 6 and 7 on g2.
+  describe('a resumption on a node whose clock runs behind the stream\'s', () => {
+    const acrossSkew = (behindMs: number, replayedIds: number[], extra: LogLine[] = []): LogLine[] => [
+      { ...created, node: 'a' }, // 1
+      { ...opened, node: 'a' }, // 2
+      ...[1, 2, 3, 4, 5].map((id) => ({ ...sent(id * 1000, id), node: 'a' })), // 3-7
+      { ts: at(5500), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error', node: 'a' }, // 8
+      { ...resume(6000 - behindMs, { last_event_id: 3, replayed: replayedIds.length, first_replayed: replayedIds[0], replayed_ids: replayedIds }), node: 'b' }, // 9
+      { ts: at(6001 - behindMs), kind: 'stream.opened', session: 'S1', stream: 'g2', via: 'get', node: 'b' }, // 10
+      { ...sent(7000 - behindMs, 6, 'g2'), node: 'b' }, // 11
+      { ...sent(8000 - behindMs, 7, 'g2'), node: 'b' }, // 12
+      ...extra,
+    ];
+
+    it.each([0, 1500, 3000, 8000])('judges the stream up to the last replayed event as before the resumption (%i ms behind)', async (behindMs) => {
+      const report = await analyzeLines(acrossSkew(behindMs, [5]));
+      const [f, ...rest] = findingsOf(report, RULE);
+      expect(rest).toEqual([]);
+      // as without skew: the replay proves event 5 sent before it, and a's clock orders event 4 before event 5
+      expect(f!.message).toBe('resumed S1 from event 3 on g1 but replayed 1 of 2 events sent after it (missing event 4); also the replay started at 5');
+      expect(evidenceLines(f!).sort((x, y) => x - y)).toEqual([5, 6, 7, 9]);
+      expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+    });
+
+    it.each([3000, 8000, 12_000])('near miss: a complete replay is no truncation, and its position is placed (%i ms behind)', async (behindMs) => {
+      const report = await analyzeLines(acrossSkew(behindMs, [4, 5]));
+      expect(findingsOf(report, RULE)).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+    });
+
+    it('near miss: the stream\'s writes after the last replayed event are not in the window (they are late writes)', async () => {
+      const report = await analyzeLines(acrossSkew(3000, [4, 5], [{ ...sent(5200, 9), node: 'a' }]));
+      expect(findingsOf(report, RULE)).toEqual([]);
+      expect(findingsOf(report, 'write-to-superseded-stream').map((f) => f.message)).toEqual([expect.stringContaining('(event 9)')]);
+    });
+  });
+
   // log-format.md: "only where an id was never seen emitted does the analyzer fall back to comparing
   // ids that are integers or strings of digits numerically".
   describe('a log that starts after the session was created', () => {

@@ -107,6 +107,42 @@ describe('write-to-superseded-stream', () => {
     expect(f?.message).toContain('(event 3)');
   });
 
+  // node b's clock runs 3 s behind a's: it logs the resumption from event 3, which replays only event 5, at a's
+  // 10:00:03, before a logs writing events 4 and 5. The replay proves event 5 written first, and a's clock orders
+  // event 4 before it: the event the replay skipped (silent-truncation's), no late write.
+  const skippedUnderSkew = (extra: LogLine[]): Record<string, unknown>[] => [
+    { ...created, node: 'a' },
+    { ...opened, node: 'a' },
+    ...[1, 2, 3, 4, 5].map((id) => ({ ...sent(id * 1000, 'g1', id), node: 'a' })),
+    ...(extra as Record<string, unknown>[]),
+    { ts: at(5500), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error', node: 'a' },
+    {
+      ts: at(3000), kind: 'upgrade', session: 'S1', last_event_id: 3, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200,
+      replayed: 1, reemitted: 0, first_replayed: 5, replayed_ids: [5], node: 'b',
+    },
+  ];
+
+  it('does not flag a write its node logged before an event the resumption replayed, whatever the clocks say', async () => {
+    const report = await analyzeLines(skippedUnderSkew([]));
+    expect(findingsOf(report, 'write-to-superseded-stream')).toEqual([]);
+    expect(findingsOf(report, 'silent-truncation').map((f) => f.message)).toEqual([expect.stringContaining('(missing event 4)')]);
+  });
+
+  it('near miss: still flags a write after the last replayed event on that stream', async () => {
+    const report = await analyzeLines(skippedUnderSkew([{ ...sent(5200, 'g1', 6), node: 'a' }]));
+    const [f, ...rest] = findingsOf(report, 'write-to-superseded-stream');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('1 write went to g1');
+    expect(f?.message).toContain('(event 6)');
+  });
+
+  it('near miss: one clock that logs the replayed event written after the resumption does not spare the writes before it', async () => {
+    const oneNode = skippedUnderSkew([]).map((l) => ({ ...l, node: 'a' }));
+    const [f, ...rest] = findingsOf(await analyzeLines(oneNode), 'write-to-superseded-stream');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('(event 4)');
+  });
+
   it('is not knowable from a proxy log', async () => {
     const report = await analyzeLines([
       { ts: at(1000), kind: 'http', method: 'GET', path: '/mcp', status: 200, req_headers: { 'mcp-session-id': 'P1' }, resp_headers: { 'content-type': 'text/event-stream' } },

@@ -10,6 +10,8 @@ export interface LaneSegment {
   lane: string;
   fromPos: number;
   toPos: number;
+  /** Beyond `toPos`, one stream's events up to this position too (silent-truncation's window by causality). */
+  reach?: { pos: number; stream: string } | null;
 }
 
 export interface LaneEvent {
@@ -22,7 +24,8 @@ type Row = [index: number, id: number, eventId: string, lanePos: number];
 
 /** Each segment's events in lane order, one segment per step, in the order of `segments` (an empty segment: none). */
 export function* laneEventWindows(db: Db, segments: LaneSegment[]): Generator<LaneEvent[], void, undefined> {
-  const wanted = segments.filter((s) => s.toPos >= s.fromPos);
+  const last = (s: LaneSegment) => Math.max(s.toPos, s.reach?.pos ?? s.toPos);
+  const wanted = segments.filter((s) => last(s) >= s.fromPos);
   const rows: Iterator<Row> | undefined =
     wanted.length === 0
       ? undefined
@@ -30,17 +33,18 @@ export function* laneEventWindows(db: Db, segments: LaneSegment[]): Generator<La
           .prepare(
             `SELECT j.key, e.id, e.event_id, e.lane_pos FROM json_each(?) j
              JOIN events e ON e.session = json_extract(j.value, '$[0]') AND e.lane = json_extract(j.value, '$[1]')
-               AND e.lane_pos BETWEEN json_extract(j.value, '$[2]') AND json_extract(j.value, '$[3]')
+               AND e.lane_pos BETWEEN json_extract(j.value, '$[2]') AND json_extract(j.value, '$[4]')
+               AND (e.lane_pos <= json_extract(j.value, '$[3]') OR e.stream = json_extract(j.value, '$[5]'))
              ORDER BY j.key, e.lane_pos`,
           )
           .raw(true)
-          .iterate(JSON.stringify(wanted.map((s) => [s.session, s.lane, s.fromPos, s.toPos]))) as IterableIterator<Row>);
+          .iterate(JSON.stringify(wanted.map((s) => [s.session, s.lane, s.fromPos, s.toPos, last(s), s.reach?.stream ?? null]))) as IterableIterator<Row>);
   try {
     let next = rows?.next();
     let index = 0;
     for (const s of segments) {
       const events: LaneEvent[] = [];
-      if (s.toPos >= s.fromPos) {
+      if (last(s) >= s.fromPos) {
         for (; next !== undefined && !next.done && next.value[0] === index; next = rows!.next()) {
           events.push({ recordId: next.value[1], eventId: next.value[2], pos: next.value[3] });
         }

@@ -19,12 +19,24 @@ export interface EventRef extends OrderedId {
   ownLater: number | null;
 }
 
-/** The replay window of a placed Last-Event-ID: what its lane sent after it, before the upgrade. */
+/**
+ * The replay window of a placed Last-Event-ID: what its lane sent after it, before the upgrade. Before it by
+ * causality where the clocks disagree: the Last-Event-ID's send within the clock-skew allowance after the upgrade
+ * on another clock (its `ownLater`), and the lane up to the first send of each id the upgrade replayed, logged
+ * after it by another node (a server cannot replay what was not yet written).
+ */
 export interface ReplayWindow {
+  /** The Last-Event-ID's send the window follows: its own emission, else its later one on another clock. */
+  from: Emission;
+  /** The lane's last position logged before the upgrade (`from.pos` where none is after it). */
+  headPos: number;
+  /** Beyond `headPos`: the resumed stream's events up to this lane position, before the upgrade by causality. */
+  reach: { pos: number; stream: string } | null;
+  /** The events in the window: the lane's after `from` up to `headPos`, and `reach`'s. */
   afterCount: number;
-  /** The last event sent on the lane before the upgrade (when any came after Last-Event-ID). */
+  /** The window's last event (when any came after Last-Event-ID). */
   headId: number | null;
-  /** The event sent right after Last-Event-ID on its lane, before the upgrade. */
+  /** The window's first event. */
   next: { recordId: number; eventId: string } | null;
 }
 
@@ -92,6 +104,14 @@ export interface ReconnectRow {
   other_session: string | null;
   other_stream: string | null;
   own_later_id: number | null;
+  anchor_id: number | null;
+  anchor_stream: string | null;
+  anchor_lane: string | null;
+  anchor_pos: number | null;
+  anchor_ts: number | null;
+  head_pos: number | null;
+  reach_pos: number | null;
+  reach_stream: string | null;
   head_id: number | null;
   after_count: number | null;
   next_id: number | null;
@@ -165,9 +185,12 @@ function toReconnect(row: ReconnectRow, last: EventRef): Reconnect {
     last,
     replays: [],
     window:
-      last.own === null
+      row.anchor_id === null
         ? null
         : {
+            from: { recordId: row.anchor_id, stream: row.anchor_stream!, lane: row.anchor_lane!, pos: row.anchor_pos!, tsMs: row.anchor_ts! },
+            headPos: row.head_pos ?? row.anchor_pos!,
+            reach: row.reach_pos === null ? null : { pos: row.reach_pos, stream: row.reach_stream! },
             afterCount: row.after_count ?? 0,
             headId: row.head_id,
             next: row.next_id === null ? null : { recordId: row.next_id, eventId: String(row.next_event_id) },

@@ -62,8 +62,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
       judgeProxyOnly(facts, r, truncations, notKnowable);
       continue;
     }
-    const last = r.last.own;
-    if (last === null || r.window === null) {
+    if (r.window === null) {
       // With the session's creation in the log, an id it never sent is phantom-event-id's, not a retention loss.
       // Under a what-if retention too: an event the log never shows sent has no age or place to judge a
       // retention by, so the logged trim's verdict stands (marked, for the what-if to say why it stays).
@@ -78,6 +77,8 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
       if (r.last.elsewhere?.how === 'earlier-incarnation') fromEarlierIncarnation.push(r);
       continue;
     }
+    // The Last-Event-ID's own send, or its later one on another clock (sent first, by a node whose clock runs ahead).
+    const last = r.window.from;
     const afterCount = r.window.afterCount;
     const losses = retentionLosses(r, facts.evictions, opts.retention);
     const replayedCount = r.replayed ?? r.replayedIds?.length ?? null;
@@ -85,7 +86,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
     const short = replayedCount !== null && replayedCount < afterCount;
     const late = startsLate(r, first);
     if (losses.length > 0 || short || late) {
-      candidates.push({ r, losses, replayedCount, first, short, late, window: { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: last.pos + afterCount } });
+      candidates.push({ r, losses, replayedCount, first, short, late, window: { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: r.window.headPos, reach: r.window.reach } });
     } else if (replayedCount === null && afterCount > 0) {
       const seen = r.origin === 'proxy' ? 'the proxy record cannot show' : 'the upgrade did not log';
       notKnowable.push(nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`));
@@ -117,7 +118,7 @@ interface Cause {
 
 function describe(c: Candidate, window: LaneEvent[]): Truncation {
   const { r } = c;
-  const last = r.last.own!;
+  const last = r.window!.from;
   const causes: Cause[] = c.losses.map((l) => retentionCause(r, l));
   if (c.short) causes.push(shortReplay(r, window, c.replayedCount!, c.first));
   if (c.late) causes.push(lateStart(r, window, c.first!));
@@ -180,7 +181,7 @@ function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number, f
     missing = window.filter((e) => !listed.has(e.eventId));
   } else {
     // Without the list, the replay is taken to run in order from its first id (or from the start).
-    const start = first?.own ? Math.max(0, window.findIndex((e) => e.recordId === first.own!.recordId)) : 0;
+    const start = first ? Math.max(0, windowIndex(window, first)) : 0;
     const replayed = new Set(window.slice(start, start + replayedCount).map((e) => e.recordId));
     missing = window.filter((e) => !replayed.has(e.recordId));
   }
@@ -195,25 +196,37 @@ function shortReplay(r: Reconnect, window: LaneEvent[], replayedCount: number, f
   };
 }
 
+/**
+ * Where `first` lies in the window: its emission before the upgrade, else (its send logged after the upgrade by a
+ * node whose clock runs ahead, in the window by causality) its id; -1 where it is not in the window.
+ */
+function windowIndex(window: LaneEvent[], first: EventRef): number {
+  return first.own ? window.findIndex((e) => e.recordId === first.own!.recordId) : window.findIndex((e) => e.eventId === first.eventId);
+}
+
 /** Does the replay begin later than the event sent right after Last-Event-ID? */
 function startsLate(r: Reconnect, first: EventRef | undefined): boolean {
   const next = r.window?.next;
-  const last = r.last.own;
-  if (first === undefined || next == null || last === null) return false;
+  const last = r.window?.from;
+  if (first === undefined || next == null || last === undefined) return false;
   const nextRef: OrderedId = { eventId: next.eventId, own: { recordId: next.recordId, stream: last.stream, lane: last.lane, pos: last.pos + 1, tsMs: 0 } };
   return (compareIds(first, nextRef) ?? 0) > 0;
 }
 
 function lateStart(r: Reconnect, window: LaneEvent[], first: EventRef): Cause {
-  const last = r.last.own!;
-  const skipped = window.filter((e) =>
-    first.own && first.own.lane === last.lane ? e.pos < first.own.pos : isDigits(e.eventId) && compareNumeric(e.eventId, first.eventId) < 0,
-  );
+  const last = r.window!.from;
+  const inWindow = first.own ? -1 : windowIndex(window, first);
+  const skipped =
+    inWindow >= 0
+      ? window.slice(0, inWindow)
+      : window.filter((e) =>
+          first.own && first.own.lane === last.lane ? e.pos < first.own.pos : isDigits(e.eventId) && compareNumeric(e.eventId, first.eventId) < 0,
+        );
   return {
     cause: 'late-first-replayed',
     phrase: `but the replay ${first.role === 'first_seen' ? 'the proxy saw ' : ''}started at ${first.eventId}, skipping ${idList(skipped.map((e) => e.eventId))} sent after it`,
     brief: `the replay started at ${first.eventId}`,
-    evidence: [r.window!.next!.recordId, ...(first.own ? [first.own.recordId] : [])],
+    evidence: [r.window!.next!.recordId, ...(first.own ? [first.own.recordId] : inWindow >= 0 ? [window[inWindow]!.recordId] : [])],
   };
 }
 
