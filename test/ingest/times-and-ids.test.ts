@@ -20,6 +20,82 @@ describe('times', () => {
     expect(recordOf({ ts, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS);
   });
 
+  // README "Times beyond RFC 3339's letter": a form outside RFC 3339's grammar is read where it can mean one instant only.
+  it.each([
+    ['an hour-only offset (ISO 8601, as PostgreSQL writes it)', '2026-11-09T12:00:00.000+02'],
+    ['a negative hour-only offset', '2026-11-09 05:00:00-05'],
+    ['a decimal comma (ISO 8601)', '2026-11-09T10:00:00,000Z'],
+    ["Go's time.Time.String()", '2026-11-09 10:00:00.000 +0000 UTC'],
+    ["Go's time.Time.String() in a named zone", '2026-11-09 11:00:00 +0100 CET'],
+    ["Go's time.Time.String() where the zone has no abbreviation", '2026-11-09 13:00:00 +0300 +03'],
+    ["Go's time.Now().String(), with its monotonic clock reading", '2026-11-09 10:00:00 +0000 UTC m=+4.000123456'],
+    ['an abbreviation the offset contradicts: the offset decides', '2026-11-09 10:00:00 +0000 PST'],
+    ['a space before the offset', '2026-11-09 11:00:00.000 +01:00'],
+    ['the word UTC', '2026-11-09 10:00:00.000 UTC'],
+    ['the word GMT', '2026-11-09T10:00:00 GMT'],
+  ])('beyond RFC 3339, %s', (_what, ts) => {
+    expect(recordOf({ ts, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS);
+  });
+
+  // RFC 3339 §5.6: time-second may be 60. Milliseconds since 1970 have no 61st second: the leap second is its
+  // minute's last instant, after every other time of that minute and before the next.
+  it.each([
+    ['in UTC', '2026-11-09T09:59:60Z'],
+    ['with a fraction', '2026-11-09T09:59:60.500Z'],
+    ['with a decimal comma', '2026-11-09T09:59:60,5Z'],
+    ['in an offset, not at UTC midnight (RFC 3339 allows it; which minutes had one is not the reader’s to know)', '2026-11-09T01:59:60.250-08:00'],
+  ])('reads a leap second %s as :59.999 of its minute', (_what, ts) => {
+    expect(recordOf({ ts, kind: 'session.created', session: 'S1' }).tsMs).toBe(T0_MS - 1);
+  });
+
+  it('orders the records of a leap second by its fraction, after the minute before and before the next', async () => {
+    const { db } = await ingestLines([
+      { ts: '2026-11-09T09:59:59.999Z', kind: 'session.created', session: 'a' },
+      { ts: '2026-11-09T09:59:60.750Z', kind: 'session.created', session: 'c' },
+      { ts: '2026-11-09T09:59:60.250Z', kind: 'session.created', session: 'b' },
+      { ts: '2026-11-09T10:00:00.000Z', kind: 'session.created', session: 'd' },
+    ]);
+    const sessions = rows(db, 'SELECT session FROM records ORDER BY ts_ms, id') as { session: string }[];
+    expect(sessions.map((r) => r.session).join(', ')).toBe('a, b, c, d');
+  });
+
+  // parseTime keeps the last second it parsed for the next line's milliseconds; these seconds are not kept.
+  it('reads every time in a leap second as :59.999, the line before it in that second notwithstanding', () => {
+    expect([parseTime('2026-11-09T09:59:60.000Z'), parseTime('2026-11-09T09:59:60.700Z')]).toEqual([T0_MS - 1, T0_MS - 1]);
+  });
+
+  it('reads 24:00:00.000 as the next midnight and still rejects 24:00:00.500 on the line after it', () => {
+    expect(parseTime('2026-11-08T24:00:00.000Z')).toBe(Date.parse('2026-11-09T00:00:00.000Z'));
+    expect(parseTime('2026-11-08T24:00:00.500Z')).toBeUndefined();
+  });
+
+  it('takes the digits below the millisecond after a comma, and none from a monotonic clock reading', () => {
+    expect(recordOf({ ts: '2026-11-09T10:00:00,000700Z', kind: 'session.created', session: 'S1' }).tsSubMs).toBe(0.7);
+    expect(recordOf({ ts: '2026-11-09 10:00:00 +0000 UTC m=+0.000123456', kind: 'session.created', session: 'S1' }).tsSubMs).toBeUndefined();
+  });
+
+  it.each([
+    ['a one-digit offset', '2026-11-09T10:00:00+2', 'unparsable time "2026-11-09T10:00:00+2"'],
+    ['a three-digit offset', '2026-11-09T10:00:00+123', 'unparsable time "2026-11-09T10:00:00+123"'],
+    ['second 61', '2026-11-09T10:00:61Z', 'unparsable time "2026-11-09T10:00:61Z": not a valid date'],
+    ['minute 60', '2026-11-09T10:60:00Z', 'unparsable time "2026-11-09T10:60:00Z": not a valid date'],
+    ['a leap second of minute 60', '2026-11-09T10:60:60Z', 'unparsable time "2026-11-09T10:60:60Z": not a valid date'],
+    ['a leap second without an offset', '2026-11-09T10:00:60', 'time "2026-11-09T10:00:60" has no zone offset (RFC 3339 needs Z or ±hh:mm)'],
+    ['an offset hour past 23', '2026-11-09T10:00:00+25', 'unparsable time "2026-11-09T10:00:00+25": not a valid date'],
+    ['a day past its month, in words', '2026-02-30 10:00:00 UTC', 'unparsable time "2026-02-30 10:00:00 UTC": not a valid date'],
+    // POSIX TZ reads UTC+2 as two hours west, ISO 8601 as two hours east
+    ['UTC with an offset after it', '2026-11-09 10:00:00 UTC+2', 'unparsable time "2026-11-09 10:00:00 UTC+2"'],
+  ])('near miss: rejects %s', (_what, ts, reason) => {
+    expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toBe(`session.created: ${reason}`);
+  });
+
+  it.each(['2026-11-09 10:00:00.000 PST', '2026-11-09T10:00:00IST'])('rejects a zone abbreviation without an offset, and says why: %s', (ts) => {
+    const zone = ts.slice(-3);
+    expect(rejectionOf({ ts, kind: 'session.created', session: 'S1' })).toBe(
+      `session.created: time "${ts}" names its zone "${zone}" but no offset: an abbreviation can stand for several (IST for India's, Ireland's or Israel's), and RFC 3339 needs Z or ±hh:mm`,
+    );
+  });
+
   it('reads a run of times in log order exactly as a fresh parse of each would', () => {
     // parseTime keeps the last second it parsed; a run of nearby times, before
     // and after 1970, with other shapes mixed in, must each read as Date.parse reads it.
