@@ -87,7 +87,7 @@ export class LiveSession {
   private readonly deferred = new Map<string, number>();
   /** Per source still growing, the latest record time its lines have shown (a file's lines come in time order). */
   private readonly shownUpTo = new Map<string, number>();
-  private readonly latestOfSourceSince;
+  private readonly latestOfBatch;
 
   constructor(
     readonly db: Db,
@@ -101,8 +101,9 @@ export class LiveSession {
     this.lastSeen = db.prepare('SELECT max(ts_ms) FROM records WHERE session = ?').pluck();
     this.sessionRecords = db.prepare('SELECT count(*) FROM records WHERE session = ?').pluck();
     this.latestSince = db.prepare('SELECT id, ts_ms FROM records WHERE id > ? ORDER BY ts_ms DESC, id DESC LIMIT 1');
-    // A batch's own records: a range of ids, read once per batch, not per line.
-    this.latestOfSourceSince = db.prepare('SELECT max(ts_ms) FROM records WHERE id > ? AND source_id = ?').pluck();
+    // A batch's own records (its transaction writes no other source's): a range of ids, read once per batch. Not
+    // filtered by source_id, which would have SQLite search records_source_line, every record of the source a batch.
+    this.latestOfBatch = db.prepare('SELECT max(ts_ms) FROM records WHERE id > ?').pluck();
     // A --db file that holds records already: its sessions are judged in the first round.
     for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) {
       this.touched.add(s);
@@ -160,7 +161,7 @@ export class LiveSession {
       ingest.finish(null);
       added = ingest.stats.records - before;
       if (added > 0) {
-        const latest = this.latestOfSourceSince.get(lastBefore, ingest.sourceId) as number | null;
+        const latest = this.latestOfBatch.get(lastBefore) as number | null;
         if (latest !== null) this.shownUpTo.set(source, Math.max(this.shownUpTo.get(source) ?? latest, latest));
       }
     })();
