@@ -60,9 +60,10 @@ export type Rejudge = 'retries-by-principal' | 'event-id-senders';
 
 /**
  * When a live finding is final.
- *   at-once      as soon as it is found: later lines cannot undo it
- *   end-of-log   later lines can withdraw it (an answer may still come): announced once it has stood
- *                for the settle period, or when the run ends; its identity ignores its time
+ *   at-once      as soon as it is found: later lines cannot undo it (save lines older than it that a
+ *                followed file has yet to show: live/finding-book.ts holds it until every file has)
+ *   end-of-log   later lines can withdraw it (an answer may still come, or a line timed before it that
+ *                arrives late): announced once it has stood for the settle period, or when the run ends
  */
 export type Settling = 'at-once' | 'end-of-log';
 

@@ -13,6 +13,14 @@ import { severityRank, type Severity } from '../model/severity.js';
 // if no answer follows. Such findings show in the book at once (the dashboard
 // draws the current state) but are announced only once they have stood for
 // the settle period, or when the run ends: an announcement cannot be taken back.
+//
+// Records are ordered by their time, not by when their line arrived: a session's
+// finding later than where some followed file has got to rests on lines that file has
+// not shown yet (a node whose shipper lags, whose close of the stream another
+// node took over is still on its way). It is held the same way, and announced
+// as soon as every followed file has shown a line at or after its time (a
+// file's lines come in time order), or once it has stood for the settle period
+// (a file that merely went quiet holds nothing longer than that).
 
 /** Rules whose findings later lines can withdraw. */
 export const END_OF_LOG_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'end-of-log').map((r) => r.id));
@@ -38,13 +46,27 @@ export class FindingBook {
   /** Findings without a session each stand on one record, judged once: they only accumulate. */
   private readonly sessionless = new Map<string, Finding>();
   private readonly announced = new Set<string>();
-  /** End-of-log findings waiting to settle, with when they were first found. */
-  private readonly held = new Map<string, { finding: Finding; since: number }>();
+  /**
+   * Findings waiting to settle, with when they were first found; `lagging`: held only because a followed file
+   * has not yet shown lines up to the finding's time (`atMs`), so released as soon as every file has.
+   */
+  private readonly held = new Map<string, { finding: Finding; since: number; atMs: number; lagging: boolean }>();
+  /** Every followed file still growing has shown lines up to this time (epoch ms): see noteShownThrough. */
+  private shownThrough = Number.POSITIVE_INFINITY;
   private sorted: Finding[] | undefined = [];
   /** Bumped on every change, so views can tell a stale copy. */
   version = 0;
 
   constructor(private readonly settleMs = DEFAULT_SETTLE_MS) {}
+
+  /**
+   * Where the followed files still growing have all got to (the least of their latest record times; infinity when
+   * none is): set before the round that judges their lines, so that a finding is held or released by what that
+   * round judged, not by lines that arrived since.
+   */
+  noteShownThrough(ms: number): void {
+    this.shownThrough = ms;
+  }
 
   /**
    * Replaces the findings of the judged sessions; returns the findings to
@@ -65,8 +87,13 @@ export class FindingBook {
         list.push(f);
       }
       if (this.announced.has(key)) continue;
-      if (withdrawable(f)) {
-        if (!this.held.has(key)) this.held.set(key, { finding: f, since: now });
+      const atMs = Date.parse(f.at);
+      const withdraws = withdrawable(f);
+      // A finding without a session stands on its one record: no other line withdraws it.
+      if (withdraws || (f.session !== null && atMs > this.shownThrough)) {
+        const held = this.held.get(key);
+        if (held === undefined) this.held.set(key, { finding: f, since: now, atMs, lagging: !withdraws });
+        else if (withdraws) held.lagging = false;
         continue;
       }
       this.announced.add(key);
@@ -86,15 +113,20 @@ export class FindingBook {
     return fresh.sort(byTime);
   }
 
-  /** Held findings that still stand after the settle period (all that still stand, at the end of a run). */
+  /**
+   * Held findings that still stand after the settle period, or (held only for a file that lagged) once every
+   * followed file has shown their time; all that still stand, at the end of a run. Each as it now reads: a
+   * line that came meanwhile may have reworded it ("logged nothing after" a node's last line).
+   */
   settle(now: number, end = false): Finding[] {
     const out: Finding[] = [];
-    for (const [key, { finding, since }] of this.held) {
-      if (!this.stands(finding, key)) this.held.delete(key);
-      else if (end || now - since >= this.settleMs) {
+    for (const [key, { finding, since, atMs, lagging }] of this.held) {
+      const current = this.current(finding, key);
+      if (current === undefined) this.held.delete(key);
+      else if (end || now - since >= this.settleMs || (lagging && atMs <= this.shownThrough)) {
         this.held.delete(key);
         this.announced.add(key);
-        out.push(finding);
+        out.push(current);
       }
     }
     return out.sort(byTime);
@@ -114,8 +146,9 @@ export class FindingBook {
     return next;
   }
 
-  private stands(f: Finding, key: string): boolean {
-    return f.session === null ? this.sessionless.has(key) : this.forSession(f.session).some((g) => findingIdentity(g) === key);
+  /** The finding with this identity as the book holds it now; undefined once it is withdrawn. */
+  private current(f: Finding, key: string): Finding | undefined {
+    return f.session === null ? this.sessionless.get(key) : this.forSession(f.session).find((g) => findingIdentity(g) === key);
   }
 
   /** Every current finding, oldest first. */

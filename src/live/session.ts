@@ -85,6 +85,9 @@ export class LiveSession {
   private readonly rejudging;
   /** Sessions to judge again though no batch touched them, and the log time from which they are due. */
   private readonly deferred = new Map<string, number>();
+  /** Per source still growing, the latest record time its lines have shown (a file's lines come in time order). */
+  private readonly shownUpTo = new Map<string, number>();
+  private readonly latestOfBatch;
 
   constructor(
     readonly db: Db,
@@ -98,6 +101,9 @@ export class LiveSession {
     this.lastSeen = db.prepare('SELECT max(ts_ms) FROM records WHERE session = ?').pluck();
     this.sessionRecords = db.prepare('SELECT count(*) FROM records WHERE session = ?').pluck();
     this.latestSince = db.prepare('SELECT id, ts_ms FROM records WHERE id > ? ORDER BY ts_ms DESC, id DESC LIMIT 1');
+    // A batch's own records (its transaction writes no other source's): a range of ids, read once per batch. Not
+    // filtered by source_id, which would have SQLite search records_source_line, every record of the source a batch.
+    this.latestOfBatch = db.prepare('SELECT max(ts_ms) FROM records WHERE id > ?').pluck();
     // A --db file that holds records already: its sessions are judged in the first round.
     for (const s of db.prepare('SELECT DISTINCT session FROM records WHERE session IS NOT NULL').pluck().all() as string[]) {
       this.touched.add(s);
@@ -139,6 +145,8 @@ export class LiveSession {
       }
     });
     this.ingests.delete(source);
+    // No line of it can come any more: nothing waits on it.
+    this.shownUpTo.delete(source);
   }
 
   /** One transaction on a source's ingest; returns how many records it added, and marks the sessions it touched. */
@@ -147,10 +155,15 @@ export class LiveSession {
     let added = 0;
     this.db.transaction(() => {
       const before = ingest.stats.records;
+      const lastBefore = this.lastRecordId.get() as number;
       fn(ingest);
       // Counts and the dirty sessions are written per batch; the content hash stays a placeholder while the file grows.
       ingest.finish(null);
       added = ingest.stats.records - before;
+      if (added > 0) {
+        const latest = this.latestOfBatch.get(lastBefore) as number | null;
+        if (latest !== null) this.shownUpTo.set(source, Math.max(this.shownUpTo.get(source) ?? latest, latest));
+      }
     })();
     for (const s of ingest.touched) {
       this.touched.add(s);
@@ -191,6 +204,8 @@ export class LiveSession {
     for (const s of dependentSessions(this.db, this.index, this.touched, from, this.rejudging, options.duplicateCallWindowMs, holds)) {
       if (!this.deferred.has(s)) this.deferred.set(s, logTime + REJUDGE_AFTER_MS);
     }
+    // What this round judges is where the followed files have got to: a finding later than that is held (finding-book.ts).
+    this.book.noteShownThrough(this.shownThrough());
     // A session whose finding waits to settle is judged at once: the batch may withdraw it before it is announced.
     const held = this.book.heldSessions();
     for (const [s, due] of this.deferred) if (all || due <= logTime || held.has(s)) judged.add(s);
@@ -245,6 +260,13 @@ export class LiveSession {
         records: report.summary.records,
       },
     ];
+  }
+
+  /** The least of the latest record times of the sources still growing: every one has shown lines up to it. */
+  private shownThrough(): number {
+    let through = Number.POSITIVE_INFINITY;
+    for (const ms of this.shownUpTo.values()) through = Math.min(through, ms);
+    return through;
   }
 
   /** The records the sessions hold (counted in the records_session index). */

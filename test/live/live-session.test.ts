@@ -95,7 +95,8 @@ describe('LiveSession', () => {
   });
 
   it('announces a finding once even when a later line rewords it', () => {
-    const live = new LiveSession(memoryDb());
+    let now = 0;
+    const live = new LiveSession(memoryDb(), { now: () => now, settleMs: 1000 });
     live.addLines(
       'app.ndjson',
       inputLines(
@@ -105,18 +106,25 @@ describe('LiveSession', () => {
           rec(30, { kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0 }),
       ),
     );
-    const first = live.detect().fresh.filter((f) => f.rule === 'dual-writer');
+    // A dual writer waits the settle period (a close timed before the takeover may still come), then is announced.
+    expect(live.detect().fresh.filter((f) => f.rule === 'dual-writer')).toEqual([]);
+    now = 1000;
+    const first = live.settle().filter((f) => f.rule === 'dual-writer');
     expect(first).toHaveLength(1);
     live.addLines('app.ndjson', inputLines(rec(5000, { kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'half_open' }), 5));
     expect(live.detect().fresh.filter((f) => f.rule === 'dual-writer')).toEqual([]);
-    const now = live.book.all().filter((f) => f.rule === 'dual-writer');
-    expect(now).toHaveLength(1);
-    expect(now[0]!.message).not.toBe(first[0]!.message);
+    now = 3000;
+    expect(live.settle(true)).toEqual([]);
+    const reworded = live.book.all().filter((f) => f.rule === 'dual-writer');
+    expect(reworded).toHaveLength(1);
+    expect(reworded[0]!.message).not.toBe(first[0]!.message);
   });
 
   it('judges a resumption against the sessions a batch did not touch (a foreign event id)', () => {
     const live = new LiveSession(memoryDb());
-    live.addLines('a.ndjson', inputLines(healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' })));
+    // a.ndjson has shown lines past B's resumption: nothing of it can come that a finding then rests on
+    const aText = healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' }) + rec(25, { kind: 'session.created', session: 'Z', principal: 'zed' });
+    live.addLines('a.ndjson', inputLines(aText));
     live.addLines('b.ndjson', inputLines(healthyLines('B', 10)));
     live.detect();
     // B resumes from an id only A ever emitted: only B is touched now.
@@ -128,7 +136,7 @@ describe('LiveSession', () => {
     expect(sorted(live.book.all())).toEqual(
       sorted(
         wholeLogFindings([
-          { name: 'a.ndjson', text: healthyLines('A') + rec(5, { kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'a-77' }) },
+          { name: 'a.ndjson', text: aText },
           { name: 'b.ndjson', text: healthyLines('B', 10) + resume },
         ]),
       ),
@@ -369,8 +377,9 @@ describe('LiveSession', () => {
       const live = new LiveSession(memoryDb());
       live.addLines('a.ndjson', inputLines(early));
       live.detect();
-      // another node's file, read later: A ended before B's call, which makes B's call a retry (from the next batch on)
+      // another node's file, read later (whole: it holds nothing more): A ended before B's call, which makes B's call a retry (from the next batch on)
       live.addLines('b.ndjson', inputLines(rec(10_000, { kind: 'session.terminated', session: 'A', reason: 'policy' })));
+      live.endSource('b.ndjson');
       expect(live.detect().sessions).toEqual(['A']);
       expect(live.book.forSession('B').map((f) => f.rule)).not.toContain('duplicate-tool-call');
       // 5 s of log later (REJUDGE_AFTER_MS), B is judged again, and its retry announced at once (an ended session stays ended)

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
-import { rec, tempDir, waitFor } from './support.js';
+import { rec, sleep, tempDir, waitFor } from './support.js';
 
 // `watch --fail-on` as a soak-test guard, through the built binary: its exit code is what a CI step reads.
 
@@ -145,5 +145,45 @@ describe('watch --format ndjson: rejected lines are said on stderr, never droppe
     const w = resumescope(['watch', '--format', 'ndjson', '--fail-on', 'error', '--idle-exit', '800ms', file]);
     expect(await exitWithin(w, 10_000)).toBe(0);
     expect(w.stderr()).not.toContain('rejected');
+  });
+});
+
+describe('watch --fail-on over two nodes\' files, one of whose lines arrive late: the gate fails on what analyze of the final logs finds', () => {
+  // node-a writes U1 and closes it at 1.9 s; node-b resumes it from event 2 at 2.0 s (one session store). node-a's
+  // close reaches its file after node-b's lines, as through a lagging shipper.
+  const A = { session: 'S-1', node: 'node-a' };
+  const NODE_A =
+    rec(0, { kind: 'session.created', ...A, principal: 'tok:a' }) +
+    rec(10, { kind: 'stream.opened', ...A, stream: 'U1', via: 'get' }) +
+    rec(100, { kind: 'event.sent', ...A, stream: 'U1', event_id: 1 }) +
+    rec(200, { kind: 'event.sent', ...A, stream: 'U1', event_id: 2 });
+  const NODE_A_CLOSE = rec(1900, { kind: 'stream.closed', ...A, stream: 'U1', reason: 'error' });
+  const NODE_B =
+    rec(2000, { kind: 'upgrade', session: 'S-1', node: 'node-b', last_event_id: 2, stream: 'U1', new_stream: 'U2', decision: 'resume', status: 200, replayed: 0, reemitted: 0, principal: 'tok:a' }) +
+    rec(2001, { kind: 'stream.opened', session: 'S-1', node: 'node-b', stream: 'U2', via: 'get' });
+
+  const guardNodes = (idleExit: string) => {
+    const d = folder();
+    writeFileSync(d.file('node-a.ndjson'), NODE_A);
+    writeFileSync(d.file('node-b.ndjson'), NODE_B);
+    const w = resumescope(['watch', '--format', 'ndjson', '--shared-session-store', '--fail-on', 'error', '--idle-exit', idleExit, d.file('node-a.ndjson'), d.file('node-b.ndjson')]);
+    return { w, nodeA: d.file('node-a.ndjson') };
+  };
+
+  it('passes when node-a\'s close, timed before the takeover, arrives a second later: no dual-writer', async () => {
+    const { w, nodeA } = guardNodes('3s');
+    // Well within the settle period (5 s) of the first round, which judges node-b's takeover without the close.
+    await sleep(1000);
+    appendFileSync(nodeA, NODE_A_CLOSE);
+    expect(await exitWithin(w, 20_000)).toBe(0);
+    expect(findingsOf(w)).toEqual([]);
+    expect(w.stderr()).not.toContain('stopped:');
+  });
+
+  it('still stops with 1 on the dual-writer when no close comes (near miss)', async () => {
+    const { w } = guardNodes('30s');
+    expect(await exitWithin(w, 20_000)).toBe(1);
+    expect(findingsOf(w).map((f) => f.rule)).toEqual(['dual-writer']);
+    expect(w.stderr()).toContain('stopped: dual-writer (error) in session S-1 is at or above --fail-on error');
   });
 });
