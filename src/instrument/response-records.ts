@@ -188,7 +188,9 @@ function onAcceptedGet(ex: Exchange, head: ResponseHead): void {
     last_event_id: ctx.lastEventId,
     ...replayed,
     ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
-    decision: replay !== undefined ? 'resume' : 'attach',
+    // The client asked to resume: the answer is a resumption whatever the server replayed (none, without
+    // an event store), so the rules judge what it left out.
+    decision: ctx.lastEventId !== null ? 'resume' : 'attach',
     status: head.status,
     // The SDK re-emits no pending server request on a new stream, nor fails one: observably none.
     reemitted: 0,

@@ -14,8 +14,11 @@ import { sleep } from './wait.js';
 export interface SdkServerOptions {
   /** Without one, the same server runs uninstrumented (to compare behaviour). */
   recorder?: Recorder;
-  /** Called once per new session; return one shared store to model a server-wide store. */
-  eventStore: () => EventStore;
+  /**
+   * Called once per new session; return one shared store to model a server-wide store. `null`: the
+   * transports have none, the SDK's default.
+   */
+  eventStore: (() => EventStore) | null;
   /** Listen on this port (a restart reuses the old one); default any free port. */
   port?: number;
   /**
@@ -54,7 +57,7 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
       return entry.transport.handleRequest(req, res, req.body);
     }
     if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const entry = newSession(opts.eventStore(), opts.recorder, sessions);
+    const entry = newSession(opts.eventStore?.(), opts.recorder, sessions);
     await entry.server.connect(entry.transport);
     return entry.transport.handleRequest(req, res, req.body);
   };
@@ -95,13 +98,13 @@ async function parseJsonBody(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-function newSession(store: EventStore, recorder: Recorder | undefined, sessions: Map<string, SessionEntry>): SessionEntry {
+function newSession(store: EventStore | undefined, recorder: Recorder | undefined, sessions: Map<string, SessionEntry>): SessionEntry {
   const server = new McpServer({ name: 'resumescope-e2e', version: '1.0.0' }, { capabilities: { logging: {} } });
   const entry: SessionEntry = {
     server,
     transport: new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      eventStore: recorder === undefined ? store : instrumentEventStore(store, recorder),
+      ...(store !== undefined && { eventStore: recorder === undefined ? store : instrumentEventStore(store, recorder) }),
       onsessioninitialized: (id) => void sessions.set(id, entry),
       onsessionclosed: (id) => void sessions.delete(id),
     }),
