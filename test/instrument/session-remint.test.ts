@@ -84,7 +84,7 @@ describe.each([
 });
 
 describe('a server that re-mints a session id it never minted', () => {
-  async function presentUnknownSession(sharedSessionStore: boolean): Promise<ResumptionRecord[]> {
+  async function presentUnknownSession(sharedSessionStore: boolean): Promise<{ file: string; records: ResumptionRecord[] }> {
     const file = join(tmp.path, `unknown-${sharedSessionStore}.ndjson`);
     const local = new Stoppables();
     stop.add(local, (l) => l.stopAll());
@@ -96,18 +96,17 @@ describe('a server that re-mints a session id it never minted', () => {
     const answer = await postMcp(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': 'S-never-minted', 'mcp-protocol-version': '2025-11-25' });
     await local.stopAll();
     expect(answer).toMatchObject({ status: 200, session: 'S-never-minted' });
-    return readLog(file);
+    return { file, records: readLog(file) };
   }
 
   it('logs no mint where the nodes share a session store: another node may have minted it', async () => {
-    const records = await presentUnknownSession(true);
+    const { records } = await presentUnknownSession(true);
     expect(records.filter((r) => r.kind === 'session.created' || r.kind === 'upgrade')).toEqual([]);
     expect(records.find((r) => r.kind === 'call')).toMatchObject({ session: 'S-never-minted', status: 200 });
   }, 20_000);
 
   it('logs the mint, and the analyzer finds silent-fork on the unknown id', async () => {
-    const file = join(tmp.path, 'unknown-false.ndjson');
-    const records = await presentUnknownSession(false);
+    const { file, records } = await presentUnknownSession(false);
     expect(records.filter((r) => r.kind === 'session.created').map((r) => r.session)).toEqual(['S-never-minted']);
     expect(records.find((r) => r.kind === 'upgrade')).toMatchObject({ session: 'S-never-minted', decision: 'fresh', new_session: 'S-never-minted' });
     const report = await analyzeFiles([file]);
