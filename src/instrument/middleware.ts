@@ -11,6 +11,12 @@ export interface InstrumentRequestsOptions {
   principalOf?: (req: IncomingMessage) => string | undefined;
   /** The largest POST body read to see its JSON-RPC messages; default 4 MiB, the SDK's own limit. */
   maxBodyBytes?: number;
+  /**
+   * The server's nodes share one session store, so this node serves sessions another node minted: a
+   * session id it never saw is taken as live, and only an id it saw end, or a new id in the answer, is a
+   * mint. Default false: an answered id this node never minted is a mint (a silent fork's).
+   */
+  sharedSessionStore?: boolean;
 }
 
 export type NextFunction = (err?: unknown) => void;
@@ -60,6 +66,7 @@ async function observe(recorder: Recorder, req: IncomingMessage, res: ServerResp
     httpMethod,
     presentedSession: requestHeader(req, 'mcp-session-id'),
     lastEventId: requestHeader(req, 'last-event-id'),
+    sharedSessionStore: opts.sharedSessionStore === true,
     conn: trackerOf(recorder).connOf(req.socket),
     ...(principal !== undefined && { principal }),
     ...(protocolVersion !== undefined && { protocolVersion }),

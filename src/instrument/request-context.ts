@@ -23,6 +23,8 @@ export interface RequestContext {
   /** The `Mcp-Session-Id` header as received. */
   readonly presentedSession: string | null;
   readonly lastEventId: string | null;
+  /** `InstrumentRequestsOptions.sharedSessionStore`. */
+  readonly sharedSessionStore: boolean;
   readonly conn: string;
   readonly principal?: string;
   /** `MCP-Protocol-Version` as received, else the revision an `initialize` in the body asks for. */

@@ -35,17 +35,20 @@ const ok = (status: number): boolean => status >= 200 && status < 300;
 export function onResponseHead(ex: Exchange, head: ResponseHead): void {
   ex.head = head;
   const { ctx } = ex;
-  if (awaitsNegotiation(ex, head)) {
+  const minted = mintedBy(ctx, head);
+  // Known live from now: a request presenting it before its records are out is no second mint.
+  if (minted !== undefined) trackerOf(ctx.recorder).startSession(minted);
+  if (awaitsNegotiation(ex, minted)) {
     // Its records wait for the initialize's result, which names the revision the session speaks.
     ctx.releaseHead = () => {
       ctx.releaseHead = undefined;
-      onPostHead(ex, head);
+      onPostHead(ex, head, minted);
       ctx.headWritten = true;
       flushDeferred(ctx);
     };
     return;
   }
-  if (ctx.httpMethod === 'POST') onPostHead(ex, head);
+  if (ctx.httpMethod === 'POST') onPostHead(ex, head, minted);
   else if (ctx.httpMethod === 'GET' && ok(head.status)) onAcceptedGet(ex, head);
   else if (ctx.httpMethod === 'DELETE' && ok(head.status) && ctx.presentedSession !== null) {
     if (trackerOf(ctx.recorder).endSession(ctx.presentedSession)) {
@@ -67,16 +70,28 @@ export function onResponseClose(ex: Exchange): void {
 }
 
 /**
+ * The session a POST's 2xx answer mints: the `mcp-session-id` it carries where the request presented
+ * none, presented another, or presented one this log does not know as live (ended, or never created
+ * here, unless the nodes share a session store). A server that answers an unknown or ended session id by minting a session, under that id or a
+ * new one, instead of 404 forks the client's session (rules.md `silent-fork`, seed 004): only the mint
+ * in the log shows it.
+ */
+function mintedBy(ctx: RequestContext, head: ResponseHead): string | undefined {
+  const answered = head.sessionHeader;
+  if (ctx.httpMethod !== 'POST' || !ok(head.status) || answered === undefined) return undefined;
+  const presented = ctx.presentedSession;
+  if (presented === null || answered !== presented) return answered;
+  return trackerOf(ctx.recorder).knowsLive(presented, ctx.sharedSessionStore) ? undefined : presented;
+}
+
+/**
  * An initialize POST that minted a session, its answer not yet seen: the session speaks the revision the
  * server negotiated, which may not be the one the client asked for (2025-11-25 lifecycle, Version
  * Negotiation), and only the result of the initialize says it.
  */
-function awaitsNegotiation(ex: Exchange, head: ResponseHead): boolean {
+function awaitsNegotiation(ex: Exchange, minted: string | undefined): boolean {
   const { ctx } = ex;
-  return (
-    ctx.httpMethod === 'POST' && ctx.initializeId !== undefined && ctx.negotiatedVersion === undefined &&
-    ctx.presentedSession === null && ok(head.status) && head.sessionHeader !== undefined
-  );
+  return ctx.initializeId !== undefined && ctx.negotiatedVersion === undefined && minted !== undefined;
 }
 
 /**
@@ -96,37 +111,21 @@ function serverCloseReason(ctx: RequestContext, body: SseBody): CloseReason {
   return 'server';
 }
 
-function onPostHead(ex: Exchange, head: ResponseHead): void {
+function onPostHead(ex: Exchange, head: ResponseHead, minted: string | undefined): void {
   const { ctx } = ex;
   const recorder = ctx.recorder;
-  const minted = ctx.presentedSession === null && ok(head.status) ? head.sessionHeader : undefined;
-  ctx.session = ctx.presentedSession ?? minted;
+  // A minted session is the one that answers, whatever id the request presented.
+  ctx.session = minted ?? ctx.presentedSession ?? undefined;
   // No session, presented or minted: answered before any existed (a 403 from DNS-rebinding
   // protection, a 400), or a 2026-07-28 request, which has none by design.
   if (ctx.session === undefined && !isStatelessEra(ctx.protocolVersion)) return logSessionlessPost(ex, head);
   const session = ctx.session ?? null;
   const who = requestIdentity(ctx);
-  if (minted !== undefined) {
-    recorder.record({ kind: 'session.created', session: minted, incarnation: randomUUID(), ...principalOf(ctx), ...versionOf(ctx) });
-  }
   if (head.eventStream && ctx.session !== undefined) {
     ctx.body = openBody(ex, 'post', ctx.session);
     if (ctx.sequence !== undefined) trackerOf(recorder).bind(ctx.body, ctx.sequence);
   }
-  if (minted !== undefined) {
-    recorder.record({
-      kind: 'upgrade',
-      session: null,
-      last_event_id: ctx.lastEventId,
-      decision: 'fresh',
-      status: head.status,
-      new_session: minted,
-      ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
-      ...who,
-      // The request's own: what an initialize asked for. Its session's records carry the revision negotiated.
-      ...(ctx.protocolVersion !== undefined && { protocol_version: ctx.protocolVersion }),
-    });
-  }
+  if (minted !== undefined) logMint(ex, head, minted);
   if (ctx.body !== undefined) recorder.record({ kind: 'stream.opened', session, stream: ctx.body.stream, via: 'post', ...who });
   for (const message of rpcMessages(ex.body)) {
     const rpc = rpcFacts(message);
@@ -144,6 +143,32 @@ function onPostHead(ex: Exchange, head: ResponseHead): void {
       recorder.record({ kind: 'request.answered', session, request_id: rpc.id, status: head.status, ...who });
     }
   }
+}
+
+/**
+ * `session.created` and the `upgrade` (fresh) of a session a POST minted. An initialize's creation comes
+ * first, the session's own start. A re-mint's comes after the upgrade that presented the unknown or ended
+ * id: the analyzer judges that request by what the log knew of the id before it (`silent-fork`).
+ */
+function logMint(ex: Exchange, head: ResponseHead, minted: string): void {
+  const { ctx } = ex;
+  const created = (): void => {
+    ctx.recorder.record({ kind: 'session.created', session: minted, incarnation: randomUUID(), ...principalOf(ctx), ...versionOf(ctx) });
+  };
+  if (ctx.presentedSession === null) created();
+  ctx.recorder.record({
+    kind: 'upgrade',
+    session: ctx.presentedSession,
+    last_event_id: ctx.lastEventId,
+    decision: 'fresh',
+    status: head.status,
+    new_session: minted,
+    ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
+    ...requestIdentity(ctx),
+    // The request's own: what an initialize asked for. Its session's records carry the revision negotiated.
+    ...(ctx.protocolVersion !== undefined && { protocol_version: ctx.protocolVersion }),
+  });
+  if (ctx.presentedSession !== null) created();
 }
 
 /**
@@ -188,7 +213,9 @@ function onAcceptedGet(ex: Exchange, head: ResponseHead): void {
     last_event_id: ctx.lastEventId,
     ...replayed,
     ...(ctx.body !== undefined && { new_stream: ctx.body.stream }),
-    decision: replay !== undefined ? 'resume' : 'attach',
+    // The client asked to resume: the answer is a resumption whatever the server replayed (none, without
+    // an event store), so the rules judge what it left out.
+    decision: ctx.lastEventId !== null ? 'resume' : 'attach',
     status: head.status,
     // The SDK re-emits no pending server request on a new stream, nor fails one: observably none.
     reemitted: 0,

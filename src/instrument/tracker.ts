@@ -50,6 +50,10 @@ export class Tracker {
   private readonly origins = new BoundedMap<string, EventOrigin>(MAX_EVENTS);
   /** Sessions whose end is logged: logged once, whichever of DELETE and the transport's close says so first. */
   private readonly ended = new BoundedMap<string, true>(MAX_SESSIONS);
+  /** Sessions whose creation is logged and whose end is not. */
+  private readonly live = new BoundedMap<string, true>(MAX_SESSIONS);
+  /** Set once `live` forgot a session for its bound: a session absent from it may then be live. */
+  private liveForgotten = false;
 
   newStreamId(via: 'get' | 'post'): string {
     this.streamCount += 1;
@@ -104,10 +108,28 @@ export class Tracker {
     return this.origins.get(eventId);
   }
 
+  /** Marks a session created (again, for an id re-minted after its end). */
+  startSession(session: string): void {
+    this.ended.delete(session);
+    if (!this.live.has(session) && this.live.size >= MAX_SESSIONS) this.liveForgotten = true;
+    this.live.set(session, true);
+  }
+
+  /**
+   * Whether the session's creation is logged and its end is not. A session never created here is not
+   * live: unless other nodes create sessions this one serves (`createdElsewhere`), or `live` has
+   * forgotten some for its bound; then only a logged end says so.
+   */
+  knowsLive(session: string, createdElsewhere = false): boolean {
+    if (this.ended.has(session)) return false;
+    return this.live.has(session) || this.liveForgotten || createdElsewhere;
+  }
+
   /** Marks a session ended; false when its end was already logged. */
   endSession(session: string): boolean {
     if (this.ended.has(session)) return false;
     this.ended.set(session, true);
+    this.live.delete(session);
     this.bodies.delete(session);
     return true;
   }

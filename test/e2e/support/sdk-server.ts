@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { instrumentEventStore, instrumentHandler, instrumentRequests, type Recorder } from '../../../src/instrument/index.js';
+import { instrumentEventStore, instrumentHandler, instrumentRequests, type InstrumentRequestsOptions, type Recorder } from '../../../src/instrument/index.js';
 import { listenOnLoopback, LiveGets, sendJsonError, type Route } from '../../helpers/loopback-mcp.js';
 import { sleep } from './wait.js';
 
@@ -14,8 +14,19 @@ import { sleep } from './wait.js';
 export interface SdkServerOptions {
   /** Without one, the same server runs uninstrumented (to compare behaviour). */
   recorder?: Recorder;
-  /** Called once per new session; return one shared store to model a server-wide store. */
-  eventStore: () => EventStore;
+  /**
+   * Called once per new session; return one shared store to model a server-wide store. `null`: the
+   * transports have none, the SDK's default.
+   */
+  eventStore: (() => EventStore) | null;
+  /**
+   * What a request presenting a session id the server does not hold gets: 404 (the default), or,
+   * seed 004's silent fork, a session minted for it under that same id or a new one, as though the
+   * request were an initialize.
+   */
+  unknownSession?: 'not-found' | 'remint-same-id' | 'remint-new-id';
+  /** Tells the instrumentation that the nodes share a session store (`InstrumentRequestsOptions`). */
+  sharedSessionStore?: boolean;
   /** Listen on this port (a restart reuses the old one); default any free port. */
   port?: number;
   /**
@@ -48,19 +59,28 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const entry = sessions.get(sessionId);
+      if (entry === undefined && req.method === 'POST' && opts.unknownSession !== undefined && opts.unknownSession !== 'not-found') {
+        const id = opts.unknownSession === 'remint-same-id' ? sessionId : randomUUID();
+        const minted = newSession(opts.eventStore?.(), opts.recorder, sessions, () => id);
+        await minted.server.connect(minted.transport);
+        return minted.transport.handleRequest(req, res, REMINTING_INITIALIZE);
+      }
       // A server that does not know the session (it restarted, say) says so.
       if (entry === undefined) return sendJsonError(res, 404, -32001, 'Session not found');
       liveGets.track(req, sessionId, res);
       return entry.transport.handleRequest(req, res, req.body);
     }
     if (req.method !== 'POST') return sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
-    const entry = newSession(opts.eventStore(), opts.recorder, sessions);
+    const entry = newSession(opts.eventStore?.(), opts.recorder, sessions);
     await entry.server.connect(entry.transport);
     return entry.transport.handleRequest(req, res, req.body);
   };
   const principalOf = (req: IncomingMessage): string | undefined =>
     typeof req.headers['x-principal'] === 'string' ? req.headers['x-principal'] : undefined;
-  const handle = opts.recorder === undefined ? route : instrumented(opts.recorder, route, principalOf, opts.bodyParsedFirst === true);
+  const handle =
+    opts.recorder === undefined
+      ? route
+      : instrumented(opts.recorder, route, { principalOf, sharedSessionStore: opts.sharedSessionStore === true }, opts.bodyParsedFirst === true);
 
   const http = await listenOnLoopback(handle, opts.port ?? 0);
 
@@ -77,9 +97,9 @@ export async function startSdkServer(opts: SdkServerOptions): Promise<RunningSdk
   };
 }
 
-function instrumented(recorder: Recorder, route: Route, principalOf: (req: IncomingMessage) => string | undefined, bodyParsedFirst: boolean): Route {
-  if (!bodyParsedFirst) return instrumentHandler(recorder, route, { principalOf });
-  const middleware = instrumentRequests(recorder, { principalOf });
+function instrumented(recorder: Recorder, route: Route, opts: InstrumentRequestsOptions, bodyParsedFirst: boolean): Route {
+  if (!bodyParsedFirst) return instrumentHandler(recorder, route, opts);
+  const middleware = instrumentRequests(recorder, opts);
   return async (req, res) => {
     if (req.method === 'POST') req.body = await parseJsonBody(req);
     await new Promise<void>((resolve, reject) => {
@@ -95,13 +115,26 @@ async function parseJsonBody(req: IncomingMessage): Promise<unknown> {
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
-function newSession(store: EventStore, recorder: Recorder | undefined, sessions: Map<string, SessionEntry>): SessionEntry {
+/** The initialize a re-minting server answers in place of the request it was sent. */
+const REMINTING_INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'remint', version: '1' } },
+};
+
+function newSession(
+  store: EventStore | undefined,
+  recorder: Recorder | undefined,
+  sessions: Map<string, SessionEntry>,
+  sessionIdGenerator: () => string = () => randomUUID(),
+): SessionEntry {
   const server = new McpServer({ name: 'resumescope-e2e', version: '1.0.0' }, { capabilities: { logging: {} } });
   const entry: SessionEntry = {
     server,
     transport: new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      eventStore: recorder === undefined ? store : instrumentEventStore(store, recorder),
+      sessionIdGenerator,
+      ...(store !== undefined && { eventStore: recorder === undefined ? store : instrumentEventStore(store, recorder) }),
       onsessioninitialized: (id) => void sessions.set(id, entry),
       onsessionclosed: (id) => void sessions.delete(id),
     }),
