@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyzeFiles } from '../../src/api.js';
+import { findingsOf } from '../helpers/logs.js';
+
+// Logs recorded from a real @modelcontextprotocol/sdk server (dist/instrument) and a raw-HTTP client on
+// loopback, by the real-traffic review: findings that fire by design, whose words must fit their evidence.
+const fixture = (name: string) => join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'realtraffic', name);
+
+describe('real-traffic logs: messages that say what the evidence shows', () => {
+  it('answered-request-replayed names the stream that sent the cursor, and the new stream apart (sdk-replayanswered)', async () => {
+    const [f, ...rest] = findingsOf(await analyzeFiles([fixture('sdk-replayanswered.ndjson')]), 'answered-request-replayed');
+    expect(rest).toEqual([]);
+    // e3 was sent on post-2 (line 10, priming); get-3 is the stream the resumption opened
+    expect(f?.message).toMatch(/^resume of \S+ from event e3 on post-2 \(new stream get-3\) replays request 0 \(sampling\/createMessage\)/);
+  });
+});
