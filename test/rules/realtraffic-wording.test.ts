@@ -15,4 +15,12 @@ describe('real-traffic logs: messages that say what the evidence shows', () => {
     // e3 was sent on post-2 (line 10, priming); get-3 is the stream the resumption opened
     expect(f?.message).toMatch(/^resume of \S+ from event e3 on post-2 \(new stream get-3\) replays request 0 \(sampling\/createMessage\)/);
   });
+
+  it('event-id-without-session says a cursor the stateless SDK accepted and replayed nothing for was ignored (stateless-probe)', async () => {
+    const [f, ...rest] = findingsOf(await analyzeFiles([fixture('stateless-probe.ndjson')]), 'event-id-without-session');
+    expect(rest).toEqual([]);
+    // line 2: "decision":"attach","replayed":0, no replayed ids
+    expect(f?.message).toContain('carrying Last-Event-ID e5 but no Mcp-Session-Id, and ignored the cursor (replayed nothing)');
+    expect(f?.message).not.toContain('global log');
+  });
 });
