@@ -35,9 +35,22 @@ WHERE u.decision = 'resume' AND u.status BETWEEN 200 AND 299 AND u.session IS NO
 CREATE INDEX temp.lineage_resumes_opened ON lineage_resumes (session, new_stream, ts_ms, id);
 CREATE INDEX temp.lineage_resumes_id ON lineage_resumes (id);
 
--- Which event each of them carried to the client, by the event's id: every id it names as replayed, the events of
--- a counted window (requests only: only a request's event is looked up), and its Last-Event-ID (how = 'received').
--- Each costs what it finds: the ids a line names, the requests a window holds.
+-- The windows a counter gives (no ids named): `replayed` events from first_replayed, else after Last-Event-ID, on
+-- the lane as emitted before the resumption (the latest emission of the id there), as lane positions. (By
+-- session and id: by id alone, a server numbering each session's events from 1 had every session's emissions read.)
+CREATE TEMP TABLE counted_windows AS
+SELECT id, ts_ms, session, lane, first_pos, first_pos + replayed - 1 AS last_pos FROM (
+  SELECT r.id, r.ts_ms, r.session, r.lane, r.replayed,
+    (SELECT a.lane_pos FROM events a INDEXED BY events_lookup WHERE a.session = r.session AND a.event_id = COALESCE(r.first_replayed, r.last_event_id)
+      AND a.lane = r.lane AND (a.ts_ms, a.id) < (r.ts_ms, r.id) ORDER BY a.ts_ms DESC, a.id DESC LIMIT 1)
+    + CASE WHEN r.first_replayed IS NULL THEN 1 ELSE 0 END AS first_pos
+  FROM lineage_resumes r WHERE r.replayed > 0 AND r.replayed_ids IS NULL)
+WHERE first_pos IS NOT NULL;
+
+-- Which event each of them carried to the client, by the event's id: every id it names as replayed, the requests
+-- its counted window holds (only a request's event is looked up), and its Last-Event-ID (how = 'received').
+-- Each costs what it finds: the ids a line names, the requests a window holds (CROSS JOIN: from each window, the
+-- lane's positions looked up; the planner would otherwise read every event once per window of its session).
 CREATE TEMP TABLE carried_events AS
 SELECT r.session, r.lane, CAST(j.value AS TEXT) AS event_id, r.ts_ms, r.id, 'replayed' AS how
 FROM lineage_resumes r, json_each(r.replayed_ids) j WHERE r.replayed_ids IS NOT NULL
@@ -53,17 +66,10 @@ CROSS JOIN lineage_resumes r ON r.id = (SELECT v.id FROM lineage_resumes v WHERE
   AND (v.ts_ms, v.id) <= (x.ts_ms, x.id) ORDER BY v.ts_ms DESC, v.id DESC LIMIT 1)
 WHERE x.kind = 'event.replayed' AND x.shadowed = 0 AND x.session IS NOT NULL
 UNION ALL
--- a window the counter gives (no ids named): `replayed` events from first_replayed, else after Last-Event-ID, on
--- the lane as emitted before the resumption (the latest emission of the id there)
 SELECT w.session, w.lane, e.event_id, w.ts_ms, w.id, 'replayed'
-FROM (
-  SELECT r.*, (SELECT a.lane_pos FROM events a WHERE a.session = r.session AND a.event_id = COALESCE(r.first_replayed, r.last_event_id)
-      AND a.lane = r.lane AND (a.ts_ms, a.id) < (r.ts_ms, r.id) ORDER BY a.ts_ms DESC, a.id DESC LIMIT 1)
-    + CASE WHEN r.first_replayed IS NULL THEN 1 ELSE 0 END AS first_pos
-  FROM lineage_resumes r WHERE r.replayed > 0 AND r.replayed_ids IS NULL
-) w
-JOIN events e ON e.session = w.session AND e.lane = w.lane AND e.lane_pos BETWEEN w.first_pos AND w.first_pos + w.replayed - 1
-  AND e.request_id IS NOT NULL AND (e.ts_ms, e.id) < (w.ts_ms, w.id);
+FROM counted_windows w
+CROSS JOIN events e ON e.session = w.session AND e.lane = w.lane AND e.lane_pos BETWEEN w.first_pos AND w.last_pos
+WHERE e.request_id IS NOT NULL AND (e.ts_ms, e.id) < (w.ts_ms, w.id);
 CREATE INDEX temp.carried_events_id ON carried_events (session, event_id, ts_ms, id);
 
 WITH req AS MATERIALIZED (
