@@ -1,7 +1,8 @@
 -- Which accepted resumptions had, in their replay window, a server request that was already answered?
 -- The window: events of the resumed lineage after Last-Event-ID, emitted before the upgrade. Answered: a 2xx
 -- request.answered before the upgrade (a 404 answer was not taken). Evidence: the Last-Event-ID event, the
--- request's event, its answer, the upgrade.
+-- request's event, its answer, the upgrade. anchor_stream: the stream that sent the Last-Event-ID event, for the
+-- message's "from event E on <stream>" (new_stream is the one the resumption opened).
 -- Staged (store/queries.ts, queryParts); each lookup costs what it finds, not the session's length: a long
 -- session sends an id on many streams (a server counting ids per stream) and lanes thousands of events long.
 CREATE TEMP TABLE resumes AS
@@ -22,7 +23,7 @@ CREATE INDEX temp.on_named_stream_at ON on_named_stream (session, stream, event_
 -- where Last-Event-ID was emitted in the presented session before the upgrade: the latest on the named
 -- stream if it was sent there, else the latest anywhere in the session
 CREATE TEMP TABLE anchored AS
-SELECT r.*, e.id AS anchor_id, e.lane, e.lane_pos
+SELECT r.*, e.id AS anchor_id, e.stream AS anchor_stream, e.lane, e.lane_pos
 FROM resumes r
 JOIN events e ON e.id = COALESCE(
   (SELECT e.id FROM on_named_stream e
@@ -81,7 +82,7 @@ WITH replayed_requests AS (
   SELECT upgrade_id, count(*) AS n, group_concat(request_id || ' (event ' || event_id || ')', ', ' ORDER BY event_ms, event_row) AS all_requests
   FROM answered GROUP BY upgrade_id
 )
-SELECT r.id AS upgrade_id, r.session, r.ts_ms AS at_ms, r.last_event_id, r.stream, r.new_stream,
+SELECT r.id AS upgrade_id, r.session, r.ts_ms AS at_ms, r.last_event_id, r.anchor_stream, r.new_stream,
   a.request_id, a.method, a.event_id, a.answered_ms, g.n AS answered_in_window, g.all_requests,
   json_array(r.anchor_id, a.event_row, a.answer_id, r.id) AS evidence
 FROM answered a

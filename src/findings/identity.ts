@@ -37,12 +37,20 @@ export function findingFingerprint(f: IdentifiedFinding): string {
 }
 
 /**
- * An orphaned request's fate, the end of its message (detect/rules/orphaned-request.ts), which the
- * lines after the stranding change: timed out or still unanswered, and how many answers were refused.
- * Built of times and counts only, never of a logged value, so that it is cut from the end unambiguously.
+ * An orphaned request's fate, the end of its message (detect/rules/orphaned-request.ts fateOf), which the
+ * lines after the stranding change: timed out or still unanswered, whether a resumption replayed it (or
+ * resumed from it) first, and how many answers were refused. Built of times and counts only, never of a
+ * logged value, so that it is cut from the end unambiguously.
  */
-const ORPHAN_FATE =
-  /; (?:it timed out at [0-9T:.Z+-]+ unanswered|it is still unanswered when the log ends)(?: \(\d+ answers? got an error status and (?:was|were) not taken\))?$/;
+const TIME = '[0-9T:.Z+-]+';
+const REPLAYED = `it was replayed on the resumed lineage at ${TIME} but`;
+const RECEIVED = `the client had received it \\(its event was the Last-Event-ID of a resumption at ${TIME}\\) but it`;
+const UNTAKEN = `never answered, re-issued or cancelled before it timed out at ${TIME}`;
+const ORPHAN_FATE = new RegExp(
+  `; (?:it timed out at ${TIME} unanswered|it is still unanswered when the log ends` +
+    `|${REPLAYED} ${UNTAKEN}|${RECEIVED} was ${UNTAKEN}|(?:${REPLAYED}|${RECEIVED}) is still unanswered when the log ends)` +
+    `(?: \\(\\d+ answers? got an error status and (?:was|were) not taken\\))?$`,
+);
 
 function anchorOf(f: IdentifiedFinding): string {
   if (f.rule !== 'orphaned-request') return f.at;

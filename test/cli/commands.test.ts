@@ -248,10 +248,23 @@ describe('explain and rules', () => {
     expect(r.out).toMatch(/^silent-truncation \(error\): /);
     expect(r.out).toContain('What a finding means\n  The server accepted a stream resumption');
     expect(r.out).toContain('More, with a log that fires it and a near miss: docs/rules.md#silent-truncation\n');
-    // Near miss: a name that is no rule is still a path, and an unreadable one.
-    const typo = await cli('explain', 'silent-truncaton');
-    expect(typo.code).toBe(2);
-    expect(typo.err).toContain('silent-truncaton: unusable: cannot read (ENOENT');
+  });
+  it('explain <mistyped rule id>, no such file either: the rule it was probably meant to be, as --rule says, exit 2', async () => {
+    for (const [typed, meant] of [['dual-writr', 'dual-writer'], ['404-Storm', '404-storm'], ['silent-truncaton', 'silent-truncation']]) {
+      const r = await cli('explain', typed!);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`unknown rule "${typed}" (did you mean ${meant}?)`);
+      expect(r.err).not.toContain('unusable');
+      expect(r.out).toBe('');
+    }
+  });
+  it('near miss: a missing path stays an unusable input, whether it looks like a path or is near no rule id', async () => {
+    for (const missing of ['logs/dual-writr', 'dual-writer.ndjson', 'server-logs', 'a']) {
+      const r = await cli('explain', missing);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(`${missing}: unusable: cannot read (ENOENT`);
+      expect(r.err).not.toContain('unknown rule');
+    }
   });
   it('-n beyond the findings is a usage error', async () => {
     expect((await cli('explain', 'samples/clean.ndjson', '-n', '3')).code).toBe(2);

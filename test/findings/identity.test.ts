@@ -36,6 +36,17 @@ describe('finding identity (baseline, SARIF fingerprint, live, what-if)', () => 
       { at: '2026-11-09T10:01:00.000Z', message: `${head}; it timed out at 2026-11-09T10:01:00.000Z unanswered` },
       { message: `${head}; it is still unanswered when the log ends (1 answer got an error status and was not taken)` },
       { at: '2026-11-09T10:01:00.000Z', message: `${head}; it timed out at 2026-11-09T10:01:00.000Z unanswered (2 answers got an error status and were not taken)` },
+      // a resumption of its lineage replayed it, or resumed from its own event, before its fate
+      { message: `${head}; it was replayed on the resumed lineage at 2026-11-09T10:00:01.000Z but is still unanswered when the log ends` },
+      {
+        at: '2026-11-09T10:01:00.000Z',
+        message: `${head}; it was replayed on the resumed lineage at 2026-11-09T10:00:01.000Z but never answered, re-issued or cancelled before it timed out at 2026-11-09T10:01:00.000Z (1 answer got an error status and was not taken)`,
+      },
+      {
+        at: '2026-11-09T10:01:00.000Z',
+        message: `${head}; the client had received it (its event was the Last-Event-ID of a resumption at 2026-11-09T10:00:01.000Z) but it was never answered, re-issued or cancelled before it timed out at 2026-11-09T10:01:00.000Z`,
+      },
+      { message: `${head}; the client had received it (its event was the Last-Event-ID of a resumption at 2026-11-09T10:00:01.000Z) but it is still unanswered when the log ends` },
     ];
     for (const fate of fates) expect(findingIdentity({ ...orphan, ...fate })).toBe(findingIdentity(orphan));
     const others = [head.replace('r1', 'r2'), head.replace('on g1', 'on g2'), head.replace('00.200Z', '00.300Z')];
@@ -45,6 +56,8 @@ describe('finding identity (baseline, SARIF fingerprint, live, what-if)', () => 
   it('near miss: a request id that reads like a fate is part of what names the request', () => {
     const orphan = (id: string): Finding => ({ ...f, rule: 'orphaned-request', message: `server request ${id} on g1 was stranded: g1 was closed at 2026-11-09T10:00:00.200Z while it was pending; it is still unanswered when the log ends` });
     expect(findingIdentity(orphan('r1; it is still unanswered when the log ends'))).not.toBe(findingIdentity(orphan('r1')));
+    const replayed = '; it was replayed on the resumed lineage at 2026-11-09T10:00:01.000Z but is still unanswered when the log ends';
+    expect(findingIdentity(orphan(`r1${replayed}`))).not.toBe(findingIdentity(orphan('r1')));
   });
 
   it('identifies the other rules settled at the end of the log by their time, the record they cite first', () => {

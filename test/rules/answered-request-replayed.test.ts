@@ -30,11 +30,22 @@ describe('answered-request-replayed', () => {
     const [f, ...rest] = findingsOf(report, 'answered-request-replayed');
     expect(rest).toHaveLength(0);
     expect(f?.session).toBe('S1');
-    expect(f?.message).toContain('from event 1006');
+    // the cursor's stream, then the stream the resumption opened: not "from event 1006 on g2"
+    expect(f?.message).toContain('resume of S1 from event 1006 on g1 (new stream g2) replays request req-42');
     expect(f?.message).toContain('req-42 (sampling/createMessage) in event 1007');
     expect(f?.message).toContain('2026-11-09T10:00:00.500Z');
     // Last-Event-ID's event, the request's event, its answer, the resumption
     expect(evidenceLines(f!)).toEqual([3, 4, 6, 8]);
+  });
+
+  it('names the stream that sent Last-Event-ID even where the resumption does not name it, and no new stream where it opened none', async () => {
+    const { stream: _named, new_stream: _opened, ...unnamed } = resume(1000, 1006);
+    const report = await analyzeLines([
+      created, opened, sent(100, 1006), requestEvent(200, 1007, 'req-42'), requestSent(200, 1007, 'req-42'), answered(500, 'req-42', 200), sent(600, 1008), unnamed,
+    ]);
+    const [f, ...rest] = findingsOf(report, 'answered-request-replayed');
+    expect(rest).toHaveLength(0);
+    expect(f?.message).toContain('resume of S1 from event 1006 on g1 replays request req-42');
   });
 
   it('does not flag a 404 answer, an answer after the upgrade, or a request before Last-Event-ID', async () => {

@@ -4,6 +4,8 @@ import { ruleOf } from '../../src/detect/rules/index.js';
 
 const RULE = 'event-id-without-session';
 
+const fitted = (message: string) => ruleOf(RULE).explanation.fitted?.(message);
+
 const upgrade = (ms: number, fields: Record<string, unknown>) => ({ ts: at(ms), kind: 'upgrade', session: null, new_stream: 'g9', ...fields });
 
 describe('event-id-without-session', () => {
@@ -18,6 +20,33 @@ describe('event-id-without-session', () => {
     expect(f!.session).toBeNull();
     expect(f!.message).toContain('carrying Last-Event-ID 5 but no Mcp-Session-Id');
     expect(evidenceLines(f!)).toEqual([3]);
+  });
+
+  it('says the cursor was ignored, not resolved against a global log, where the upgrade replayed nothing', async () => {
+    const report = await analyzeLines([upgrade(1000, { last_event_id: 'e5', decision: 'attach', status: 200, replayed: 0, node: 'vm/1' })]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe(
+      'accepted an attach (status 200 on node vm/1) carrying Last-Event-ID e5 but no Mcp-Session-Id, and ignored the cursor (replayed nothing): ' +
+        'the 2xx tells the client its position was honoured, so it cannot tell its cursor was dropped',
+    );
+    expect(f!.message).not.toContain('global log');
+    expect(fitted(f!.message)?.whyItBreaks).toContain('accepted the cursor and replayed nothing');
+    expect(evidenceLines(f!)).toEqual([1]);
+  });
+
+  it('near miss: a replay named by first_replayed or replayed_ids with a zero count, or a count that is absent, keeps the global-log message', async () => {
+    const report = await analyzeLines([
+      upgrade(1000, { last_event_id: 'e5', decision: 'resume', status: 200, replayed: 0, first_replayed: 'e6' }),
+      upgrade(2000, { last_event_id: 'e5', decision: 'resume', status: 200, replayed: 0, replayed_ids: ['e6'] }),
+      upgrade(3000, { last_event_id: 'e5', decision: 'attach', status: 200 }),
+    ]);
+    const found = findingsOf(report, RULE);
+    expect(found).toHaveLength(3);
+    for (const f of found) {
+      expect(f.message).toContain('the event id can only have been resolved against a global log');
+      expect(fitted(f.message)).toBeUndefined();
+    }
   });
 
   it('flags what a proxy saw: a GET with last-event-id and no session header answered with an event stream', async () => {
@@ -50,7 +79,6 @@ describe('event-id-without-session', () => {
 
   // 2026-07-28: no request has a session, and the header must be ignored (Backward Compatibility), not refused.
   const resumedAt = (version: string) => upgrade(1000, { last_event_id: 'r1-1', decision: 'resume', status: 200, replayed: 1, protocol_version: version });
-  const fitted = (message: string) => ruleOf(RULE).explanation.fitted?.(message);
 
   it('at 2026-07-28 blames the resumption, not the missing session, and advises ignoring the header', async () => {
     const [f] = findingsOf(await analyzeLines([resumedAt('2026-07-28')]), RULE);

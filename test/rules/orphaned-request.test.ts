@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeLines, at, evidenceLines, findingsOf } from '../helpers/logs.js';
+import { analyzeLines, at, evidenceLines, findingsOf, type LogLine } from '../helpers/logs.js';
+import { ruleOf } from '../../src/detect/rules/index.js';
+import { findingFingerprint } from '../../src/findings/identity.js';
 
 const created = { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' };
 const opened = { ts: at(10), kind: 'stream.opened', session: 'S1', stream: 'g1', via: 'get' };
@@ -174,5 +176,88 @@ describe('orphaned-request with an orphan window (--orphan-window, a soak log cu
     expect(rest).toEqual([]);
     expect(f?.message).toContain('timed out at');
     expect(notKnowable(report)).toEqual([]);
+  });
+});
+
+// A request replayed to the client by an accepted resumption of its lineage is still an orphan (README, "no
+// exemption for a resumed stream"), but its message and evidence say the replay happened.
+describe('orphaned-request on a request a resumption carried to the client', () => {
+  const event = (ms: number, id: number, stream = 'g1') => ({ ts: at(ms), kind: 'event.sent', session: 'S1', stream, event_id: id });
+  const withEvent = (ms: number, id: string, eventId: number) => ({ ...request(ms, id), event_id: eventId });
+  const resume = (ms: number, fields: Record<string, unknown>) => ({
+    ts: at(ms), kind: 'upgrade', session: 'S1', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, reemitted: 0, cancelled: 0, ...fields,
+  });
+  const opened2 = { ts: at(1001), kind: 'stream.opened', session: 'S1', stream: 'g2', via: 'get' };
+  /** r1 in event 8 on g1, which dies; a resumption from event 7 at 1 s; r1 times out at 60 s. */
+  const strandedThenResumed = (fields: Record<string, unknown>, extra: LogLine[] = []): LogLine[] => [
+    created, opened, event(100, 7), withEvent(200, 'r1', 8), closed(500), resume(1000, { last_event_id: 7, ...fields }), opened2, ...extra, timedOut(60_000, 'r1'),
+  ];
+  const replayedFate = 'it was replayed on the resumed lineage at 2026-11-09T10:00:01.000Z but never answered, re-issued or cancelled before it timed out at 2026-11-09T10:01:00.000Z';
+  const fitted = (message: string) => ruleOf('orphaned-request').explanation.fitted?.(message);
+
+  it('says the request was replayed, cites the resumption, and explains it without "the client never knew"', async () => {
+    const report = await analyzeLines(strandedThenResumed({ replayed: 1, first_replayed: 8, replayed_ids: [8] }));
+    const [f, ...rest] = findingsOf(report, 'orphaned-request');
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe(`server request r1 (sampling/createMessage) on g1 was stranded: g1 was closed at 2026-11-09T10:00:00.500Z while it was pending; ${replayedFate}`);
+    // the request, its stream's close, the resumption that replayed it, the time-out
+    expect(evidenceLines(f!)).toEqual([4, 5, 6, 8]);
+    const why = fitted(f!.message)?.whyItBreaks;
+    expect(why).toContain('a resumption replayed it on the resumed lineage under its old id');
+    expect(why).not.toContain('never knew');
+  });
+
+  it('reads the replay from each way a log can show it: replayed_ids, first_replayed, an event.replayed, or the counted window', async () => {
+    const shows: [string, LogLine[]][] = [
+      ['replayed_ids', strandedThenResumed({ replayed: 1, replayed_ids: [8] })],
+      ['first_replayed', strandedThenResumed({ replayed: 1, first_replayed: 8 })],
+      ['event.replayed', strandedThenResumed({}, [{ ts: at(1002), kind: 'event.replayed', session: 'S1', stream: 'g2', event_id: 8 }])],
+      ['replayed after Last-Event-ID', strandedThenResumed({ replayed: 1 })],
+    ];
+    for (const [how, lines] of shows) {
+      const [f] = findingsOf(await analyzeLines(lines), 'orphaned-request');
+      expect(f?.message, how).toContain(`; ${replayedFate}`);
+      expect(evidenceLines(f!), how).toContain(6);
+    }
+  });
+
+  it('says the client had received it where a resumption named its own event as Last-Event-ID', async () => {
+    const report = await analyzeLines(strandedThenResumed({ last_event_id: 8, replayed: 0 }));
+    const [f] = findingsOf(report, 'orphaned-request');
+    expect(f!.message).toContain(
+      '; the client had received it (its event was the Last-Event-ID of a resumption at 2026-11-09T10:00:01.000Z) but it was never answered, re-issued or cancelled before it timed out at 2026-11-09T10:01:00.000Z',
+    );
+    expect(evidenceLines(f!)).toEqual([4, 5, 6, 8]);
+    expect(fitted(f!.message)?.whyItBreaks).toMatch(/^The client had the request: a resumption named its event as Last-Event-ID/);
+  });
+
+  it('says it of a request still pending when the log ends, and keeps its baseline key as the log grows', async () => {
+    const lines = strandedThenResumed({ replayed: 1, replayed_ids: [8] });
+    const keyAt = async (n: number) => findingFingerprint(findingsOf(await analyzeLines(lines.slice(0, n)), 'orphaned-request')[0]!);
+    const pending = findingsOf(await analyzeLines(lines.slice(0, 7)), 'orphaned-request')[0]!;
+    expect(pending.message).toMatch(/; it was replayed on the resumed lineage at 2026-11-09T10:00:01\.000Z but is still unanswered when the log ends$/);
+    // stranded, then replayed, then timed out: one request, one key
+    expect(new Set([await keyAt(5), await keyAt(7), await keyAt(8)]).size).toBe(1);
+  });
+
+  it('near miss: a replay that ended before its event, a replay after it timed out, a rejected resumption, another lineage: the plain fate', async () => {
+    const plain = 'it timed out at 2026-11-09T10:01:00.000Z unanswered';
+    const variants: [string, LogLine[]][] = [
+      ['window short of it', strandedThenResumed({ last_event_id: 6, replayed: 1, first_replayed: 7 })],
+      ['counted window short of it', [created, opened, event(50, 6), event(100, 7), withEvent(200, 'r1', 8), closed(500), resume(1000, { last_event_id: 6, replayed: 1 }), opened2, timedOut(60_000, 'r1')]],
+      ['rejected', strandedThenResumed({ status: 409, decision: 'reject', replayed_ids: [8] })],
+      ['after the time-out', [created, opened, event(100, 7), withEvent(200, 'r1', 8), closed(500), timedOut(900, 'r1'), resume(1000, { last_event_id: 7, replayed: 1, replayed_ids: [8] }), opened2]],
+      ['another lineage', [
+        created, opened, event(100, 7), withEvent(200, 'r1', 8), closed(500),
+        { ts: at(600), kind: 'stream.opened', session: 'S1', stream: 'g5', via: 'get' }, event(700, 9, 'g5'),
+        resume(1000, { stream: 'g5', last_event_id: 9, replayed: 1, replayed_ids: [8] }), opened2, timedOut(60_000, 'r1'),
+      ]],
+    ];
+    for (const [what, lines] of variants) {
+      const [f] = findingsOf(await analyzeLines(lines), 'orphaned-request');
+      const fate = what === 'after the time-out' ? 'it timed out at 2026-11-09T10:00:00.900Z unanswered' : plain;
+      expect(f?.message, what).toMatch(new RegExp(`; ${fate.replace(/[.()]/g, '\\$&')}$`));
+      expect(fitted(f!.message), what).toBeUndefined();
+    }
   });
 });

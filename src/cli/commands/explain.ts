@@ -6,11 +6,12 @@ import type { FindingTable } from '../../detect/finding-table.js';
 import type { Report } from '../../model/finding.js';
 import { reportOrder } from '../../render/common.js';
 import { explainFinding, explainRule, type LineText } from '../../render/index.js';
-import { RULE_IDS } from '../../detect/rules/index.js';
+import { RULE_IDS, isRuleId, type RuleId } from '../../detect/rules/index.js';
 import { existsSync } from 'node:fs';
 import { UsageError, writeOut, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, collect, detectOptions, loadConfig, ruleList, positiveInt, type SettingFlags } from '../options.js';
 import { requireKnownSessions } from '../known-sessions.js';
+import { nearMatches } from '../near-matches.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { withInputNotes } from '../input-notes.js';
 
@@ -24,7 +25,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
   const cmd = program
     .command('explain')
     .description('explain findings in plain English: what happened, why it breaks the boundary, what the server should have done')
-    .argument('[paths...]', 'log files, folders, or - for stdin (or one rule id: that rule explained)');
+    .argument('[paths...]', 'log files, folders, or - for stdin (or one rule id: that rule explained; a mistyped one is named)');
   addInputOptions(cmd);
   addThresholdOptions(cmd);
   cmd
@@ -32,10 +33,9 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
     .option('--session <ids>', 'only findings of these sessions (comma-separated, repeatable)', collect, [])
     .option('-n <number>', 'only the finding numbered #N in the text report (1-based)')
     .action(async (paths: string[], flags: ExplainFlags) => {
-      // `explain silent-truncation`: a rule's id where no such file is asks for the rule itself.
-      const rule = paths.length === 1 && flags.db === undefined && !existsSync(paths[0]!) ? RULE_IDS.find((id) => id === paths[0]) : undefined;
-      if (rule !== undefined) {
-        await writeOut(io, [explainRule(rule)]);
+      const asked = paths.length === 1 && flags.db === undefined ? ruleAsked(paths[0]!) : undefined;
+      if (asked !== undefined) {
+        await writeOut(io, [explainRule(asked)]);
         return done(0);
       }
       const ws = await openWorkspace(paths, flags, io);
@@ -58,6 +58,22 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         ws.db.close();
       }
     });
+}
+
+/**
+ * `explain silent-truncation`: a rule's id where no such file is asks for the rule itself. A word that is no
+ * file and reads as a mistyped rule id (`dual-writr`, `404-Storm`) is told so, as `--rule` tells it, rather
+ * than read as a missing log: only what looks like a path (a separator or a file extension, or `-` for stdin)
+ * or is near no rule id stays an input, unusable if it cannot be read.
+ */
+function ruleAsked(word: string): RuleId | undefined {
+  if (existsSync(word)) return undefined;
+  if (isRuleId(word)) return word;
+  // (`-` is stdin; a word under 3 characters is held in too many ids to name one)
+  if (word.length < 3 || /[/\\]/.test(word) || /\.[A-Za-z0-9]+$/.test(word)) return undefined;
+  const near = nearMatches(word, RULE_IDS);
+  if (near.length === 0) return undefined;
+  throw new UsageError(`unknown rule "${word}" (did you mean ${near.join(', ')}?), and no file of that name (see resumescope rules)`);
 }
 
 /** Each finding (or the one numbered `only`) explained, in the text report's order and numbering. */

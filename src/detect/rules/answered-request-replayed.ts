@@ -9,7 +9,8 @@ interface AnsweredReplayRow {
   session: string;
   at_ms: number;
   last_event_id: string;
-  stream: string | null;
+  /** The stream that sent the Last-Event-ID event (the cursor's), not the one the resumption opened. */
+  anchor_stream: string;
   new_stream: string | null;
   request_id: string;
   method: string | null;
@@ -28,7 +29,7 @@ function answeredRequestReplayed(db: Db, opts: DetectOptions): DetectorOutput {
       session: r.session,
       atMs: r.at_ms,
       message:
-        `resume of ${r.session} from event ${r.last_event_id}${r.new_stream ? ` on ${r.new_stream}` : ''} replays request ${r.request_id}` +
+        `resume of ${r.session} from event ${r.last_event_id} on ${r.anchor_stream}${r.new_stream ? ` (new stream ${r.new_stream})` : ''} replays request ${r.request_id}` +
         `${r.method ? ` (${r.method})` : ''} in event ${r.event_id}, already answered at ${at(r.answered_ms)}: the client receives it twice${more}`,
       evidenceIds: evidenceIds(r.evidence),
     };

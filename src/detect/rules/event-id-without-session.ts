@@ -8,7 +8,9 @@ import { atProtocol, revisionNamed } from '../../replay/revision-named.js';
 // event-id-without-session: a Last-Event-ID without Mcp-Session-Id was
 // accepted as a resume or attach. An event id is a position within one
 // session's stream; without the session it can only have been resolved
-// against a global log. SQL: queries/rules/event-id-without-session.sql.
+// against a global log, or not at all: where the upgrade replayed nothing,
+// the server took the cursor and dropped it, and its 2xx hides that.
+// SQL: queries/rules/event-id-without-session.sql.
 
 interface Row {
   at_ms: number;
@@ -18,8 +20,13 @@ interface Row {
   node: string | null;
   /** The request's protocol version, where logged. */
   version: string | null;
+  /** 1 where the upgrade counted no replay and named no replayed event (0 or NULL: it replayed, or the counter is absent). */
+  replayed_nothing: number | null;
   evidence: string;
 }
+
+/** How the message of an accepted cursor that was not resolved at all ends (fixed text after every logged value: explain reads it back). */
+const CURSOR_DROPPED = 'the 2xx tells the client its position was honoured, so it cannot tell its cursor was dropped';
 
 export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): DetectorOutput {
   const findings = queryRows<Row>(db, 'rules/event-id-without-session', opts).map((r) => ({
@@ -30,7 +37,9 @@ export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): Detect
       ? // No session is normal there (SEP-2567): the fault is resolving the header at all (SEP-2575).
         `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} ${atProtocol(r.version!)}: ` +
         `a request of that revision has no Mcp-Session-Id by design, and the fault is the resumption: that revision has no Last-Event-ID, the server must ignore the header and serve the request on its own`
-      : `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
+      : r.replayed_nothing
+        ? `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id, and ignored the cursor (replayed nothing): ${CURSOR_DROPPED}`
+        : `accepted ${r.decision === 'attach' ? 'an attach' : 'a resume'} (status ${r.status}${r.node ? ` on node ${r.node}` : ''}) carrying Last-Event-ID ${r.last_event_id} but no Mcp-Session-Id: the event id can only have been resolved against a global log, not a session's stream`,
     evidenceIds: evidenceIds(r.evidence),
   }));
   return { findings, notKnowable: [] };
@@ -57,7 +66,12 @@ export default defineRule({
             shouldHave:
               'Ignore Last-Event-ID on a request at 2026-07-28 or later (that revision\'s transport, Backward Compatibility: "A Last-Event-ID header: ignore it") and serve the request on its own, replaying nothing. Do not answer it 400 or 404, and do not expect an initialize: that revision has neither sessions nor initialize.',
           }
-        : undefined,
+        : message.endsWith(CURSOR_DROPPED)
+          ? {
+              whyItBreaks:
+                'An event id is a position within a stream, and every stream belongs to a session: without the session id there is nothing to scope it to. This server accepted the cursor and replayed nothing, so it resolved it against nothing, yet its 2xx tells the client the stream goes on from its position: the events the client missed are neither delivered nor reported missing.',
+            }
+          : undefined,
   },
   live: { reads: ['sessionless-records'], settles: 'at-once' },
   detect: (ctx) => judgeEventIdsWithoutSession(ctx.db, ctx.opts),

@@ -24,6 +24,9 @@ interface OrphanRow {
   /** Set where a `poll` close was taken as a close: the revision (without polling) it was judged at. */
   unpolled_version: string | null;
   failed_answers: number;
+  /** The first accepted resumption of its lineage that replayed its event, or resumed from it (queries/rules/orphaned-request.sql). */
+  carried_ts: number | null;
+  carried_how: 'replayed' | 'received' | null;
   evidence: string;
   log_end_ms: number;
   within_window: number | null;
@@ -58,7 +61,7 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
     const sequence = r.cause_ts < r.sent_ts ? `it was sent after ${cause}` : `${cause} while it was pending`;
     // a poll close at a revision without polling (2025-03-26, 2025-06-18): its client was told no retry it honours
     const unpolled = r.unpolled_version ? ` (closed for polling, which ${r.unpolled_version} does not have: the close ended the stream)` : '';
-    const fate = r.timed_out_ts !== null ? `it timed out at ${at(r.timed_out_ts)} unanswered` : 'it is still unanswered when the log ends';
+    const fate = fateOf(r);
     const refused = r.failed_answers > 0 ? ` (${plural(r.failed_answers, 'answer')} got an error status and ${r.failed_answers === 1 ? 'was' : 'were'} not taken)` : '';
     return {
       rule: 'orphaned-request',
@@ -72,6 +75,31 @@ function orphanedRequest(db: Db, opts: DetectOptions, handOver: RuleContext['han
   for (const session of proxyOnlySessions(db, proxySessions)) notKnowable.push({ rule: 'orphaned-request', session, reason: STREAMS_HIDDEN });
   return { findings, notKnowable };
 }
+
+/**
+ * What became of the request after it was stranded, the end of the message (findings/identity.ts cuts it off:
+ * later lines change it). Where a resumption of its lineage replayed it, or resumed from its own event (the
+ * client had it), it says so: it is still an orphan (re-issued under a fresh id or failed, rules.md asks), but
+ * not one the client never saw. Times and counts only, never a logged value.
+ */
+function fateOf(r: OrphanRow): string {
+  const timedOut = r.timed_out_ts !== null ? at(r.timed_out_ts) : undefined;
+  if (r.carried_ts === null) return timedOut !== undefined ? `it timed out at ${timedOut} unanswered` : 'it is still unanswered when the log ends';
+  const carried =
+    r.carried_how === 'received'
+      ? `the client had received it (its event was the Last-Event-ID of a resumption at ${at(r.carried_ts)}) but it`
+      : `it was replayed on the resumed lineage at ${at(r.carried_ts)} but`;
+  return timedOut !== undefined
+    ? `${carried}${r.carried_how === 'received' ? ' was' : ''} never answered, re-issued or cancelled before it timed out at ${timedOut}`
+    : `${carried} is still unanswered when the log ends`;
+}
+
+/**
+ * The fates fateOf gives a carried request, read back by explain. Anchored at the end, past every logged value:
+ * a request id or method that reads like one is followed by the real fate, which starts with "; ".
+ */
+const REPLAYED_FATE = /; it was replayed on the resumed lineage at [0-9T:.Z+-]+ but [^;]*$/;
+const RECEIVED_FATE = /; the client had received it \(its event was the Last-Event-ID of a resumption at [0-9T:.Z+-]+\) but it [^;]*$/;
 
 /** A request the log leaves pending (its at_ms is when it was stranded), cut off within the orphan window (--orphan-window). */
 function cutShort(r: OrphanRow, windowMs: number): NotKnowable {
@@ -94,9 +122,21 @@ export default defineRule({
     meaning:
       'A server-to-client request (sampling, elicitation, roots) was never answered, re-issued or cancelled; its stream ended or was superseded while it was pending (or a reconnect was rejected), and it timed out or was still pending when the log ends.',
     whyItBreaks:
-      'The request belongs to the session but was delivered on one stream only. When that stream died nothing carried it to the session\'s new stream, so the client never knew of it and the server waited for an answer that could not come.',
+      'The request belongs to the session but was delivered on one stream only. When that stream died nothing re-issued it on the session\'s new stream or failed it. Unless a resumption replayed it (the message says so where one did), the client never knew of it; either way the server waited for an answer that did not come, with nothing to tell the application.',
     shouldHave:
       'When a stream ends or is superseded, re-issue its pending requests on the session\'s new stream under fresh ids (tombstoning the old ones), or fail them explicitly to the application.',
+    fitted: (message) =>
+      REPLAYED_FATE.test(message)
+        ? {
+            whyItBreaks:
+              'The request belongs to the session but was delivered on one stream only. When that stream died, a resumption replayed it on the resumed lineage under its old id, but nothing re-issued it under a fresh id or failed it, and no answer came: the server waited on it until it timed out or the log ended, with nothing to tell the application.',
+          }
+        : RECEIVED_FATE.test(message)
+          ? {
+              whyItBreaks:
+                'The client had the request: a resumption named its event as Last-Event-ID. But the request was tied to a stream that died, and nothing re-issued it on the session\'s new stream under a fresh id or failed it, and no answer came: the server waited on it until it timed out or the log ended, with nothing to tell the application.',
+            }
+          : undefined,
   },
   live: { reads: ['log-end'], settles: 'end-of-log', recheckAfterMs: (opts) => opts.orphanWindowMs },
   detect: (ctx) => orphanedRequest(ctx.db, ctx.opts, ctx.handOver),
