@@ -453,6 +453,19 @@ describe('explainEngineDivergences', () => {
     db.close();
   });
 
+  it('does not name orphaned-request, which cites a reconnect as what replayed or stranded a request, not as a decision it judges', () => {
+    const db = openDb(':memory:');
+    const table = FindingTable.create(db);
+    table.add([raw('engine-divergence', [4, 9]), raw('engine-divergence', [4, 12])]);
+    table.add([raw('orphaned-request', [3, 9]), raw('orphaned-request', [5, 12])]);
+    table.add([raw('cross-principal-replay', [1, 9])]);
+    explainEngineDivergences(table, RULE_IDS);
+    const messages = table.seal().toArray().filter((f) => f.rule === RULE).map((f) => f.message);
+    // near miss: the other rule citing the same upgrade is still named
+    expect(messages.sort()).toEqual(['engine-divergence (explained by: cross-principal-replay)', 'engine-divergence (no rule explains it)']);
+    db.close();
+  });
+
   // Node a, which wrote g1, logged nothing after `lastOfA` (killed in a deploy?) before node b took the session over.
   const takenOverOn = (lastOfA: number): LogLine[] => [
     { ...created, node: 'a' },

@@ -334,6 +334,13 @@ export interface ExplainableFindings {
 }
 
 /**
+ * Rules whose findings cite a reconnect as what happened to something else, never as a decision they judge:
+ * orphaned-request cites the resumption that replayed a request, or the rejected reconnect that stranded it.
+ * Named as explaining a divergence, it would send a reader to a request's fate for a reconnect's answer.
+ */
+const CITES_RECONNECTS_AS_CONTEXT: ReadonlySet<string> = new Set(['orphaned-request']);
+
+/**
  * Names, in every engine-divergence message, the other rules whose findings cite the same
  * upgrade: "(explained by: silent-truncation, dual-writer)", or "(no rule explains it)"; where
  * rules were switched off (a config file's rules.disable), "(no rule that ran explains it; not run:
@@ -341,7 +348,10 @@ export interface ExplainableFindings {
  */
 export function explainEngineDivergences(findings: ExplainableFindings, catalogue: readonly string[], notRun: readonly string[] = []): void {
   const words = new Map<number, string>();
-  for (const [n, rules] of findings.citedBy(RULE)) words.set(n, `(explained by: ${catalogue.filter((r) => rules.has(r)).join(', ')})`);
+  for (const [n, rules] of findings.citedBy(RULE)) {
+    const explaining = catalogue.filter((r) => rules.has(r) && !CITES_RECONNECTS_AS_CONTEXT.has(r));
+    if (explaining.length > 0) words.set(n, `(explained by: ${explaining.join(', ')})`);
+  }
   const unexplained = notRun.length === 0 ? '(no rule explains it)' : `(no rule that ran explains it; not run: ${notRun.join(', ')})`;
   findings.appendToMessages(RULE, words, unexplained);
 }
