@@ -1,11 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { detect } from '../../src/detect/run.js';
+import { describe, expect, it } from 'vitest';
 import { LiveSession } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
-import type { InputLine } from '../../src/read/lines.js';
-import { SourceIngest } from '../../src/pipeline/ingest.js';
-import { openDb, type Db } from '../../src/store/db.js';
 import { rec } from './support.js';
+import { inputLines, memoryDb, wholeLogFindings } from './whole-log.js';
 
 // Records are ordered by their time, not by when their line arrives (log-format.md). A line timed before a
 // finding can still arrive after it: from another node's file whose shipper lags, or from a logger that flushes
@@ -13,36 +10,7 @@ import { rec } from './support.js';
 // waits: these hold live mode to what `analyze` finds in the final logs. (The time audit's case, where watch
 // --fail-on error failed a soak on a dual-writer analyze of the same logs does not find.)
 
-const dbs: Db[] = [];
-afterEach(() => {
-  for (const db of dbs.splice(0)) db.close();
-});
-
 const SHARED = { sharedSessionStore: true };
-
-function memoryDb(): Db {
-  const db = openDb(':memory:');
-  dbs.push(db);
-  return db;
-}
-
-function inputLines(text: string, firstLine = 1): InputLine[] {
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((t, i) => ({ line: firstLine + i, text: t }));
-}
-
-/** What analyze reports for these sources, read whole. */
-function wholeLogFindings(sources: { name: string; text: string }[]): Finding[] {
-  const db = memoryDb();
-  for (const s of sources) {
-    const ingest = new SourceIngest(db, s.name);
-    for (const l of inputLines(s.text)) ingest.add(l);
-    ingest.finish(null);
-  }
-  return detect(db, SHARED).findings;
-}
 
 const sorted = (fs: Finding[]) => fs.map((f) => JSON.stringify(f)).sort();
 const rules = (fs: Finding[]) => fs.map((f) => f.rule).sort();
@@ -77,7 +45,7 @@ describe('watch holds a finding that a line timed before it, arriving later, can
     const expected = wholeLogFindings([
       { name: 'node-a.ndjson', text: NODE_A_EARLY + NODE_A_CLOSE },
       { name: 'node-b.ndjson', text: resumeOnNodeB(2) },
-    ]);
+    ], SHARED);
     expect(expected).toEqual([]);
     expect(announced).toEqual([]);
     expect(live.book.all()).toEqual([]);
@@ -102,7 +70,7 @@ describe('watch holds a finding that a line timed before it, arriving later, can
     const expected = wholeLogFindings([
       { name: 'node-a.ndjson', text: NODE_A_EARLY },
       { name: 'node-b.ndjson', text: resumeOnNodeB(2) },
-    ]);
+    ], SHARED);
     expect(sorted(announced)).toEqual(sorted(expected));
     expect(live.settle(true)).toEqual([]);
   });
@@ -120,7 +88,7 @@ describe('watch holds a finding that a line timed before it, arriving later, can
     now = 10_000;
     announced.push(...live.settle(), ...live.settle(true));
 
-    expect(wholeLogFindings([{ name: 'app.ndjson', text: NODE_A_EARLY + onOneNode(resumeOnNodeB(2)) + NODE_A_CLOSE }])).toEqual([]);
+    expect(wholeLogFindings([{ name: 'app.ndjson', text: NODE_A_EARLY + onOneNode(resumeOnNodeB(2)) + NODE_A_CLOSE }], SHARED)).toEqual([]);
     expect(announced).toEqual([]);
   });
 
@@ -136,7 +104,7 @@ describe('watch holds a finding that a line timed before it, arriving later, can
     const expected = wholeLogFindings([
       { name: 'node-a.ndjson', text: NODE_A_EARLY + sent3 + NODE_A_CLOSE },
       { name: 'node-b.ndjson', text: resumeOnNodeB(3) },
-    ]);
+    ], SHARED);
     expect(expected).toEqual([]);
     expect(announced).toEqual([]);
   });

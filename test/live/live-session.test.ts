@@ -1,44 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { detect } from '../../src/detect/run.js';
 import { LiveSession, REJUDGE_AFTER_MS } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
-import type { InputLine } from '../../src/read/lines.js';
-import { openDb, type Db } from '../../src/store/db.js';
 import { SourceIngest } from '../../src/pipeline/ingest.js';
 import { healthyLines, rec, violatingLine } from './support.js';
+import { inputLines, memoryDb, wholeLogFindings } from './whole-log.js';
 
 // The live pipeline judges only what a batch touched; these tests hold it to
 // what `analyze` finds in the same log read whole.
 
-const dbs: Db[] = [];
-afterEach(() => {
-  for (const db of dbs.splice(0)) db.close();
-});
-
-function memoryDb(): Db {
-  const db = openDb(':memory:');
-  dbs.push(db);
-  return db;
-}
-
-function inputLines(text: string, firstLine = 1): InputLine[] {
-  return text
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((t, i) => ({ line: firstLine + i, text: t }));
-}
-
-/** What analyze reports for these sources, read whole. */
-function wholeLogFindings(sources: { name: string; text: string }[]): Finding[] {
-  const db = memoryDb();
-  for (const s of sources) {
-    const ingest = new SourceIngest(db, s.name);
-    for (const l of inputLines(s.text)) ingest.add(l);
-    ingest.finish(null);
-  }
-  return detect(db).findings;
-}
 
 const sorted = (fs: Finding[]) => fs.map((f) => JSON.stringify(f)).sort();
 
