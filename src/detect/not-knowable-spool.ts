@@ -55,6 +55,17 @@ export class NotKnowableSpool {
 
 /** A sealed spool: read a page at a time, in report order (each page its own statement: the connection stays free between). */
 export class NotKnowableTable implements OrderedNotKnowables {
+  private static copies = 0;
+
+  /** A sealed spool's rows copied from a kept table (`from`, schema-qualified: the findings cache, detect/report-cache.ts), in report order. */
+  static copiedFrom(db: Db, from: string): NotKnowableTable {
+    const name = `report_not_knowable_copy_${++NotKnowableTable.copies}`;
+    db.exec(`CREATE TEMP TABLE ${name} (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
+      INSERT INTO temp.${name} (pos, rule, session, reason) SELECT pos, rule, session, reason FROM ${from} ORDER BY pos;
+      CREATE INDEX temp.${name}_rule ON ${name} (rule);`);
+    return new NotKnowableTable(db, name);
+  }
+
   private count: number | undefined;
 
   constructor(
@@ -89,6 +100,11 @@ export class NotKnowableTable implements OrderedNotKnowables {
 
   filter(keep: (n: NotKnowable) => boolean): OrderedNotKnowables {
     return filtered(this, keep);
+  }
+
+  /** Every row, in report order, into `to` (schema-qualified; copiedFrom reads it back). */
+  copyTo(to: string): void {
+    this.db.exec(`INSERT INTO ${to} (pos, rule, session, reason) SELECT pos, rule, session, reason FROM temp.${this.name} ORDER BY pos`);
   }
 
   drop(): void {

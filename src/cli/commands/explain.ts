@@ -43,6 +43,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
         const rules = ruleList(flags.rule);
         let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, loadConfig(flags.config, io)), {
           onDerived: () => requireKnownSessions(ws.db, flags.session),
+          cached: flags.db !== undefined,
         });
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
