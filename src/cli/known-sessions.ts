@@ -22,7 +22,7 @@ export function unknownSessionError(db: Db, session: string, known: readonly str
 
 /**
  * Throws for the first of `sessions` the log does not hold. Each is looked up on its own: listing every
- * session took seconds at 1M lines (10 s of a 20 s `explain --session` on a kept report); only a
+ * session took seconds at 1M lines (18 s of a 19 s `explain --session` on a kept report); only a
  * mistake, to be matched against them, needs the list.
  */
 export function requireKnownSessions(db: Db, sessions: readonly string[]): void {
