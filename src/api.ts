@@ -47,7 +47,7 @@ export async function analyzeSources(sources: Source[], opts: AnalyzeOptions = {
   checkInputFormat(opts);
   const { db, unusable } = await loadInputs(sources, withProgress(opts, opts.onProgress));
   try {
-    return { ...inMemory(await findingsOf(db, opts, { onProgress: opts.onProgress })), unusable };
+    return { ...inMemory(await findingsOf(db, opts, { onProgress: opts.onProgress, cached: opts.db !== undefined })), unusable };
   } finally {
     db.close();
   }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { colourWanted } from '../render/colour.js';
+import { TOOL_VERSION } from '../model/tool-version.js';
 
 /** Process concerns kept in one place: output streams, colour, the package version. */
 export interface Io {
@@ -62,9 +62,7 @@ export function useColor(io: Io): boolean {
   return colourWanted(io.isTty, process.env);
 }
 
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = TOOL_VERSION;
 
 /** A command-line mistake: exit 2 with the message, no stack. */
 export class UsageError extends Error {}

@@ -25,6 +25,16 @@ export class FindingTable implements Iterable<Finding> {
     return new FindingTable(db, { name, levels: 0, sealed: false, dropped: false }, 0);
   }
 
+  /**
+   * A sealed report's findings copied from a kept table (`from`, schema-qualified: the findings cache,
+   * detect/report-cache.ts), each with its row number, the last key of the report's order.
+   */
+  static copiedFrom(db: Db, from: string): FindingTable {
+    const copy = FindingTable.create(db);
+    db.exec(`INSERT INTO temp.${copy.table.name} (n, ${COPIED}) SELECT n, ${COPIED} FROM ${from} ORDER BY n`);
+    return copy.seal();
+  }
+
   private lengthCache: number | undefined;
   private countsCache: Map<string, number> | undefined;
 
@@ -171,6 +181,13 @@ export class FindingTable implements Iterable<Finding> {
       for (const n of kept) mark.run(level, n);
     })();
     return new FindingTable(this.db, this.table, level);
+  }
+
+  /** Every finding of the sealed report, whole (no narrowing yet), with its row number, into `to` (schema-qualified; copiedFrom reads it back). */
+  copyTo(to: string): void {
+    this.refuseUnsealed();
+    if (this.table.levels !== 0) throw new Error('a narrowed report is not the whole report: copy it before filtering');
+    this.db.exec(`INSERT INTO ${to} (n, ${COPIED}) SELECT n, ${COPIED} FROM temp.${this.table.name} ORDER BY n`);
   }
 
   /** The findings as an array (the library's Report, the TUI, HTML). */

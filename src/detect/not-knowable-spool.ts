@@ -38,10 +38,8 @@ export class NotKnowableSpool {
    */
   seal(): NotKnowableTable {
     const sorted = `${this.name}_sorted`;
-    this.db.exec(`CREATE TEMP TABLE ${sorted} (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
-      INSERT INTO temp.${sorted} (rule, session, reason)
-        SELECT rule, session, reason FROM temp.${this.name} ORDER BY rank, ifnull(session, ''), reason, n;
-      CREATE INDEX temp.${sorted}_rule ON ${sorted} (rule);`);
+    sealedTable(this.db, sorted, `INSERT INTO temp.${sorted} (rule, session, reason)
+      SELECT rule, session, reason FROM temp.${this.name} ORDER BY rank, ifnull(session, ''), reason, n`);
     this.drop();
     return new NotKnowableTable(this.db, sorted);
   }
@@ -55,6 +53,15 @@ export class NotKnowableSpool {
 
 /** A sealed spool: read a page at a time, in report order (each page its own statement: the connection stays free between). */
 export class NotKnowableTable implements OrderedNotKnowables {
+  private static copies = 0;
+
+  /** A sealed spool's rows copied from a kept table (`from`, schema-qualified: the findings cache, detect/report-cache.ts), in report order. */
+  static copiedFrom(db: Db, from: string): NotKnowableTable {
+    const name = `report_not_knowable_copy_${++NotKnowableTable.copies}`;
+    sealedTable(db, name, `INSERT INTO temp.${name} (pos, rule, session, reason) SELECT pos, rule, session, reason FROM ${from} ORDER BY pos`);
+    return new NotKnowableTable(db, name);
+  }
+
   private count: number | undefined;
 
   constructor(
@@ -91,9 +98,21 @@ export class NotKnowableTable implements OrderedNotKnowables {
     return filtered(this, keep);
   }
 
+  /** Every row, in report order, into `to` (schema-qualified; copiedFrom reads it back). */
+  copyTo(to: string): void {
+    this.db.exec(`INSERT INTO ${to} (pos, rule, session, reason) SELECT pos, rule, session, reason FROM temp.${this.name} ORDER BY pos`);
+  }
+
   drop(): void {
     this.db.exec(`DROP TABLE IF EXISTS temp.${this.name}`);
   }
+}
+
+/** A sealed spool's table, filled in report order by `fill`, with the index its rule reads follow. */
+function sealedTable(db: Db, name: string, fill: string): void {
+  db.exec(`CREATE TEMP TABLE ${name} (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
+    ${fill};
+    CREATE INDEX temp.${name}_rule ON ${name} (rule);`);
 }
 
 /** A view of an ordered list that keeps what `keep` keeps: walked again each time, counted once. */

@@ -1,4 +1,5 @@
 import { detectOnTwoThreads, type ThreadOptions } from '../detect/parallel.js';
+import { ReportCache } from '../detect/report-cache.js';
 import type { RunOptions, TableReport } from '../detect/run.js';
 import type { ProgressListener } from '../model/progress.js';
 import type { Db } from '../store/db.js';
@@ -15,6 +16,11 @@ export interface FindingsSteps {
   onDerived?: () => void;
   /** The second thread, for derive and the rules alike (`threads`); the rules worker's script (tests). */
   threads?: ThreadOptions;
+  /**
+   * The database is a --db file a user keeps: its findings cache (detect/report-cache.ts) is read, and written
+   * after a judgement where it can be. Not for a one-off database: it is judged once.
+   */
+  cached?: boolean;
 }
 
 export async function findingsOf(db: Db, opts: RunOptions = {}, steps: FindingsSteps = {}): Promise<TableReport> {
@@ -22,6 +28,12 @@ export async function findingsOf(db: Db, opts: RunOptions = {}, steps: FindingsS
   steps.onProgress?.({ type: 'stage', stage: 'derive' });
   await deriveOnTwoThreads(db, { ...(steps.threads?.threads !== undefined && { threads: steps.threads.threads }) });
   steps.onDerived?.();
+  // A database judged before has nothing left to derive: a kept report spares the rules only.
+  const cache = steps.cached === true ? ReportCache.of(db, opts) : undefined;
+  const kept = cache?.read();
+  if (kept !== undefined) return kept;
   steps.onProgress?.({ type: 'stage', stage: 'detect' });
-  return detectOnTwoThreads(db, opts, steps.threads);
+  const report = await detectOnTwoThreads(db, opts, steps.threads);
+  cache?.keep(report);
+  return report;
 }

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
-import { MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6, MIGRATE_6_TO_7, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
+import { MIGRATE_1_TO_2, MIGRATE_2_TO_3, MIGRATE_3_TO_4, MIGRATE_4_TO_5, MIGRATE_5_TO_6, MIGRATE_6_TO_7, MIGRATE_7_TO_8, SCHEMA_SQL, SCHEMA_VERSION } from './schema.js';
 import { DERIVED_VIEWS_SQL } from './views.js';
 
 export type Db = Database.Database;
@@ -147,7 +147,10 @@ function checkVersion(db: Db, path: string, readonly: boolean, onUpgrade?: OpenO
       `${path}: written by a newer resumescope (schema v${version}; this one reads v${SCHEMA_VERSION}). Upgrade resumescope, or re-ingest the logs into a new --db file.`,
     );
   }
-  if (version >= 1 && version <= 6) {
+  // v8 added only the findings cache, which a reader does without (detect/report-cache.ts): a v7 file handed over
+  // read-only is read as it is, every rule run again.
+  if (readonly && version === 7) return;
+  if (version >= 1 && version <= 7) {
     // Every command upgrades what it may write, so a copy it may write to is the way on.
     if (readonly) {
       throw new StoreError(
@@ -159,7 +162,8 @@ function checkVersion(db: Db, path: string, readonly: boolean, onUpgrade?: OpenO
     if (version <= 3) db.exec(MIGRATE_3_TO_4);
     if (version <= 4) db.exec(MIGRATE_4_TO_5);
     if (version <= 5) db.exec(MIGRATE_5_TO_6);
-    db.exec(MIGRATE_6_TO_7);
+    if (version <= 6) db.exec(MIGRATE_6_TO_7);
+    db.exec(MIGRATE_7_TO_8);
     onUpgrade?.(version, SCHEMA_VERSION);
     return;
   }

@@ -132,6 +132,26 @@ export const SCHEMA_DOCS: Record<string, TableDoc> = {
     columns: { source_id: 'sources.id', node: 'the node (NULL: records that name none)', records: 'its records', last_ms: 'its last server record\'s time, epoch ms', last_id: 'that record (records.id)' },
   },
   dirty_sessions: { about: 'internal: sessions touched since the last derive', columns: { session: 'the session id' } },
+  report_cache: {
+    about: 'internal: the findings cache (README, "A tour"): the key of the report kept and its summary, at most one row',
+    columns: { key: 'digest of what the report depends on: resumescope\'s code, the schema, the rules\' options, what the database holds', summary: 'the report\'s summary, JSON' },
+  },
+  report_cache_findings: {
+    about: 'internal: the kept report\'s findings, valid while report_cache.key matches (a later ingest leaves them stale)',
+    columns: {
+      n: 'order the rules reported it in (the last tie-break of the report\'s order)',
+      rule: 'the rule id',
+      session: 'the session id (NULL: none)',
+      at_ms: 'its time, epoch ms',
+      message: 'what the report says of it',
+      evidence: 'the records that prove it (records.id), a JSON array in the order shown',
+      last_evidence: 'the last of them',
+    },
+  },
+  report_cache_not_knowable: {
+    about: 'internal: the kept report\'s not-knowables (a rule that could not be judged for a session, and why), in report order',
+    columns: { pos: 'report order', rule: 'the rule id', session: 'the session id (NULL: none)', reason: 'why it could not be judged' },
+  },
   incarnations: {
     about: 'sessions: one row per session.created (a session id reused is two rows)',
     columns: {

@@ -1,6 +1,6 @@
 // resumescope timeline schema. Bump SCHEMA_VERSION on any change and add its
 // migration (MIGRATE_<from>_TO_<to>), which db.ts runs on a database's first write.
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 const NODE_RECORDS = `
 -- Each node's share of a source, counted as its records are stored (source-sink.ts): the input's records
@@ -12,8 +12,22 @@ CREATE TABLE IF NOT EXISTS node_records (
 );
 `;
 
+const REPORT_CACHE = `
+-- The findings cache (detect/report-cache.ts): the report of the last judgement of this database, so that a
+-- later command on it with the same key (resumescope's code and version, the schema, the rules' options, what
+-- the database holds) reads the findings instead of running every rule again. report_cache holds the key and
+-- the summary, at most one row, written in the same transaction as the findings and after them; the findings'
+-- evidence is record ids, resolved to file:line as the report is read. n and pos keep the report's order.
+CREATE TABLE IF NOT EXISTS report_cache (key TEXT NOT NULL, summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS report_cache_findings (
+  n INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, at_ms INTEGER NOT NULL, message TEXT NOT NULL,
+  evidence TEXT NOT NULL, last_evidence INTEGER
+);
+CREATE TABLE IF NOT EXISTS report_cache_not_knowable (pos INTEGER PRIMARY KEY, rule TEXT NOT NULL, session TEXT, reason TEXT NOT NULL);
+`;
+
 export const SCHEMA_SQL = `
--- resumescope timeline, schema version 7.
+-- resumescope timeline, schema version 8.
 -- Raw layer: one row per normalized record, with provenance (source, line).
 -- Derived layer (rebuilt per touched session by store/derive.ts): incarnations (the sessions:
 -- there is no sessions table), streams, events, requests. Views give each record kind a table
@@ -95,7 +109,7 @@ CREATE INDEX IF NOT EXISTS records_new_session ON records (new_session) WHERE ne
 CREATE INDEX IF NOT EXISTS records_version ON records (session, ts_ms, id, protocol_version) WHERE protocol_version IS NOT NULL;
 
 ${NODE_RECORDS}
-
+${REPORT_CACHE}
 -- Sessions touched since the last derive (live mode re-evaluates only these).
 CREATE TABLE IF NOT EXISTS dirty_sessions (session TEXT PRIMARY KEY);
 
@@ -217,4 +231,10 @@ SELECT source_id, node, sum(origin = 'server' OR kind = 'http'),
   (SELECT r.id FROM records r WHERE r.source_id = g.source_id AND r.node IS g.node AND r.origin = 'server' ORDER BY r.ts_ms DESC, r.id DESC LIMIT 1)
 FROM records g GROUP BY source_id, node;
 UPDATE meta SET value = '7' WHERE key = 'schema_version';
+`;
+
+/** Schema 7 → 8: the findings cache (detect/report-cache.ts), empty until a command judges the database. */
+export const MIGRATE_7_TO_8 = `
+${REPORT_CACHE}
+UPDATE meta SET value = '8' WHERE key = 'schema_version';
 `;

@@ -167,3 +167,8 @@ export function sessionIds(db: Db): string[] {
     .pluck()
     .all() as string[];
 }
+
+/** Whether the log names this session, as sessionIds would list it: one probe of the session index, not a pass over every record. */
+export function holdsSession(db: Db, session: string): boolean {
+  return db.prepare("SELECT 1 FROM records WHERE session = ? AND shadowed = 0 AND kind <> 'http' LIMIT 1").get(session) !== undefined;
+}

@@ -224,6 +224,27 @@ describe('query', () => {
   });
 });
 
+describe('explain -n under --session and --rule', () => {
+  it('numbers the findings the filters keep, as the filtered text report does', async () => {
+    const report = await cli('analyze', 'samples/http-edge.ndjson', '--fail-on', 'never', '--session', 'd00d-78');
+    expect(report.out).toMatch(/^ {4}#1 {2}\S+ {2}session d00d-78$/m);
+    expect((await cli('explain', 'samples/http-edge.ndjson', '--session', 'd00d-78', '-n', '1')).out).toMatch(/^#1 .*\n.*Session d00d-78, /);
+    // Near miss: without the filter, the same finding is #2 of the whole report.
+    expect((await cli('explain', 'samples/http-edge.ndjson', '-n', '2')).out).toMatch(/^#2 .*\n.*Session d00d-78, /);
+  });
+
+  it('past the end, says how many findings the filters keep and that -n counts among them', async () => {
+    const r = await cli('explain', 'samples/http-edge.ndjson', '--session', 'd00d-78', '-n', '2');
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('resumescope: -n 2: 1 finding matches --session d00d-78; -n counts among them (without the filters, -n numbers the whole report)\n');
+    const both = await cli('explain', 'samples/http-edge.ndjson', '--session', 'd00d-77', '--rule', '404-storm', '-n', '3');
+    expect(both.err).toBe('resumescope: -n 3: 1 finding matches --rule 404-storm --session d00d-77; -n counts among them (without the filters, -n numbers the whole report)\n');
+    expect((await cli('explain', 'samples/http-edge.ndjson', '-n', '4')).err).toBe('resumescope: -n 4: the report has only 3 findings\n');
+    expect((await cli('explain', 'samples/clean.ndjson', '-n', '1')).err).toBe('resumescope: -n 1: the report has no findings\n');
+  });
+
+});
+
 describe('explain and rules', () => {
   it('explains the Nth finding with its witness lines', async () => {
     const r = await cli('explain', 'samples/writers.ndjson', '--rule', 'dual-writer');

@@ -135,14 +135,17 @@ describe('schema version', () => {
   it('a new database records the version this resumescope writes', () => {
     const path = join(tempDir(), 'timeline.db');
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '7' }]);
+    expect(rows(db, 'SELECT key, value FROM meta')).toEqual([{ key: 'schema_version', value: '8' }]);
   });
 
   /** A database as an older resumescope wrote it: this schema less what came after `version`. */
-  async function olderDb(version: 1 | 2 | 3 | 4 | 5 | 6, log: LogLine[] = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }]): Promise<string> {
+  async function olderDb(version: 1 | 2 | 3 | 4 | 5 | 6 | 7, log: LogLine[] = [{ ts: 0, kind: 'session.created', session: 'S1', protocol_version: '2025-11-25' }]): Promise<string> {
     const path = join(tempDir(), 'timeline.db');
     await loadWorkspace([logSource(log)], { db: path }).then((ws) => ws.db.close());
     const old = new Database(path);
+    old.exec('DROP TABLE report_cache; DROP TABLE report_cache_findings; DROP TABLE report_cache_not_knowable');
+    old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
+    if (version === 7) return (old.close(), path);
     old.exec('DROP TABLE node_records');
     old.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(version));
     if (version === 6) return (old.close(), path);
@@ -174,9 +177,9 @@ describe('schema version', () => {
 
   it('a version 1 database gains the log format 2 and 3 columns when opened for writing, and keeps its records', async () => {
     const path = await olderDb(1);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v7/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v1 needs an upgrade to v8/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
@@ -185,9 +188,9 @@ describe('schema version', () => {
 
   it('a version 2 database gains the line offsets and the protocol-version index when opened for writing, and keeps its lines', async () => {
     const path = await olderDb(2);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v7, which cannot be written to it here; copy it/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v2 needs an upgrade to v8, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V3_ADDS)).toEqual([{ n: 6 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
@@ -199,9 +202,9 @@ describe('schema version', () => {
 
   it('a version 3 database has its event lookup index ordered by time when opened for writing, and keeps its records', async () => {
     const path = await olderDb(3);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v7, which cannot be written to it here; copy it/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v3 needs an upgrade to v8, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, V4_LOOKUP)).toEqual(LOOKUP_BY_TIME);
     // (the view reads the derived incarnations: a session's creation)
@@ -211,9 +214,9 @@ describe('schema version', () => {
 
   it('a version 4 database gains the repeated-line count and list when opened for writing, and keeps its records', async () => {
     const path = await olderDb(4);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v4 needs an upgrade to v7, which cannot be written to it here; copy it/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v4 needs an upgrade to v8, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, V5_ADDS)).toEqual([{ n: 3 }]);
     expect(rows(db, 'SELECT repeated FROM sources')).toEqual([{ repeated: 0 }]);
     expect(rows(db, 'SELECT session FROM records')).toEqual([{ session: 'S1' }]);
@@ -222,9 +225,9 @@ describe('schema version', () => {
   it('a version 5 database names the file a repeated line repeats when opened for writing, and keeps its list', async () => {
     const sent = JSON.stringify({ ts: '2026-11-09T10:00:01.013Z', kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 1 });
     const path = await olderDb(5, [{ ts: 0, kind: 'session.created', session: 'S1' }, sent, sent]);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v5 needs an upgrade to v7, which cannot be written to it here; copy it/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v5 needs an upgrade to v8, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, 'SELECT * FROM repeated_lines')).toEqual([{ file: 'server.ndjson', line: 3, of_file: 'server.ndjson', of_line: 2 }]);
   });
 
@@ -237,9 +240,9 @@ describe('schema version', () => {
       { ts: 500, kind: 'session.created', session: 'S3', node: 'a' },
       { ts: 3000, kind: 'session.created', session: 'S4' },
     ]);
-    expect(() => openDb(path, { readonly: true })).toThrow(/schema v6 needs an upgrade to v7, which cannot be written to it here; copy it/);
+    expect(() => openDb(path, { readonly: true })).toThrow(/schema v6 needs an upgrade to v8, which cannot be written to it here; copy it/);
     const db = track(openDb(path));
-    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
     expect(rows(db, 'SELECT n.node, n.records, n.last_ms, r.line FROM node_records n JOIN records r ON r.id = n.last_id ORDER BY n.node')).toEqual([
       { node: null, records: 1, last_ms: 3_000_000, line: 5 },
       { node: 'a', records: 3, last_ms: 1_000_000, line: 3 },
@@ -251,7 +254,7 @@ describe('schema version', () => {
     const path = await olderDb(4);
     const first = await cli('analyze', '--db', path, '--fail-on', 'never', '-f', 'json');
     expect(first.code, first.err).toBe(0);
-    expect(first.err).toBe(`resumescope: ${path}: upgraded from schema v4 to v7; an older resumescope can no longer read it\n`);
+    expect(first.err).toBe(`resumescope: ${path}: upgraded from schema v4 to v8; an older resumescope can no longer read it\n`);
     // Near miss: a database of this schema is opened without a word.
     const again = await cli('analyze', '--db', path, '--fail-on', 'never', '-f', 'json');
     expect(again.err).toBe('');
@@ -261,31 +264,47 @@ describe('schema version', () => {
   it("the hint for an old database that cannot be written works: a copy one can write to is upgraded as a command opens it", async () => {
     const path = await olderDb(3);
     expect(() => openDb(path, { readonly: true })).toThrow(
-      `${path}: schema v3 needs an upgrade to v7, which cannot be written to it here; copy it (with its -wal, if there is one) to a folder you can write to and run the command on the copy, which is upgraded as it opens`,
+      `${path}: schema v3 needs an upgrade to v8, which cannot be written to it here; copy it (with its -wal, if there is one) to a folder you can write to and run the command on the copy, which is upgraded as it opens`,
     );
     const copy = join(tempDir(), 'copy.db');
     copyFileSync(path, copy);
     // Any command: the one that lists the tables too.
     const schema = await cli('query', '--schema', '--db', copy);
     expect(schema.code, schema.err).toBe(0);
-    expect(schema.err).toBe(`resumescope: ${copy}: upgraded from schema v3 to v7; an older resumescope can no longer read it\n`);
+    expect(schema.err).toBe(`resumescope: ${copy}: upgraded from schema v3 to v8; an older resumescope can no longer read it\n`);
     expect(schema.out).toContain('repeated_lines (view)');
     const a = await cli('analyze', '--db', copy, '--fail-on', 'never');
     expect(a.code, a.err).toBe(0);
     expect(a.err).toBe('');
   });
 
+  it('a version 7 database gains the findings cache when opened for writing, and is read as it is where it cannot be', async () => {
+    const path = await olderDb(7);
+    const reader = track(openDb(path, { readonly: true }));
+    expect(rows(reader, 'SELECT value FROM meta')).toEqual([{ value: '7' }]);
+    expect(rows(reader, 'SELECT session FROM records')).toEqual([{ session: 'S1' }]);
+    reader.close();
+    const db = track(openDb(path));
+    expect(rows(db, 'SELECT value FROM meta')).toEqual([{ value: '8' }]);
+    expect(rows(db, "SELECT name FROM sqlite_master WHERE name LIKE 'report_cache%' ORDER BY name")).toEqual([
+      { name: 'report_cache' },
+      { name: 'report_cache_findings' },
+      { name: 'report_cache_not_knowable' },
+    ]);
+    expect(rows(db, 'SELECT count(*) AS n FROM report_cache')).toEqual([{ n: 0 }]);
+  });
+
   it('a database written by a newer resumescope is refused, saying what to do', () => {
-    const path = dbWithVersion('8');
-    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v8; this one reads v7). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
+    const path = dbWithVersion('9');
+    expect(() => openDb(path)).toThrow(`${path}: written by a newer resumescope (schema v9; this one reads v8). Upgrade resumescope, or re-ingest the logs into a new --db file.`);
     expect(() => openDb(path, { readonly: true })).toThrow(/newer resumescope/);
   });
 
   it('loading logs into it is refused too, and it is left untouched', async () => {
-    const path = dbWithVersion('9');
-    await expect(loadWorkspace([], { db: path })).rejects.toThrow(/schema v9/);
+    const path = dbWithVersion('10');
+    await expect(loadWorkspace([], { db: path })).rejects.toThrow(/schema v10/);
     const raw = track(new Database(path, { readonly: true }));
-    expect(rows(raw, 'SELECT value FROM meta')).toEqual([{ value: '9' }]);
+    expect(rows(raw, 'SELECT value FROM meta')).toEqual([{ value: '10' }]);
     expect(rows(raw, 'SELECT count(*) AS n FROM sources')).toEqual([{ n: 0 }]);
   });
 

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
 import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
@@ -342,6 +343,30 @@ describe('resumescope watch --db', () => {
     const a = resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
     expect(await exitWithin(a, 10_000)).toBe(0);
     expect((JSON.parse(a.stdout()) as { summary: { records: number } }).summary.records).toBe(7);
+  });
+
+  it('adding to a judged database leaves the findings kept in it unread: analyze --db judges it again', async () => {
+    const file = logFile(healthyLines('S1') + violatingLine(100));
+    const db = file.replace(/server\.ndjson$/, 'live.db');
+    const analyze = () => resumescope(['analyze', '--db', db, '--format', 'json', '--fail-on', 'never']);
+    const first = resumescope(['analyze', file, '--db', db, '--format', 'json', '--fail-on', 'never']);
+    expect(await exitWithin(first, 10_000)).toBe(0);
+    // The kept findings marked: a report that shows the mark read them.
+    const marked = new Database(db);
+    marked.exec("UPDATE report_cache_findings SET message = 'KEPT ' || message");
+    marked.close();
+    const kept = analyze();
+    expect(await exitWithin(kept, 10_000)).toBe(0);
+    expect(kept.stdout()).toContain('KEPT');
+    const other = file.replace(/server\.ndjson$/, 'other.ndjson');
+    writeFileSync(other, healthyLines('S2', 1000) + violatingLine(1100, 6));
+    const w = resumescope(['watch', '--format', 'ndjson', '--db', db, '--idle-exit', '800ms', other]);
+    expect(await exitWithin(w, 10_000)).toBe(0);
+    const after = analyze();
+    expect(await exitWithin(after, 10_000)).toBe(0);
+    expect(after.stdout()).not.toContain('KEPT');
+    const count = (r: ReturnType<typeof resumescope>) => (JSON.parse(r.stdout()) as { findings: unknown[] }).findings.length;
+    expect(count(after)).toBeGreaterThan(count(first));
   });
 
   it('refuses to ingest a followed file that grew since into the same database: its first lines are there already', async () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // An incident reviewer is handed a --db file read-only (mode 0444, a read-only mount, another user's
@@ -30,11 +31,26 @@ beforeAll(() => {
   const made = join(dir, 'made.db');
   const r = spawnSync(process.execPath, [BIN, 'ingest', 'samples/writers.ndjson', '--db', made], { encoding: 'utf8', timeout: 60_000 });
   expect(r.status, r.stderr).toBe(0);
-  // A folder no one but its owner may write, holding a closed database (its WAL checkpointed).
+  // A database judged once, its kept findings marked (KEPT): a report that shows the mark read them.
+  const judged = join(dir, 'judged.db');
+  const a = spawnSync(process.execPath, [BIN, 'analyze', 'samples/writers.ndjson', '--db', judged, '--fail-on', 'never'], { encoding: 'utf8', timeout: 60_000 });
+  expect(a.status, a.stderr).toBe(0);
+  const marked = new Database(judged);
+  marked.exec("UPDATE report_cache_findings SET message = 'KEPT ' || message");
+  marked.close();
+  // The same as a resumescope before the findings cache wrote it (schema v7).
+  const v7 = join(dir, 'v7.db');
+  copyFileSync(made, v7);
+  const old = new Database(v7);
+  old.exec("DROP TABLE report_cache; DROP TABLE report_cache_findings; DROP TABLE report_cache_not_knowable; UPDATE meta SET value = '7' WHERE key = 'schema_version'");
+  old.close();
+  // A folder no one but its owner may write, holding closed databases (their WAL checkpointed).
   shut = join(dir, 'shut');
   mkdirSync(shut);
-  copyFileSync(made, join(shut, 'x.db'));
-  chmodSync(join(shut, 'x.db'), 0o444);
+  for (const [from, to] of [[made, 'x.db'], [judged, 'judged.db'], [v7, 'v7.db']] as const) {
+    copyFileSync(from, join(shut, to));
+    chmodSync(join(shut, to), 0o444);
+  }
   chmodSync(shut, 0o555);
 });
 afterAll(() => {
@@ -56,6 +72,25 @@ describe.runIf(able)('a database no one may write to', () => {
     expect(a.code, a.err).toBe(0);
     expect((JSON.parse(a.out) as { findings: unknown[] }).findings.length).toBeGreaterThan(0);
     expect(existsSync(join(shut, 'x.db-shm'))).toBe(false);
+  });
+
+  it('explain and analyze read the findings kept in it, and judge it again under other thresholds, keeping nothing', () => {
+    const db = join(shut, 'judged.db');
+    expect(run('explain', '--db', db, '-n', '1').out).toContain('\nWhat happened\n  KEPT ');
+    const other = run('analyze', '--db', db, '-f', 'json', '--fail-on', 'never', '--fence-grace', '1s');
+    expect(other.code, other.err).toBe(0);
+    expect(other.out).not.toContain('KEPT');
+    expect((JSON.parse(other.out) as { findings: unknown[] }).findings.length).toBeGreaterThan(0);
+    // The kept report is still the one kept.
+    expect(run('analyze', '--db', db, '-f', 'json', '--fail-on', 'never').out).toContain('KEPT');
+  });
+
+  it('a database of schema v7 (no findings cache) is read as it is', () => {
+    const db = join(shut, 'v7.db');
+    const r = run('explain', '--db', db, '-n', '1');
+    expect(r.err).toBe('');
+    expect(r.out).toMatch(/^#1 {2}\S+ \(\w+\)/);
+    expect(run('analyze', '--db', db, '-f', 'json', '--fail-on', 'never').code).toBe(0);
   });
 
   it('an ingest into it says it cannot write, and what still can', () => {

@@ -66,6 +66,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, config), {
       onProgress: progress.listener,
       onDerived: () => requireKnownSessions(ws.db, flags.session),
+      cached: flags.db !== undefined,
     });
     progress.listener?.({ type: 'stage', stage: 'report' });
     report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });

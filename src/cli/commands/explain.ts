@@ -14,6 +14,7 @@ import { requireKnownSessions } from '../known-sessions.js';
 import { nearMatches } from '../near-matches.js';
 import { openWorkspace, type InputOptions } from '../workspace.js';
 import { withInputNotes } from '../input-notes.js';
+import { printable } from '../../model/printable.js';
 
 interface ExplainFlags extends InputOptions, SettingFlags {
   rule: string[];
@@ -31,7 +32,7 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
   cmd
     .option('--rule <ids>', 'only findings of these rules (comma-separated, repeatable)', collect, [])
     .option('--session <ids>', 'only findings of these sessions (comma-separated, repeatable)', collect, [])
-    .option('-n <number>', 'only the finding numbered #N in the text report (1-based)')
+    .option('-n <number>', 'only the finding numbered #N in the text report of the same --rule/--session (1-based; those filters number their findings from 1)')
     .action(async (paths: string[], flags: ExplainFlags) => {
       const asked = paths.length === 1 && flags.db === undefined ? ruleAsked(paths[0]!) : undefined;
       if (asked !== undefined) {
@@ -41,14 +42,15 @@ export function registerExplain(program: Command, io: Io, done: (code: number) =
       const ws = await openWorkspace(paths, flags, io);
       try {
         const rules = ruleList(flags.rule);
+        const only = flags.n === undefined ? undefined : positiveInt(flags.n, '-n');
         let report: Report<FindingTable> = await findingsOf(ws.db, detectOptions(flags, loadConfig(flags.config, io, { name: 'explain', unread: ['failOn', 'retention'] })), {
           onDerived: () => requireKnownSessions(ws.db, flags.session),
+          cached: flags.db !== undefined,
         });
         report = filterReport(report, { ...(rules.length && { rules }), ...(flags.session.length && { sessions: flags.session }) });
         // Numbered as the text report numbers them, so "#3" names one finding in both, whether or not -n picked it.
         const total = report.findings.length;
-        const only = flags.n === undefined ? undefined : positiveInt(flags.n, '-n');
-        if (only !== undefined && only > total) throw new UsageError(`-n ${only}: only ${total} matching finding(s)`);
+        if (only !== undefined && only > total) throw new UsageError(`-n ${only}: ${tooFew(total, rules, flags.session)}`);
         const none = total === 0 ? ['No finding matches: nothing to explain.\n'] : [];
         const lineText = lineTextResolver(ws.db);
         // Read a finding at a time from the report's table, each written as it is explained and as the reader takes it.
@@ -86,4 +88,12 @@ function* explained(report: Report<FindingTable>, lineText: LineText, only: numb
     if (only !== undefined) break;
   }
   if (report.findings.length > 0) yield '\n';
+}
+
+/** Why -n is past the end: the filters count too, since -n numbers the findings they keep (as the filtered text report does). */
+function tooFew(total: number, rules: readonly string[], sessions: readonly string[]): string {
+  const filters = [...(rules.length > 0 ? [`--rule ${rules.join(',')}`] : []), ...(sessions.length > 0 ? [`--session ${sessions.map(printable).join(',')}`] : [])];
+  if (filters.length === 0) return total === 0 ? 'the report has no findings' : `the report has only ${total} finding${total === 1 ? '' : 's'}`;
+  const match = total === 0 ? 'no finding matches' : total === 1 ? '1 finding matches' : `${total} findings match`;
+  return `${match} ${filters.join(' ')}; -n counts among them (without the filters, -n numbers the whole report)`;
 }

@@ -86,7 +86,7 @@ async function explore(
   try {
     let source;
     try {
-      const report = inMemory(await findingsOf(ws.db, options));
+      const report = inMemory(await findingsOf(ws.db, options, { cached: flags.db !== undefined }));
       const book = new FindingBook();
       const sessions = sessionIds(ws.db);
       book.apply(sessions, report.findings);
