@@ -21,6 +21,11 @@ export interface WhatIfOptions {
   baseline?: Partial<Omit<DetectOptions, 'retention'>>;
   disabled?: readonly string[];
   change: PolicyChange;
+  /**
+   * The database is a --db file a user keeps: the world as logged is its kept report where one matches
+   * (detect/report-cache.ts), as analyze --db keeps it, and only the changed world is judged anew.
+   */
+  cached?: boolean;
 }
 
 /** The what-if world's policy in full. */

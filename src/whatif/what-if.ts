@@ -48,7 +48,7 @@ export async function whatIf(db: Db, opts: WhatIfOptions, threads: ThreadOptions
   const disabled = opts.disabled ?? [];
 
   // The pipeline derives the timeline the replay reads, so it runs first.
-  const before = inMemory(await findingsOf(db, { ...beforeOpts, disabled }, { threads }));
+  const before = inMemory(await findingsOf(db, { ...beforeOpts, disabled }, { threads, cached: opts.cached === true }));
   // The calls a broken stream loses are gathered in the same replay, session by session.
   const broken = protocol === undefined ? undefined : new BrokenCalls(protocol);
   const reDecided = reDecideAll(

@@ -137,4 +137,23 @@ describe('a report read from the findings cache', () => {
     expect((await cli('analyze', '--db', db, '--fail-on', 'never', '-f', 'json')).out).toBe(plain.out);
     expect(judged()).toBe(4);
   });
+
+  it('is whatif\'s world as logged on a --db judged before: only the changed world runs its rules, and the answer is the same', async () => {
+    const db = join(dir, 'w.db');
+    const fresh = await cli('whatif', 'samples/replay-integrity.ndjson', '--retention', '120s', '--format', 'json');
+    expect(judged()).toBe(2);
+    await cli('analyze', 'samples/replay-integrity.ndjson', '--db', db, '--fail-on', 'never');
+    expect(judged()).toBe(3);
+    const kept = await cli('whatif', '--db', db, '--retention', '120s', '--format', 'json');
+    expect(kept.code, kept.err).toBe(0);
+    expect(judged()).toBe(4);
+    expect(kept.out).toBe(fresh.out);
+    // Near miss: a whatif of a database no one judged runs both worlds, and keeps the one as logged for analyze.
+    const other = join(dir, 'w2.db');
+    await cli('ingest', 'samples/replay-integrity.ndjson', '--db', other);
+    expect((await cli('whatif', '--db', other, '--retention', '120s', '--format', 'json')).out).toBe(fresh.out);
+    expect(judged()).toBe(6);
+    await cli('analyze', '--db', other, '--fail-on', 'never');
+    expect(judged()).toBe(6);
+  });
 });

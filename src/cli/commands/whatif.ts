@@ -38,7 +38,7 @@ async function whatif(paths: string[], flags: WhatifFlags, io: Io): Promise<numb
   const { disabled, ...baseline } = detectOptions(baselineFlags, config);
   const ws = await openWorkspace(paths, flags, io);
   try {
-    const whatIfReport = await whatIf(ws.db, { baseline, disabled, change });
+    const whatIfReport = await whatIf(ws.db, { baseline, disabled, change, cached: flags.db !== undefined });
     const unusable = ws.unusableInputs.map(({ name, reason }) => ({ name, reason }));
     const report = unusable.length > 0 ? { ...whatIfReport, unusable_inputs: unusable } : whatIfReport;
     // JSON a piece at a time: a what-if of a long log lists thousands of flips.
