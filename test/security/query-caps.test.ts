@@ -47,13 +47,14 @@ describe('query caps', () => {
     const started = Date.now();
     const r = await cli('query', ENDLESS, log, '--max-rows', '1000000000', '--timeout', '0.3');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/query stopped after 0\.3 s \(--timeout\), \d+ rows so far: .*raise the limit with --timeout SECONDS/);
+    expect(r.err).toMatch(/query stopped after 0\.3 s \(--timeout\), \d+ rows so far: .*raise the limit with --timeout DURATION \(e\.g\. 60s\)/);
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('bad cap values are usage errors naming the flag', async () => {
     expect((await cli('query', 'SELECT 1', log, '--max-rows', '0')).err).toContain('--max-rows: expected a whole number of at least 1, got "0"');
-    expect((await cli('query', 'SELECT 1', log, '--timeout', 'soon')).err).toContain('--timeout: expected a number of seconds above 0, got "soon"');
+    expect((await cli('query', 'SELECT 1', log, '--timeout', 'soon')).err).toContain('--timeout: invalid duration "soon": expected a number with a unit ms, s, m or h');
+    expect((await cli('query', 'SELECT 1', log, '--timeout', '0')).err).toContain('--timeout: expected a duration above 0 (10s, 500ms, 2m), got "0"');
   });
 });
 
