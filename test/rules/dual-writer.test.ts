@@ -20,7 +20,7 @@ describe('dual-writer', () => {
     const [f, ...rest] = findingsOf(report, 'dual-writer');
     expect(rest).toHaveLength(0);
     expect(f?.session).toBe('S1');
-    expect(f?.message).toContain('from event 1007 on g2');
+    expect(f?.message).toContain('resume of S1 from event 1007 (new stream g2) took over from g1');
     expect(f?.message).toContain('took over from g1');
     expect(f?.message).toContain('two writers for lineage g1');
     expect(f?.message).toContain('2026-11-09T10:01:30.000Z');

@@ -61,7 +61,8 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
   const findings = findingPerRow(judged(), (r): RawFinding => {
     const upgrade =
       r.decision === 'resume'
-        ? `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` on ${r.new_stream}` : ''}`
+        ? // The new stream apart: "from event 1007 on g2" read as if g2 had sent event 1007.
+          `resume of ${r.session} from event ${r.last_event_id ?? '(none)'}${r.new_stream ? ` (new stream ${r.new_stream})` : ''}`
         : `${r.decision} to ${r.session}${r.new_stream ? ` on ${r.new_stream}` : ''}`;
     const retired = retiredAt(r);
     const later = retired !== undefined ? ` (it was retired only at ${at(retired)})` : '';
