@@ -1,3 +1,13 @@
+import { STATELESS_REVISION } from '../model/record.js';
+
+/**
+ * Whether the SQL value `column` is a revision of the stateless era (2026-07-28 or later): a date, as
+ * model/record.ts isStatelessEra reads one. One test for every view that asks it.
+ */
+function statelessEra(column: string): string {
+  return `(${column} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND ${column} >= '${STATELESS_REVISION}')`;
+}
+
 // Derived views every connection gets (TEMP: nothing is written to a --db file, so its schema version
 // stays as it is). One definition each, read by every query that asks the same question.
 
@@ -61,11 +71,11 @@ WHERE version IS NULL OR version NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9]
 CREATE TEMP VIEW IF NOT EXISTS stale_session_ids AS
 WITH candidates AS (
   SELECT DISTINCT session FROM records
-  WHERE session IS NOT NULL AND protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND protocol_version >= '2026-07-28')
+  WHERE session IS NOT NULL AND ${statelessEra('protocol_version')})
 SELECT c.session FROM candidates c
 WHERE NOT EXISTS (
     SELECT 1 FROM records r WHERE r.session = c.session AND r.shadowed = 0 AND (
-      (r.kind <> 'http' AND NOT (r.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND r.protocol_version >= '2026-07-28'))
+      (r.kind <> 'http' AND NOT ${statelessEra('r.protocol_version')})
       OR r.kind = 'session.created'
       OR (r.kind = 'upgrade' AND (r.new_session IS NOT NULL OR coalesce(r.replayed, 0) > 0
         OR (r.decision IN ('resume', 'attach') AND (r.status IS NULL OR r.status BETWEEN 200 AND 299))))
@@ -109,17 +119,17 @@ SELECT session, protocol_version FROM (
     -- the first earlier revision's on its records other than its creations (its minting upgrades have another session)
     (SELECT r.protocol_version FROM records r INDEXED BY records_version
      WHERE r.session = s.session AND r.protocol_version IS NOT NULL
-       AND NOT (r.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND r.protocol_version >= '2026-07-28')
+       AND NOT ${statelessEra('r.protocol_version')}
        AND r.kind <> 'session.created'
      ORDER BY r.ts_ms, r.id LIMIT 1),
     -- its mint's: an earlier revision's before a later one, its creation's before its upgrade's
     (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
      WHERE i.session = s.session AND c.protocol_version IS NOT NULL
-       AND NOT (c.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND c.protocol_version >= '2026-07-28')
+       AND NOT ${statelessEra('c.protocol_version')}
      ORDER BY i.created_ts, i.created_id LIMIT 1),
     (SELECT u.protocol_version FROM records u INDEXED BY records_new_session
      WHERE u.new_session = s.session AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
-       AND NOT (u.protocol_version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND u.protocol_version >= '2026-07-28')
+       AND NOT ${statelessEra('u.protocol_version')}
      ORDER BY u.ts_ms, u.id LIMIT 1),
     (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
      WHERE i.session = s.session AND c.protocol_version IS NOT NULL ORDER BY i.created_ts, i.created_id LIMIT 1),
