@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { canonicalJson } from '../model/canonical-json.js';
 import type { Summary } from '../model/finding.js';
 import { TOOL_VERSION } from '../model/tool-version.js';
 import { isLocked, isStorageFailure, type Db } from '../store/db.js';
@@ -89,12 +90,11 @@ function hasCacheTables(db: Db): boolean {
 /** What judges the database: the code, the schema, SQLite, and the rules' options. */
 function judgementOf(db: Db, opts: RunOptions): string {
   const options = detectOptionsOf(opts);
-  const thresholds = Object.keys(DEFAULT_DETECT_OPTIONS)
-    .sort()
-    .map((name) => [name, canonical(options[name as keyof typeof options])]);
+  // Keys sorted at every depth (a retention override is an object): the same options, the same text.
+  const thresholds = Object.fromEntries(Object.keys(DEFAULT_DETECT_OPTIONS).map((name) => [name, options[name as keyof typeof options]]));
   const disabled = [...new Set(opts.disabled ?? [])].sort();
   const sqlite = db.prepare('SELECT sqlite_version()').pluck().get() as string;
-  return JSON.stringify([CACHE_FORMAT, TOOL_VERSION, codeDigest(), SCHEMA_VERSION, sqlite, thresholds, disabled]);
+  return canonicalJson([CACHE_FORMAT, TOOL_VERSION, codeDigest(), SCHEMA_VERSION, sqlite, thresholds, disabled]);
 }
 
 /** The cache's own layout: a change to what it keeps bumps it. */
@@ -111,18 +111,6 @@ function contentOf(db: Db): string {
   const meta = db.prepare("SELECT key, value FROM main.meta WHERE key <> 'analyzed_records' ORDER BY key").raw().all();
   const last = db.prepare('SELECT (SELECT max(rowid) FROM main.records), (SELECT max(rowid) FROM main.rejected), (SELECT max(rowid) FROM main.repeated)').raw().get();
   return JSON.stringify([sources, meta, last]);
-}
-
-/** Objects with their keys sorted (a retention override is an object): the same options, the same text. */
-function canonical(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(canonical);
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => [k, canonical(v)]),
-  );
 }
 
 let digest: string | undefined;
