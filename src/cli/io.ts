@@ -1,7 +1,6 @@
 import { colourWanted } from '../render/colour.js';
-import { TOOL_VERSION } from '../model/tool-version.js';
 
-/** Process concerns kept in one place: output streams, colour, the package version. */
+/** Process concerns kept in one place: output streams, colour. */
 export interface Io {
   /** False when the output holds the text but wants draining first (a pipe whose reader is slower). */
   out: (s: string) => boolean | void;
@@ -61,8 +60,6 @@ export async function writeOut(io: Io, pieces: Iterable<string>): Promise<void> 
 export function useColor(io: Io): boolean {
   return colourWanted(io.isTty, process.env);
 }
-
-export const VERSION: string = TOOL_VERSION;
 
 /** A command-line mistake: exit 2 with the message, no stack. */
 export class UsageError extends Error {}

@@ -11,13 +11,14 @@ import { registerTui } from './commands/tui.js';
 import { registerWatch } from './commands/watch.js';
 import { registerWhatif } from './commands/whatif.js';
 import { addExamples } from './examples.js';
-import { processIo, UsageError, VERSION, type Io } from './io.js';
+import { processIo, UsageError, type Io } from './io.js';
+import { TOOL_VERSION } from '../model/tool-version.js';
 
 /** Builds the command line; commands stay thin and report their exit code through `done`. */
 export function buildProgram(io: Io, done: (code: number) => void): Command {
   const program = new Command('resumescope')
     .description('Forensic analyzer for MCP stream resumption (Last-Event-ID) and session resumption (Mcp-Session-Id)')
-    .version(VERSION)
+    .version(TOOL_VERSION)
     .showHelpAfterError('(resumescope COMMAND --help for its options)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();

@@ -8,7 +8,8 @@ import { exitCodeFor } from '../../findings/gate.js';
 import { explainFinding, lossNotes, renderChunks, showsLosses, type LineText } from '../../render/index.js';
 import type { Finding, NodeLoss, Report } from '../../model/finding.js';
 import type { FindingTable } from '../../detect/finding-table.js';
-import { UsageError, useColor, VERSION, writeOut, type Io } from '../io.js';
+import { UsageError, useColor, writeOut, type Io } from '../io.js';
+import { TOOL_VERSION } from '../../model/tool-version.js';
 import {
   addInputOptions, addQuietOption, addReportOptions, addThresholdOptions, detectOptions, failOnOf, formatOf, loadConfig, positiveInt, ruleList,
   type SettingFlags,
@@ -85,7 +86,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     const maxFindings = flags.maxFindings === undefined ? undefined : positiveInt(flags.maxFindings, '--max-findings');
     const chunks = renderChunks(format, report, {
       lineText, lineRecords: lineRecordsResolver(ws.db), raw: flags.raw, cwd, notKnowable: flags.notKnowable,
-      color: flags.output === undefined && useColor(io), toolVersion: VERSION, failOn, unusable: ws.unusableInputs,
+      color: flags.output === undefined && useColor(io), toolVersion: TOOL_VERSION, failOn, unusable: ws.unusableInputs,
       ...(maxFindings !== undefined && { maxFindings }),
       ...(format === 'html' && htmlReaders(ws.db)),
     });
