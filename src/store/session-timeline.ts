@@ -160,15 +160,18 @@ function compactRow(columns: string[], values: unknown[]): TimelineRecord {
   return row as TimelineRecord;
 }
 
+/** The records by which the log names a session, as its listings do: no http line, none shadowed. */
+const NAMES_SESSION = "shadowed = 0 AND kind <> 'http'";
+
 /** Session ids the log names, most recently active first (for listings and the TUI). */
 export function sessionIds(db: Db): string[] {
   return db
-    .prepare("SELECT session FROM records WHERE session IS NOT NULL AND shadowed = 0 AND kind <> 'http' GROUP BY session ORDER BY max(ts_ms) DESC")
+    .prepare(`SELECT session FROM records WHERE session IS NOT NULL AND ${NAMES_SESSION} GROUP BY session ORDER BY max(ts_ms) DESC`)
     .pluck()
     .all() as string[];
 }
 
 /** Whether the log names this session, as sessionIds would list it: one probe of the session index, not a pass over every record. */
 export function holdsSession(db: Db, session: string): boolean {
-  return db.prepare("SELECT 1 FROM records WHERE session = ? AND shadowed = 0 AND kind <> 'http' LIMIT 1").get(session) !== undefined;
+  return db.prepare(`SELECT 1 FROM records WHERE session = ? AND ${NAMES_SESSION} LIMIT 1`).get(session) !== undefined;
 }
