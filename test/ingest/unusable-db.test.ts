@@ -192,7 +192,8 @@ describe('a database whose ingest did not finish', () => {
     const fifo = join(dir, 'export.ndjson');
     execFileSync('mkfifo', [fifo]);
     // A reader blocked on a pipe that gives one line and never ends: the ingest is killed halfway, as by a CI timeout.
-    const ingest = spawn(process.execPath, [BIN, 'ingest', fifo, '--db', db], { stdio: 'ignore' });
+    // Its spool of the pipe goes in the test's folder: a killed run leaves its scratch folder behind.
+    const ingest = spawn(process.execPath, [BIN, 'ingest', fifo, '--db', db], { stdio: 'ignore', env: { ...process.env, TMPDIR: dir } });
     // Opened without blocking, and tried until the ingest has opened its end: a wait with a bound.
     let writer: number | undefined;
     for (const until = Date.now() + 20_000; writer === undefined && Date.now() < until; ) {

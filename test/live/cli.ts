@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './support.js';
 
@@ -50,17 +50,45 @@ export function resumescope(args: string[], opts: SpawnOptions = {}): Running {
   return run(process.execPath, [BIN, ...args], opts);
 }
 
-/** Kills every child still running (afterEach). */
+/**
+ * Stops every child still running (afterEach): SIGTERM first, as a user's stop would be, so the
+ * run removes its scratch folder (a SIGKILLed run leaves it in TMPDIR for the next run to reclaim
+ * an hour later); SIGKILL if it has not gone within TERM_GRACE_MS.
+ */
 export async function killAll(): Promise<void> {
   const waits = [...children].map(
     (c) =>
       new Promise<void>((resolve) => {
         if (c.exitCode !== null || c.signalCode !== null) return resolve();
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
+        const hard = setTimeout(() => c.kill('SIGKILL'), TERM_GRACE_MS);
+        c.once('exit', () => {
+          clearTimeout(hard);
+          resolve();
+        });
+        c.kill('SIGTERM');
       }),
   );
   await Promise.all(waits);
+}
+const TERM_GRACE_MS = 2000;
+
+/**
+ * Whether the child holds `file` open (Linux's /proc): a watcher installs its signal handlers before
+ * it opens what it follows, so from then on a signal is its stop, not its death.
+ */
+export function holdsOpen(r: Running, file: string): boolean {
+  const fds = `/proc/${r.child.pid}/fd`;
+  try {
+    return readdirSync(fds).some((fd) => {
+      try {
+        return readlinkSync(`${fds}/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
 }
 
 export async function exitWithin(r: Running, ms: number): Promise<number | string> {

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, exitWithin, findingsOf, killAll, resumescope } from './cli.js';
+import { assertBuilt, exitWithin, findingsOf, holdsOpen, killAll, resumescope } from './cli.js';
 import { RAW_HOSTILE, writeHostileLogs } from '../security/hostile-logs.js';
 import { healthyLines, rec, sleep, tempDir, violatingLine, waitFor } from './support.js';
 
@@ -212,6 +212,7 @@ describe('resumescope watch --format ndjson', () => {
     const file = logFile(healthyLines('S1') + violatingLine(100).trimEnd());
     const w = resumescope(['watch', '--format', 'ndjson', file]);
     // Started and caught up (its first lines judged), the unterminated one is held: it may be half written.
+    await waitFor('the watcher to open the file', () => holdsOpen(w, file), 10_000);
     await sleep(1500);
     expect(withoutSession(w)).toEqual([]);
     w.child.kill('SIGTERM');
