@@ -5,6 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 20_000,
+    globalSetup: ['test/helpers/tmpdir-setup.ts'],
     hookTimeout: 30_000,
     // CI has 2 cores; forks keep native better-sqlite3 handles isolated per file.
     pool: 'forks',
