@@ -1,5 +1,8 @@
 -- replay-in-stateless-era: a request at protocol 2026-07-28 or later carried Last-Event-ID and was resumed or replayed.
--- Server upgrades only: a proxy cannot tell a replay from a fresh response stream to a POST that carried the header.
+-- A server's upgrade, and a proxy's GET: at that revision a GET has no stream to be answered with (405), so one
+-- a proxy saw accepted with the header was resumed. A proxy's POST is not judged: its response stream may be the
+-- fresh one the request asked for, and the event ids it saw prove no replay, since that revision numbers them per
+-- stream (each response may start at "0", or at any id) and gives them no meaning as a cursor.
 -- A record's version is its own, else its session's (the session_versions view).
 -- Staged: each session's version found once and indexed (joined as a view, it was looked up again for
 -- every upgrade; as a CTE, the planner may scan it per upgrade where it holds a few rows).
@@ -7,14 +10,21 @@ CREATE TEMP TABLE replay_era_versions AS SELECT session, protocol_version FROM s
 CREATE INDEX temp.replay_era_versions_session ON replay_era_versions (session);
 
 WITH judged AS (
-  SELECT u.id, u.session, u.ts_ms, u.decision, u.replayed, u.last_event_id,
+  SELECT u.id, u.session, u.ts_ms, u.decision, u.replayed, u.last_event_id, u.origin, u.status, u.source_id, u.line,
          coalesce(u.protocol_version, sv.protocol_version) AS version
   FROM upgrades u LEFT JOIN replay_era_versions sv ON sv.session = u.session
-  WHERE u.origin = 'server' AND u.last_event_id IS NOT NULL
-    AND ((u.decision = 'resume' AND (u.status IS NULL OR u.status BETWEEN 200 AND 299)) OR u.replayed > 0)
+  WHERE u.last_event_id IS NOT NULL
+    AND ((u.origin = 'server'
+          AND ((u.decision = 'resume' AND (u.status IS NULL OR u.status BETWEEN 200 AND 299)) OR u.replayed > 0))
+      -- (proxy inference reads a GET with the header as a resume only where it was answered 2xx)
+      OR (u.origin = 'proxy' AND u.http_method = 'GET' AND u.decision = 'resume'))
 )
-SELECT id, session, ts_ms AS at_ms, decision, replayed, last_event_id, version, json_array(id) AS evidence
-FROM judged
+SELECT j.id, j.session, j.ts_ms AS at_ms, j.decision, j.replayed, j.last_event_id, j.version, j.origin, j.status,
+       -- the SSE ids the proxy saw on the response: its line's http record, written just before what it inferred
+       CASE WHEN j.origin = 'proxy' THEN (SELECT h.sse_event_ids FROM records h
+         WHERE h.source_id = j.source_id AND h.line = j.line AND h.kind = 'http' AND h.id < j.id ORDER BY h.id DESC LIMIT 1) END AS seen_ids,
+       json_array(j.id) AS evidence
+FROM judged j
 -- (a version that is not a date names no revision: "latest" would sort after every date)
-WHERE version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND version >= '2026-07-28'
-ORDER BY ts_ms, id
+WHERE j.version GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND j.version >= '2026-07-28'
+ORDER BY j.ts_ms, j.id

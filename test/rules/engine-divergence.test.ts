@@ -428,6 +428,28 @@ describe('engine-divergence', () => {
     expect(f!.session).toBeNull();
     expect(f!.message).toContain('(explained by: event-id-without-session)');
   });
+
+  // The request alone decides a GET without a session too, and a proxy logs its method: at 2026-07-28, which
+  // has no GET stream, a proxy's line of one answered with a stream diverges as the server's record of it does.
+  const sessionlessGet = (version: string, status: number) => ({
+    ts: at(0), kind: 'http', method: 'GET', path: '/mcp', status,
+    req_headers: { 'mcp-protocol-version': version, accept: 'text/event-stream' },
+    resp_headers: status === 200 ? { 'content-type': 'text/event-stream' } : {}, sse_event_ids: status === 200 ? ['1', '2'] : undefined,
+  });
+  it('judges a session-less GET a proxy saw answered with a stream as the server record of it is judged', async () => {
+    const server = { ts: at(0), kind: 'upgrade', session: null, last_event_id: null, new_stream: 'g1', decision: 'attach', status: 200, replayed: 0, reemitted: 0, protocol_version: '2026-07-28' };
+    const expected = 'server attached a new stream to a request without a session (200); a correct server would reject 405 method_not_allowed (no rule explains it)';
+    const fromServer = findingsOf(await analyzeLines([server]), RULE);
+    const fromProxy = findingsOf(await analyzeLines([sessionlessGet('2026-07-28', 200)]), RULE);
+    expect(fromServer.map((f) => [f.session, f.message])).toEqual([[null, expected]]);
+    expect(fromProxy.map((f) => [f.session, f.message, evidenceLines(f)])).toEqual([[null, expected, [1]]]);
+  });
+
+  it('near miss: a session-less GET a proxy saw answered 405 at 2026-07-28, or 400 at 2025-11-25', async () => {
+    const report = await analyzeLines([sessionlessGet('2026-07-28', 405), { ...sessionlessGet('2025-11-25', 400), ts: at(1) }]);
+    expect(report.summary.rejected_lines).toBe(0);
+    expect(findingsOf(report, RULE)).toEqual([]);
+  });
 });
 
 describe('explainEngineDivergences', () => {

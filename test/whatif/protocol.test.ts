@@ -187,3 +187,30 @@ describe('whatIf --protocol 2026-07-28', () => {
     expect(JSON.parse(JSON.stringify(r.policy))).not.toHaveProperty('protocolVersion');
   });
 });
+
+// README, whatif --protocol: the findings table judges each record by the revision it logged, not by --protocol
+// (review item 5, case c18): a poll close at a logged 2025-06-18 stays a close in the after-world too.
+describe('whatIf --protocol and the findings that depend on the logged revision', () => {
+  /** A server request pending on a GET stream the server closed for polling, at the session's logged revision. */
+  const polledPending = (version: string): LogLine[] => [
+    created('A', version),
+    { ts: at(500), kind: 'upgrade', session: 'A', last_event_id: null, new_stream: 'g1', decision: 'attach', status: 200, replayed: 0, reemitted: 0 },
+    { ts: at(501), kind: 'stream.opened', session: 'A', stream: 'g1', via: 'get' },
+    { ts: at(1000), kind: 'event.sent', session: 'A', stream: 'g1', event_id: 'A-1', rpc_kind: 'request', rpc_id: 's1', method: 'sampling/createMessage' },
+    { ts: at(1000), kind: 'request.sent', session: 'A', stream: 'g1', request_id: 's1', method: 'sampling/createMessage', event_id: 'A-1' },
+    { ts: at(1100), kind: 'stream.closed', session: 'A', stream: 'g1', reason: 'poll', retry_ms: 500 },
+  ];
+
+  it('keeps an orphaned-request of a logged 2025-06-18 poll close under --protocol 2025-11-25', async () => {
+    ws = await workspaceOf(polledPending('2025-06-18'));
+    const r = await whatIf(ws.db, { change: { protocolVersion: '2025-11-25' } });
+    expect([r.before.by_rule['orphaned-request'], r.after.by_rule['orphaned-request']]).toEqual([1, 1]);
+    expect(r.disappeared).toEqual([]);
+  });
+
+  it('near miss: the same log logged at 2025-11-25 has no orphaned-request in either world', async () => {
+    ws = await workspaceOf(polledPending('2025-11-25'));
+    const r = await whatIf(ws.db, { change: { protocolVersion: '2025-06-18' } });
+    expect([r.before.by_rule['orphaned-request'] ?? 0, r.after.by_rule['orphaned-request'] ?? 0]).toEqual([0, 0]);
+  });
+});
