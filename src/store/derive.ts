@@ -36,6 +36,16 @@ export function dirtySessions(db: Db): number {
   return db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
 }
 
+/**
+ * The stages after derive (detect, the read models) take a derived database: pipeline/ derives it. One
+ * with sessions left to derive is the caller's mistake, said at once: read as it is, it would answer from
+ * a stale timeline, and deriving here would make a reader write the store.
+ */
+export function assertDerived(db: Db, reader: string): void {
+  if (db.prepare('SELECT 1 FROM dirty_sessions LIMIT 1').get() === undefined) return;
+  throw new Error(`${reader} was given a database with ${dirtySessions(db)} session(s) not yet derived: derive it first (pipeline/derived.ts)`);
+}
+
 export interface DerivedLoad {
   write(session: string, fold: StreamedFold): void;
   /** Rebuilds the deferred indexes and clears the dirty set: the last step before COMMIT. */

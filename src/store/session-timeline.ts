@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { deriveTimeline } from './derive.js';
+import { assertDerived } from './derive.js';
 
 // Read model for one session's story: what `timeline` prints and the TUI drill-down shows.
 
@@ -83,11 +83,12 @@ export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> 
 /**
  * Everything logged about one session id, in log order, with file:line; undefined when the log never names
  * it. The records are read row by row as they are iterated, never held here: a soak test's session is
- * hundreds of thousands (the HTML report draws 160 of them; held whole they took 800 MB). The store is
- * written (derived) before, never while, they are read.
+ * hundreds of thousands (the HTML report draws 160 of them; held whole they took 800 MB). The database is
+ * a derived one (pipeline/derived.ts `sessionTimelineOf` derives first): the store is written before, never
+ * while, they are read.
  */
 export function sessionTimelineStream(db: Db, session: string): SessionTimelineStream | undefined {
-  deriveTimeline(db);
+  assertDerived(db, 'sessionTimelineStream');
   if (!namesSession(db, session)) return undefined;
   const incarnations = db
     .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')
