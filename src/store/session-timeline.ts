@@ -57,24 +57,6 @@ export interface SessionTimeline {
   records: TimelineRecord[];
 }
 
-/**
- * The owner of the incarnation live at `ts_ms`: the last created at or before it. Undefined before the first
- * creation the log shows, or where no principal named the owner: then there is nothing to compare with.
- */
-export function ownerAt(incarnations: readonly IncarnationInfo[], ts_ms: number): string | undefined {
-  // A soak test's session may be created again and again: a binary search, not a scan per row.
-  let lo = 0;
-  let hi = incarnations.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (incarnations[mid]!.created_ts <= ts_ms) lo = mid + 1;
-    else hi = mid;
-  }
-  const inc = lo === 0 ? undefined : incarnations[lo - 1]!;
-  // An ended incarnation owns nothing after its end: a request then is no one's to be told apart from.
-  return inc === undefined || (inc.ended_ts !== null && inc.ended_ts < ts_ms) ? undefined : (inc.owner ?? undefined);
-}
-
 /** A session's timeline whose records are read as they are iterated (each iteration reads them again). */
 export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> {
   records: Iterable<TimelineRecord>;
