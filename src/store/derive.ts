@@ -4,8 +4,10 @@ import type { StreamedFold } from './fold-session.js';
 import { dirtySessionChunks, SoloFoldGarbage } from './session-chunks.js';
 
 // Rebuilds the derived timeline (incarnations, streams, events, requests) for
-// the sessions touched since the last derive, then clears the dirty set. Live
-// mode calls this per batch, so the cost follows the batch, not the history.
+// the sessions touched since the last derive, then clears the dirty set. Only
+// pipeline/ calls it (and derive-threads.ts, its two-thread form): live mode's
+// rounds derive through pipeline/derived.ts, so the cost follows the batch, not
+// the history.
 // An ordered read of the dirty sessions' records feeds a per-session fold
 // (fold-session.ts), a chunk of sessions at a time (session-chunks.ts): linear,
 // where the set-based SQL it replaced went quadratic on UPDATE … FROM over
