@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { Report } from '../model/finding.js';
 import type { FindingTable } from './finding-table.js';
 import type { Db } from '../store/db.js';
-import { deriveTimeline } from '../store/derive.js';
+import { assertDerived } from '../store/derive.js';
 import { FINDINGS_FILE, scratchFolderIfAny } from '../store/scratch-db.js';
 import { secondThreadCan, type ThreadMode } from '../store/second-connection.js';
 import { refreshStatistics } from '../store/statistics.js';
@@ -30,9 +30,9 @@ export interface ThreadOptions {
   script?: URL;
 }
 
-/** detect(), with the rules and the summary shared out between this thread and a worker thread where that can pay. */
+/** detectDerived(), with the rules and the summary shared out between this thread and a worker thread where that can pay. */
 export async function detectOnTwoThreads(db: Db, opts: RunOptions = {}, threads: ThreadOptions = {}): Promise<TableReport> {
-  deriveTimeline(db);
+  assertDerived(db, 'detect');
   refreshStatistics(db);
   const script = threads.script ?? RULES_WORKER_SCRIPT;
   if (!secondThreadCan(db, threads.threads ?? 'auto', script)) return detectIntoTable(db, opts);

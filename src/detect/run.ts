@@ -2,7 +2,7 @@ import type { NotKnowable, Report } from '../model/finding.js';
 import { FindingTable } from './finding-table.js';
 import { NotKnowableSpool, type NotKnowableTable } from './not-knowable-spool.js';
 import type { Db } from '../store/db.js';
-import { deriveTimeline } from '../store/derive.js';
+import { assertDerived } from '../store/derive.js';
 import { refreshStatistics } from '../store/statistics.js';
 import type { RuleContext, RuleModule, SharedFact } from './rule.js';
 import { explainEngineDivergences } from './rules/engine-divergence.js';
@@ -18,8 +18,11 @@ export interface RunOptions extends Partial<DetectOptions> {
   rules?: readonly RuleModule[];
 }
 
-/** Runs every rule over the timeline and assembles the contract's report, its findings in memory. */
-export function detect(db: Db, opts: RunOptions = {}): Report {
+/**
+ * Runs every rule over a derived timeline and assembles the contract's report, its findings in memory.
+ * pipeline/derived.ts `detect` derives first (the library's `detect`).
+ */
+export function detectDerived(db: Db, opts: RunOptions = {}): Report {
   const report = detectIntoTable(db, opts);
   try {
     return { ...report, findings: report.findings.toArray(), not_knowable: [...report.not_knowable] };
@@ -32,9 +35,9 @@ export function detect(db: Db, opts: RunOptions = {}): Report {
 /** A report whose findings and not-knowables are kept in tables, read in order (analyze). */
 export type TableReport = Report<FindingTable> & { not_knowable: NotKnowableTable };
 
-/** detect(), its findings set down in a table as the rules report them (detect/finding-table.ts). */
+/** detectDerived(), its findings set down in a table as the rules report them (detect/finding-table.ts). */
 export function detectIntoTable(db: Db, opts: RunOptions = {}): TableReport {
-  deriveTimeline(db);
+  assertDerived(db, 'detect');
   refreshStatistics(db);
   const options = detectOptionsOf(opts);
   const sink = new ReportSink(db);

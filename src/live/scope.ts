@@ -1,6 +1,7 @@
 import type { ContextNeed } from '../detect/rule.js';
 import type { Finding, NotKnowable } from '../model/finding.js';
-import { detect, type RunOptions } from '../detect/run.js';
+import type { RunOptions } from '../detect/run.js';
+import { detect } from '../pipeline/derived.js';
 import { DEFAULT_DETECT_OPTIONS } from '../detect/types.js';
 import { openDb, type Db } from '../store/db.js';
 import type { ContextIndex } from './context-index.js';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { RULES } from '../detect/rules/index.js';
-import { detect, type RunOptions } from '../detect/run.js';
+import type { RunOptions } from '../detect/run.js';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../detect/types.js';
 import { isProxyOnlyReason } from '../detect/facts/proxy-only.js';
 import type { Finding } from '../model/finding.js';
@@ -8,7 +8,7 @@ import type { InputLine } from '../read/lines.js';
 import type { LinesThrough } from '../read/follow.js';
 import { noteFollowedPrefix } from '../store/followed-prefix.js';
 import type { Db } from '../store/db.js';
-import { deriveTimeline } from '../store/derive.js';
+import { derive, detect } from '../pipeline/derived.js';
 import { SourceIngest, type SourceStats } from '../pipeline/ingest.js';
 import { FindingBook } from './finding-book.js';
 import { ContextIndex } from './context-index.js';
@@ -189,7 +189,7 @@ export class LiveSession {
    */
   detect(all = false): DetectionRound {
     const t0 = performance.now();
-    deriveTimeline(this.db);
+    derive(this.db);
     const t1 = performance.now();
     const from = this.judgedUpTo;
     this.judgedUpTo = this.lastRecordId.get() as number;

@@ -5,9 +5,9 @@ import type { ProgressListener } from '../model/progress.js';
 import type { Db } from '../store/db.js';
 import { deriveOnTwoThreads } from '../store/derive-threads.js';
 
-// A loaded database to findings: the timeline derived, then the rules run. Every front end that
-// judges a loaded log (analyze, explain, tui, whatif, the API) goes through here; watch judges
-// batch by batch (live/).
+// A loaded database to findings: the timeline derived, then the rules run, each on two threads where
+// that pays. Every front end that judges a loaded log (analyze, explain, tui, whatif, the API) goes
+// through here; watch judges batch by batch (live/), through derived.ts, which derives on this thread.
 
 export interface FindingsSteps {
   /** Told each stage as it begins (derive, detect), for a progress display. */
@@ -24,7 +24,7 @@ export interface FindingsSteps {
 }
 
 export async function findingsOf(db: Db, opts: RunOptions = {}, steps: FindingsSteps = {}): Promise<TableReport> {
-  // Derive on its own first (detect's own derive then finds nothing to do), so that its stage shows.
+  // Derive on its own stage, so that it shows: detect takes a derived database.
   steps.onProgress?.({ type: 'stage', stage: 'derive' });
   await deriveOnTwoThreads(db, { ...(steps.threads?.threads !== undefined && { threads: steps.threads.threads }) });
   steps.onDerived?.();

@@ -111,11 +111,6 @@ export function csvExportStart(head: Buffer, complete: boolean): boolean | undef
   return cells !== undefined && cells.some((c) => CSV_LINE_COLUMNS.includes(columnName(c)));
 }
 
-/** A cell as RFC 4180 writes it: quoted, its quotes doubled, where it holds a quote, a comma or a line break. */
-export function csvQuoted(cell: string): string {
-  return /[",\n\r]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
-}
-
 /** A row's cells (RFC 4180), or undefined where a quoted cell is not closed, or text follows its closing quote. */
 export function csvCells(row: string): string[] | undefined {
   const out: string[] = [];

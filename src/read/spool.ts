@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { fileSource, isGzipFile, type Source } from './sources.js';
-import { writeAll } from './write-all.js';
+import { writeAll } from '../model/write-all.js';
 
 // stdin and gzip files have no bytes a line can be read back from at its
 // offset: a one-off run would have to copy every line into its database to

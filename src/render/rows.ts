@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { printable, terminalSafeJson } from '../model/printable.js';
-import { csvQuoted } from '../read/csv-rows.js';
+import { csvQuoted } from '../model/csv-cell.js';
 
 // Query results as a table, JSON or CSV. Every format may end up on a terminal (a CSV file is read
 // with cat and less too), so no log value comes out as itself: the table and CSV make their cells

@@ -1,4 +1,5 @@
-import { ownerAt, type SessionTimelineStream, type TimelineRecord } from '../store/session-timeline.js';
+import { ownerAt } from '../model/incarnation-owner.js';
+import type { SessionTimelineStream, TimelineRecord } from '../store/session-timeline.js';
 import { jsonArrayChunks, nested } from './json.js';
 
 /**

@@ -1,7 +1,8 @@
 import { isoTime } from '../model/phrasing.js';
 import { printable } from '../model/printable.js';
 import { CHUNK_CHARS } from './json.js';
-import { ownerAt, type LaneInfo, type SessionTimelineStream, type TimelineRecord } from '../store/session-timeline.js';
+import { ownerAt } from '../model/incarnation-owner.js';
+import type { LaneInfo, SessionTimelineStream, TimelineRecord } from '../store/session-timeline.js';
 
 // A session's story as text: incarnations, streams as lanes, then every record
 // on one row with its lane marked and file:line, so a reader can go to the log.

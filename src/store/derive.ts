@@ -4,8 +4,10 @@ import type { StreamedFold } from './fold-session.js';
 import { dirtySessionChunks, SoloFoldGarbage } from './session-chunks.js';
 
 // Rebuilds the derived timeline (incarnations, streams, events, requests) for
-// the sessions touched since the last derive, then clears the dirty set. Live
-// mode calls this per batch, so the cost follows the batch, not the history.
+// the sessions touched since the last derive, then clears the dirty set. Only
+// pipeline/ calls it (and derive-threads.ts, its two-thread form): live mode's
+// rounds derive through pipeline/derived.ts, so the cost follows the batch, not
+// the history.
 // An ordered read of the dirty sessions' records feeds a per-session fold
 // (fold-session.ts), a chunk of sessions at a time (session-chunks.ts): linear,
 // where the set-based SQL it replaced went quadratic on UPDATE … FROM over
@@ -34,6 +36,16 @@ export function deriveTimeline(db: Db): number {
 
 export function dirtySessions(db: Db): number {
   return db.prepare('SELECT count(*) FROM dirty_sessions').pluck().get() as number;
+}
+
+/**
+ * The stages after derive (detect, the read models) take a derived database: pipeline/ derives it. One
+ * with sessions left to derive is the caller's mistake, said at once: read as it is, it would answer from
+ * a stale timeline, and deriving here would make a reader write the store.
+ */
+export function assertDerived(db: Db, reader: string): void {
+  if (db.prepare('SELECT 1 FROM dirty_sessions LIMIT 1').get() === undefined) return;
+  throw new Error(`${reader} was given a database with ${dirtySessions(db)} session(s) not yet derived: derive it first (pipeline/derived.ts)`);
 }
 
 export interface DerivedLoad {

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { deriveTimeline } from './derive.js';
+import { assertDerived } from './derive.js';
 
 // Read model for one session's story: what `timeline` prints and the TUI drill-down shows.
 
@@ -57,24 +57,6 @@ export interface SessionTimeline {
   records: TimelineRecord[];
 }
 
-/**
- * The owner of the incarnation live at `ts_ms`: the last created at or before it. Undefined before the first
- * creation the log shows, or where no principal named the owner: then there is nothing to compare with.
- */
-export function ownerAt(incarnations: readonly IncarnationInfo[], ts_ms: number): string | undefined {
-  // A soak test's session may be created again and again: a binary search, not a scan per row.
-  let lo = 0;
-  let hi = incarnations.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (incarnations[mid]!.created_ts <= ts_ms) lo = mid + 1;
-    else hi = mid;
-  }
-  const inc = lo === 0 ? undefined : incarnations[lo - 1]!;
-  // An ended incarnation owns nothing after its end: a request then is no one's to be told apart from.
-  return inc === undefined || (inc.ended_ts !== null && inc.ended_ts < ts_ms) ? undefined : (inc.owner ?? undefined);
-}
-
 /** A session's timeline whose records are read as they are iterated (each iteration reads them again). */
 export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> {
   records: Iterable<TimelineRecord>;
@@ -83,11 +65,12 @@ export interface SessionTimelineStream extends Omit<SessionTimeline, 'records'> 
 /**
  * Everything logged about one session id, in log order, with file:line; undefined when the log never names
  * it. The records are read row by row as they are iterated, never held here: a soak test's session is
- * hundreds of thousands (the HTML report draws 160 of them; held whole they took 800 MB). The store is
- * written (derived) before, never while, they are read.
+ * hundreds of thousands (the HTML report draws 160 of them; held whole they took 800 MB). The database is
+ * a derived one (pipeline/derived.ts `sessionTimelineOf` derives first): the store is written before, never
+ * while, they are read.
  */
 export function sessionTimelineStream(db: Db, session: string): SessionTimelineStream | undefined {
-  deriveTimeline(db);
+  assertDerived(db, 'sessionTimelineStream');
   if (!namesSession(db, session)) return undefined;
   const incarnations = db
     .prepare('SELECT created_ts, incarnation, node, owner, ended_ts, ended_how FROM incarnations WHERE session = ? ORDER BY created_ts, created_id')

@@ -14,10 +14,14 @@ const STAGES: string[][] = [
   ['replay'],
   ['detect'],
   ['findings'],
+  // render is the last stage of the flow: findings and read models in, text out. Below pipeline, so that
+  // no renderer can run the analysis (and see the check on its value imports below).
+  ['render'],
   // pipeline composes the stages: read → normalize → store (in a worker thread for large inputs),
-  // and a loaded database → derive → detect (pipeline/findings.ts), for every front end.
+  // and a loaded database → derive → detect (findings.ts, derived.ts), for every front end.
   ['pipeline'],
-  ['whatif', 'render', 'live'],
+  // The front ends that judge: the log twice (whatif), batch by batch (live); both through pipeline/.
+  ['whatif', 'live'],
   // api.ts: the pipeline for embedding (files in, a report out).
   ['api'],
   ['tui'],
@@ -31,6 +35,29 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
   );
+}
+
+/** The import and re-export statements of a file (up to its specifier), and its dynamic imports. */
+const STATEMENT = /(?:^|\n)\s*((?:import|export)\b[^'"]*?)\bfrom\s+['"](\.[^'"]+)['"]/g;
+const DYNAMIC = /\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+/**
+ * The names a file takes as values from each module it imports (`*` for a namespace or a dynamic import):
+ * `import type` and `type X` specifiers take none.
+ */
+function valueImportsOf(file: string): { spec: string; names: string[] }[] {
+  const text = readFileSync(file, 'utf8');
+  const statics = [...text.matchAll(STATEMENT)].flatMap((m) => {
+    const head = m[1]!.replace(/\s+/g, ' ').trim();
+    if (/^(import|export) type\b/.test(head)) return [];
+    if (/\* as \w+|^export \*/.test(head)) return [{ spec: m[2]!, names: ['*'] }];
+    const braced = /\{([^}]*)\}/.exec(head)?.[1] ?? '';
+    const names = braced.split(',').map((n) => n.trim()).filter((n) => n !== '' && !n.startsWith('type ')).map((n) => n.split(/\s+as\s+/)[0]!);
+    // A default import (`import x from`, `import x, { … } from`) is a value too.
+    const byDefault = /^import \w+\s*(,|$)/.test(head) ? ['default'] : [];
+    return names.length + byDefault.length > 0 ? [{ spec: m[2]!, names: [...byDefault, ...names] }] : [];
+  });
+  return [...statics, ...[...text.matchAll(DYNAMIC)].map((m) => ({ spec: m[1]!, names: ['*'] }))];
 }
 
 /** Relative specifiers of static imports, re-exports and dynamic imports. */
@@ -94,11 +121,43 @@ describe('the import graph of src/', () => {
     expect(touching).toEqual([]);
   });
 
-  it('leaves derive → detect to the pipeline: no front end wires the two itself', () => {
-    const own = new Set(['pipeline/findings.ts', 'store/derive-threads.ts', 'detect/parallel.ts']);
-    const wiring = files
-      .filter((f) => !own.has(relative(SRC, f)) && /\b(deriveOnTwoThreads|detectOnTwoThreads)\(/.test(readFileSync(f, 'utf8')))
-      .map((f) => relative(SRC, f));
+  it('keeps render to findings and read models: it takes no value from the stages before it, nor from the pipeline', () => {
+    // Types of the store's read models are its inputs; a value (a function, a query, the rules) would let it analyse.
+    const before = new Set(['read', 'normalize', 'store', 'replay', 'detect', 'pipeline']);
+    // The rule catalogue (ids, severities, texts) lives with the detectors for now: a renderer loads them to name a rule.
+    const allowed = new Set(['detect/rules/index.ts']);
+    const reaching = files
+      .filter((f) => stageOf(f) === 'render')
+      .flatMap((f) =>
+        valueImportsOf(f).flatMap(({ spec, names }) => {
+          const to = resolveImport(f, spec, known);
+          return to !== undefined && before.has(stageOf(to)) && !allowed.has(relative(SRC, to)) ? [`${relative(SRC, f)} -> ${relative(SRC, to)} (${names.join(', ')})`] : [];
+        }),
+      );
+    expect(reaching).toEqual([]);
+  });
+
+  it('leaves derive → detect to the pipeline: no other module derives the timeline or runs the rules itself', () => {
+    // The store's derive and detect's entry points, and the modules that implement them on one or two threads.
+    const stepsOf = new Map([
+      ['store/derive.ts', ['deriveTimeline']],
+      ['store/derive-threads.ts', ['deriveOnTwoThreads']],
+      ['detect/run.ts', ['detect', 'detectDerived', 'detectIntoTable', 'runRules']],
+      ['detect/parallel.ts', ['detectOnTwoThreads']],
+    ]);
+    const own = (f: string) => /^pipeline\//.test(f) || ['store/derive-threads.ts', 'detect/parallel.ts', 'detect/rules-worker.ts'].includes(f);
+    const calls = /\b(deriveTimeline|deriveOnTwoThreads|detectDerived|detectIntoTable|detectOnTwoThreads|runRules)\(/;
+    const wiring = files.flatMap((f) => {
+      const from = relative(SRC, f);
+      if (own(from) || stepsOf.has(from)) return [];
+      const imported = valueImportsOf(f).flatMap(({ spec, names }) => {
+        const to = resolveImport(f, spec, known);
+        const steps = to === undefined ? undefined : stepsOf.get(relative(SRC, to));
+        return steps === undefined ? [] : names.filter((n) => n === '*' || steps.includes(n)).map((n) => `${from} imports ${n} from ${relative(SRC, to!)}`);
+      });
+      const called = calls.exec(readFileSync(f, 'utf8'));
+      return [...imported, ...(called ? [`${from} calls ${called[1]}`] : [])];
+    });
     expect(wiring).toEqual([]);
   });
 

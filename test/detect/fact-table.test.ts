@@ -4,7 +4,7 @@ import { ReconnectFacts } from '../../src/detect/facts/reconnect-facts.js';
 import type { ReconnectRow } from '../../src/detect/facts/reconnects.js';
 import type { RuleModule } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { DEFAULT_DETECT_OPTIONS } from '../../src/detect/types.js';
 import { deriveTimeline } from '../../src/store/derive.js';
 import { loadQuery, queryParts } from '../../src/store/queries.js';

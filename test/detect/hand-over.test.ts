@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuleModule } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
-import { detect, detectOptionsOf, runRules } from '../../src/detect/run.js';
+import { detectOptionsOf, runRules } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import type { DetectorOutput, RawFinding } from '../../src/detect/types.js';
 import { workspaceOf } from '../helpers/logs.js';
 

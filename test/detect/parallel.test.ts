@@ -19,15 +19,16 @@ type Pipeline = typeof import('../../src/pipeline/ingest.js');
 type Sources = typeof import('../../src/read/sources.js');
 type WhatIf = typeof import('../../src/whatif/what-if.js');
 type Catalogue = typeof import('../../src/detect/rules/index.js');
+type Derived = typeof import('../../src/pipeline/derived.js');
 
-let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources, whatif: WhatIf, catalogue: Catalogue;
+let parallel: Parallel, run: Run, scratch: Scratch, pipeline: Pipeline, sources: Sources, whatif: WhatIf, catalogue: Catalogue, derived: Derived;
 let dir: string;
 
 beforeAll(async () => {
-  [parallel, run, scratch, pipeline, sources, whatif, catalogue] = await Promise.all([
+  [parallel, run, scratch, pipeline, sources, whatif, catalogue, derived] = await Promise.all([
     fromDist<Parallel>('detect/parallel.js'), fromDist<Run>('detect/run.js'), fromDist<Scratch>('store/scratch-db.js'),
     fromDist<Pipeline>('pipeline/ingest.js'), fromDist<Sources>('read/sources.js'), fromDist<WhatIf>('whatif/what-if.js'),
-    fromDist<Catalogue>('detect/rules/index.js'),
+    fromDist<Catalogue>('detect/rules/index.js'), fromDist<Derived>('pipeline/derived.js'),
   ]);
 });
 
@@ -52,7 +53,7 @@ async function expectOneThreadsReportWith(workerSource: string): Promise<void> {
     const script = join(dir, 'rules-worker-stand-in.mjs');
     writeFileSync(script, workerSource);
     const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(script) }));
-    expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+    expect(JSON.stringify(two)).toBe(JSON.stringify(run.detectDerived(db, {})));
   } finally {
     db.close();
   }
@@ -75,6 +76,7 @@ async function badServerTimeline() {
   await generate(log, 6000, { shape: 'bad-server', seed: 11 });
   const db = scratch.openScratchDb({ quotesFromFiles: true });
   await pipeline.ingestAll(db, sources.expandPaths([log]), { threads: 'inline' });
+  derived.derive(db);
   return db;
 }
 
@@ -82,7 +84,7 @@ describe('detect on two threads', () => {
   it('reports exactly what one thread reports, findings of many rules in the same order', () =>
     onBadServerTimeline(async (db) => {
       const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker' }));
-      const one = run.detect(db, {});
+      const one = run.detectDerived(db, {});
       expect(Object.keys(one.summary.by_rule).length).toBeGreaterThan(5);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     }), 60_000);
@@ -96,9 +98,9 @@ describe('detect on two threads', () => {
       const rules = catalogue.RULES.map(variant);
       const two = inMemory(await parallel.detectOnTwoThreads(db, { rules }, { threads: 'worker' }));
       expect(ran).toBe(1);
-      const one = run.detect(db, { rules });
+      const one = run.detectDerived(db, { rules });
       expect(one.summary.by_rule['silent-truncation'] ?? 0).toBe(0);
-      expect(run.detect(db, {}).summary.by_rule['silent-truncation']).toBeGreaterThan(0);
+      expect(run.detectDerived(db, {}).summary.by_rule['silent-truncation']).toBeGreaterThan(0);
       expect(JSON.stringify(two)).toBe(JSON.stringify(one));
     }), 60_000);
 
@@ -169,7 +171,7 @@ describe('detect on two threads', () => {
       writeFileSync(never, `throw new Error('started');`);
       const two = inMemory(await parallel.detectOnTwoThreads(db, {}, { threads: 'worker', script: pathToFileURL(never) }));
       expect(two.findings.length).toBeGreaterThan(0);
-      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detect(db, {})));
+      expect(JSON.stringify(two)).toBe(JSON.stringify(run.detectDerived(db, {})));
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;

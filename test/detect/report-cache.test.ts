@@ -7,6 +7,7 @@ import { loadWorkspace } from '../../src/api.js';
 import { ReportCache } from '../../src/detect/report-cache.js';
 import { detectIntoTable, type TableReport } from '../../src/detect/run.js';
 import { inMemory } from '../../src/findings/recount.js';
+import { derive } from '../../src/pipeline/derived.js';
 import { fileSource } from '../../src/read/sources.js';
 import type { Db } from '../../src/store/db.js';
 
@@ -27,6 +28,7 @@ async function judged(...files: string[]): Promise<{ db: Db; path: string }> {
   const path = join(dir, 't.db');
   const { db } = await loadWorkspace(files.map(fileSource), { db: path });
   open.push(db);
+  derive(db);
   return { db, path };
 }
 

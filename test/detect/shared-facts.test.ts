@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuleModule, SharedFact } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
-import { detect, factReleases } from '../../src/detect/run.js';
+import { factReleases } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { workspaceOf } from '../helpers/logs.js';
 
 // The facts rules share (reconnects, served upgrades) grow with the log's reconnects.

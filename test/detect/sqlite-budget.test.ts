@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RuleModule } from '../../src/detect/rule.js';
 import { RULES } from '../../src/detect/rules/index.js';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { workspaceOf } from '../helpers/logs.js';
 
 // The rules' sorts may each hold as much as SQLite's page cache in memory, so the

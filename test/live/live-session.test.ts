@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { LiveSession, REJUDGE_AFTER_MS } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
 import { SourceIngest } from '../../src/pipeline/ingest.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generate } from '../../bench/generate.js';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { DEFAULT_SETTLE_MS } from '../../src/live/finding-book.js';
 import { LiveSession } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';

@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import type { RunOptions } from '../../src/detect/run.js';
 import type { Finding } from '../../src/model/finding.js';
 import type { InputLine } from '../../src/read/lines.js';

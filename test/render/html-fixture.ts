@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { loadWorkspace } from '../../src/api.js';
 import { htmlReaders } from '../../src/cli/html-readers.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import type { Finding, Report } from '../../src/model/finding.js';
 import { ruleOf, RULE_IDS } from '../../src/detect/rules/index.js';
 import type { Source } from '../../src/read/sources.js';

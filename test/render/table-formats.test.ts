@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectIntoTable } from '../../src/detect/run.js';
+import { derive } from '../../src/pipeline/derived.js';
 import { lineTextResolver } from '../../src/detect/evidence.js';
 import { inMemory } from '../../src/findings/recount.js';
 import { filterReport } from '../../src/findings/filter.js';
@@ -17,6 +18,7 @@ describe('a report read from its table', () => {
   it('renders every format but html exactly as the same report in memory', async () => {
     const lines = SAMPLES.flatMap((name) => readFileSync(`samples/${name}.ndjson`, 'utf8').split('\n').filter((l) => l.trim() !== ''));
     const ws = await workspaceOf(lines);
+    derive(ws.db);
     const table = detectIntoTable(ws.db);
     expect(table.findings.length).toBeGreaterThan(15);
     const narrowed = filterReport(table, { rules: ['dual-writer', 'silent-truncation', 'duplicate-tool-call', 'engine-divergence'] });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detect } from '../../src/detect/run.js';
+import { detect } from '../../src/pipeline/derived.js';
 import { LiveSession } from '../../src/live/session.js';
 import type { Finding } from '../../src/model/finding.js';
 import { SourceIngest } from '../../src/pipeline/ingest.js';

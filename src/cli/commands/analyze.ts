@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { writeAll } from '../../read/write-all.js';
+import { writeAll } from '../../model/write-all.js';
 import type { Command } from 'commander';
 import { lineTextResolver } from '../../detect/evidence.js';
 import { applyBaseline, parseBaseline, writeBaseline } from '../../findings/baseline.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { deriveTimeline } from '../../store/derive.js';
+import { derive } from '../../pipeline/derived.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import type { Io } from '../io.js';
 import { addInputOptions, addQuietOption } from '../options.js';
@@ -17,7 +17,7 @@ export function registerIngest(program: Command, rawIo: Io, done: (code: number)
     const ws = await openWorkspace(paths, flags, io, progress.listener);
     try {
       progress.listener?.({ type: 'stage', stage: 'derive' });
-      deriveTimeline(ws.db);
+      derive(ws.db);
       // A --db file is read again by query, analyze and the front ends: ready for their planner.
       refreshStatistics(ws.db);
       progress.finish();

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
 import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queries.js';
-import { deriveTimeline } from '../../store/derive.js';
+import { derive } from '../../pipeline/derived.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
 import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type Row, type RowSink } from '../../store/bounded-query.js';
@@ -214,7 +214,7 @@ function timeoutSeconds(v: string): number {
  */
 function deriveOrAnswerFromCommitted(db: Db, io: Io): void {
   try {
-    deriveTimeline(db);
+    derive(db);
     refreshStatistics(db);
   } catch (err) {
     if (!isLocked(err)) throw err;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { timelineJsonChunks } from '../../render/timeline-json.js';
 import { timelineTextChunks } from '../../render/timeline-text.js';
-import { sessionTimelineStream } from '../../store/session-timeline.js';
+import { sessionTimelineOf } from '../../pipeline/derived.js';
 import { writeOut, type Io } from '../io.js';
 import { unknownSessionError } from '../known-sessions.js';
 import { addInputOptions } from '../options.js';
@@ -21,7 +21,7 @@ export function registerTimeline(program: Command, io: Io, done: (code: number) 
     .action(async (session: string, paths: string[], flags: InputOptions & { format: string }) => {
       const ws = await openWorkspace(paths, flags, io);
       try {
-        const t = sessionTimelineStream(ws.db, session);
+        const t = sessionTimelineOf(ws.db, session);
         if (!t) throw unknownSessionError(ws.db, session);
         // The text says the inputs' unusable files and rejected lines as analyze's does; the JSON keeps its shape.
         await writeOut(io, flags.format === 'json' ? timelineJsonChunks(t) : withInputNotes(timelineTextChunks(t), ws.unusableInputs, lineTotals(ws.db).rejected));

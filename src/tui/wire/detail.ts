@@ -6,7 +6,8 @@ import { severityRank, type Severity } from '../../model/severity.js';
 import { isoTime } from '../../model/phrasing.js';
 import { describeRecord, laneEnd } from '../../render/timeline-text.js';
 import type { Db } from '../../store/db.js';
-import { sessionTimelineStream, type IncarnationInfo, type LaneInfo } from '../../store/session-timeline.js';
+import { sessionTimelineOf } from '../../pipeline/derived.js';
+import type { IncarnationInfo, LaneInfo } from '../../store/session-timeline.js';
 import { toFeedItem, type FeedItem, type SessionDetail } from '../view-model.js';
 
 // A session's drill-down: its streams as lanes, every record with file:line,
@@ -36,7 +37,8 @@ export function buildDetail(
   lineText: (ref: { file: string; line: number }) => string | undefined,
 ): SessionDetail | undefined {
   // Rows made as the records are read: a soak test's session is hundreds of thousands, held once, as rows.
-  const t = sessionTimelineStream(db, session);
+  // Live mode's store takes lines between its rounds: what they brought is derived before it is shown.
+  const t = sessionTimelineOf(db, session);
   if (t === undefined) return undefined;
   // A row that is evidence of a finding takes the colour of the gravest one.
   const severityAt = new Map<string, Severity>();
