@@ -79,7 +79,8 @@ WHERE version IS NULL OR version NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9]
 -- Session ids that are stale headers, not sessions: every record naming one is a request of the stateless era
 -- (its own version 2026-07-28 or later, which ignores Mcp-Session-Id) that no server answered with that session
 -- (no creation or mint of it, no accepted resume or attach, no replay, no response echoing it). The one
--- definition behind summary.sessions and protocol_versions, and the proxy-only sessions.
+-- definition behind summary.sessions and protocol_versions, the proxy-only sessions, and the rules that group by
+-- session (event-id-regression, 404-storm, duplicate-tool-call, orphaned-request, stranded-response).
 CREATE TEMP VIEW IF NOT EXISTS stale_session_ids AS
 WITH candidates AS (
   SELECT DISTINCT session FROM records
