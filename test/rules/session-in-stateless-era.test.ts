@@ -77,7 +77,10 @@ describe(RULE, () => {
   it('the same legacy life fires where the server logged its session created at 2026-07-28', async () => {
     const report = await analyzeLines(dualEraLegacySession('2026-07-28'));
     expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[1, 2]]);
-    expect(findingsOf(report, 'replay-in-stateless-era').map((f) => evidenceLines(f))).toEqual([[7]]);
+    // the resumption logs no version: the line that shows its session's is cited with it
+    const [replay] = findingsOf(report, 'replay-in-stateless-era');
+    expect(evidenceLines(replay!)).toEqual([2, 7]);
+    expect(replay!.message).toContain("at protocol 2026-07-28 (its session S4's: the request logs none)");
   });
 
   it('a mint that is no initialize is judged by its own 2026-07-28: a stale resumption reset into a new session, a proxy line of another method', async () => {
