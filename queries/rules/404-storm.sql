@@ -7,6 +7,11 @@
 -- clocks drift apart by seconds: the proxy's n-th 404 POST of a session and JSON-RPC id is also the server's n-th
 -- record of them where the two lie within the clock-skew allowance (an answer to a server request is POSTed once).
 -- Overlapping windows form one storm; evidence: the POSTs of its first window.
+-- A stale header is no session (the stale_session_ids view: an id only stateless-era requests presented and no
+-- server answered with): at 2026-07-28 a 404 says the method is not found (streamable-http.mdx, Protocol Version
+-- Header), not that a session is unknown, so the POSTs that name one are no session's storm (the view is read once,
+-- and only where a 404 POST names a session).
+
 WITH found_posts AS (
   SELECT id, ts_ms, kind, req, duration_ms, COALESCE(request_id, rpc_id) AS rpc,
     COALESCE(session, json_extract(req_headers, '$."mcp-session-id"')) AS session
@@ -25,7 +30,7 @@ WITH found_posts AS (
         OR (s.nth = p.nth AND s.ts_ms BETWEEN p.ts_ms - :clock_skew_allowance_ms AND p.ts_ms + COALESCE(p.duration_ms, 0) + :clock_skew_allowance_ms))))
 ), windowed AS (
   SELECT p.*, count(*) OVER (PARTITION BY session ORDER BY ts_ms RANGE BETWEEN CURRENT ROW AND :storm_window_ms FOLLOWING) AS in_window
-  FROM posts p WHERE session IS NOT NULL
+  FROM posts p WHERE session IS NOT NULL AND session NOT IN (SELECT session FROM stale_session_ids)
 ), window_starts AS (
   SELECT w.*, lag(ts_ms) OVER (PARTITION BY session ORDER BY ts_ms, id) AS prev_start
   FROM windowed w WHERE in_window >= :storm_count

@@ -57,11 +57,14 @@ CREATE INDEX temp.attributed_id ON attributed (id);
 CREATE INDEX temp.attributed_rpc ON attributed (session, rpc_id);
 
 -- the executions of an rpc id its session executed more than once, and of those the first of each (tool,
--- arguments) in one incarnation
+-- arguments) in one incarnation. A stale header is no session (the stale_session_ids view: an id only
+-- stateless-era requests presented and no server answered with): the calls that name one have none (the view is
+-- read once).
 CREATE TEMP TABLE reused AS
 SELECT a.id, a.ts_ms, a.session, a.rpc_id, a.created_id, a.tool, a.args_hash FROM attributed a
 WHERE a.session IS NOT NULL AND a.rpc_id IS NOT NULL
-  AND EXISTS (SELECT 1 FROM attributed o WHERE o.session = a.session AND o.rpc_id = a.rpc_id AND o.id <> a.id);
+  AND EXISTS (SELECT 1 FROM attributed o WHERE o.session = a.session AND o.rpc_id = a.rpc_id AND o.id <> a.id)
+  AND a.session NOT IN (SELECT session FROM stale_session_ids);
 CREATE TEMP TABLE first_calls AS
 SELECT id, ts_ms, session, rpc_id, created_id, tool, args_hash FROM (
   SELECT id, ts_ms, session, rpc_id, created_id, tool, args_hash,

@@ -3,8 +3,12 @@
 -- The rule's other clause, a replay that went back to or before Last-Event-ID, is not in this query: it is
 -- judged in src/detect/rules/event-id-regression.ts from reconnect-references (analyze --rule event-id-regression).
 WITH reused AS MATERIALIZED (
-  -- grouped straight off the (session, event_id) index: only re-used ids are ordered below
-  SELECT session, event_id FROM events GROUP BY session, event_id HAVING count(*) > 1
+  -- grouped straight off the (session, event_id) index: only re-used ids are ordered below. A stale header is no
+  -- session (the stale_session_ids view: an id only stateless-era requests presented and no server answered
+  -- with): each such request numbers its own stream's events, which resume nothing. (The view is read once, and
+  -- only where an id was re-used: its cost is a walk of every stateless-era record.)
+  SELECT session, event_id FROM events GROUP BY session, event_id
+  HAVING count(*) > 1 AND session NOT IN (SELECT session FROM stale_session_ids)
 ), emission AS (
   SELECT e.id, e.session, e.lane, e.stream, e.event_id, e.ts_ms,
     row_number() OVER (PARTITION BY e.session, e.event_id ORDER BY e.ts_ms, e.id) AS nth,

@@ -86,6 +86,8 @@ WITH req AS MATERIALIZED (
   WHERE NOT (ans.id IS NOT NULL AND (t.id IS NULL OR (ans.ts_ms, ans.id) < (t.ts_ms, t.id)))
     AND NOT (can.id IS NOT NULL AND (t.id IS NULL OR (can.ts_ms, can.id) < (t.ts_ms, t.id)))
     AND NOT (reis.id IS NOT NULL AND (t.id IS NULL OR (reis.ts_ms, reis.id) < (t.ts_ms, t.id)))
+    -- a stale header is no session (the stale_session_ids view): a request without one is none of this rule's
+    AND q.session NOT IN (SELECT session FROM stale_session_ids)
 ), refused_answers AS MATERIALIZED (
   SELECT session, request_id, ts_ms FROM records WHERE kind = 'request.answered' AND shadowed = 0 AND status NOT BETWEEN 200 AND 299
 ), causes AS (

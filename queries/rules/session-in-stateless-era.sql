@@ -2,8 +2,10 @@
 -- A mint (a session.created, an upgrade minting a session other than the one it presents, a proxy response
 -- carrying an Mcp-Session-Id the request did not present) is judged by its session's version (the
 -- session_versions view: an initialize selects the legacy revision it negotiated, which the mint may not log,
--- having logged the one the client asked for), else its own. An echo (an upgrade or a proxy response handing
--- back the session the request presented) is judged by its own version, else its session's.
+-- having logged the one the client asked for), else its own, unless it is an initialize's (initialize_mints):
+-- 2026-07-28 has no initialize, so the version an initialize asked for says nothing of the session it got.
+-- An echo (an upgrade or a proxy response handing back the session the request presented) is judged by its
+-- own version, else its session's.
 -- One mint, one finding: a session.created answering a minting upgrade of its session (the nearest to each
 -- other within 1 s, on one node where both name it) is that upgrade's evidence, not a finding of its own.
 -- Staged: each session's version found once and indexed (joined as a view, it was looked up again for
@@ -21,7 +23,7 @@ WITH answered AS (
 ), judged AS (
   SELECT a.id, a.ts_ms, a.kind, a.node, a.minted,
          CASE WHEN a.kind = 'session.created' OR a.minted IS NOT a.presented
-           THEN coalesce(sv.protocol_version, a.protocol_version)
+           THEN coalesce(sv.protocol_version, CASE WHEN NOT EXISTS (SELECT 1 FROM initialize_mints m WHERE m.id = a.id) THEN a.protocol_version END)
            ELSE coalesce(a.protocol_version, sv.protocol_version) END AS version,
          a.kind = 'upgrade' AND a.minted IS NOT a.presented AS minting_upgrade
   FROM answered a LEFT JOIN mint_era_versions sv ON sv.session = a.minted

@@ -2,7 +2,8 @@
 -- Written only for replay: an event.sent with rpc_kind response that is attached: false, or that was written after
 -- its stream had closed (with nothing reopening that stream id in between).
 -- Never delivered (how):
---   stateless     it has no session: without sessions (2026-07-28) no Last-Event-ID can ask for it;
+--   stateless     it has no session (or only a stale header, the stale_session_ids view): without sessions
+--                 (2026-07-28) no Last-Event-ID can ask for it;
 --   no-position   the client holds no position of the stream's lineage before it (no event of the lineage was
 --                 delivered before it, no accepted resumption presented one: a stream closed before its priming
 --                 event): stranded at once, whatever follows;
@@ -118,7 +119,8 @@ SELECT s.session, s.ts_ms AS at_ms, s.stream, s.event_id, s.rpc_id, s.attached, 
 FROM (
   SELECT settled.*,
     CASE
-      WHEN session IS NULL THEN 'stateless'
+      -- (a stale header is no session: the stale_session_ids view)
+      WHEN session IS NULL OR session IN (SELECT session FROM stale_session_ids) THEN 'stateless'
       WHEN NOT held THEN 'no-position'
       WHEN end_id IS NOT NULL THEN 'session-ended'
       WHEN (SELECT ts_ms FROM log_end) < ts_ms + :stranding_window_ms THEN 'pending'

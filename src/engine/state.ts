@@ -186,10 +186,11 @@ function incarnationFor(state: EngineState, record: EngineRecord): Incarnation {
 
 /**
  * The session's revision, as the analyzer's session_versions view decides it: an initialize selects the legacy
- * revision it negotiated, and its session.created may log the one the client asked for. So the first version a
- * record other than a creation logs, where it is a revision with sessions; else its creation's (one with sessions
- * before one without). A version without sessions (2026-07-28) on a request that presents the session says nothing
- * of it: such a request has no session, the header is stale.
+ * revision it negotiated, which a session.created that logs a revision with sessions logs: that one, settled. Else
+ * the first version a record other than a creation logs, where it is a revision with sessions (a creation may log
+ * the one the client asked for); else its creation's. A version without sessions (2026-07-28) on a request that
+ * presents the session says nothing of it: such a request has no session, the header is stale. (The view also
+ * tells a proxy's inferred creation, which logs its request's version, from a server's; the engine sees no origin.)
  */
 function noteVersion(state: EngineState, kind: string, version: string): void {
   if (state.protocolVersionFromRequest === true) return;
@@ -198,7 +199,10 @@ function noteVersion(state: EngineState, kind: string, version: string): void {
     if (sessionless) return;
     state.protocolVersion = version;
     state.protocolVersionFromRequest = true;
-  } else if (state.protocolVersion === undefined || (!sessionless && isSessionless(state.protocolVersion))) {
+  } else if (!sessionless) {
+    state.protocolVersion = version;
+    state.protocolVersionFromRequest = true;
+  } else if (state.protocolVersion === undefined) {
     state.protocolVersion = version;
   }
 }

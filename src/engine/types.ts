@@ -346,11 +346,12 @@ export interface AwaitingResponse {
 export interface EngineState {
   sessionId?: string;
   /**
-   * The session's protocol version, if any record logged one: the first a record other than its
-   * creation carried, where that revision has sessions; else its creation's (state.ts, noteVersion).
+   * The session's protocol version, if any record logged one: its creation's where that revision has sessions
+   * (the negotiated one); else the first a record other than its creation carried, where that revision has
+   * sessions; else its creation's (state.ts, noteVersion).
    */
   protocolVersion?: string;
-  /** Set once `protocolVersion` is a request's (a record other than a creation): then it no longer changes. */
+  /** Set once `protocolVersion` is settled (a creation's or a request's revision with sessions): then it no longer changes. */
   protocolVersionFromRequest?: true;
   /** Position of the next observed record: the engine's notion of log order. */
   nextPos: number;

@@ -45,6 +45,9 @@ export function inferFromHttp(h: NormalizedRecord, upstream?: string): Normalize
       status,
       // The method the proxy saw: the engine replay judges a stateless-era request by it (a GET is a 405).
       httpMethod: method,
+      // The JSON-RPC method, where the line names it: an initialize's mint logs the revision asked for, which says
+      // nothing of the session it minted (store/views.ts, initialize_mints).
+      ...(h.method !== undefined && { method: h.method }),
       newSession: minted,
       ...(resetSignalled !== undefined && { resetSignalled }),
     });

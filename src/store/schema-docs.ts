@@ -257,8 +257,12 @@ export const SCHEMA_DOCS: Record<string, TableDoc> = {
     about: 'temp view: one row per node over every source (query nodes)',
     columns: { node: 'the node (NULL: records that name none)', records: 'its records', last_ms: 'its last server record\'s time, epoch ms (NULL: a proxy)', last_id: 'that record (records.id)' },
   },
+  initialize_mints: {
+    about: 'temp view: the records of an initialize (a minting upgrade, a proxy line of method initialize): the version they log is the one asked for',
+    columns: { id: 'the record (records.id)' },
+  },
   session_versions: {
-    about: 'temp view: each session\'s protocol version: the first earlier revision (before 2026-07-28) its records other than its mint log, else its mint\'s (session.created, minting upgrade)',
+    about: 'temp view: each session\'s protocol version: its server session.created\'s where an earlier revision (before 2026-07-28), else the first earlier revision its other records log, else its mint\'s (a later revision only from a server session.created or a mint that is no initialize)',
     columns: { session: 'the session id', protocol_version: 'the MCP protocol revision' },
   },
 };

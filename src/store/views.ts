@@ -8,6 +8,18 @@ function statelessEra(column: string): string {
   return `(${column} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]' AND ${column} >= '${STATELESS_REVISION}')`;
 }
 
+/**
+ * Whether the record `r` is an initialize's mint: a proxy line whose JSON-RPC method is `initialize` (or what is
+ * inferred from it), or a minting upgrade logged as log-format.md logs the initialize POST's (no session and no
+ * Last-Event-ID presented, `decision: fresh`, a POST) whose method, where logged, is `initialize`. As the engine
+ * tells an initialize (engine/upgrade-request.ts), but a method the log names decides: a proxy line of another
+ * request that minted a session is no initialize, and one that names none is not taken for one.
+ */
+function initializeMint(r: string): string {
+  return `(${r}.method = 'initialize' OR (${r}.method IS NULL AND ${r}.origin = 'server' AND ${r}.kind = 'upgrade' AND ${r}.session IS NULL
+    AND ${r}.last_event_id IS NULL AND ${r}.decision = 'fresh' AND upper(coalesce(${r}.http_method, 'POST')) = 'POST'))`;
+}
+
 // Derived views every connection gets (TEMP: nothing is written to a --db file, so its schema version
 // stays as it is). One definition each, read by every query that asks the same question.
 
@@ -67,7 +79,8 @@ WHERE version IS NULL OR version NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9]
 -- Session ids that are stale headers, not sessions: every record naming one is a request of the stateless era
 -- (its own version 2026-07-28 or later, which ignores Mcp-Session-Id) that no server answered with that session
 -- (no creation or mint of it, no accepted resume or attach, no replay, no response echoing it). The one
--- definition behind summary.sessions and protocol_versions, and the proxy-only sessions.
+-- definition behind summary.sessions and protocol_versions, the proxy-only sessions, and the rules that group by
+-- session (event-id-regression, 404-storm, duplicate-tool-call, orphaned-request, stranded-response).
 CREATE TEMP VIEW IF NOT EXISTS stale_session_ids AS
 WITH candidates AS (
   SELECT DISTINCT session FROM records
@@ -93,15 +106,25 @@ SELECT node, records, last_ms, last_id FROM (
   FROM node_records)
 WHERE k = 1;
 
+-- The records of an initialize that minted a session (initializeMint above: a minting upgrade, a proxy line). The
+-- version they log is the request's, maybe the one the client asked for: a 2026-07-28 one says nothing of the
+-- session (2026-07-28 has no initialize). Read by queries/rules/session-in-stateless-era.sql, per record (by id).
+CREATE TEMP VIEW IF NOT EXISTS initialize_mints AS
+SELECT id FROM records r WHERE ${initializeMint('r')};
+
 -- A session's protocol version: the revision it speaks (log-format.md: a session's records inherit it). An
 -- initialize selects legacy semantics, "as specified by the negotiated legacy protocol version" (2026-07-28
--- versioning), and the version logged on its mint (the minting upgrade, the session.created) may be the one
--- the client asked for: so the first version on the session's other records where it is an earlier
--- revision's (before 2026-07-28), else its mint's (an earlier revision's before a later one, its
--- session.created before its upgrade: the creation is the session's record, the upgrade the request's).
--- A 2026-07-28 or later version on a request that only presents the session says nothing of it (such a
--- request has no session: the header is stale, and ignored), so it never sets it. One row per session
--- that has one. The one definition behind summary.protocol_versions, queries/rules/session-in-stateless-era.sql,
+-- versioning), and a server's session.created that logs a version logs the negotiation's result
+-- (log-format.md: "the version negotiated by initialize"); the other records of the initialize (its minting
+-- upgrade, a proxy's line and what is inferred from it) log the request's, which may be the one the client
+-- asked for. So: its server creation's version where it is an earlier revision's (before 2026-07-28); else the
+-- first version on its other records where it is an earlier revision's; else its mint's (an earlier revision's
+-- before a later one, a creation's before an upgrade's). A 2026-07-28 or later version says something of the
+-- session only where a server creation logs it, or a request that is no initialize minted the session (an
+-- initialize_mints row is not: 2026-07-28 has no initialize, so a session an initialize minted is a legacy
+-- session whatever the client asked for). On a request that only presents the session it says nothing either
+-- (such a request has no session: the header is stale, and ignored). One row per session that has one. The one
+-- definition behind summary.protocol_versions, queries/rules/session-in-stateless-era.sql,
 -- queries/rules/replay-in-stateless-era.sql and the engine replay's revision per session.
 -- Cost (EXPLAIN QUERY PLAN: index searches only): the sessions are those records_version names (read in its
 -- order, no sort) and those a versioned minting upgrade names (records_new_session) that it does not; then per
@@ -116,6 +139,11 @@ WHERE k = 1;
 CREATE TEMP VIEW IF NOT EXISTS session_versions AS
 SELECT session, protocol_version FROM (
   SELECT s.session, coalesce(
+    -- its server creation's, an earlier revision's: the negotiated version
+    (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
+     WHERE i.session = s.session AND c.origin = 'server' AND c.protocol_version IS NOT NULL
+       AND NOT ${statelessEra('c.protocol_version')}
+     ORDER BY i.created_ts, i.created_id LIMIT 1),
     -- the first earlier revision's on its records other than its creations (its minting upgrades have another session)
     (SELECT r.protocol_version FROM records r INDEXED BY records_version
      WHERE r.session = s.session AND r.protocol_version IS NOT NULL
@@ -131,10 +159,12 @@ SELECT session, protocol_version FROM (
      WHERE u.new_session = s.session AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
        AND NOT ${statelessEra('u.protocol_version')}
      ORDER BY u.ts_ms, u.id LIMIT 1),
+    -- a later revision's only from a server creation (a proxy's is its line's request's), or a mint that is no initialize
     (SELECT c.protocol_version FROM incarnations i JOIN records c ON c.id = i.created_id
-     WHERE i.session = s.session AND c.protocol_version IS NOT NULL ORDER BY i.created_ts, i.created_id LIMIT 1),
+     WHERE i.session = s.session AND c.origin = 'server' AND c.protocol_version IS NOT NULL ORDER BY i.created_ts, i.created_id LIMIT 1),
     (SELECT u.protocol_version FROM records u INDEXED BY records_new_session
      WHERE u.new_session = s.session AND u.protocol_version IS NOT NULL AND u.kind = 'upgrade' AND u.shadowed = 0 AND u.session IS NOT u.new_session
+       AND NOT ${initializeMint('u')}
      ORDER BY u.ts_ms, u.id LIMIT 1)
   ) AS protocol_version
   FROM (

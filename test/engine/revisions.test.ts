@@ -100,6 +100,13 @@ describe('the policy names a revision', () => {
     expect(state.protocolVersion).toBe('2025-11-25');
   });
 
+  it("takes its creation's legacy version first: the negotiated one, which a later request's header does not override", () => {
+    const created = (version: string) => rec('session.created', 0, { protocolVersion: version });
+    expect(stateOf([created('2025-06-18'), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2025-11-25' })]).protocolVersion).toBe('2025-06-18');
+    // near miss: a creation that logged 2026-07-28 logged what was asked for, where a request says otherwise
+    expect(stateOf([created('2026-07-28'), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2025-06-18' })]).protocolVersion).toBe('2025-06-18');
+  });
+
   it("takes a request's legacy version before its creation's, and never a later revision's from a request presenting it", () => {
     // the creation logged what the client asked for; its requests, what was negotiated
     expect(stateOf([rec('session.created', 0, { protocolVersion: '2026-07-28' }), rec('stream.opened', 1, { stream: 'g1', via: 'get', protocolVersion: '2025-11-25' })]).protocolVersion).toBe('2025-11-25');

@@ -54,6 +54,59 @@ describe(RULE, () => {
     expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[1, 2]]);
   });
 
+  // Revision audit, item 1: the initialize's minting upgrade logs the revision the client asked for (2026-07-28),
+  // the session logs none. 2026-07-28 has no initialize: a session an initialize minted is a legacy session.
+  const dualEraLegacySession = (created: string | undefined) => [
+    ...initialize('2026-07-28', created, undefined).slice(0, 2),
+    { ts: at(500), kind: 'upgrade', session: 'S4', last_event_id: null, new_stream: 'g1', decision: 'attach', status: 200, replayed: 0, reemitted: 0 },
+    { ts: at(501), kind: 'stream.opened', session: 'S4', stream: 'g1', via: 'get' },
+    { ts: at(1000), kind: 'event.sent', session: 'S4', stream: 'g1', event_id: '1', rpc_kind: 'notification', method: 'notifications/message' },
+    { ts: at(1500), kind: 'stream.closed', session: 'S4', stream: 'g1', reason: 'error' },
+    { ts: at(2000), kind: 'upgrade', session: 'S4', last_event_id: '1', stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, replayed: 0, reemitted: 0 },
+  ];
+
+  it('near miss: an initialize that logged the 2026-07-28 it asked for, whose session logs no version, is a legacy session', async () => {
+    const mintOnly = await analyzeLines(initialize('2026-07-28', undefined, undefined).slice(0, 2));
+    expect(findingsOf(mintOnly, RULE)).toEqual([]);
+    expect(mintOnly.summary.protocol_versions).toEqual({ unknown: 1 });
+    const report = await analyzeLines(dualEraLegacySession(undefined));
+    expect(report.findings.filter((f) => f.severity !== 'info').map((f) => f.rule)).toEqual([]);
+    expect(report.summary.protocol_versions).toEqual({ unknown: 1 });
+  });
+
+  it('the same legacy life fires where the server logged its session created at 2026-07-28', async () => {
+    const report = await analyzeLines(dualEraLegacySession('2026-07-28'));
+    expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[1, 2]]);
+    // the resumption logs no version: the line that shows its session's is cited with it
+    const [replay] = findingsOf(report, 'replay-in-stateless-era');
+    expect(evidenceLines(replay!)).toEqual([2, 7]);
+    expect(replay!.message).toContain("at protocol 2026-07-28 (its session S4's: the request logs none)");
+  });
+
+  it('a mint that is no initialize is judged by its own 2026-07-28: a stale resumption reset into a new session, a proxy line of another method', async () => {
+    const report = await analyzeLines([
+      { ts: at(0), kind: 'upgrade', session: 'OLD', last_event_id: '3', decision: 'fresh', status: 200, new_session: 'R1', protocol_version: '2026-07-28' },
+      { ts: at(5000), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2026-07-28' }, resp_headers: { 'mcp-session-id': 'N1', 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'tools/list', rpc_id: 3 },
+    ]);
+    expect(findingsOf(report, RULE).map((f) => [f.session, evidenceLines(f)])).toEqual([
+      ['R1', [1]],
+      ['N1', [2]],
+    ]);
+  });
+
+  it('near miss: a proxy line of an initialize at 2026-07-28 that minted a session says nothing of its revision', async () => {
+    const initializeLine = { ts: at(0), kind: 'http', method: 'POST', path: '/mcp', status: 200, req_headers: { 'mcp-protocol-version': '2026-07-28' }, resp_headers: { 'mcp-session-id': 'L1', 'content-type': 'application/json' }, rpc_kind: 'request', rpc_method: 'initialize', rpc_id: 0 };
+    const report = await analyzeLines([initializeLine]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.summary.protocol_versions).toEqual({ unknown: 1 });
+  });
+
+  // Revision audit, item 6: the server's session.created logs the negotiated version; a later header does not override it.
+  it("a session's revision is the one its session.created logs, not a later request's header", async () => {
+    const report = await analyzeLines(initialize('2025-06-18', '2025-06-18', '2025-11-25'));
+    expect(report.summary.protocol_versions).toEqual({ '2025-06-18': 1 });
+  });
+
   // Item 8: a later request at 2026-07-28 that still presents the session (a stale header, which that
   // revision ignores) is not part of it, and says nothing of the revision the session was minted at.
   it('near miss: a session that logs no version of its own does not take a later stateless request’s', async () => {
