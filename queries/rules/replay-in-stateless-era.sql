@@ -11,7 +11,7 @@ CREATE INDEX temp.replay_era_versions_session ON replay_era_versions (session);
 
 WITH judged AS (
   SELECT u.id, u.session, u.ts_ms, u.decision, u.replayed, u.last_event_id, u.origin, u.status, u.source_id, u.line,
-         coalesce(u.protocol_version, sv.protocol_version) AS version
+         coalesce(u.protocol_version, sv.protocol_version) AS version, u.protocol_version IS NULL AS inherited
   FROM upgrades u LEFT JOIN replay_era_versions sv ON sv.session = u.session
   WHERE u.last_event_id IS NOT NULL
     AND ((u.origin = 'server'
@@ -23,6 +23,14 @@ SELECT j.id, j.session, j.ts_ms AS at_ms, j.decision, j.replayed, j.last_event_i
        -- the SSE ids the proxy saw on the response: its line's http record, written just before what it inferred
        CASE WHEN j.origin = 'proxy' THEN (SELECT h.sse_event_ids FROM records h
          WHERE h.source_id = j.source_id AND h.line = j.line AND h.kind = 'http' AND h.id < j.id ORDER BY h.id DESC LIMIT 1) END AS seen_ids,
+       j.inherited,
+       -- a request that logs no version is judged by its session's: the session's first line that logs it, its
+       -- creation first, then its mint, shows the revision to a reader of the evidence (looked up per finding: few)
+       CASE WHEN j.inherited AND j.session IS NOT NULL THEN coalesce(
+         (SELECT id FROM records WHERE session = j.session AND kind = 'session.created' AND protocol_version = j.version AND shadowed = 0 ORDER BY ts_ms, id LIMIT 1),
+         (SELECT id FROM records WHERE new_session = j.session AND protocol_version = j.version AND shadowed = 0 ORDER BY ts_ms, id LIMIT 1),
+         (SELECT id FROM records WHERE session = j.session AND protocol_version = j.version AND shadowed = 0 ORDER BY ts_ms, id LIMIT 1))
+       END AS version_shown_by,
        json_array(j.id) AS evidence
 FROM judged j
 -- (a version that is not a date names no revision: "latest" would sort after every date)

@@ -17,6 +17,10 @@ interface Row {
   status: number | null;
   /** A proxy's GET: the SSE ids it saw on the response (a JSON array), where its line lists them. */
   seen_ids: string | null;
+  /** The request logs no version: it is judged by its session's. */
+  inherited: 0 | 1;
+  /** Then the session's line that logs its version, where one does. */
+  version_shown_by: number | null;
   evidence: string;
 }
 
@@ -28,13 +32,6 @@ function proxySaw(r: Row): string {
 }
 
 export function replayInStatelessEra(db: Db, opts: DetectOptions): RawFinding[] {
-  const ownVersion = db.prepare('SELECT protocol_version FROM records WHERE id = ?').pluck();
-  // A request that logs no version is judged by its session's (session_versions): the session's first record that
-  // logs it, its creation first, is the line that shows the revision (asked per finding: few).
-  const sessionVersionRecord = db.prepare(
-    `SELECT id FROM records WHERE (session = @session OR new_session = @session) AND protocol_version = @version AND shadowed = 0
-     ORDER BY kind = 'session.created' DESC, ts_ms, id LIMIT 1`,
-  ).pluck();
   return queryRows<Row>(db, 'rules/replay-in-stateless-era', opts).map((r) => {
     // A GET has no stream at that revision (its Backward Compatibility section: 405), so a proxy's accepted one was resumed.
     if (r.origin === 'proxy') {
@@ -48,8 +45,8 @@ export function replayInStatelessEra(db: Db, opts: DetectOptions): RawFinding[] 
     }
     const what = r.replayed !== null && r.replayed > 0 ? `replayed ${r.replayed} past event${r.replayed === 1 ? '' : 's'}` : 'was resumed';
     const ids = evidenceIds(r.evidence);
-    const inherited = r.session !== null && ids.length > 0 && ownVersion.get(ids[0]) == null;
-    const shownBy = inherited ? (sessionVersionRecord.get({ session: r.session, version: r.version }) as number | undefined) : undefined;
+    const inherited = r.session !== null && r.inherited === 1;
+    const shownBy = inherited ? r.version_shown_by : null;
     return {
       rule: 'replay-in-stateless-era',
       session: r.session,
@@ -57,7 +54,7 @@ export function replayInStatelessEra(db: Db, opts: DetectOptions): RawFinding[] 
       message:
         `a request at protocol ${r.version}${inherited ? ` (its session ${r.session}'s: the request logs none)` : ''} carrying Last-Event-ID ` +
         `${r.last_event_id} ${what}: that revision has no resumption, the server must ignore the header`,
-      evidenceIds: shownBy === undefined ? ids : [shownBy, ...ids],
+      evidenceIds: shownBy === null ? ids : [shownBy, ...ids],
     };
   });
 }
