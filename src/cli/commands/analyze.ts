@@ -98,8 +98,7 @@ export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): 
     if (!showsLosses(format)) for (const line of lossNotes(report)) io.err(line);
     // What the SARIF report left out, or that code scanning would refuse it: said where the run's log goes, not in the report.
     if (format === 'sarif') for (const line of sarifSizeNotes(report.findings, maxFindings)) io.err(line);
-    if (ws.unusable) return 2;
-    return exitCodeFor(report, failOn);
+    return exitCodeFor(report, failOn, { unusableInput: ws.unusable });
   } finally {
     ws.db.close();
   }

@@ -6,17 +6,17 @@ import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queri
 import { derive } from '../../pipeline/derived.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
-import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type Row, type RowSink } from '../../store/bounded-query.js';
+import { DEFAULT_CAPS, QueryFailed, QueryProcess, QueryStopped, type QueryCaps, type RowSink } from '../../store/bounded-query.js';
 import { openScratchDb } from '../../store/scratch-db.js';
-import { renderRows, rowsWriter, type RowsFormat } from '../../render/rows.js';
-import { describeSchema } from '../../store/schema-docs.js';
+import type { RowsFormat } from '../../render/rows.js';
+import { readableRowsWriter } from '../../render/readable-rows.js';
+import { schemaText } from '../../render/schema-text.js';
+import { describeSchema, type SchemaTable } from '../../store/schema-docs.js';
 import { openDb } from '../../store/db.js';
-import { printable } from '../../model/printable.js';
 import { UsageError, type Io } from '../io.js';
 import { addInputOptions, addThresholdOptions, detectOptions, duration, loadConfig, type SettingFlags } from '../options.js';
 import { resolveEvidence } from '../../detect/evidence.js';
 import { queryParams, unboundParams } from '../../detect/query-rows.js';
-import { isoTime } from '../../model/phrasing.js';
 import { openWorkspace, upgradeTold, type InputOptions } from '../workspace.js';
 
 export function registerQuery(program: Command, io: Io, done: (code: number) => void): void {
@@ -46,7 +46,7 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         return done(0);
       }
       if (flags.schema) {
-        io.out(schemaText(flags.db, flags.format as 'table' | 'json' | 'csv', io));
+        io.out(schemaText(schemaOf(flags.db, io), flags.format as RowsFormat));
         return done(0);
       }
       if (sql === undefined) throw new UsageError('give SQL or a query name (resumescope query --list)');
@@ -72,11 +72,11 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
         deriveOrAnswerFromCommitted(ws.db, io);
         // The detectors' queries take the same thresholds analyze runs with (flags, then the config file).
         const caps = { maxRows: flags.maxRows, timeoutMs: flags.timeout * 1000 };
-        const out = readableOut(ws.db, flags.format as RowsFormat, (piece) => void io.out(piece), flags.wide ?? false);
-        await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io, { name: 'query', unread: ['failOn', 'retention'] }))) }, caps, proc, named, out.sink).catch(
+        const out = readableRowsWriter(flags.format as RowsFormat, (piece) => void io.out(piece), { wide: flags.wide ?? false, evidenceLines: (ids) => resolveEvidence(ws.db, ids) });
+        await runReadOnly(ws.db, text, { ...DEFAULT_DETECT_OPTIONS, ...defined(detectOptions(flags, loadConfig(flags.config, io, { name: 'query', unread: ['failOn', 'retention'] }))) }, caps, proc, named, out).catch(
           (err: unknown) => {
             // JSON and CSV were written as they came: say that what is out is not the whole answer.
-            if (err instanceof UsageError && out.written() > 0) err.message += `; the ${out.written()} rows written above are not the whole answer`;
+            if (err instanceof UsageError && out.written > 0) err.message += `; the ${out.written} rows written above are not the whole answer`;
             throw err;
           },
         );
@@ -154,37 +154,14 @@ function openSchemaOf(dbFile: string, io: Io): Db {
   return isDatabase ? openDb(dbFile, { readonlyIfNeeded: true, onUpgrade: upgradeTold(dbFile, io) }) : openDb(dbFile, { readonly: true });
 }
 
-/**
- * The tables and views a query sees, read from the database (a new one when no --db is given:
- * the schema is the same), with their meanings (store/schema-docs.ts).
- */
-function schemaText(dbFile: string | undefined, format: 'table' | 'json' | 'csv', io: Io): string {
+/** The tables and views a query sees (a new database's when no --db is given: the schema is the same). */
+function schemaOf(dbFile: string | undefined, io: Io): SchemaTable[] {
   const db = dbFile === undefined ? openDb(':memory:') : openSchemaOf(dbFile, io);
-  let tables;
   try {
-    tables = describeSchema(db);
+    return describeSchema(db);
   } finally {
     db.close();
   }
-  if (format === 'json') return renderRows(tables as unknown as Record<string, unknown>[], 'json');
-  if (format === 'csv') {
-    const rows = tables.flatMap((t) => t.columns.map((c) => ({ table: t.name, column: c.name, type: c.type, about: c.about ?? null })));
-    return renderRows(rows, 'csv', { columns: ['table', 'column', 'type', 'about'] });
-  }
-  const out = [
-    'Times (*_ms, *_ts) are epoch milliseconds, UTC; *_id columns that name a record are records.id; 0/1 are booleans.',
-    'Temp views are made by each query\'s connection and are never written to a --db file.',
-    '',
-  ];
-  for (const t of tables) {
-    out.push(`${printable(t.name)} (${t.temp ? 'temp ' : ''}${t.type}): ${t.about ?? ''}`);
-    const name = Math.max(...t.columns.map((c) => c.name.length));
-    const type = Math.max(...t.columns.map((c) => c.type.length));
-    // A --db file's names are SQLite's, which a hostile file could choose: printable, as any value.
-    for (const c of t.columns) out.push(`  ${printable(c.name.padEnd(name))}  ${printable(c.type.padEnd(type))}  ${c.about ?? ''}`.trimEnd());
-    out.push('');
-  }
-  return out.join('\n');
 }
 
 function positiveInt(flag: string): (v: string) => number {
@@ -224,41 +201,4 @@ function deriveOrAnswerFromCommitted(db: Db, io: Io): void {
 
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * Rows as a person reads them, written as they come: an `at_ms` column gains an `at` time beside it
- * (NULL where at_ms is not a time), and an `evidence` column of record ids becomes the file:line it names.
- */
-function readableOut(db: Db, format: RowsFormat, out: (piece: string) => void, wide: boolean) {
-  let writer: ReturnType<typeof rowsWriter> | undefined;
-  const sink: RowSink = {
-    columns: (names) => void (writer = rowsWriter(format, out, { columns: names.flatMap((c) => (c === 'at_ms' ? ['at', c] : [c])), wide })),
-    rows: (batch) => writer!.write(readableRows(db, batch)),
-  };
-  return { sink, written: () => writer?.written ?? 0, end: () => writer!.end() };
-}
-
-function readableRows(db: Db, rows: Row[]): Row[] {
-  const evidence = (v: unknown): number[] | undefined => {
-    if (typeof v !== 'string' || !v.startsWith('[')) return undefined;
-    try {
-      const ids = JSON.parse(v) as unknown[];
-      return ids.every((x) => typeof x === 'number' || x === null) ? (ids.filter((x) => x !== null) as number[]) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const refs = resolveEvidence(db, rows.flatMap((r) => evidence(r.evidence) ?? []));
-  return rows.map((r) => {
-    if (!('at_ms' in r) && !('evidence' in r)) return r;
-    const out: Row = {};
-    for (const [k, v] of Object.entries(r)) {
-      // Integers come as BigInt (store/bounded-query.ts); a time in ms is well within 2^53.
-      if (k === 'at_ms') out.at = typeof v === 'number' || typeof v === 'bigint' ? isoTime(Number(v)) : null;
-      const ids = k === 'evidence' ? evidence(v) : undefined;
-      out[k] = ids ? ids.map((id) => refs.get(id)).filter((x) => x !== undefined).map((x) => `${x.ref.file}:${x.ref.line}`).join(' ') : v;
-    }
-    return out;
-  });
 }
