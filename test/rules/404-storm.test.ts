@@ -139,3 +139,36 @@ describe('404-storm', () => {
     });
   });
 });
+
+describe('404-storm: only POSTs that got 404 make a storm', () => {
+  const proxy = (ms: number, method: string) => ({
+    ts: at(ms), kind: 'http', method, path: '/mcp', status: 404, duration_ms: 3,
+    req_headers: { 'mcp-session-id': 'S1', ...(method === 'GET' && { accept: 'text/event-stream' }) },
+  });
+  const sixBy = (method: string) => [1, 2, 3, 4, 5, 6].map((s) => proxy(s * 1000, method));
+
+  it('does not count GETs that got 404: a storm is of POSTs (rules.md)', async () => {
+    expect(findingsOf(await analyzeLines(sixBy('GET')), '404-storm')).toEqual([]);
+  });
+
+  it('near miss: the same six requests as POSTs are a storm', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(sixBy('POST')), '404-storm');
+    expect(rest).toEqual([]);
+    expect(f?.session).toBe('S1');
+    expect(f?.message).toContain('POSTs for S1 got 404');
+  });
+
+  const calls = (status: number) => [created, ...[1, 2, 3, 4, 5, 6].map((n) => ({
+    ts: at(n * 1000), kind: 'call', session: 'S1', rpc_id: n, method: 'tools/call', tool: 't', status,
+  }))];
+
+  it('does not count POSTs refused 400: only a 404 says the session is gone', async () => {
+    expect(findingsOf(await analyzeLines(calls(400)), '404-storm')).toEqual([]);
+  });
+
+  it('near miss: the same calls answered 404 are a storm', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(calls(404)), '404-storm');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('POSTs for S1 got 404');
+  });
+});

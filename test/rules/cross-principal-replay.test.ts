@@ -236,3 +236,39 @@ describe('cross-principal-replay', () => {
     });
   });
 });
+
+describe('cross-principal-replay: a replay shown without a replayed counter', () => {
+  // log-format.md: an absent counter is unknown, not zero; first_replayed, replayed_ids and event.replayed name
+  // events the resumption served.
+  const servedTo = (principal: string, shown: Record<string, unknown>, after: Record<string, unknown>[] = []) => [
+    created('S1', 'alice'),
+    opened,
+    sent(100, 1),
+    sent(200, 2),
+    sent(300, 3),
+    { ts: at(400), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'client' },
+    { ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: 1, stream: 'g1', new_stream: 'g2', decision: 'resume', status: 200, reemitted: 0, principal, ...shown },
+    ...after,
+  ];
+  const replayedOn = (ms: number, id: number) => ({ ts: at(ms), kind: 'event.replayed', session: 'S1', stream: 'g2', event_id: id, of_stream: 'g1' });
+  const ways: [string, Record<string, unknown>, Record<string, unknown>[]][] = [
+    ['replayed_ids only', { replayed_ids: [2, 3] }, []],
+    ['first_replayed only', { first_replayed: 2 }, []],
+    ['event.replayed records only', {}, [replayedOn(1001, 2), replayedOn(1002, 3)]],
+  ];
+
+  for (const [way, shown, after] of ways) {
+    it(`flags another principal served a resume whose replay shows in ${way}`, async () => {
+      const [f, ...rest] = findingsOf(await analyzeLines(servedTo('eve', shown, after)), 'cross-principal-replay');
+      expect(rest).toEqual([]);
+      expect(f?.severity).toBe('critical');
+      expect(f?.message).toBe('eve was served a resume of S1 from event 1, but S1 belongs to alice: its events were replayed to another principal');
+    });
+  }
+
+  it('near miss: the owner served the same resume, shown each way', async () => {
+    for (const [way, shown, after] of ways) {
+      expect(findingsOf(await analyzeLines(servedTo('alice', shown, after)), 'cross-principal-replay'), way).toEqual([]);
+    }
+  });
+});

@@ -106,3 +106,21 @@ describe('event-id-without-session', () => {
     expect(findingsOf(report, RULE)).toEqual([]);
   });
 });
+
+describe('event-id-without-session: the Last-Event-ID is what is judged', () => {
+  const sessionless = (lastEventId: number | null) => [
+    { ts: at(0), kind: 'session.created', session: 'S1', principal: 'alice' },
+    upgrade(1000, { last_event_id: lastEventId, decision: 'attach', status: 200, replayed: 0, reemitted: 0 }),
+  ];
+
+  it('does not flag an accepted attach that carries neither Mcp-Session-Id nor Last-Event-ID', async () => {
+    expect(findingsOf(await analyzeLines(sessionless(null)), RULE)).toEqual([]);
+  });
+
+  it('near miss: the same attach carrying Last-Event-ID 5 is flagged', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(sessionless(5)), RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('carrying Last-Event-ID 5 but no Mcp-Session-Id');
+    expect(evidenceLines(f!)).toEqual([2]);
+  });
+});

@@ -261,3 +261,54 @@ describe('orphaned-request on a request a resumption carried to the client', () 
     }
   });
 });
+
+describe('orphaned-request: each way a pending request is stranded', () => {
+  const pendingThen = (cause: Record<string, unknown>) => [created, opened, request(100, 'r1'), cause, timedOut(30_000, 'r1')];
+  const stranded = (how: string) =>
+    `server request r1 (sampling/createMessage) on g1 was stranded: ${how}; it timed out at 2026-11-09T10:00:30.000Z unanswered`;
+
+  it('flags a request pending when its stream was fenced: nothing more could be written to it', async () => {
+    const report = await analyzeLines(pendingThen({ ts: at(500), kind: 'stream.fenced', session: 'S1', stream: 'g1' }));
+    const [f, ...rest] = findingsOf(report, 'orphaned-request');
+    expect(rest).toEqual([]);
+    expect(f?.message).toBe(stranded('g1 was fenced at 2026-11-09T10:00:00.500Z while it was pending'));
+    expect(evidenceLines(f!)).toEqual([3, 4, 5]);
+  });
+
+  it('near miss: a fence of another stream of the session leaves the request on g1 unstranded', async () => {
+    const report = await analyzeLines([
+      created, opened, { ts: at(20), kind: 'stream.opened', session: 'S1', stream: 'p1', via: 'post' }, request(100, 'r1'),
+      { ts: at(500), kind: 'stream.fenced', session: 'S1', stream: 'p1' }, timedOut(30_000, 'r1'),
+    ]);
+    expect(findingsOf(report, 'orphaned-request')).toEqual([]);
+  });
+
+  it('flags a request pending when its session was evicted', async () => {
+    const report = await analyzeLines(pendingThen({ ts: at(500), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout' }));
+    const [f, ...rest] = findingsOf(report, 'orphaned-request');
+    expect(rest).toEqual([]);
+    expect(f?.message).toBe(stranded('S1 ended at 2026-11-09T10:00:00.500Z while it was pending'));
+    expect(evidenceLines(f!)).toEqual([3, 4, 5]);
+  });
+
+  it('near miss: the session evicted only after the request timed out', async () => {
+    const report = await analyzeLines([
+      created, opened, request(100, 'r1'), timedOut(30_000, 'r1'), { ts: at(31_000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout' },
+    ]);
+    expect(findingsOf(report, 'orphaned-request')).toEqual([]);
+  });
+
+  // log-format.md: accepted means a 2xx status, whatever decision a server logged it tried.
+  const reconnect = (session: string) => ({ ts: at(500), kind: 'upgrade', session, last_event_id: null, decision: 'attach', status: 409, reason: 'stream_active' });
+
+  it('flags a request pending when a reconnect of its session was refused 409, though logged as an attach', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines(pendingThen(reconnect('S1'))), 'orphaned-request');
+    expect(rest).toEqual([]);
+    expect(f?.message).toBe(stranded('a reconnect of S1 was rejected (409) at 2026-11-09T10:00:00.500Z while it was pending'));
+  });
+
+  it('near miss: the same refused reconnect of another session', async () => {
+    const report = await analyzeLines([{ ts: at(0), kind: 'session.created', session: 'S2', principal: 'bob' }, ...pendingThen(reconnect('S2'))]);
+    expect(findingsOf(report, 'orphaned-request')).toEqual([]);
+  });
+});

@@ -119,3 +119,43 @@ describe('replay-on-attach: an attach that logged no status', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
   });
 });
+
+describe('replay-on-attach: every way an upgrade without Last-Event-ID shows a replay', () => {
+  const upgrade = (fields: Record<string, unknown>) => ({
+    ts: at(1000), kind: 'upgrade', session: 'S1', last_event_id: null, new_stream: 'g2', status: 200, reemitted: 0, ...fields,
+  });
+  const after = (fields: Record<string, unknown>) => analyzeLines([created, opened, sent(100, 1), sent(200, 2), closed, upgrade(fields)]);
+
+  it('flags an upgrade logged as a resume that carries no Last-Event-ID and replayed past events', async () => {
+    const [f, ...rest] = findingsOf(await after({ decision: 'resume', replayed: 2, first_replayed: 1 }), 'replay-on-attach');
+    expect(rest).toEqual([]);
+    expect(f?.severity).toBe('error');
+    expect(f?.message).toContain('resume to S1 without Last-Event-ID (new stream g2) replayed 2 past events starting at event 1');
+    expect(evidenceLines(f!)).toEqual([6]);
+  });
+
+  it('near miss: the same resume without Last-Event-ID that replayed nothing', async () => {
+    const report = await after({ decision: 'resume', replayed: 0 });
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
+  });
+
+  // log-format.md: an absent counter is unknown, not zero; the ids an upgrade names were replayed.
+  it('flags an attach whose replay shows only in replayed_ids, with no replayed counter', async () => {
+    const [f, ...rest] = findingsOf(await after({ decision: 'attach', replayed_ids: [1, 2] }), 'replay-on-attach');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('attach to S1 without Last-Event-ID (new stream g2) replayed 2 past events');
+  });
+
+  it('flags an attach whose replay shows only in first_replayed, with no replayed counter', async () => {
+    const [f, ...rest] = findingsOf(await after({ decision: 'attach', first_replayed: 1 }), 'replay-on-attach');
+    expect(rest).toEqual([]);
+    expect(f?.message).toContain('attach to S1 without Last-Event-ID (new stream g2) replayed past events starting at event 1');
+  });
+
+  it('near miss: an empty replayed_ids beside a zero counter is no replay', async () => {
+    const report = await after({ decision: 'attach', replayed: 0, replayed_ids: [] });
+    expect(findingsOf(report, 'replay-on-attach')).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === 'replay-on-attach')).toEqual([]);
+  });
+});

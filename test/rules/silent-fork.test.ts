@@ -191,3 +191,26 @@ describe('silent-fork', () => {
     expect(findingsOf(report, RULE).map((f) => f.session)).toEqual(['OLD-S', 'OLD-T']);
   });
 });
+
+describe('silent-fork: a log that starts after the session was created', () => {
+  const freshAnswer = upgrade(5000, { decision: 'fresh', last_event_id: 5, new_session: 'S2', reset_signalled: false, replayed: 0, reemitted: 0 });
+
+  it('is not knowable where the log shows the session at work but not its creation (a rotated export)', async () => {
+    const report = await analyzeLines([{ ts: at(100), kind: 'event.sent', session: 'S1', stream: 'g1', event_id: 5 }, freshAnswer]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([
+      {
+        rule: RULE,
+        session: 'S1',
+        reason: expect.stringContaining('the log starts after S1 was created: whether it was still known when'),
+      },
+    ]);
+  });
+
+  it('near miss: with nothing of the session before it, the same fresh answer is flagged', async () => {
+    const [f, ...rest] = findingsOf(await analyzeLines([freshAnswer]), RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('S1 was never created in the log, yet a request with Last-Event-ID 5 served fresh got 200 and new session S2 instead of 404/410');
+    expect(evidenceLines(f!)).toEqual([1]);
+  });
+});
