@@ -262,3 +262,66 @@ describe('dual-writer', () => {
     ]);
   });
 });
+
+// A client that resumes from one position twice, both accepted (seed 001's second writer): the first resumption's
+// new stream g2 is the lineage's live uplink when the second opens g3, though the second names g1.
+describe('dual-writer: a second resumption from the same position', () => {
+  const resumeFrom = (ms: number, newStream: string, status = 200) => ({ ...resume(ms), last_event_id: 1007, new_stream: newStream, status });
+  type Line = Record<string, unknown>;
+  const twice = (between: Line[], after: Line[] = [], g1Closed = true): Line[] => [
+    created,
+    opened(10, 'g1'),
+    sent(100, 1007),
+    ...(g1Closed ? [{ ts: at(300), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' }] : []),
+    resumeFrom(1000, 'g2'),
+    ...between,
+    resumeFrom(2000, 'g3'),
+    ...after,
+  ];
+
+  it('flags it as the lineage\'s live uplink taken over, citing both resumptions and g2\'s write after', async () => {
+    const report = await analyzeLines(
+      twice([], [
+        { ts: at(2100), kind: 'event.sent', session: 'S1', stream: 'g2', event_id: 1008 },
+        { ts: at(2200), kind: 'event.sent', session: 'S1', stream: 'g3', event_id: 1009 },
+      ]),
+    );
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.at).toBe(at(2000));
+    expect(f?.message).toBe(
+      `resume of S1 from event 1007 (new stream g3) took over from g2 while g2 was neither closed nor fenced: two writers for lineage g1 ` +
+        `(g2 was the lineage's live uplink, opened by the resume at ${at(1000)}, and it wrote event 1008 after the takeover)`,
+    );
+    expect(evidenceLines(f!)).toEqual([5, 6, 7]);
+  });
+
+  it('flags both takeovers where g1 was still open, the second naming g2', async () => {
+    const report = await analyzeLines(twice([], [], false));
+    const found = findingsOf(report, 'dual-writer');
+    expect(found.map((f) => f.message.match(/took over from (g\d)/)?.[1])).toEqual(['g1', 'g2']);
+    expect(evidenceLines(found[1]!)).toEqual([4, 5]);
+  });
+
+  it('near miss: g2 closed or fenced before the second resumption', async () => {
+    for (const kind of ['stream.closed', 'stream.fenced']) {
+      const report = await analyzeLines(twice([{ ts: at(1500), kind, session: 'S1', stream: 'g2', reason: 'client' }]));
+      expect(findingsOf(report, 'dual-writer'), kind).toEqual([]);
+    }
+  });
+
+  it('near miss: the client\'s retry rejected 409', async () => {
+    const report = await analyzeLines([...twice([]).slice(0, -1), resumeFrom(2000, 'g3', 409)]);
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+  });
+
+  it('near miss: a resumption of g2 itself after g2 closed (the lineage resumed in turn, not twice)', async () => {
+    const report = await analyzeLines(
+      twice([
+        { ts: at(1200), kind: 'event.sent', session: 'S1', stream: 'g2', event_id: 1008 },
+        { ts: at(1500), kind: 'stream.closed', session: 'S1', stream: 'g2', reason: 'error' },
+      ]).map((r) => (r.ts === at(2000) ? { ...r, stream: 'g2', last_event_id: 1008 } : r)),
+    );
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+  });
+});
