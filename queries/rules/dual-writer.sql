@@ -46,20 +46,25 @@ FROM (
   -- A lineage's live head (facts in fold-session.ts markSuperseded): a stream the upgrade neither names nor resumes
   -- from, which an earlier accepted resumption opened. Its evidence: that resumption, this one, and the head's first
   -- write after this one, where it wrote again (the second writer seen at work).
+  -- (read from the session's records after the takeover, up to the head's close or fence: a walk of its lane from
+  -- the start, per takeover, was quadratic in a client that resumed from one position thousands of times)
   SELECT h.*,
-    CASE WHEN head_opened_id IS NOT NULL THEN (SELECT e.id FROM events e
-      WHERE e.session = h.session AND e.lane = h.lane AND e.stream = h.old_stream AND (e.ts_ms, e.id) > (h.at_ms, h.upgrade_id)
-      ORDER BY e.ts_ms, e.id LIMIT 1) END AS head_write_id
+    CASE WHEN head_opened_id IS NOT NULL THEN (SELECT r.id FROM records r INDEXED BY records_session
+      WHERE r.session = h.session AND (r.ts_ms, r.id) > (h.at_ms, h.upgrade_id)
+        AND r.ts_ms <= COALESCE(min(h.closed_ts, h.fenced_ts), h.closed_ts, h.fenced_ts, 9e18)
+        AND r.kind = 'event.sent' AND r.stream = h.old_stream AND r.event_id IS NOT NULL
+      ORDER BY r.session, r.ts_ms, r.id LIMIT 1) END AS head_write_id
   FROM (
   SELECT c.*,
     CASE WHEN c.decision = 'resume' AND c.up_stream IS NOT c.old_stream AND NOT EXISTS (
         SELECT 1 FROM events e INDEXED BY events_lookup
         WHERE e.session = c.session AND e.event_id = c.last_event_id AND e.lane = c.lane AND e.stream = c.old_stream
           AND (e.ts_ms, e.id) < (c.at_ms, c.upgrade_id))
-      THEN (SELECT o.id FROM upgrades o
-        WHERE o.session = c.session AND o.new_stream = c.old_stream AND o.decision = 'resume' AND o.status BETWEEN 200 AND 299
-          AND (o.ts_ms, o.id) < (c.at_ms, c.upgrade_id)
-        ORDER BY o.ts_ms, o.id LIMIT 1) END AS head_opened_id
+      -- the latest before the takeover, read backwards from it: a walk of the head's own life, not of the session's
+      THEN (SELECT o.id FROM records o INDEXED BY records_session
+        WHERE o.session = c.session AND (o.ts_ms, o.id) < (c.at_ms, c.upgrade_id)
+          AND o.kind = 'upgrade' AND o.shadowed = 0 AND o.new_stream = c.old_stream AND o.decision = 'resume' AND o.status BETWEEN 200 AND 299
+        ORDER BY o.session DESC, o.ts_ms DESC, o.id DESC LIMIT 1) END AS head_opened_id
   FROM (
   SELECT u.id AS upgrade_id, s.session, u.ts_ms AS at_ms, u.node AS up_node, s.stream AS old_stream, s.via AS old_via, s.lane, s.node AS old_node,
     u.stream AS up_stream,
