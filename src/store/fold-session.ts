@@ -406,6 +406,10 @@ function linkLineages(streams: Map<string, StreamRow>, accepted: AcceptedUpgrade
  * resumes and the stream that emitted last_event_id; an accepted attach
  * supersedes every earlier GET stream of the session. An upgrade never
  * supersedes the stream it opens (a stream id reused across a resumption).
+ * A resumption of a stream an earlier resumption already superseded also
+ * supersedes that lineage's live head: the stream the latest resumption of the
+ * chain opened (a client that resumes from one position twice, both accepted,
+ * leaves the first new stream writing beside the second: README, decisions).
  */
 function markSuperseded(streams: Map<string, StreamRow>, accepted: AcceptedUpgrade[]): void {
   // how each lineage (lane) began: the via of its first-opened stream
@@ -424,6 +428,19 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: AcceptedUpgra
     .sort((a, b) => (before({ ts: a.opened_ts!, id: a.opened_id! }, { ts: b.opened_ts!, id: b.opened_id! }) ? -1 : 1));
   let next = 0;
   let spared: StreamRow[] = []; // opened before an attach that opened it again (its new stream): the next attach marks them
+  // A stream a resumption superseded → the stream it opened, pointed on to the chain's head as heads are found
+  // (path compression: a client resuming from one position a thousand times walks no chain a thousand long).
+  const successor = new Map<StreamRow, StreamRow>();
+  const headOf = (s: StreamRow): StreamRow => {
+    let head = s;
+    const path = new Set<StreamRow>(); // a stream id reused as a later resumption's new stream can close a loop
+    for (let next = successor.get(head); next !== undefined && !path.has(next); next = successor.get(head)) {
+      path.add(head);
+      head = next;
+    }
+    for (const p of path) if (p !== head) successor.set(p, head);
+    return head;
+  };
   for (const u of accepted) {
     const mark = (s: StreamRow | undefined) => {
       if (!s || s.stream === u.new_stream || s.superseded_id !== null) return;
@@ -431,7 +448,21 @@ function markSuperseded(streams: Map<string, StreamRow>, accepted: AcceptedUpgra
       s.superseded_ts = u.ts_ms;
     };
     if (u.decision === 'resume') {
+      const heads: StreamRow[] = [];
+      for (const t of u.targets) {
+        const s = streams.get(t);
+        if (s !== undefined && successor.has(s)) heads.push(headOf(s));
+      }
       for (const t of u.targets) mark(streams.get(t));
+      for (const h of heads) mark(h);
+      const opened = u.new_stream === null ? undefined : streams.get(u.new_stream);
+      if (opened !== undefined) {
+        for (const t of u.targets) {
+          const s = streams.get(t);
+          if (s !== undefined && s.superseded_id === u.id) successor.set(s, opened);
+        }
+        for (const h of heads) if (h.superseded_id === u.id) successor.set(h, opened);
+      }
     } else {
       const at = { ts: u.ts_ms, id: u.id };
       const due = spared;

@@ -42,7 +42,7 @@ describe('analyze: the gate', () => {
 
   it('--rule and --session filter the report and the gate', async () => {
     const only = JSON.parse((await cli('analyze', 'samples/writers.ndjson', '--format', 'json', '--rule', 'dual-writer')).out);
-    expect(only.findings.map((f: { rule: string }) => f.rule)).toEqual(['dual-writer']);
+    expect(only.findings.map((f: { rule: string }) => f.rule)).toEqual(['dual-writer', 'dual-writer']);
     // A session the log has but with no finding passes; one it does not have is a typo (exit 2).
     expect((await cli('analyze', 'samples/clean.ndjson', '--session', 'c0ffee-01')).code).toBe(0);
     expect((await cli('analyze', 'samples/writers.ndjson', '--session', 'no-such-session')).code).toBe(2);
@@ -164,7 +164,7 @@ describe('analyze: the gate', () => {
     const junit = (await cli('analyze', 'samples/writers.ndjson', '--format', 'junit')).out;
     expect(junit).toContain('<testsuite');
     const md = (await cli('analyze', 'samples/writers.ndjson', '--format', 'markdown')).out;
-    expect(md).toContain('| `dual-writer` | error | 1 |');
+    expect(md).toContain('| `dual-writer` | error | 2 |');
   });
 
   it('caps SARIF only when --max-findings is given, saying on stderr what it left out; text keeps its own meaning of the flag', async () => {

@@ -81,12 +81,14 @@ describe('timeline', () => {
 
   it("shows the facts behind writers.ndjson's dual writer and cross-principal replay", async () => {
     const r = await cli('timeline', 'S-1001', 'samples/writers.ndjson');
-    expect(r.out).toContain('A U1: U1/get (superseded while open at 2026-11-09T10:00:02.000Z by the upgrade to U2, samples/writers.ndjson:13; then closed: half_open) → U2/get → U3/get');
+    expect(r.out).toContain('A U1: U1/get (superseded while open at 2026-11-09T10:00:02.000Z by the upgrade to U2, samples/writers.ndjson:13; then closed: half_open) → U2/get (superseded while open at 2026-11-09T10:00:04.000Z by the upgrade to U3, samples/writers.ndjson:17; never closed) → U3/get');
     expect(r.out).toMatch(/→ U3 \[replayed 8, reemitted 0\] by tok:mallory, not the owner tok:erin +samples\/writers\.ndjson:17\n/);
     expect(r.out).toMatch(/→ U2 \[replayed 0, reemitted 0\] +samples\/writers\.ndjson:13\n/);
     const t = JSON.parse((await cli('timeline', 'S-1001', 'samples/writers.ndjson', '--format', 'json')).out);
     expect(t.lanes[0]).toMatchObject({ stream: 'U1', superseded_id: 13, superseded_file: 'samples/writers.ndjson', superseded_line: 13, superseded_by_stream: 'U2', superseded_while_open: true });
-    expect(t.lanes[1]).toMatchObject({ stream: 'U2', superseded_id: null, superseded_while_open: null });
+    // mallory's resumption from event 1000 names U1, but U2 was the lineage's live uplink: the second writer
+    expect(t.lanes[1]).toMatchObject({ stream: 'U2', superseded_id: 17, superseded_line: 17, superseded_by_stream: 'U3', superseded_while_open: true });
+    expect(t.lanes[2]).toMatchObject({ stream: 'U3', superseded_id: null, superseded_while_open: null });
   });
 
   it('a stream closed before the upgrade that resumed it reads as closed, not as superseded while open', async () => {

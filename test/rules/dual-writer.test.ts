@@ -110,6 +110,17 @@ describe('dual-writer', () => {
     }
   });
 
+  // The before-side is taken by the clocks (README, decisions): a client reconnects because its stream broke, so a
+  // close on the old node shortly before the takeover is what a correct failover logs, not a doubt to report.
+  it('near miss: a writer another node closed or fenced less than a second before the takeover is retired, not unknown', async () => {
+    for (const kind of ['stream.closed', 'stream.fenced']) {
+      const lines = acrossNodes(600, 'a').map((r) => (r.kind === 'stream.fenced' ? { ...r, kind, reason: 'client' } : r));
+      const report = await analyzeLines(lines);
+      expect(findingsOf(report, 'dual-writer'), kind).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === 'dual-writer'), kind).toEqual([]);
+    }
+  });
+
   // Node b's clock runs behind a's: the takeover on b replays event 1008, which a logs sending 600 ms later.
   const inverted = (fencedMs: number) => [
     ...acrossNodes(fencedMs, 'a').slice(0, 3),
@@ -260,5 +271,68 @@ describe('dual-writer', () => {
     expect(report.not_knowable.filter((n) => n.rule === 'engine-divergence').map((n) => n.reason)).toEqual([
       `the writers on other nodes that the resumption at ${at(3360)} took over from were retired within 1 s after it: the nodes' clocks cannot order that, so whether they were fenced first cannot be told`,
     ]);
+  });
+});
+
+// A client that resumes from one position twice, both accepted (seed 001's second writer): the first resumption's
+// new stream g2 is the lineage's live uplink when the second opens g3, though the second names g1.
+describe('dual-writer: a second resumption from the same position', () => {
+  const resumeFrom = (ms: number, newStream: string, status = 200) => ({ ...resume(ms), last_event_id: 1007, new_stream: newStream, status });
+  type Line = Record<string, unknown>;
+  const twice = (between: Line[], after: Line[] = [], g1Closed = true): Line[] => [
+    created,
+    opened(10, 'g1'),
+    sent(100, 1007),
+    ...(g1Closed ? [{ ts: at(300), kind: 'stream.closed', session: 'S1', stream: 'g1', reason: 'error' }] : []),
+    resumeFrom(1000, 'g2'),
+    ...between,
+    resumeFrom(2000, 'g3'),
+    ...after,
+  ];
+
+  it('flags it as the lineage\'s live uplink taken over, citing both resumptions and g2\'s write after', async () => {
+    const report = await analyzeLines(
+      twice([], [
+        { ts: at(2100), kind: 'event.sent', session: 'S1', stream: 'g2', event_id: 1008 },
+        { ts: at(2200), kind: 'event.sent', session: 'S1', stream: 'g3', event_id: 1009 },
+      ]),
+    );
+    const [f, ...rest] = findingsOf(report, 'dual-writer');
+    expect(rest).toEqual([]);
+    expect(f?.at).toBe(at(2000));
+    expect(f?.message).toBe(
+      `resume of S1 from event 1007 (new stream g3) took over from g2 while g2 was neither closed nor fenced: two writers for lineage g1 ` +
+        `(g2 was the lineage's live uplink, opened by the resume at ${at(1000)}, and it wrote event 1008 after the takeover)`,
+    );
+    expect(evidenceLines(f!)).toEqual([5, 6, 7]);
+  });
+
+  it('flags both takeovers where g1 was still open, the second naming g2', async () => {
+    const report = await analyzeLines(twice([], [], false));
+    const found = findingsOf(report, 'dual-writer');
+    expect(found.map((f) => f.message.match(/took over from (g\d)/)?.[1])).toEqual(['g1', 'g2']);
+    expect(evidenceLines(found[1]!)).toEqual([4, 5]);
+  });
+
+  it('near miss: g2 closed or fenced before the second resumption', async () => {
+    for (const kind of ['stream.closed', 'stream.fenced']) {
+      const report = await analyzeLines(twice([{ ts: at(1500), kind, session: 'S1', stream: 'g2', reason: 'client' }]));
+      expect(findingsOf(report, 'dual-writer'), kind).toEqual([]);
+    }
+  });
+
+  it('near miss: the client\'s retry rejected 409', async () => {
+    const report = await analyzeLines([...twice([]).slice(0, -1), resumeFrom(2000, 'g3', 409)]);
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
+  });
+
+  it('near miss: a resumption of g2 itself after g2 closed (the lineage resumed in turn, not twice)', async () => {
+    const report = await analyzeLines(
+      twice([
+        { ts: at(1200), kind: 'event.sent', session: 'S1', stream: 'g2', event_id: 1008 },
+        { ts: at(1500), kind: 'stream.closed', session: 'S1', stream: 'g2', reason: 'error' },
+      ]).map((r) => (r.ts === at(2000) ? { ...r, stream: 'g2', last_event_id: 1008 } : r)),
+    );
+    expect(findingsOf(report, 'dual-writer')).toEqual([]);
   });
 });

@@ -36,6 +36,23 @@ describe('foldSession', () => {
     expect(f.streams.filter((s) => s.superseded_id !== null).map((s) => s.stream)).toEqual(Array.from({ length: 300 }, (_, i) => `g${i}`));
   });
 
+  it('lets each resumption from one position supersede the live head the previous one opened, hundreds of times', () => {
+    const records = [opened('g0'), sent('g0', '0')];
+    for (let i = 1; i <= 300; i++) records.push(resume('g0', '0', `g${i}`));
+    const s = byStream(foldSession(records, 'S'));
+    // g0 by the first (record 3); g_i, the head when the next resumption came, by that next one (record 3 + i)
+    expect(s.g0!.superseded_id).toBe(3);
+    for (let i = 1; i < 300; i++) expect(s[`g${i}`]!.superseded_id, `g${i}`).toBe(3 + i);
+    expect(s.g300!.superseded_id).toBe(null);
+  });
+
+  it('walks no loop where a resumption reuses an earlier stream id as its new stream', () => {
+    // g1 → g2, then g2 resumed onto g1 again: g1 and g2 each other's successors; a third resumption of g1 ends
+    const f = foldSession([opened('g1'), sent('g1', '1'), resume('g1', '1', 'g2'), resume('g2', '1', 'g1'), resume('g1', '1', 'g3')], 'S');
+    const s = byStream(f);
+    expect([s.g1!.superseded_id, s.g2!.superseded_id, s.g3!.superseded_id]).toEqual([3, 4, null]);
+  });
+
   it("joins a lane of several streams to the resumed stream's lane, which keeps its name", () => {
     // q1 and q2 share a sequence (one lane, "seq-q"); a resumption of a opens q1 again: all three are a's lane
     const f = foldSession([opened('a'), sent('a', '1'), opened('q1', 'get', { sequence: 'seq-q' }), opened('q2', 'get', { sequence: 'seq-q' }),

@@ -29,6 +29,12 @@ interface DualWriterRow {
   sent_after_ms: number | null;
   sent_after_event: string | null;
   sent_after_node: string | null;
+  lane: string;
+  /** Where the old stream is its lineage's live head: the earlier resumption that opened it (rules/dual-writer.sql). */
+  head_opened_id: number | null;
+  head_opened_ms: number | null;
+  /** The head's first event written after the takeover, if any: the second writer at work. */
+  head_write_event: string | null;
   evidence: string;
 }
 
@@ -66,12 +72,12 @@ function dualWriter(db: Db, opts: DetectOptions, handOver: RuleContext['handOver
         : `${r.decision} to ${r.session}${r.new_stream ? ` on ${r.new_stream}` : ''}`;
     const retired = retiredAt(r);
     const later = retired !== undefined ? ` (it was retired only at ${at(retired)})` : '';
-    const scope = r.decision === 'attach' ? `the session's standalone stream` : `lineage ${r.old_stream}`;
+    const scope = r.decision === 'attach' ? `the session's standalone stream` : `lineage ${r.head_opened_id !== null ? r.lane : r.old_stream}`;
     return {
       rule: RULE,
       session: r.session,
       atMs: r.at_ms,
-      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}${silentNode(r)}${impossibleOrderNote(r)}`,
+      message: `${upgrade} took over from ${r.old_stream} while ${r.old_stream} was neither closed nor fenced${later}: two writers for ${scope}${liveHead(r)}${silentNode(r)}${impossibleOrderNote(r)}`,
       evidenceIds: evidenceIds(r.evidence),
     };
   }, handOver);
@@ -89,6 +95,16 @@ const RULE = 'dual-writer';
 function silentNode(r: DualWriterRow): string {
   if (r.old_node_last_ms === null || r.old_node_last_ms >= r.at_ms) return '';
   return ` (${silentWriterNode(r.old_node!, [r.old_stream], r.old_node_last_ms)})`;
+}
+
+/**
+ * A resumption from a position an earlier accepted resumption already took over does not name the stream that
+ * earlier one opened, so the message says why that stream is the one taken over: the lineage's live uplink.
+ */
+function liveHead(r: DualWriterRow): string {
+  if (r.head_opened_id === null || r.head_opened_ms === null) return '';
+  const wrote = r.head_write_event !== null ? `, and it wrote event ${r.head_write_event} after the takeover` : '';
+  return ` (${r.old_stream} was the lineage's live uplink, opened by the resume at ${at(r.head_opened_ms)}${wrote})`;
 }
 
 /** When the old stream was first closed or fenced after the takeover (undefined: never). */
