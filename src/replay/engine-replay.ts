@@ -164,13 +164,14 @@ function sqliteOrder(a: string, b: string): number {
  * Upgrades without a session (initialize, Last-Event-ID alone, a GET): no state to replay, the request
  * alone decides. A proxy sees those headers as well as the server: a Last-Event-ID it saw without a
  * session is judged too, and so is a GET it saw (its method, which a proxy logs, decides at a revision
- * without a GET stream). Not a proxy's mint: it is inferred from any response that carried a new session
+ * without a GET stream) where it carried MCP-Protocol-Version: a GET without it may be no MCP request at all
+ * (a load balancer's health check, which proxy inference reads as an attach). Not a proxy's mint: it is inferred from any response that carried a new session
  * id, whatever the request was, and the engine would take it for an initialize.
  */
 function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, versions: ReadonlyMap<string, string>): void {
   const page = db.prepare(
     `SELECT ${STORED_RECORD_JSON} FROM records
-     WHERE session IS NULL AND kind = 'upgrade' AND (origin = 'server' OR last_event_id IS NOT NULL OR http_method = 'GET') AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
+     WHERE session IS NULL AND kind = 'upgrade' AND (origin = 'server' OR last_event_id IS NOT NULL OR (http_method = 'GET' AND protocol_version IS NOT NULL)) AND shadowed = 0 AND (ts_ms, id) > (@ts, @id)
      ORDER BY ts_ms, id LIMIT ${PAGE}`,
   ).pluck();
   let cursor = { ts: Number.MIN_SAFE_INTEGER, id: -1 };
