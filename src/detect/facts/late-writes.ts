@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db.js';
 import type { DetectOptions } from '../types.js';
-import { eachQueryRow, evidenceIds } from '../query-rows.js';
+import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { LaneSegment } from './lane-events.js';
 
 // The events write-to-superseded-stream reports: written to a stream after an accepted upgrade had superseded
@@ -18,7 +18,11 @@ export interface LateWrites {
 /** Where none was asked for, or none was written. */
 export const NO_LATE_WRITES: LateWrites = { has: () => false, countIn: () => 0 };
 
-export function loadLateWrites(db: Db, opts: DetectOptions): LateWrites {
+/** The late writes in these windows' lanes (none asked, or none there: NO_LATE_WRITES, the rule's query not run). */
+export function loadLateWrites(db: Db, opts: DetectOptions, windows: LaneSegment[]): LateWrites {
+  if (windows.length === 0) return NO_LATE_WRITES;
+  const asked = JSON.stringify(windows.map((w) => [w.session, w.lane, w.fromPos, Math.max(w.toPos, w.reach?.pos ?? w.toPos)]));
+  if (queryRows(db, 'facts/superseded-writes-in-windows', opts, { windows: asked }).length === 0) return NO_LATE_WRITES;
   const ids: number[] = [];
   for (const row of eachQueryRow<{ late_ids: string }>(db, 'rules/write-to-superseded-stream', opts)) ids.push(...evidenceIds(row.late_ids));
   if (ids.length === 0) return NO_LATE_WRITES;

@@ -105,8 +105,9 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
   // Only a window the replay fell short of, or whose replay was not counted, can hold a late write that matters:
   // asked for those alone (after the resumptions were read: the rule's query stages tables of its own).
   let lateWrites = NO_LATE_WRITES;
-  if (candidates.some((c) => c.short) || uncounted.size > 0) {
-    lateWrites = loadLateWrites(db, opts);
+  const owing = [...candidates.filter((c) => c.short).map((c) => c.window), ...[...uncounted.values()].map((u) => u.window)];
+  if (owing.length > 0) {
+    lateWrites = loadLateWrites(db, opts, owing);
     const owed = (r: Reconnect, window: LaneSegment) => r.window!.afterCount - lateWrites.countIn(window);
     for (const c of candidates) c.short &&= c.replayedCount! < owed(c.r, c.window);
     candidates = candidates.filter((c) => c.losses.length > 0 || c.short || c.late);
