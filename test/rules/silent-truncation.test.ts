@@ -365,7 +365,8 @@ describe('silent-truncation: late writes to a superseded ancestor stream', () =>
     ]);
   });
 
-  it('near miss: an event on the ancestor before its supersession is still owed, the late write beside it is not', async () => {
+  // read as the stream or as its lineage, a write to the very stream resumed was sent on it after Last-Event-ID
+  it('near miss: a resumption of the ancestor itself still owes its events, before its supersession and after', async () => {
     const report = await analyzeLines([
       created, // 1
       opened, // 2
@@ -373,12 +374,12 @@ describe('silent-truncation: late writes to a superseded ancestor stream', () =>
       sent(300, 2), // 4: on g1 before the resume superseded it
       closed(400, 'g1'), // 5
       resume(1000, { last_event_id: 2, replayed: 0 }), // 6: g1 → g2, complete
-      unattached(1200, 3), // 7: late
+      unattached(1200, 3), // 7: late, to g1
       resume(2000, { new_stream: 'g3', last_event_id: 1, replayed: 0 }), // 8: the client resumes g1 from 1 again
     ]);
     const [f, ...rest] = findingsOf(report, RULE);
     expect(rest).toEqual([]);
-    expect(f!.message).toBe('resumed S1 from event 1 on g1 but replayed 0 of 1 event sent after it (missing event 2)');
-    expect(evidenceLines(f!)).toEqual([3, 4, 8]);
+    expect(f!.message).toBe('resumed S1 from event 1 on g1 but replayed 0 of 2 events sent after it (missing events 2 and 3)');
+    expect(evidenceLines(f!)).toEqual([3, 4, 7, 8]);
   });
 });

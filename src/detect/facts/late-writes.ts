@@ -4,19 +4,21 @@ import { eachQueryRow, evidenceIds, queryRows } from '../query-rows.js';
 import type { LaneSegment } from './lane-events.js';
 
 // The events write-to-superseded-stream reports: written to a stream after an accepted upgrade had superseded
-// it, into "a buffer no live lineage replays". A resumption of that lineage does not owe them, so
-// silent-truncation leaves them out of its window (the lane still numbers them: they were written to the lineage's
-// old stream). Asked of the rule's own query, so the two rules cannot disagree on which writes are late.
+// it, into "a buffer no live lineage replays". A resumption of another stream of that lineage does not owe them,
+// so silent-truncation leaves them out of its window (the lane still numbers them: they were written to the
+// lineage's old stream). A resumption of the very stream they were written to still owes them: they were sent on
+// that stream after its Last-Event-ID, read as the stream or as its lineage. Asked of the rule's own query, so the
+// two rules cannot disagree on which writes are late.
 
 export interface LateWrites {
-  /** Is this event record a late write? */
-  has(recordId: number): boolean;
-  /** How many late writes lie in a window as laneEventWindows reads it. */
-  countIn(window: LaneSegment): number;
+  /** Is this event record a late write to another stream than `resumed`? */
+  unowed(recordId: number, resumed: string): boolean;
+  /** How many late writes to other streams than `resumed` lie in a window as laneEventWindows reads it. */
+  countIn(window: LaneSegment, resumed: string): number;
 }
 
 /** Where none was asked for, or none was written. */
-export const NO_LATE_WRITES: LateWrites = { has: () => false, countIn: () => 0 };
+export const NO_LATE_WRITES: LateWrites = { unowed: () => false, countIn: () => 0 };
 
 /** The late writes in these windows' lanes (none asked, or none there: NO_LATE_WRITES, the rule's query not run). */
 export function loadLateWrites(db: Db, opts: DetectOptions, windows: LaneSegment[]): LateWrites {
@@ -33,20 +35,21 @@ export function loadLateWrites(db: Db, opts: DetectOptions, windows: LaneSegment
   // sorted lane positions, per lane and per lane and stream: a window is counted by two binary searches
   const byLane = new Map<string, number[]>();
   const byStream = new Map<string, number[]>();
-  const recordIds = new Set<number>();
+  const streamOf = new Map<number, string>();
   const add = (map: Map<string, number[]>, key: string, pos: number) => (map.get(key) ?? map.set(key, []).get(key)!).push(pos);
   for (const r of rows) {
-    recordIds.add(r.id);
+    streamOf.set(r.id, r.stream);
     add(byLane, laneKey(r.session, r.lane), r.lane_pos);
     add(byStream, laneKey(r.session, r.lane, r.stream), r.lane_pos);
   }
   for (const list of [...byLane.values(), ...byStream.values()]) list.sort((a, b) => a - b);
   return {
-    has: (recordId) => recordIds.has(recordId),
-    countIn(w) {
-      const inLane = between(byLane.get(laneKey(w.session, w.lane)), w.fromPos, w.toPos);
-      if (w.reach == null || w.reach.pos <= w.toPos) return inLane;
-      return inLane + between(byStream.get(laneKey(w.session, w.lane, w.reach.stream)), Math.max(w.fromPos, w.toPos + 1), w.reach.pos);
+    unowed: (recordId, resumed) => (streamOf.get(recordId) ?? resumed) !== resumed,
+    countIn(w, resumed) {
+      const onStream = (stream: string, from: number, to: number) => between(byStream.get(laneKey(w.session, w.lane, stream)), from, to);
+      const inLane = between(byLane.get(laneKey(w.session, w.lane)), w.fromPos, w.toPos) - onStream(resumed, w.fromPos, w.toPos);
+      if (w.reach == null || w.reach.pos <= w.toPos || w.reach.stream === resumed) return inLane;
+      return inLane + onStream(w.reach.stream, Math.max(w.fromPos, w.toPos + 1), w.reach.pos);
     },
   };
 }

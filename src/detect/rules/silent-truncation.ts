@@ -108,7 +108,7 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
   const owing = [...candidates.filter((c) => c.short).map((c) => c.window), ...[...uncounted.values()].map((u) => u.window)];
   if (owing.length > 0) {
     lateWrites = loadLateWrites(db, opts, owing);
-    const owed = (r: Reconnect, window: LaneSegment) => r.window!.afterCount - lateWrites.countIn(window);
+    const owed = (r: Reconnect, window: LaneSegment) => r.window!.afterCount - lateWrites.countIn(window, r.window!.from.stream);
     for (const c of candidates) c.short &&= c.replayedCount! < owed(c.r, c.window);
     candidates = candidates.filter((c) => c.losses.length > 0 || c.short || c.late);
     notKnowable = notKnowable.flatMap((n) => {
@@ -126,8 +126,9 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
   // A window at a time: the statement stays open meanwhile, so nothing here may query the database.
   const windows = laneEventWindows(db, candidates.filter(witnessed).map((c) => c.window));
   try {
-    // the window as owed: late writes left out of the ids named missing and the lines cited
-    for (const c of candidates) truncations.push(describe(c, witnessed(c) ? (windows.next().value ?? []).filter((e) => !lateWrites.has(e.recordId)) : []));
+    // the window as owed: late writes to other streams left out of the ids named missing and the lines cited
+    const owedOf = (c: Candidate, window: LaneEvent[]) => window.filter((e) => !lateWrites.unowed(e.recordId, c.r.window!.from.stream));
+    for (const c of candidates) truncations.push(describe(c, witnessed(c) ? owedOf(c, windows.next().value ?? []) : []));
   } finally {
     windows.return();
   }
