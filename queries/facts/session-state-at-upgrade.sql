@@ -1,5 +1,7 @@
 -- Was the session each accepted upgrade presented live on the answering node, ended, created only elsewhere, or never created?
 -- state: the latest lifecycle record before the upgrade decides (a server 404 for the id makes it unknown, not ended) (a proxy sees a DELETE answered 2xx as an end, never an eviction).
+-- ended_*: for a state of answered-404, the end that 404 follows (no creation between): a 404 does not revive an
+-- ended session, so resume-after-end still sees the end; silent-fork reads the state, "unknown".
 -- Staged (store/queries.ts, queryParts): the served upgrades, the lifecycle records and their order per
 -- session grow with the log. As MATERIALIZED CTEs (and `ordered`, read twice, materialized by SQLite) each
 -- was an ephemeral b-tree on SQLite's compiled 16 MB page cache: at 3M lines about 75 MB for this one query.
@@ -52,10 +54,14 @@ WITH first_server AS MATERIALIZED (
     CASE WHEN lag(f.reminted) OVER w = 1
       THEN max(CASE WHEN is_upgrade = 0 THEN rn END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING)
       ELSE max(CASE WHEN is_upgrade = 0 THEN rn END) OVER (w ROWS UNBOUNDED PRECEDING) END AS life_rn,
+    CASE WHEN lag(f.reminted) OVER w = 1
+      THEN max(CASE WHEN is_upgrade = 0 AND kind <> 'answered.404' THEN rn END) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING)
+      ELSE max(CASE WHEN is_upgrade = 0 AND kind <> 'answered.404' THEN rn END) OVER (w ROWS UNBOUNDED PRECEDING) END AS creation_or_end_rn,
     CASE WHEN lag(f.reminted) OVER w = 1 THEN lag(f.id) OVER w END AS reminted_before_id
   FROM flagged f WINDOW w AS (PARTITION BY session ORDER BY ts_ms, id)
 ), placed AS (
   SELECT u.*, ol.id AS placed_life_id, m.reminted_before_id,
+    CASE WHEN ol.kind = 'answered.404' AND oe.kind NOT IN ('session.created', 'answered.404') THEN oe.id END AS ended_before_id,
     -- a session with no lifecycle record before the upgrade and no server record of it either, whose creation
     -- another clock (another node, a proxy's upgrade) logs within the clock-skew allowance after: created before
     -- it, by a node whose clock runs ahead (phantom-event-id's allowance), not a session the log starts after
@@ -68,6 +74,7 @@ WITH first_server AS MATERIALIZED (
       ORDER BY c.ts_ms, c.id LIMIT 1) END AS skewed_creation_id
   FROM marked m JOIN served u ON u.id = m.id
   LEFT JOIN ordered ol ON ol.session = m.session AND ol.rn = m.life_rn
+  LEFT JOIN ordered oe ON oe.session = m.session AND oe.rn = m.creation_or_end_rn
   WHERE m.is_upgrade = 1
 ), judged AS (
   SELECT u.*, lr.id AS life_id,
@@ -82,6 +89,7 @@ WITH first_server AS MATERIALIZED (
 SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.decision, j.status, j.last_event_id,
   j.new_session, j.reset_signalled, j.state, j.protocol_version AS version,
   j.life_id, lr.kind AS life_kind, lr.ts_ms AS life_ts, lr.node AS life_node, lr.reason AS life_reason,
+  j.ended_before_id AS ended_id, le.kind AS ended_kind, le.ts_ms AS ended_ts, le.node AS ended_node, le.reason AS ended_reason,
   -- a session never created in the log that the server had logged before: the log started late
   CASE WHEN j.state = 'never-created' THEN (
     SELECT r.id FROM first_server f JOIN records r ON r.id = f.id WHERE f.session = j.session AND (r.ts_ms, r.id) < (j.ts_ms, j.id)) END AS prior_server_id,
@@ -93,5 +101,5 @@ SELECT j.id AS upgrade_id, j.session, j.ts_ms AS at_ms, j.origin, j.node, j.deci
   CASE j.state
     WHEN 'never-created' THEN json_array(j.id)
     ELSE json_array(j.life_id, j.id) END AS evidence
-FROM judged j LEFT JOIN life lr ON lr.id = j.life_id
+FROM judged j LEFT JOIN life lr ON lr.id = j.life_id LEFT JOIN life le ON le.id = j.ended_before_id
 ORDER BY j.ts_ms, j.id;

@@ -46,6 +46,56 @@ describe('resume-after-end', () => {
     expect(evidenceLines(f!)).toEqual([3, 5]);
   });
 
+  // A 404 for the id since the end makes it unknown (silent-fork's reading); it does not revive the session.
+  const notFound = {
+    upgrade: (ms: number) => upgrade(ms, { decision: 'reject', status: 404, last_event_id: 5, stream: 'g1', replayed: undefined }),
+    call: (ms: number) => ({ ts: at(ms), kind: 'call', session: 'S1', rpc_id: 7, method: 'tools/call', tool: 'x', status: 404 }),
+    answered: (ms: number) => ({ ts: at(ms), kind: 'request.answered', session: 'S1', request_id: 's-1', status: 404 }),
+    proxy: (ms: number) => ({ ts: at(ms), kind: 'http', method: 'POST', path: '/mcp', status: 404, req_headers: { 'mcp-session-id': 'S1' }, resp_headers: {} }),
+  };
+
+  it('still flags a resume or an attach of an ended session after a 404 for its id, citing the end', async () => {
+    for (const [how, line] of Object.entries(notFound)) {
+      const report = await analyzeLines([
+        created(), // 1
+        sent(1000, 5), // 2
+        { ts: at(2000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' }, // 3
+        line(2500), // 4
+        upgrade(3000, { decision: 'attach', last_event_id: null }), // 5
+        upgrade(4000, { decision: 'resume', last_event_id: 5, stream: 'g1' }), // 6
+      ]);
+      const found = findingsOf(report, RULE);
+      expect(found.map((f) => evidenceLines(f)), how).toEqual([[3, 5], [3, 6]]);
+      expect(found[1]!.message, how).toBe(
+        `resumed S1 from event 5 (status 200) although it was terminated (client_delete) at ${at(2000)} (and answered 404 since, at ${at(2500)}): an ended session is no resumption source`,
+      );
+    }
+  });
+
+  it('still flags an ended session after a 404 when the resume handler re-minted the id just before accepting', async () => {
+    const report = await analyzeLines([
+      created(), // 1
+      { ts: at(2000), kind: 'session.evicted', session: 'S1', reason: 'idle_timeout' }, // 2
+      notFound.call(2500), // 3
+      created(4000), // 4: minted again to answer the resume
+      upgrade(4000, { decision: 'resume', last_event_id: 5, stream: 'g1' }), // 5
+    ]);
+    expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[2, 5]]);
+  });
+
+  it('near miss: a 404 for a session the log never ended, or ended and created again before the 404, is no end', async () => {
+    const never = await analyzeLines([created(), sent(1000, 5), notFound.call(2500), upgrade(3000, { decision: 'attach', last_event_id: null })]);
+    expect(findingsOf(never, RULE)).toEqual([]);
+    const recreated = await analyzeLines([
+      created(),
+      { ts: at(1000), kind: 'session.terminated', session: 'S1' },
+      created(2000),
+      notFound.call(2500),
+      upgrade(3000, { decision: 'attach', last_event_id: null }),
+    ]);
+    expect(findingsOf(recreated, RULE)).toEqual([]);
+  });
+
   it('does not flag a session created again after its end, a rejected resume, or a fresh answer', async () => {
     const report = await analyzeLines([
       created(),

@@ -174,6 +174,24 @@ describe('silent-fork', () => {
     ]);
     expect(findingsOf(report, RULE)).toEqual([]);
   });
+  // resume-after-end still sees the end before such a 404; silent-fork keeps reading the id as unknown since the 404.
+  it('after an end and a 404 since: a mint without a reset is flagged citing the 404, a resume minting nothing is not', async () => {
+    const lines = [
+      { ts: at(0), kind: 'session.created', session: 'S1' }, // 1
+      { ts: at(1000), kind: 'session.terminated', session: 'S1', reason: 'client_delete' }, // 2
+      { ts: at(1500), kind: 'call', session: 'S1', rpc_id: 7, method: 'tools/call', tool: 'x', status: 404 }, // 3
+      upgrade(2000, { decision: 'resume', last_event_id: 7, stream: 'g1', new_stream: 'g2', replayed: 0 }), // 4
+    ];
+    const unminted = await analyzeLines(lines);
+    expect(findingsOf(unminted, RULE)).toEqual([]);
+    expect(findingsOf(unminted, 'resume-after-end').map((f) => evidenceLines(f))).toEqual([[2, 4]]);
+    const minted = await analyzeLines([...lines.slice(0, 3), upgrade(2000, { decision: 'fresh', last_event_id: 7, new_stream: 'g2', new_session: 'S1' })]);
+    const [f, ...rest] = findingsOf(minted, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toContain('S1 was answered 404 by the server at');
+    expect(evidenceLines(f!)).toEqual([3, 4]);
+  });
+
   it('does not flag a 2026-07-28 request whose stale session id was ignored: served fresh, nothing minted', async () => {
     const report = await analyzeLines([
       upgrade(1000, { session: 'OLD-S', last_event_id: 41, decision: 'fresh', reason: 'stateless_request', protocol_version: '2026-07-28' }),

@@ -325,3 +325,61 @@ describe('silent-truncation: a resumption that logged no status', () => {
     for (const report of [accepted, rejected]) expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
   });
 });
+
+// A write to a stream an accepted upgrade had already superseded is write-to-superseded-stream's: "a buffer no live
+// lineage replays". A later resumption of that lineage does not owe it (differential review, problem 3).
+describe('silent-truncation: late writes to a superseded ancestor stream', () => {
+  const closed = (ms: number, stream: string) => ({ ts: at(ms), kind: 'stream.closed', session: 'S1', stream, reason: 'error' });
+  const unattached = (ms: number, id: number) => ({ ...sent(ms, id, 'g1'), attached: false });
+  const lines = (last: Record<string, unknown>, extra: LogLine[] = []) => [
+    created, // 1
+    opened, // 2
+    sent(200, 1), // 3
+    closed(300, 'g1'), // 4
+    resume(1000, { last_event_id: 1, replayed: 0 }), // 5: g1 → g2
+    sent(1100, 2, 'g2'), // 6
+    unattached(1200, 3), // 7: to g1, after the resume superseded it
+    ...extra,
+    closed(1300, 'g2'),
+    resume(2000, { stream: 'g2', new_stream: 'g3', last_event_id: 2, ...last }),
+  ];
+
+  it('does not count it missing from a resumption of the new stream, nor leave the replay not knowable for it', async () => {
+    for (const last of [{ replayed: 0 }, {}]) {
+      const report = await analyzeLines(lines(last));
+      expect(findingsOf(report, RULE)).toEqual([]);
+      expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+      expect(findingsOf(report, 'write-to-superseded-stream').map((f) => evidenceLines(f))).toEqual([[5, 7]]);
+    }
+  });
+
+  it('still counts an event the new stream sent beside it, citing that one only', async () => {
+    const report = await analyzeLines(lines({ replayed: 0 }, [sent(1250, 4, 'g2')])); // 8
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe('resumed S1 from event 2 on g2 but replayed 0 of 1 event sent after it (missing event 4)');
+    expect(evidenceLines(f!)).toEqual([6, 8, 10]);
+    const uncounted = await analyzeLines(lines({}, [sent(1250, 4, 'g2')]));
+    expect(uncounted.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([
+      `how many events the resumption at ${at(2000)} from event 2 replayed (1 event had been sent after it) the upgrade did not log: the replayed counter is absent`,
+    ]);
+  });
+
+  // read as the stream or as its lineage, a write to the very stream resumed was sent on it after Last-Event-ID
+  it('near miss: a resumption of the ancestor itself still owes its events, before its supersession and after', async () => {
+    const report = await analyzeLines([
+      created, // 1
+      opened, // 2
+      sent(200, 1), // 3
+      sent(300, 2), // 4: on g1 before the resume superseded it
+      closed(400, 'g1'), // 5
+      resume(1000, { last_event_id: 2, replayed: 0 }), // 6: g1 → g2, complete
+      unattached(1200, 3), // 7: late, to g1
+      resume(2000, { new_stream: 'g3', last_event_id: 1, replayed: 0 }), // 8: the client resumes g1 from 1 again
+    ]);
+    const [f, ...rest] = findingsOf(report, RULE);
+    expect(rest).toEqual([]);
+    expect(f!.message).toBe('resumed S1 from event 1 on g1 but replayed 0 of 2 events sent after it (missing events 2 and 3)');
+    expect(evidenceLines(f!)).toEqual([3, 4, 7, 8]);
+  });
+});

@@ -13,6 +13,15 @@ import { isStatelessEra } from '../../model/record.js';
 
 export type SessionState = 'live' | 'ended' | 'other-node' | 'never-created' | 'answered-404';
 
+/** A lifecycle record of a session: its creation, its end, or a server's 404 for it. */
+export interface LifeRecord {
+  recordId: number;
+  kind: string;
+  atMs: number;
+  node: string | null;
+  reason: string | null;
+}
+
 export interface ServedUpgrade {
   upgradeId: number;
   session: string;
@@ -26,7 +35,12 @@ export interface ServedUpgrade {
   resetSignalled: boolean | null;
   state: SessionState;
   /** The lifecycle record that decided the state (its creation, or its end). */
-  life: { recordId: number; kind: string; atMs: number; node: string | null; reason: string | null } | null;
+  life: LifeRecord | null;
+  /**
+   * For a state of answered-404: the end (termination, eviction, DELETE) that 404 follows, with no creation
+   * between. The 404 makes the id unknown to silent-fork; the session is still the ended one resume-after-end judges.
+   */
+  endedBefore: LifeRecord | null;
   /** A server record of the session before the upgrade although the log never created it: the log started late. */
   priorServerId: number | null;
   /** The session.created that answered the upgrade by re-minting the presented id. */
@@ -53,6 +67,11 @@ interface Row {
   life_ts: number | null;
   life_node: string | null;
   life_reason: string | null;
+  ended_id: number | null;
+  ended_kind: string | null;
+  ended_ts: number | null;
+  ended_node: string | null;
+  ended_reason: string | null;
   prior_server_id: number | null;
   reminted_id: number | null;
 }
@@ -95,6 +114,8 @@ function toServed(r: Row, shared: Set<number> | 'all'): ServedUpgrade {
     state: r.state === 'other-node' && (shared === 'all' || shared.has(r.upgrade_id)) ? 'live' : r.state,
     life:
       r.life_id === null ? null : { recordId: r.life_id, kind: r.life_kind!, atMs: r.life_ts!, node: r.life_node, reason: r.life_reason },
+    endedBefore:
+      r.ended_id === null ? null : { recordId: r.ended_id, kind: r.ended_kind!, atMs: r.ended_ts!, node: r.ended_node, reason: r.ended_reason },
     priorServerId: r.prior_server_id,
     remintedId: r.reminted_id,
     version: r.version,
@@ -111,7 +132,7 @@ export function ignoredStaleHeaders(u: ServedUpgrade): boolean {
 }
 
 /** "terminated (client_delete)", "evicted (idle_timeout)", or a DELETE a proxy saw answered. */
-export function endedHow(life: NonNullable<ServedUpgrade['life']>): string {
+export function endedHow(life: LifeRecord): string {
   const reason = life.reason ? ` (${life.reason})` : '';
   if (life.kind === 'session.evicted') return `evicted${reason}`;
   if (life.kind === 'http.delete') return 'terminated (a DELETE was answered 2xx)';

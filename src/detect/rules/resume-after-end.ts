@@ -9,6 +9,8 @@ import { loadServedUpgrades } from '../facts/served-upgrades.js';
 // resume-after-end: a resume or attach was accepted for a session id that the
 // log shows terminated or evicted before (and not created again since). A
 // terminated session's log is no resumption source, even if its bytes remain.
+// A 404 for the id since the end (silent-fork's "unknown") does not revive it:
+// the log still shows the end.
 
 export function judgeResumesAfterEnd(served: Iterable<ServedUpgrade>, proxyOnly: (session: string) => boolean): DetectorOutput {
   const findings: RawFinding[] = [];
@@ -16,13 +18,15 @@ export function judgeResumesAfterEnd(served: Iterable<ServedUpgrade>, proxyOnly:
   for (const u of served) {
     if (u.decision === 'fresh') continue;
     const what = u.decision === 'resume' ? `resumed ${u.session} from event ${u.lastEventId ?? '(none)'}` : `attached to ${u.session}`;
-    if (u.state === 'ended') {
+    const end = u.state === 'ended' ? u.life : u.state === 'answered-404' ? u.endedBefore : null;
+    if (end !== null) {
+      const since = u.state === 'answered-404' ? ` (and answered 404 since, at ${at(u.life!.atMs)})` : '';
       findings.push({
         rule: 'resume-after-end',
         session: u.session,
         atMs: u.atMs,
-        message: `${what} (status ${u.status}) although it was ${endedHow(u.life!)} at ${at(u.life!.atMs)}: an ended session is no resumption source`,
-        evidenceIds: [u.life!.recordId, u.upgradeId],
+        message: `${what} (status ${u.status}) although it was ${endedHow(end)} at ${at(end.atMs)}${since}: an ended session is no resumption source`,
+        evidenceIds: [end.recordId, u.upgradeId],
       });
     } else if (proxyOnly(u.session)) {
       notKnowable.push({ rule: 'resume-after-end', session: u.session, reason: `proxy log only: the server's evictions of ${u.session} are not visible, so whether it had ended before it was ${u.decision === 'resume' ? 'resumed' : 'attached to'} cannot be told` });

@@ -11,6 +11,7 @@ import type { DetectOptions, DetectorOutput, RawFinding } from '../types.js';
 import { defineRule } from '../rule.js';
 import { statuslessReconnects } from '../facts/statusless-reconnects.js';
 import { appendAll } from '../../model/arrays.js';
+import { loadLateWrites, NO_LATE_WRITES } from '../facts/late-writes.js';
 
 // silent-truncation: an accepted resumption whose replay cannot have been
 // complete. Three ways: the position was no longer retained, fewer events were
@@ -51,11 +52,18 @@ interface Candidate {
   window: LaneSegment;
 }
 
+/** A replayed counter absent where the window held events: not knowable, unless they were all late writes. */
+interface UncountedReplay {
+  r: Reconnect;
+  window: LaneSegment;
+}
+
 /** Judges every accepted resumption under `opts.retention` ('as-logged' or a what-if age/count limit). */
 export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFacts): TruncationJudgement {
   const truncations: Truncation[] = [];
-  const notKnowable: NotKnowable[] = [];
-  const candidates: Candidate[] = [];
+  let notKnowable: NotKnowable[] = [];
+  let candidates: Candidate[] = [];
+  const uncounted = new Map<NotKnowable, UncountedReplay>();
   const fromEarlierIncarnation: Reconnect[] = [];
   for (const r of facts.resumptions) {
     if (facts.isProxyOnly(r.session)) {
@@ -85,12 +93,30 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
     const first = firstReplayedRef(r);
     const short = replayedCount !== null && replayedCount < afterCount;
     const late = startsLate(r, first);
+    const window: LaneSegment = { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: r.window.headPos, reach: r.window.reach };
     if (losses.length > 0 || short || late) {
-      candidates.push({ r, losses, replayedCount, first, short, late, window: { session: r.session, lane: last.lane, fromPos: last.pos + 1, toPos: r.window.headPos, reach: r.window.reach } });
+      candidates.push({ r, losses, replayedCount, first, short, late, window });
     } else if (replayedCount === null && afterCount > 0) {
-      const seen = r.origin === 'proxy' ? 'the proxy record cannot show' : 'the upgrade did not log';
-      notKnowable.push(nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`));
+      const entry = uncountedReplay(r, afterCount);
+      uncounted.set(entry, { r, window });
+      notKnowable.push(entry);
     }
+  }
+  // Only a window the replay fell short of, or whose replay was not counted, can hold a late write that matters:
+  // asked for those alone (after the resumptions were read: the rule's query stages tables of its own).
+  let lateWrites = NO_LATE_WRITES;
+  const owing = [...candidates.filter((c) => c.short).map((c) => c.window), ...[...uncounted.values()].map((u) => u.window)];
+  if (owing.length > 0) {
+    lateWrites = loadLateWrites(db, opts, owing);
+    const owed = (r: Reconnect, window: LaneSegment) => r.window!.afterCount - lateWrites.countIn(window, r.window!.from.stream);
+    for (const c of candidates) c.short &&= c.replayedCount! < owed(c.r, c.window);
+    candidates = candidates.filter((c) => c.losses.length > 0 || c.short || c.late);
+    notKnowable = notKnowable.flatMap((n) => {
+      const u = uncounted.get(n);
+      if (u === undefined) return [n];
+      const count = owed(u.r, u.window);
+      return count > 0 ? [uncountedReplay(u.r, count)] : [];
+    });
   }
   appendAll(truncations, droppedWithEarlierIncarnation(db, fromEarlierIncarnation, facts.evictions));
   // The events of a window are fetched only for resumptions that replayed short or started late: their ids and
@@ -100,7 +126,9 @@ export function truncationCauses(db: Db, opts: DetectOptions, facts: ReconnectFa
   // A window at a time: the statement stays open meanwhile, so nothing here may query the database.
   const windows = laneEventWindows(db, candidates.filter(witnessed).map((c) => c.window));
   try {
-    for (const c of candidates) truncations.push(describe(c, witnessed(c) ? windows.next().value ?? [] : []));
+    // the window as owed: late writes to other streams left out of the ids named missing and the lines cited
+    const owedOf = (c: Candidate, window: LaneEvent[]) => window.filter((e) => !lateWrites.unowed(e.recordId, c.r.window!.from.stream));
+    for (const c of candidates) truncations.push(describe(c, witnessed(c) ? owedOf(c, windows.next().value ?? []) : []));
   } finally {
     windows.return();
   }
@@ -299,6 +327,11 @@ function judgeProxyOnly(facts: ReconnectFacts, r: Reconnect, truncations: Trunca
 /** The rule's output from a judgement (what-if keeps the judgement for its remaining truncations). */
 export function truncationOutput(t: TruncationJudgement): DetectorOutput {
   return { findings: t.truncations.map((x) => x.finding), notKnowable: t.notKnowable };
+}
+
+function uncountedReplay(r: Reconnect, afterCount: number): NotKnowable {
+  const seen = r.origin === 'proxy' ? 'the proxy record cannot show' : 'the upgrade did not log';
+  return nk(r.session, `how many events the resumption at ${at(r.atMs)} from event ${r.last.eventId} replayed (${plural(afterCount, 'event')} had been sent after it) ${seen}: the replayed counter is absent`);
 }
 
 function nk(session: string, reason: string): NotKnowable {
