@@ -31,7 +31,7 @@ export type FollowEvent =
   /**
    * The source gets no more lines: its file was replaced or truncated, stdin ended, or the run stopped
    * (`stopped`: the file had been read to its end). `sha256`: the content hash of the whole file, where the
-   * source is every byte of a file as it stands (not for a file truncated under it), as ingest hashes a file.
+   * source is every byte of a file as it stands (for a file truncated under it, every byte read before), as ingest hashes a file.
    */
   | { type: 'end'; source: string; why: EndReason; sha256?: string }
   /**
@@ -516,7 +516,10 @@ class FollowedFile {
   private finish(cur: OpenFile, out: FollowEvent[], why: 'rotated' | 'truncated' | 'stopped', cut = false): void {
     if (this.current === cur) this.current = undefined;
     if (why === 'rotated' && !cut) this.read(cur, out, Number.POSITIVE_INFINITY);
-    const whole = !cut && why !== 'truncated' && atEnd(cur);
+    // A file truncated under the follower (copytruncate) has its bytes gone, but the copy holds the bytes read where
+    // they were all it held: their hash is the copy's, which an ingest of the copy then recognises. A copy with more
+    // (written after the last read, or not read to its end) hashes otherwise, and is refused as a prefix.
+    const whole = !cut && (why === 'truncated' || atEnd(cur));
     // A file whose lines read were not all handed over, or not read to its end at the stop, gets no end: the
     // consumer holds only its first lines (watch --db says so).
     if (!cut && (why !== 'stopped' || whole)) {

@@ -85,16 +85,19 @@ describe('follow', () => {
     await waitFor('an append to the new file', () => f.texts(rotated).includes('new-3'));
   });
 
-  it('starts again from the beginning of a file that was truncated', async () => {
-    const file = dir().file('app.ndjson');
+  it('starts again from the beginning of a file that was truncated, the bytes read before hashed as its copy would be', async () => {
+    const d = dir();
+    const file = d.file('app.ndjson');
     writeFileSync(file, 'a-long-first-line\nanother-long-line\n');
     const f = start([file]);
     await waitFor('the first content', () => f.texts().length === 2);
+    // copytruncate: the copy holds what was read to the end, so the truncated source's hash is the copy's.
+    writeFileSync(d.file('app.ndjson.1'), readFileSync(file));
     truncateSync(file, 0);
     appendFileSync(file, 'fresh\n');
     const truncated = `${file} (truncated 1)`;
     await waitFor('the content after truncation', () => f.texts(truncated).includes('fresh'));
-    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'truncated' });
+    expect(f.events).toContainEqual({ type: 'end', source: file, why: 'truncated', sha256: sha256Of(d.file('app.ndjson.1')) });
     expect(f.texts(file)).toEqual(['a-long-first-line', 'another-long-line']);
   });
 

@@ -473,4 +473,45 @@ describe('LiveSession', () => {
     expect(records()).toEqual([[1, 'session.created'], [2, 'stream.opened'], [4, 'stream.opened']]);
     expect(live.db.prepare('SELECT lines, records, ignored, rejected FROM sources').raw().get()).toEqual([5, 3, 2, 0]);
   });
+  describe('what a round judges', () => {
+    /** A session's opening and `events` more events on its stream, from `at` on. */
+    const sessionLines = (session: string, at: number, events: number) => {
+      let text = healthyLines(session, at);
+      for (let e = 0; e < events; e++) text += rec(at + 3 + e, { kind: 'event.sent', session, stream: 'g1', event_id: 2 + e });
+      return text;
+    };
+    /** A live session that has judged 300 sessions of 10 records each: 3000 records. */
+    const withHistory = () => {
+      const live = new LiveSession(memoryDb());
+      let text = '';
+      for (let i = 0; i < 300; i++) text += sessionLines(`old-${i}`, i * 10, 7);
+      live.addLines('app.ndjson', inputLines(text));
+      live.detect();
+      return live;
+    };
+
+    it('judges a burst of short new sessions alone, though they are a good part of the sessions: not the whole log', () => {
+      const live = withHistory();
+      // 210 sessions (more than a scratch database takes, and over a quarter of the 510 then known) of 630 records in all.
+      let text = '';
+      const burst = Array.from({ length: 210 }, (_, i) => `new-${i}`);
+      burst.forEach((s, i) => (text += sessionLines(s, 10_000 + i, 0)));
+      live.addLines('app.ndjson', inputLines(text, 3001));
+      const round = live.detect();
+      expect(round.wholeLog).toBe(false);
+      expect([...round.sessions].sort()).toEqual([...burst].sort());
+      // Their records and what their rules look up, not the 3000 records before them.
+      expect(round.records).toBeGreaterThanOrEqual(630);
+      expect(round.records).toBeLessThan(3000);
+    });
+
+    it('judges the whole log in place when the touched sessions hold a quarter of its records (near miss)', () => {
+      const live = withHistory();
+      // One new session of 1000 records: a quarter of the 4000 then stored.
+      live.addLines('app.ndjson', inputLines(sessionLines('long', 10_000, 997), 3001));
+      const round = live.detect();
+      expect(round.wholeLog).toBe(true);
+      expect(round.records).toBe(4000);
+    });
+  });
 });

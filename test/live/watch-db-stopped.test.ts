@@ -1,4 +1,4 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli } from '../cli/run-cli.js';
 import { runLive } from '../../src/live/runner.js';
@@ -8,7 +8,7 @@ import { loadInputs } from '../../src/pipeline/ingest.js';
 import { follow } from '../../src/read/follow.js';
 import { fileSource } from '../../src/read/sources.js';
 import { openDb } from '../../src/store/db.js';
-import { healthyLines, tempDir } from './support.js';
+import { healthyLines, tempDir, waitFor } from './support.js';
 
 // `watch --db` keeps each batch as it comes: a run stopped before a file's end leaves the file's first lines in
 // the database. Driven in-process here, stopped right after a known batch (no signal to time): the database
@@ -121,5 +121,57 @@ describe('watch --db stopped before a file was read to its end', () => {
     const ingested = await loadInputs([fileSource(other)], { db: dbPath });
     ingested.db.close();
     expect(ingested.stats[0]!.records).toBe(1203);
+  });
+});
+
+describe('watch --db following a file rotated by copytruncate', () => {
+  /**
+   * Follows app.ndjson into a database as `watch --db` does; once its 1200 lines are read, copies it to
+   * app.ndjson.1 with `unread` after them (lines written after the follower's last read), truncates it and
+   * writes one session, then stops once those 3 lines are read.
+   */
+  async function copytruncated(unread: string): Promise<{ copy: string; file: string; dbPath: string }> {
+    const d = tempDir();
+    dirs.push(d);
+    const file = d.file('app.ndjson');
+    const copy = d.file('app.ndjson.1');
+    const dbPath = d.file('live.db');
+    writeFileSync(file, logOf(400));
+    const db = openDb(dbPath);
+    try {
+      markFollowedUnfinished(db, [file]);
+      const live = new LiveSession(db);
+      const controller = new AbortController();
+      let handed = 0;
+      const run = runLive(live, follow([file], { signal: controller.signal, pollMs: 20 }), {
+        signal: controller.signal,
+        onLines: (_source, n) => (handed += n),
+      });
+      await waitFor('the file read to its end', () => handed >= 1200);
+      writeFileSync(copy, readFileSync(file, 'utf8') + unread);
+      truncateSync(file, 0);
+      appendFileSync(file, healthyLines('after', 20_000));
+      await waitFor('the lines written after the truncation', () => handed >= 1203);
+      controller.abort();
+      await run;
+      expect(noteFollowedAtEnd(db, [file], live.notEnded())).toEqual([]);
+    } finally {
+      db.close();
+    }
+    return { copy, file, dbPath };
+  }
+
+  it('recognises the copy of what was read to its end before the truncation: an ingest of it adds nothing', async () => {
+    const { copy, file, dbPath } = await copytruncated('');
+    const again = await loadInputs([fileSource(copy)], { db: dbPath });
+    again.db.close();
+    expect(again.stats[0]).toMatchObject({ duplicateOf: file, duplicateHasRecords: true });
+    expect(recordsIn(dbPath)).toBe(1203);
+  });
+
+  it('near miss: refuses a copy that holds a line written after the last read, rather than storing the first lines twice', async () => {
+    const { copy, dbPath } = await copytruncated(healthyLines('unread', 9_000));
+    await expect(loadInputs([fileSource(copy)], { db: dbPath })).rejects.toThrow('already holds its first 1200 lines');
+    expect(recordsIn(dbPath)).toBe(1203);
   });
 });
