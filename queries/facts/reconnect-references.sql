@@ -59,6 +59,8 @@ FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.crea
 -- reference's. Of the ids not placed in their own incarnation, the earliest emission of each session, and of
 -- those the first two: one of them is another session's. Looked up among the id's emissions, a session that sent
 -- the id most often (one id minted again and again) was stepped over per reference.
+-- What "another session's id" means (rules.md foreign-event-id) is asked too by the engine replay,
+-- facts/foreign-last-event-ids.sql, and by live mode, src/live/context-needs.ts: a change here changes those.
 CREATE TEMP TABLE unplaced_ids AS
 SELECT DISTINCT event_id FROM placed WHERE own_id IS NULL;
 CREATE TEMP TABLE first_senders AS
