@@ -5,6 +5,9 @@
 -- Staged (store/queries.ts, queryParts): the served upgrades, the ids they name and where each was placed grow
 -- with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled 16 MB page cache (at 3M
 -- lines this one query held ~90 MB of them for the rest of the run); as TEMP tables they live on the run's page budget.
+-- Read by the rules that judge reconnects, through detect/facts/reconnect-facts.ts: event-id-regression,
+-- foreign-event-id, phantom-event-id, resume-across-state-change, resume-after-end, silent-fork, silent-reset,
+-- silent-truncation.
 CREATE TEMP TABLE served AS
 SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
   u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
