@@ -23,7 +23,7 @@ interface Foreign {
   recreatedId?: number;
 }
 
-export function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
+function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const r of facts.resumptions) {
