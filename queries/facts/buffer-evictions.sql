@@ -1,5 +1,8 @@
 -- What took events out of the replay buffers: buffer trims, and evictions that dropped a session's event log?
 -- For a trim: the lane it trims and where its oldest_retained was sent.
+-- Read by the rules that judge reconnects, through detect/facts/reconnect-facts.ts (Evictions):
+-- event-id-regression, foreign-event-id, phantom-event-id, resume-across-state-change, resume-after-end,
+-- silent-fork, silent-reset, silent-truncation.
 SELECT t.id, t.kind, t.session, t.ts_ms AS at_ms, t.stream, s.lane AS stream_lane, t.oldest_retained,
   o.id AS oldest_id, o.lane AS oldest_lane, o.lane_pos AS oldest_pos, o.ts_ms AS oldest_ts, NULL AS reason
 FROM records t

@@ -5,6 +5,8 @@
 -- sequence instead (seed 004). A cross-node resume or attach that mints nothing shows it too (rules.md v2). Lists every later upgrade of that session on that node (and that resume itself).
 -- The first event.replayed of each stream, set apart once: looked up per resume in the session's records, it
 -- walked the session from its start to the stream (a long session logging event.replayed lines: quadratic).
+-- Read by resume-after-end, silent-fork and silent-reset (through detect/facts/served-upgrades.ts), and by the
+-- engine replay (replay/engine-replay.ts: engine-divergence, whatif).
 WITH first_replays AS MATERIALIZED (
   SELECT session, stream, event_id FROM (
     SELECT session, stream, event_id, row_number() OVER (PARTITION BY session, stream ORDER BY ts_ms, id) AS rn

@@ -2,6 +2,9 @@
 -- Server state: retention, counters, emissions, state changes, evictions.
 -- (Sessions with a server record are ruled out first, each by its first such record: counting every
 -- record of every session would read the whole log for the few sessions only a proxy saw.)
+-- Read by the rules that judge reconnects, through detect/facts/proxy-view.ts and reconnect-facts.ts:
+-- event-id-regression, foreign-event-id, phantom-event-id, resume-across-state-change, resume-after-end,
+-- silent-fork, silent-reset, silent-truncation.
 WITH proxy_only AS MATERIALIZED (
   SELECT c.session FROM (SELECT DISTINCT session FROM records WHERE session IS NOT NULL) c
   WHERE NOT EXISTS (SELECT 1 FROM records s WHERE s.session = c.session AND s.origin = 'server' AND s.shadowed = 0 AND s.kind <> 'http')

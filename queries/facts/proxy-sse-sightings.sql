@@ -2,6 +2,9 @@
 -- It is the only emission order such a log shows.
 -- Each sighted session is asked once whether a server logged it: asked per sighting, a session only a proxy
 -- logged was read whole for each of its responses.
+-- Read by the rules that judge reconnects, through detect/facts/proxy-view.ts and reconnect-facts.ts:
+-- event-id-regression, foreign-event-id, phantom-event-id, resume-across-state-change, resume-after-end,
+-- silent-fork, silent-reset, silent-truncation.
 WITH sighted AS MATERIALIZED (
   SELECT h.id, h.ts_ms, h.source_id, h.line, json_extract(h.req_headers, '$."mcp-session-id"') AS session, h.sse_event_ids
   FROM records h

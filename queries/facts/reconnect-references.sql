@@ -5,6 +5,9 @@
 -- Staged (store/queries.ts, queryParts): the served upgrades, the ids they name and where each was placed grow
 -- with the log. As MATERIALIZED CTEs each was an ephemeral b-tree on SQLite's compiled 16 MB page cache (at 3M
 -- lines this one query held ~90 MB of them for the rest of the run); as TEMP tables they live on the run's page budget.
+-- Read by the rules that judge reconnects, through detect/facts/reconnect-facts.ts: event-id-regression,
+-- foreign-event-id, phantom-event-id, resume-across-state-change, resume-after-end, silent-fork, silent-reset,
+-- silent-truncation.
 CREATE TEMP TABLE served AS
 SELECT u.id AS up_id, u.session, u.ts_ms AS up_ts, u.origin, u.node, u.decision, u.last_event_id, u.stream, u.new_stream,
   u.replayed, u.first_replayed, u.replayed_ids, u.new_session, u.reset_signalled,
@@ -59,6 +62,8 @@ FROM ref f JOIN served v ON v.up_id = f.up_id LEFT JOIN incarnations i ON i.crea
 -- reference's. Of the ids not placed in their own incarnation, the earliest emission of each session, and of
 -- those the first two: one of them is another session's. Looked up among the id's emissions, a session that sent
 -- the id most often (one id minted again and again) was stepped over per reference.
+-- What "another session's id" means (rules.md foreign-event-id) is asked too by the engine replay,
+-- facts/foreign-last-event-ids.sql, and by live mode, src/live/context-needs.ts: a change here changes those.
 CREATE TEMP TABLE unplaced_ids AS
 SELECT DISTINCT event_id FROM placed WHERE own_id IS NULL;
 CREATE TEMP TABLE first_senders AS

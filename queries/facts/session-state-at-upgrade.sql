@@ -5,6 +5,7 @@
 -- Staged (store/queries.ts, queryParts): the served upgrades, the lifecycle records and their order per
 -- session grow with the log. As MATERIALIZED CTEs (and `ordered`, read twice, materialized by SQLite) each
 -- was an ephemeral b-tree on SQLite's compiled 16 MB page cache: at 3M lines about 75 MB for this one query.
+-- Read by resume-after-end, silent-fork and silent-reset (through detect/facts/served-upgrades.ts).
 CREATE TEMP TABLE served AS
 SELECT u.* FROM upgrades u
 WHERE u.session IS NOT NULL AND u.status BETWEEN 200 AND 299 AND u.decision IN ('resume', 'attach', 'fresh');

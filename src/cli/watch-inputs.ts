@@ -55,7 +55,7 @@ export class InputTeller {
 }
 
 /** What is at a path now. */
-export function stateOfPath(path: string): PathState {
+function stateOfPath(path: string): PathState {
   try {
     const st = statSync(path);
     return st.isDirectory() ? { kind: 'folder' } : st.isFile() ? { kind: 'file' } : { kind: 'other' };

@@ -154,7 +154,7 @@ function shellWord(path: string): string {
 }
 
 /** The formats to detect with (a --mapping first), and a forced one checked before any file is read. */
-export function inputFormats(opts: InputOptions): IngestOptions {
+function inputFormats(opts: InputOptions): IngestOptions {
   let formats = INPUT_FORMATS;
   if (opts.mapping !== undefined) {
     try {

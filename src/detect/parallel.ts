@@ -21,7 +21,7 @@ import { summarize, type InputSummary } from './summary.js';
 // in catalogue order from both sides' outputs, the same bytes as one thread's.
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
-export const RULES_WORKER_SCRIPT = new URL('./rules-worker.js', import.meta.url);
+const RULES_WORKER_SCRIPT = new URL('./rules-worker.js', import.meta.url);
 
 export interface ThreadOptions {
   /** `auto`: a second thread from SECOND_THREAD_MIN_RECORDS records on; `worker`: always, where it can; `inline`: never. */

@@ -42,7 +42,7 @@ export function noteResponse(inc: Incarnation, event: EmittedEvent, rpcId: strin
 }
 
 /** How a response without an SSE event id reads (2026-07-28 removed them). */
-export const NO_EVENT_ID = '(no event id)';
+const NO_EVENT_ID = '(no event id)';
 
 /**
  * A response `event.sent` without an id (a stateless-era server's): delivered or not on the body its request

@@ -5,7 +5,7 @@
 import type { EngineRecord, Incarnation, ServerRequest } from './types.js';
 
 /** The request's entry, created blank when a lifecycle record comes before its `request.sent`. */
-export function requestEntry(inc: Incarnation, id: string): ServerRequest {
+function requestEntry(inc: Incarnation, id: string): ServerRequest {
   let request = inc.requests.get(id);
   if (!request) {
     request = { id, sent: false, answered: false, cancelled: false, reissued: false, timedOut: false };
@@ -36,7 +36,7 @@ export function noteRequestSent(
 }
 
 /** Sent, and not answered (2xx), cancelled, re-issued or timed out. */
-export function isPending(request: ServerRequest): boolean {
+function isPending(request: ServerRequest): boolean {
   return request.sent && !request.answered && !request.cancelled && !request.reissued && !request.timedOut;
 }
 

@@ -151,7 +151,7 @@ export const WHATIF_SETTINGS = ['retentionMaxAgeMs', 'retentionMaxEvents', 'fenc
 export const WHATIF_BASELINE_SETTINGS = ['orphanWindowMs', 'sharedSessionStore'] as const satisfies readonly SettingName[];
 
 /** 10000 → "10s", 500 → "500ms": how a duration is written in the help and accepted back. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 

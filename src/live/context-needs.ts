@@ -30,6 +30,11 @@ export function contextSessions(db: Db, subjects: string[], needs: ReadonlySet<C
 }
 
 /**
+ * foreign-event-id's question, "another session sent this id before the reconnect, its own had not", asked per
+ * batch (a query file runs over the whole log): its other copies are queries/facts/reconnect-references.sql
+ * (own_id, other_session_id: the rules') and queries/facts/foreign-last-event-ids.sql (the engine replay's).
+ * A change to what "foreign" means (rules.md foreign-event-id) changes all three.
+ *
  * The first and the last other session that emitted an event id a subject's reconnect names, before it,
  * and the first to emit it at all: phantom-event-id takes an id first logged soon after the reconnect for
  * one a node with a clock ahead sent before it (CLOCK_SKEW_ALLOWANCE_MS).
@@ -52,7 +57,8 @@ function eventIdOwners(db: Db, subjects: string[], add: Add): void {
 
 /**
  * The references (reconnectReferences) to an event id their own session had not emitted by then: only
- * for these does who else sent it matter.
+ * for these does who else sent it matter. The own-session test of foreign-event-id's question, copied from
+ * queries/facts/reconnect-references.sql (see eventIdOwners).
  */
 export function unplacedReferences(db: Db, of: string[] | { after: number }): EventIdReference[] {
   const own = db.prepare('SELECT 1 FROM events WHERE event_id = ? AND session = ? AND (ts_ms, id) < (?, ?) LIMIT 1');

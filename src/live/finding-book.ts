@@ -23,7 +23,7 @@ import { severityRank, type Severity } from '../model/severity.js';
 // (a file that merely went quiet holds nothing longer than that).
 
 /** Rules whose findings later lines can withdraw. */
-export const END_OF_LOG_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'end-of-log').map((r) => r.id));
+const END_OF_LOG_RULES: ReadonlySet<string> = new Set(RULES.filter((r) => r.live.settles === 'end-of-log').map((r) => r.id));
 export const DEFAULT_SETTLE_MS = 5_000;
 
 /**
@@ -36,7 +36,7 @@ export const DEFAULT_SETTLE_MS = 5_000;
 const LEFT_SESSION_RETRY = /\) after a new session /;
 
 /** Whether later lines can withdraw this finding: it is announced once it has stood for the settle period. */
-export function withdrawable(f: Pick<Finding, 'rule' | 'message'>): boolean {
+function withdrawable(f: Pick<Finding, 'rule' | 'message'>): boolean {
   return END_OF_LOG_RULES.has(f.rule) || (f.rule === 'duplicate-tool-call' && LEFT_SESSION_RETRY.test(f.message));
 }
 

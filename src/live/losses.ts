@@ -18,7 +18,7 @@ export interface LiveLossesOptions {
 }
 
 /** Live, the losses are read again at most this often. */
-export const LOSS_RECHECK_MS = 5_000;
+const LOSS_RECHECK_MS = 5_000;
 /**
  * Live, a node whose file comes in late looks silent for a moment: a loss other nodes answered (the node that
  * created the sessions logged nothing more) is shown once the log has gone on this long after its last line.

@@ -4,7 +4,7 @@
 export type Json = Record<string, unknown>;
 
 /** log-format.md's four, Google Cloud Logging's `jsonPayload` (a structured line as its export keeps it), and an Elasticsearch hit's `_source` (a line its shipper decoded). */
-export const WRAPPERS = ['mcp', 'data', 'fields', 'attributes', 'jsonPayload', '_source'] as const;
+const WRAPPERS = ['mcp', 'data', 'fields', 'attributes', 'jsonPayload', '_source'] as const;
 
 export function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,7 +44,7 @@ export interface NearMiss {
 type Slots = Slot[] & { near?: NearMiss };
 
 /** A name's case and separators folded away: `LastEventID`, `last-event-id` and `last_event_id` are one. */
-export function foldName(name: string): string {
+function foldName(name: string): string {
   return name.toLowerCase().replace(/[-_. ]/g, '');
 }
 

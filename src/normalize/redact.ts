@@ -91,7 +91,7 @@ const idCache = new Map<string, boolean>();
  * `event_id`, `Last-Event-ID`, `stream`, `stream_id`. Their values are data the analyzer needs,
  * whatever they look like (a session id may be a JWT, the spec says): no shape redacts them.
  */
-export function isResumptionIdName(name: string): boolean {
+function isResumptionIdName(name: string): boolean {
   const hit = idCache.get(name);
   if (hit !== undefined) return hit;
   const w = wordsOf(name);
@@ -110,7 +110,7 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * JSON.stringify and a recursive walk overflow the stack near 5,000): deeper than this the line is
  * not redacted as JSON, and its reader rejects it (redacted as text) instead of losing the file.
  */
-export const MAX_REDACT_DEPTH = 1000;
+const MAX_REDACT_DEPTH = 1000;
 export class TooDeeplyNested extends Error {
   constructor() {
     super(`JSON nested deeper than ${MAX_REDACT_DEPTH.toLocaleString('en-US')} levels: not read (too deep to redact as JSON)`);

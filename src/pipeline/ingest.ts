@@ -99,7 +99,7 @@ function inputBytes(sources: Source[]): number {
 }
 
 /** Input files of WORKER_MIN_BYTES or more: large enough that a second thread pays. */
-export function isLargeInput(sources: Source[]): boolean {
+function isLargeInput(sources: Source[]): boolean {
   return inputBytes(sources) >= WORKER_MIN_BYTES;
 }
 
@@ -111,7 +111,7 @@ export function isLargeInput(sources: Source[]): boolean {
  * too gets the anonymous file, which SQLite puts in the first writable of TMPDIR, /var/tmp, /tmp
  * and the working folder, and is read on one thread: slower, but it runs whatever the input's size.
  */
-export function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
+function oneOffDb(sources: Source[], folder?: ScratchFolder): Db {
   if (isLargeInput(sources)) {
     const own = folder ?? scratchFolderIfAny();
     if (own !== undefined) return openScratchDb({ quotesFromFiles: true, folder: own });

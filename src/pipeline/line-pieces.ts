@@ -18,7 +18,7 @@ const MAX_CHARS_HELD = 64 * 1024 * 1024;
 
 export const PIECES_PAST_END = 'a piece of a longer line split by the container runtime (16 KiB pieces by default): the file ends before its last piece';
 export const PIECES_TOO_FAR = `a piece of a longer line split by the container runtime (16 KiB pieces by default): its last piece is not within the next ${MAX_LINES_HELD.toLocaleString('en-US')} lines or 64 MiB`;
-export const PIECES_TOO_LONG = `a piece of a line split by the container runtime: joined, the line is longer than ${MAX_LINE_BYTES} bytes`;
+const PIECES_TOO_LONG = `a piece of a line split by the container runtime: joined, the line is longer than ${MAX_LINE_BYTES} bytes`;
 
 interface Held {
   line: JoinedLine;
@@ -169,7 +169,7 @@ const TAIL_KEPT = 4096;
  * a part of the redacted line; where a piece began inside a redacted value (its boundary was
  * swallowed by the marker), the piece before it shows the marker and the piece is the marker alone.
  */
-export function redactedPieces(contents: readonly string[]): string[] {
+function redactedPieces(contents: readonly string[]): string[] {
   if (contents.length === 1) return [redactText(contents[0]!)];
   const mark = (i: number) => `\u0000${i}\u0000`;
   const joined = contents.map((c, i) => (i === 0 ? c : mark(i) + c)).join('');

@@ -74,27 +74,27 @@ export interface FollowOptions {
 }
 
 export const STDIN_NAME = '<stdin>';
-export const DEFAULT_POLL_MS = 250;
-export const DEFAULT_DISCOVER_MS = 1000;
+const DEFAULT_POLL_MS = 250;
+const DEFAULT_DISCOVER_MS = 1000;
 /**
  * logrotate's default renames the file, creates a new one, then tells the server to reopen (postrotate): until it
  * does, the server writes on through its open descriptor into the renamed file. That file is read on until it has
  * not grown for this long, and at most ROTATION_DRAIN_MAX_MS: a writer that never reopens its file writes to the
  * rotated one for good, which `analyze` on the folder reads.
  */
-export const ROTATION_GRACE_MS = 2_000;
-export const ROTATION_DRAIN_MAX_MS = 30_000;
+const ROTATION_GRACE_MS = 2_000;
+const ROTATION_DRAIN_MAX_MS = 30_000;
 /**
  * The first bytes of a followed file, read again at each check: copytruncate truncates the file in place, and a
  * writer that writes more than was read before the next check leaves it longer than ever, so its size alone does
  * not tell (GNU tail has the same blind spot). Changed first bytes do.
  */
-export const HEAD_BYTES = 1024;
+const HEAD_BYTES = 1024;
 /** Least time between two discoveries that fs.watch called for: a folder's other files may change often. */
-export const DISCOVER_SOON_MS = 100;
+const DISCOVER_SOON_MS = 100;
 
 /** The source name of a file generation: the path itself, then marked by what replaced the previous one. */
-export function generationName(path: string, generation: number, why: 'rotated' | 'truncated' | null): string {
+function generationName(path: string, generation: number, why: 'rotated' | 'truncated' | null): string {
   return generation === 0 || why === null ? path : `${path} (${why} ${generation})`;
 }
 
@@ -346,7 +346,7 @@ interface OpenFile {
  * At the run's stop, a file that grew this recently is taken as still being written: its unterminated
  * last line may be half a line (a block-buffered writer flushes 4-8 KiB at a time).
  */
-export const STILL_WRITING_MS = 1000;
+const STILL_WRITING_MS = 1000;
 const HALF_WRITTEN = `unterminated at the stop, its file written to within ${STILL_WRITING_MS} ms before: maybe half a line (analyze reads it once the writer is done)`;
 
 /** A file renamed away, read on while its writer may still write to it (how recently it grew: the file's grewAt). */

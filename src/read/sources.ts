@@ -130,7 +130,7 @@ export function whyUnreadable(err: unknown): string {
 }
 
 /** A path that cannot be read: opening it fails with why, so ingest counts it unusable and goes on. */
-export function unreadableSource(path: string, why: string): Source {
+function unreadableSource(path: string, why: string): Source {
   return {
     name: path,
     path,

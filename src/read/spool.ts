@@ -42,7 +42,7 @@ export async function spool(source: Source, path: string, onLines?: (source: str
 }
 
 /** The spool could not be written (a full TMPDIR): the run's failure, never the input's. */
-export class SpoolWriteError extends Error {}
+class SpoolWriteError extends Error {}
 
 function writeChunk(fd: number, chunk: Buffer, name: string, path: string): void {
   try {

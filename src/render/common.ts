@@ -43,7 +43,7 @@ export function sortNotKnowable(items: readonly NotKnowable[] | OrderedNotKnowab
 }
 
 /** Findings grouped by severity (most severe first), then by rule in catalogue order; empty groups left out. */
-export function groupBySeverityAndRule(findings: readonly Finding[]): { severity: Severity; rules: { rule: RuleId; findings: Finding[] }[] }[] {
+function groupBySeverityAndRule(findings: readonly Finding[]): { severity: Severity; rules: { rule: RuleId; findings: Finding[] }[] }[] {
   const sorted = sortFindings(findings);
   return SEVERITIES_DESCENDING.map((severity) => ({
     severity,

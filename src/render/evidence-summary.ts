@@ -42,7 +42,7 @@ export function summarizeLine({ records, more }: LineOfRecords, ctx: SummaryCont
 }
 
 /** A record's kind and its telling fields, without the time: `upgrade resume 200 from 1000 U1→U3 replayed=4`. */
-export function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}, withNode = true): string {
+function summarizeRecord(r: SummaryRecord, ctx: SummaryContext = {}, withNode = true): string {
   const parts: string[] = [r.kind];
   const add = (label: string, v: unknown) => {
     if (v !== null && v !== undefined && v !== '') parts.push(label === '' ? shown(v) : `${label}${label.endsWith(' ') ? '' : '='}${shown(v)}`);

@@ -7,7 +7,7 @@ import { printable } from '../model/printable.js';
 // each format lays them out its own way.
 
 /** Losses shown in full; the rest are counted. */
-export const LOSSES_SHOWN = 5;
+const LOSSES_SHOWN = 5;
 
 export const LOSSES_TITLE = 'Sessions lost without a log line';
 export const LOSSES_INTRO =

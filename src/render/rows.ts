@@ -23,9 +23,9 @@ export interface RowsOptions {
 }
 
 /** Where the table cuts a cell (with …) unless --wide. */
-export const TABLE_CELL = 80;
+const TABLE_CELL = 80;
 
-export const NULL_MARK = '<NULL>';
+const NULL_MARK = '<NULL>';
 
 /** Writes a query's rows as they come, in pieces, so that no answer is ever held whole as one string. */
 export interface RowsWriter {

@@ -18,7 +18,7 @@ export function requestSubject(req: EngineRequest): string {
 }
 
 /** What the server logged: "server resumed S1 from 1101 (200)". */
-export function loggedAnswer(u: LoggedUpgrade, req: EngineRequest): string {
+function loggedAnswer(u: LoggedUpgrade, req: EngineRequest): string {
   const subject = requestSubject(req);
   const status = u.status === undefined ? 'status not logged' : String(u.status);
   if (loggedClass(u) === 'reject') {
@@ -39,7 +39,7 @@ export function loggedAnswer(u: LoggedUpgrade, req: EngineRequest): string {
 }
 
 /** What the engine would do: "reject 409 resumption_unavailable: position_evicted", "resume it, replaying 6 and 7". */
-export function engineAnswer(d: EngineDecision): string {
+function engineAnswer(d: EngineDecision): string {
   switch (d.decision) {
     case 'resume':
       return d.replay.length === 0 ? 'resume it (nothing to replay)' : `resume it, replaying ${plural(d.replay.length, 'event')} (${idList(d.replay)})`;

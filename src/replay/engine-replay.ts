@@ -3,6 +3,7 @@ import type { Db } from '../store/db.js';
 import { at } from '../model/phrasing.js';
 import { compareNumeric, isDigits } from '../model/event-order.js';
 import { loadQuery } from '../store/queries.js';
+import { CLOCK_SKEW_ALLOWANCE_MS } from '../model/thresholds.js';
 import { isAccepted, STORED_RECORD_JSON, storedRow, toEngineRecord, toLoggedUpgrade, type LoggedUpgrade, type StoredRow } from './stored-record.js';
 
 // Replays every session's server records through the embedded engine and
@@ -219,21 +220,9 @@ function withVersion(request: EngineRequest, sessionVersion: string | undefined,
   return { ...request, protocolVersion: version, httpMethod: logged.httpMethod?.toUpperCase() ?? (post ? 'POST' : 'GET') };
 }
 
-/**
- * Upgrades whose Last-Event-ID this session never emitted but another session did before
- * them: the engine cannot see other sessions, the analyzer can.
- */
+/** Upgrades whose Last-Event-ID another session had sent and their own had not (queries/facts/foreign-last-event-ids.sql). */
 function foreignLastEventIds(db: Db): Set<number> {
-  const ids = db
-    .prepare(
-      `SELECT u.id FROM records u
-       WHERE u.kind = 'upgrade' AND u.origin = 'server' AND u.shadowed = 0 AND u.session IS NOT NULL AND u.last_event_id IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM events e WHERE e.session = u.session AND e.event_id = u.last_event_id)
-         AND EXISTS (SELECT 1 FROM events e WHERE e.event_id = u.last_event_id AND e.session <> u.session AND (e.ts_ms, e.id) < (u.ts_ms, u.id))`,
-    )
-    .pluck()
-    .all() as number[];
-  return new Set(ids);
+  return new Set(db.prepare(loadQuery('facts/foreign-last-event-ids')).pluck().all({ clock_skew_allowance_ms: CLOCK_SKEW_ALLOWANCE_MS }) as number[]);
 }
 
 class SessionReplay {

@@ -51,6 +51,6 @@ export function loggedClass(u: LoggedUpgrade): DecisionClass | undefined {
   return u.decision;
 }
 
-export function isSignalledReset(u: LoggedUpgrade): boolean {
+function isSignalledReset(u: LoggedUpgrade): boolean {
   return u.decision === 'fresh' && u.resetSignalled === true && u.newSession !== undefined && u.newSession !== u.session;
 }

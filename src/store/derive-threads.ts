@@ -13,7 +13,7 @@ import type { DeriveWorkerData, FromDeriveWorker, ToDeriveWorker } from './deriv
 // block each other.
 
 /** The worker's script, next to this module once built (dist/); from src/ (vitest) there is none. */
-export const DERIVE_WORKER_SCRIPT = new URL('./derive-worker.js', import.meta.url);
+const DERIVE_WORKER_SCRIPT = new URL('./derive-worker.js', import.meta.url);
 
 export interface DeriveThreadOptions {
   /** `auto`: a worker from SECOND_THREAD_MIN_RECORDS records on; `worker`: always, where it can; `inline`: never. */

@@ -23,7 +23,7 @@ export interface FollowedPrefix {
 }
 
 /** The most of a prefix's first bytes its head hash covers. */
-export const HEAD_CHECK_BYTES = 1024;
+const HEAD_CHECK_BYTES = 1024;
 
 /**
  * Keeps how far a followed source's stored lines go (in the caller's transaction, with those lines): `first` is

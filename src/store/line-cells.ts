@@ -7,7 +7,7 @@ import { PARAMS, RowEncoder, SUB_MS, type Param, type RowShape } from './insert.
 /** What a line became, as the first cell of its cells in a LineBatch. */
 export const IGNORED = 0;
 export const REJECTED = 1;
-export const RECORDS = 2;
+const RECORDS = 2;
 /** A batch line rejected in part: its reason and text as REJECTED's, then its records as RECORDS'. */
 export const REJECTED_IN_PART = 3;
 /** Before a line's cells, where it may come again (normalize/repeated-lines.ts): its key, number and first record's time. */
@@ -17,7 +17,7 @@ export const INHERITING = 5;
 /** An ignored line that was almost a record (NormalizedLine's `hint`): its line and what it almost was. */
 export const IGNORED_HINT = 6;
 /** Cells of each inheriting record after INHERITING's seven: index, spec, otherwise. */
-export const INHERITING_RECORD = 3;
+const INHERITING_RECORD = 3;
 
 /**
  * Normalized lines as the store takes them in bulk: flat cells, not objects,

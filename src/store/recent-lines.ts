@@ -7,7 +7,7 @@ import type { Db } from './db.js';
 // (recent_lines), for a page ingested after the one before it.
 
 /** Lines remembered: a shipper's batch is at most a few thousand lines. */
-export const WINDOW = 16_384;
+const WINDOW = 16_384;
 
 /** Where a remembered line is, and the time of its first record: equal keys of different times are not one line. */
 interface Remembered {

@@ -8,7 +8,7 @@ import type { Db } from './db.js';
 export type ThreadMode = 'auto' | 'worker' | 'inline';
 
 /** From this many records on, a second thread's start (100-150 ms: a thread, its modules, a connection) pays for itself. */
-export const SECOND_THREAD_MIN_RECORDS = 20_000;
+const SECOND_THREAD_MIN_RECORDS = 20_000;
 
 /**
  * Whether a worker thread running `script` may share this database's work: not `inline`, a file

@@ -19,7 +19,7 @@ export interface FittedColumn<K extends string = string> extends ColumnSpec<K> {
   width: number;
 }
 
-export const COLUMN_GAP = 1;
+const COLUMN_GAP = 1;
 
 function minTotal(cols: readonly ColumnSpec[]): number {
   return cols.reduce((w, c) => w + (c.min ?? c.width), 0) + Math.max(0, cols.length - 1) * COLUMN_GAP;

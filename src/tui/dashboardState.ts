@@ -18,7 +18,7 @@ import {
 import { DEFAULT_SORT, nextSort, visibleSessions, type SortOrder } from './selectors.js';
 import { sanitize } from './safe-text.js';
 
-export const PANES = ['feed', 'sessions', 'charts'] as const;
+const PANES = ['feed', 'sessions', 'charts'] as const;
 export type Pane = (typeof PANES)[number];
 
 export interface DetailState {

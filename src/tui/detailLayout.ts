@@ -4,7 +4,7 @@
 import type { SessionDetail } from './view-model.js';
 
 /** Title line and lane header line. */
-export const DETAIL_HEADER_LINES = 2;
+const DETAIL_HEADER_LINES = 2;
 
 export interface DetailLayout {
   timelineRows: number;
@@ -12,7 +12,7 @@ export interface DetailLayout {
 }
 
 /** Lines the findings block wants: a title, then each finding and its evidence lines. */
-export function findingsLinesWanted(detail: SessionDetail): number {
+function findingsLinesWanted(detail: SessionDetail): number {
   if (detail.findings.length === 0) return 0;
   return 1 + detail.findings.reduce((n, f) => n + 1 + f.evidence.length, 0);
 }

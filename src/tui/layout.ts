@@ -21,8 +21,8 @@ export interface Layout {
   panes: Partial<Record<Pane, Rect>>;
 }
 
-export const WIDE_MIN_WIDTH = 140;
-export const WIDE_MIN_HEIGHT = 30;
+const WIDE_MIN_WIDTH = 140;
+const WIDE_MIN_HEIGHT = 30;
 
 export function computeLayout(width: number, height: number, focused: Pane): Layout {
   const w = Math.max(1, Math.floor(width));

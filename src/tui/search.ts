@@ -4,7 +4,7 @@ import { SEVERITIES, severityRank, type Severity } from '../model/severity.js';
 import type { FeedItem, SessionDetail, TimelineRow } from './view-model.js';
 
 /** Severity floors `v` cycles through: everything, then warning and worse, error and worse, critical only. */
-export const SEVERITY_FLOORS: readonly (Severity | null)[] = [null, 'warning', 'error', 'critical'];
+const SEVERITY_FLOORS: readonly (Severity | null)[] = [null, 'warning', 'error', 'critical'];
 
 export function nextFloor(floor: Severity | null): Severity | null {
   const i = SEVERITY_FLOORS.indexOf(floor);

@@ -2,7 +2,7 @@
 // that "row 3" means the same row to both.
 import type { FeedItem, SessionRow } from './view-model.js';
 
-export const SORT_COLUMNS = ['lastSeen', 'findings', 'session', 'state', 'streams', 'replayed', 'reemitted'] as const;
+const SORT_COLUMNS = ['lastSeen', 'findings', 'session', 'state', 'streams', 'replayed', 'reemitted'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 
 export interface SortOrder {
@@ -11,7 +11,7 @@ export interface SortOrder {
 }
 
 /** The direction a column sorts in when first chosen: the most interesting rows on top. */
-export function naturalDescending(column: SortColumn): boolean {
+function naturalDescending(column: SortColumn): boolean {
   return column !== 'session' && column !== 'state';
 }
 
@@ -56,7 +56,7 @@ function compareBy(column: SortColumn, a: SessionRow, b: SessionRow): number {
 }
 
 /** Sorted by the chosen column, ties by session id so the order never flickers between refreshes. */
-export function sortSessions(rows: readonly SessionRow[], sort: SortOrder): SessionRow[] {
+function sortSessions(rows: readonly SessionRow[], sort: SortOrder): SessionRow[] {
   const sign = sort.descending ? -1 : 1;
   return [...rows].sort((a, b) => sign * compareBy(sort.column, a, b) || compareBy('session', a, b));
 }

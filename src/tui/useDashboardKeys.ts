@@ -60,7 +60,7 @@ export interface DashboardView {
   rejected: { start: number; lines: RejectedLine[] } | undefined;
 }
 
-export function toKeyPress(input: string, key: Key): KeyPress {
+function toKeyPress(input: string, key: Key): KeyPress {
   return {
     input,
     up: key.upArrow,

@@ -110,7 +110,7 @@ function callLines(c: CallChange): string[] {
 }
 
 /** "server.ndjson:4, 12, 13; other.ndjson:2", in the order given. */
-export function lineList(refs: LineRef[]): string {
+function lineList(refs: LineRef[]): string {
   const groups: { file: string; lines: number[] }[] = [];
   for (const ref of refs) {
     const last = groups[groups.length - 1];

@@ -529,4 +529,36 @@ describe('explainEngineDivergences', () => {
     const report = await analyzeLines(inverted(2700));
     expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([expect.stringContaining('prior_writer_unfenceable')]);
   });
+
+  // Session B resumes from id 5, which only A had sent by then; B sends 5 itself 1 s later. What "another session's
+  // id" means is foreign-event-id's (queries/facts/foreign-last-event-ids.sql): bounded by the reconnect, except a
+  // send within the clock-skew allowance after it on another node's clock.
+  const foreignThenOwn = (laterNode?: string): LogLine[] => [
+    { ts: at(0), kind: 'session.created', session: 'A', principal: 'alice', node: 'n1' },
+    { ts: at(10), kind: 'stream.opened', session: 'A', stream: 'a1', via: 'get', node: 'n1' },
+    { ts: at(1000), kind: 'event.sent', session: 'A', stream: 'a1', event_id: 5, node: 'n1' },
+    { ts: at(1100), kind: 'session.created', session: 'B', principal: 'alice', node: 'n1' },
+    { ts: at(1110), kind: 'stream.opened', session: 'B', stream: 'b1', via: 'get', node: 'n1' },
+    { ts: at(1500), kind: 'stream.closed', session: 'B', stream: 'b1', reason: 'client', node: 'n1' },
+    { ts: at(2000), kind: 'upgrade', session: 'B', last_event_id: 5, stream: 'b1', new_stream: 'b2', decision: 'resume', status: 200, replayed: 0, node: 'n1' },
+    { ts: at(3000), kind: 'event.sent', session: 'B', stream: 'b2', event_id: 5, node: laterNode ?? 'n1' },
+  ];
+
+  it('takes a Last-Event-ID only another session had sent by the reconnect for foreign, though the session sends it later', async () => {
+    const report = await analyzeLines(foreignThenOwn());
+    expect(findingsOf(report, 'foreign-event-id').map((f) => f.session)).toEqual(['B']);
+    expect(findingsOf(report, RULE).map((f) => f.message)).toEqual([
+      'server resumed B from 5 (200); a correct server would reject 409 resumption_unavailable: foreign_event_id (explained by: foreign-event-id)',
+    ]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE)).toEqual([]);
+  });
+
+  it("takes the session's own send just after, on another node's clock, for its own, as foreign-event-id does", async () => {
+    const report = await analyzeLines(foreignThenOwn('n2'));
+    expect(findingsOf(report, 'foreign-event-id')).toEqual([]);
+    expect(findingsOf(report, RULE)).toEqual([]);
+    expect(report.not_knowable.filter((n) => n.rule === RULE).map((n) => n.reason)).toEqual([
+      expect.stringContaining('clock skew'),
+    ]);
+  });
 });

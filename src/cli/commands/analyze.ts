@@ -55,7 +55,7 @@ export function registerAnalyze(program: Command, io: Io, done: (code: number) =
     .action(async (paths: string[], flags: AnalyzeFlags) => done(await analyze(paths, flags, io)));
 }
 
-export async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): Promise<number> {
+async function analyze(paths: string[], flags: AnalyzeFlags, rawIo: Io): Promise<number> {
   const progress = progressOn(rawIo.errStream ?? { write: () => true }, { quiet: flags.quiet });
   const io = progress.wrap(rawIo);
   const config = loadConfig(flags.config, io, { name: 'analyze', unread: ['retention'] });

@@ -27,7 +27,7 @@ export function registerTui(program: Command, io: Io, done: (code: number) => vo
   cmd.action(async (paths: string[], flags: TuiFlags) => done(await tui(paths, flags, io)));
 }
 
-export async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<number> {
+async function tui(paths: string[], flags: TuiFlags, io: Io): Promise<number> {
   // Ink needs a terminal to draw on and to read keys from; a pipe gets a report instead.
   if (!process.stdout.isTTY || !process.stdin.isTTY || paths.includes('-')) {
     io.err(

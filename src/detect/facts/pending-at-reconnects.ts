@@ -44,7 +44,7 @@ export interface AcceptedReconnect {
  * The requests pending at a moment of the walk, in the order sent, and by lane. Read it during `visit` only:
  * the walk changes it afterwards.
  */
-export class PendingRequests {
+class PendingRequests {
   private readonly all = new Map<number, PendingRequest>();
   /** The pending requests not held by an open POST stream. */
   private readonly loose = new Map<number, PendingRequest>();

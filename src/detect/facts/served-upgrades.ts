@@ -77,7 +77,7 @@ interface Row {
 }
 
 /** Upgrades answered by a node the log shows sharing the session's state with the node that created it. */
-export function sharedStoreUpgrades(db: Db, opts: DetectOptions): Set<number> | 'all' {
+function sharedStoreUpgrades(db: Db, opts: DetectOptions): Set<number> | 'all' {
   if (opts.sharedSessionStore) return 'all';
   return new Set(Array.from(eachQueryRow<{ upgrade_id: number }>(db, 'facts/node-continuations', opts), (r) => r.upgrade_id));
 }

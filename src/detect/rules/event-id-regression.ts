@@ -26,7 +26,7 @@ interface DuplicateRow {
   evidence: string;
 }
 
-export function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
+function judgeEventIdRegressions(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   const forkSeen = new Set<string>();

@@ -28,7 +28,7 @@ interface Row {
 /** How the message of an accepted cursor that was not resolved at all ends (fixed text after every logged value: explain reads it back). */
 const CURSOR_DROPPED = 'the 2xx tells the client its position was honoured, so it cannot tell its cursor was dropped';
 
-export function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): DetectorOutput {
+function judgeEventIdsWithoutSession(db: Db, opts: DetectOptions): DetectorOutput {
   const findings = queryRows<Row>(db, 'rules/event-id-without-session', opts).map((r) => ({
     rule: 'event-id-without-session' as const,
     session: null,

@@ -10,6 +10,10 @@ import { ReconnectFacts } from '../facts/reconnect-facts.js';
 // or another stream lineage than the one resumed: a global or cross-stream
 // replay. The first SSE id a proxy saw is not judged here: it may be a new
 // event rather than a replayed one.
+// Its SQL: queries/facts/reconnect-references.sql (own_id, other_session_id),
+// read through detect/facts/reconnect-facts.ts. The engine replay asks the
+// same question in queries/facts/foreign-last-event-ids.sql, live mode in
+// src/live/context-needs.ts: a change to what "foreign" means changes all three.
 
 interface Foreign {
   ref: EventRef;
@@ -19,7 +23,7 @@ interface Foreign {
   recreatedId?: number;
 }
 
-export function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
+function judgeForeignEventIds(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const r of facts.resumptions) {

@@ -14,7 +14,7 @@ import { eachQueryRow } from '../query-rows.js';
 // the log covers the session from its creation, or where the id is numeric and
 // above every id the session did emit; otherwise it is not knowable.
 
-export function judgePhantomEventIds(facts: ReconnectFacts): DetectorOutput {
+function judgePhantomEventIds(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   // The resumptions no emission places, in order: few, and those of sessions a server logged are asked about at once.

@@ -8,7 +8,7 @@ import { ReconnectFacts } from '../facts/reconnect-facts.js';
 // session.state_changed lies after the event Last-Event-ID and before the
 // upgrade. A replay carries events, not the session state the client missed.
 
-export function judgeResumesAcrossStateChange(facts: ReconnectFacts): DetectorOutput {
+function judgeResumesAcrossStateChange(facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const r of facts.resumptions) {

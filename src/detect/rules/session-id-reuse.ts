@@ -23,7 +23,7 @@ interface Row {
 const where = (node: string | null, incarnation: string | null) =>
   `${node ? ` on node ${node}` : ''}${incarnation ? ` (incarnation ${incarnation})` : ''}`;
 
-export function judgeSessionIdReuse(db: Db, opts: DetectOptions, handOver?: RuleContext['handOver']): DetectorOutput {
+function judgeSessionIdReuse(db: Db, opts: DetectOptions, handOver?: RuleContext['handOver']): DetectorOutput {
   const findings = findingPerRow(eachQueryRow<Row>(db, 'rules/session-id-reuse', opts), (r): RawFinding => ({
     rule: 'session-id-reuse',
     session: r.session,

@@ -11,7 +11,7 @@ import { loadServedUpgrades } from '../facts/served-upgrades.js';
 // shared session store) got 2xx and a session instead of 404/410, without both
 // a new distinct session id and reset_signalled.
 
-export function judgeSilentForks(served: Iterable<ServedUpgrade>, proxyOnly: (session: string) => boolean): DetectorOutput {
+function judgeSilentForks(served: Iterable<ServedUpgrade>, proxyOnly: (session: string) => boolean): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   const nk = (u: ServedUpgrade, reason: string) => notKnowable.push({ rule: 'silent-fork', session: u.session, reason });

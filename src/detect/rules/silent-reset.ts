@@ -19,7 +19,7 @@ interface Unresumable {
   evidence: number[];
 }
 
-export function judgeSilentResets(served: Iterable<ServedUpgrade>, facts: ReconnectFacts): DetectorOutput {
+function judgeSilentResets(served: Iterable<ServedUpgrade>, facts: ReconnectFacts): DetectorOutput {
   const findings: RawFinding[] = [];
   const notKnowable: NotKnowable[] = [];
   for (const u of served) {

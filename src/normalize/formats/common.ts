@@ -6,7 +6,7 @@ import { isCredentialName } from '../redact.js';
 // vary in case and separator from one configuration to the next.
 
 /** nginx writes "-" (or "" under escape=json) for an unset variable, Envoy null or "-". */
-export function isPresent(v: unknown): boolean {
+function isPresent(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '' && v !== '-';
 }
 
@@ -59,7 +59,7 @@ export class KeyIndex {
   }
 }
 
-export function toNumber(v: unknown): number | undefined {
+function toNumber(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v)) return Number(v);
   return undefined;
@@ -71,7 +71,7 @@ export function secondsToMs(v: number | undefined): number | undefined {
 }
 
 /** Headers an access record does not carry into its `http` record at all (the raw line holds them redacted). */
-export function isSecretHeader(name: string): boolean {
+function isSecretHeader(name: string): boolean {
   return isCredentialName(name);
 }
 

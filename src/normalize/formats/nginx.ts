@@ -65,7 +65,7 @@ const MONTHS: Record<string, string> = {
 };
 
 /** `$time_local`: "09/Nov/2026:10:00:00 +0000" → RFC 3339, or the text unchanged (the normalizer then rejects it). */
-export function timeLocalToIso(v: string): string {
+function timeLocalToIso(v: string): string {
   const m = /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}:\d{2}:\d{2}) ([+-]\d{2})(\d{2})$/.exec(v);
   const month = m ? MONTHS[m[2]!] : undefined;
   return m && month ? `${m[3]}-${month}-${m[1]}T${m[4]}${m[5]}:${m[6]}` : v;

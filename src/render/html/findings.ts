@@ -21,7 +21,7 @@ export const DEFAULT_PAGE_SIZE = 20;
  */
 export const DEFAULT_HTML_MAX_FINDINGS = 1000;
 /** An evidence line longer than this is cut: the report links file:line for the whole. */
-export const MAX_LINE_CHARS = 1000;
+const MAX_LINE_CHARS = 1000;
 
 /** The evidence lines of all findings, each stored once: findings of one upgrade share most of them. */
 export class LineTable {

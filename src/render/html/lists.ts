@@ -5,7 +5,7 @@ import { counted } from './words.js';
 import { text } from './escape.js';
 import type { RejectedLineView } from './options.js';
 
-export const MAX_REJECTED_SHOWN = 200;
+const MAX_REJECTED_SHOWN = 200;
 const MAX_SESSIONS_LISTED = 200;
 const FOLD_NOT_KNOWABLE_OVER = 8;
 const REJECTED_CHARS = 300;

@@ -14,7 +14,7 @@ import { swimlaneSvg, type Mark, type Row } from './swimlane.js';
 // with its evidence and its structure (upgrades, streams, requests) first,
 // and the rest is counted with the command that shows it whole.
 
-export const MAX_TIMELINES = 12;
+const MAX_TIMELINES = 12;
 export const MAX_ROWS = 160;
 
 /** Records that carry a session's structure; plain events are drawn only when there is room. */

@@ -19,7 +19,7 @@ export interface ChartsProps {
  */
 type Glyphs = NonNullable<asciichart.PlotConfig['symbols']>;
 
-export const GLYPHS: Record<'light' | 'heavy' | 'double' | 'dashed', Glyphs> = {
+const GLYPHS: Record<'light' | 'heavy' | 'double' | 'dashed', Glyphs> = {
   light: ['┼', '┤', '╶', '╴', '─', '╰', '╭', '╮', '╯', '│'],
   heavy: ['┼', '┤', '╺', '╸', '━', '┗', '┏', '┓', '┛', '┃'],
   double: ['┼', '┤', '╞', '╡', '═', '╚', '╔', '╗', '╝', '║'],
@@ -67,7 +67,7 @@ const MIN_PLOT_ROWS = 2;
  * Counts have whole-number ticks: the top of the axis is raised to a multiple of the
  * number of steps, so every tick asciichart draws (top * i / steps) is an integer.
  */
-export function countAxis(max: number, plotLines: number): { steps: number; top: number; format: (x: number) => string } {
+function countAxis(max: number, plotLines: number): { steps: number; top: number; format: (x: number) => string } {
   const wanted = Math.max(1, plotLines - 1);
   // Fewer rows than steps for a small maximum: 0..3 on three rows, not 0, 0.6, 1.2 …
   const steps = Math.max(1, Math.min(wanted, Math.ceil(max)));
@@ -156,7 +156,7 @@ function joined(parts: readonly Segment[][], gap: string): Segment[] {
  * The chart's title and legend on one line when it fits: the time span is dropped first, then the
  * legend is drawn tighter; else it wraps between items, so that a narrow pane keeps every series' name.
  */
-export function legendRows(spec: ChartSpec, span: string, width: number): Segment[][] {
+function legendRows(spec: ChartSpec, span: string, width: number): Segment[][] {
   const title: Segment[] = [{ text: spec.title, bold: true }];
   const items = spec.lines.map((l) => legendItem(l, 2));
   const spanItem: Segment[] = [{ text: span, dim: true }];

@@ -25,7 +25,7 @@ const MIN_LANE_WIDTH = 14;
 const MAX_REF_WIDTH = 28;
 const LANE_SEPARATOR = '│';
 
-export function formatRef(ref: { file: string; line: number }): string {
+function formatRef(ref: { file: string; line: number }): string {
   return `${ref.file}:${ref.line}`;
 }
 
@@ -70,7 +70,7 @@ function headerSegments(grid: LaneGrid): Segment[] {
 }
 
 // Inside a lane the stream is implied, so "stream.opened" reads as "opened"; lanes are narrow.
-export function laneKind(kind: string): string {
+function laneKind(kind: string): string {
   if (kind.startsWith('stream.') || kind.startsWith('event.')) return kind.slice(kind.indexOf('.') + 1);
   if (kind.startsWith('request.')) return `req.${kind.slice('request.'.length)}`;
   return kind;

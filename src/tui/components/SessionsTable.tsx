@@ -42,7 +42,7 @@ const SORT_LABELS: Record<SortColumn, string> = {
 };
 
 /** "5 → resume 200": the Last-Event-ID presented, the decision, the status. ∅ when no Last-Event-ID. */
-export function formatTriple(t: DecisionTriple | null): string {
+function formatTriple(t: DecisionTriple | null): string {
   if (!t) return '—';
   return `${t.lastEventId ?? '∅'} → ${t.decision}${t.status === undefined ? '' : ` ${t.status}`}`;
 }

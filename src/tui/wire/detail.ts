@@ -30,7 +30,7 @@ export function detailLoader(db: Db, book: FindingBook, opts: DetailLoaderOption
   };
 }
 
-export function buildDetail(
+function buildDetail(
   db: Db,
   session: string,
   findings: Finding[],

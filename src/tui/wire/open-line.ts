@@ -28,7 +28,7 @@ export interface LineOpenerOptions {
 }
 
 /** Lines either side of the target written to a context file. */
-export const CONTEXT_LINES = 20;
+const CONTEXT_LINES = 20;
 
 /** The program and its arguments that show `file` at `line`: $VISUAL or $EDITOR as `+LINE file`, else $PAGER (less: `+LINEg`). */
 export function viewerCommand(env: NodeJS.ProcessEnv, file: string, line: number): { command: string; args: string[] } {
@@ -93,7 +93,7 @@ export function storedContext(db: Db, ref: LineRef, around = CONTEXT_LINES): { l
  * Writes what the store holds around the line to a file, each line prefixed with its line
  * number in the log; returns the file and where the target line is in it, or why not.
  */
-export function writeContext(db: Db, ref: LineRef, dir: string): { file: string; line: number } | string {
+function writeContext(db: Db, ref: LineRef, dir: string): { file: string; line: number } | string {
   const lines = storedContext(db, ref);
   const at = lines.findIndex((l) => l.line === ref.line);
   if (at < 0) return `${ref.file}:${ref.line} cannot be opened: the file is not on disk and the store keeps no text for that line`;

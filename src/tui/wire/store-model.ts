@@ -2,6 +2,7 @@ import { findingIdentity } from '../../findings/identity.js';
 import type { FindingBook } from '../../live/finding-book.js';
 import { isoTime } from '../../model/phrasing.js';
 import type { Db } from '../../store/db.js';
+import { loadQuery } from '../../store/queries.js';
 import { LiveLosses } from '../../live/losses.js';
 import { formatRate } from '../safe-text.js';
 import { toFeedItem, type DashboardModel, type LossNotice, type SessionRow, type SessionState, type SourceEvent } from '../view-model.js';
@@ -63,13 +64,10 @@ export class DashboardModelSource {
       newSessions: db.prepare("SELECT session FROM records WHERE id > ? AND +session IS NOT NULL AND kind <> 'http'").pluck(),
       lastSeen: db.prepare('SELECT max(ts_ms) FROM records WHERE session = ? AND shadowed = 0').pluck(),
       streams: db.prepare('SELECT count(*) FROM streams WHERE session = ?').pluck(),
-      lastUpgrade: db.prepare(
-        "SELECT last_event_id, decision, status FROM records WHERE session = ? AND +kind = 'upgrade' AND shadowed = 0 ORDER BY ts_ms DESC, id DESC LIMIT 1",
-      ),
-      counters: db.prepare(
-        "SELECT coalesce(sum(replayed), 0) AS replayed, coalesce(sum(reemitted), 0) AS reemitted FROM records WHERE session = ? AND +kind = 'upgrade' AND shadowed = 0",
-      ),
-      incarnations: db.prepare('SELECT count(*) AS n, (SELECT ended_ts IS NOT NULL FROM incarnations WHERE session = ? ORDER BY created_ts DESC, created_id DESC LIMIT 1) AS ended FROM incarnations WHERE session = ?'),
+      // A session row's report questions, in queries/reports/ (session-*.sql), with :session.
+      lastUpgrade: db.prepare(loadQuery('reports/session-last-upgrade')),
+      counters: db.prepare(loadQuery('reports/session-replay-counters')),
+      incarnations: db.prepare(loadQuery('reports/session-incarnations')),
       endRecord: db.prepare("SELECT 1 FROM records WHERE session = ? AND +kind IN ('session.terminated', 'session.evicted') AND shadowed = 0 LIMIT 1").pluck(),
     };
   }
@@ -153,9 +151,9 @@ export class DashboardModelSource {
   }
 
   private readRow(session: string): void {
-    const up = this.q.lastUpgrade.get(session) as { last_event_id: string | null; decision: string; status: number | null } | undefined;
-    const counters = this.q.counters.get(session) as { replayed: number; reemitted: number };
-    const inc = this.q.incarnations.get(session, session) as { n: number; ended: number | null };
+    const up = this.q.lastUpgrade.get({ session }) as { last_event_id: string | null; decision: string; status: number | null } | undefined;
+    const counters = this.q.counters.get({ session }) as { replayed: number; reemitted: number };
+    const inc = this.q.incarnations.get({ session }) as { n: number; ended: number | null };
     const lastSeen = this.q.lastSeen.get(session) as number | null;
     if (lastSeen === null) {
       this.rows.delete(session);
