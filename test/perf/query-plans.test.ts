@@ -89,8 +89,14 @@ function isQuadratic(detail: string): boolean {
 
 function params(sql: string): Record<string, unknown> {
   // engine-divergence passes the sessions it asks about as a JSON array of ids, and the positions as [session, id, ms];
-  // the dashboard's session rows (reports/session-*.sql) ask of one session
-  return queryParams(sql, DEFAULT_DETECT_OPTIONS, { sessions: JSON.stringify(['s-1', 's-2']), asked: JSON.stringify([['s-1', '7', 1000]]), session: 's-1' });
+  // the dashboard's session rows (reports/session-*.sql) ask of one session; silent-truncation asks of its replay
+  // windows as [session, lane, first position, last position]
+  return queryParams(sql, DEFAULT_DETECT_OPTIONS, {
+    sessions: JSON.stringify(['s-1', 's-2']),
+    asked: JSON.stringify([['s-1', '7', 1000]]),
+    session: 's-1',
+    windows: JSON.stringify([['s-1', 'g1', 1, 5]]),
+  });
 }
 
 function planOf(db: Db, sql: string): PlanRow[] {

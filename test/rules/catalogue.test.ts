@@ -24,7 +24,7 @@ describe('the rule catalogue', () => {
     expect(missing).toEqual([]);
     // A rule renamed or removed must not leave its test behind, passing on its own; the suites across rules are named here.
     const ids = new Set<string>(RULES.map((r) => r.id));
-    const acrossRules = ['catalogue', 'evidence-claims', 'polling', 'realtraffic-wording', 'stale-session-ids'];
+    const acrossRules = ['catalogue', 'evidence-claims', 'fact-headers', 'polling', 'realtraffic-wording', 'stale-session-ids'];
     const orphans = readdirSync(root('test/rules')).filter((f) => f.endsWith('.test.ts')).map((f) => f.slice(0, -'.test.ts'.length));
     // A rule's tests may be split by aspect: `<rule-id>-<aspect>.test.ts` sits beside `<rule-id>.test.ts`.
     const ofRule = (n: string) => ids.has(n) || [...ids].some((id) => n.startsWith(`${id}-`));
