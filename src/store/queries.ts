@@ -53,6 +53,22 @@ export function listQueries(): NamedQuery[] {
 }
 
 /**
+ * The facts files whose header (the leading comment lines) names `rule`: the questions a rule judged in
+ * its module asks (test/rules/fact-headers.test.ts keeps every header naming the rules that read it).
+ */
+export function factsNaming(rule: string): string[] {
+  const word = new RegExp(`(^|[^a-z0-9-])${rule}($|[^a-z0-9-])`);
+  return listQueries()
+    .filter((q) => q.folder === 'facts')
+    .filter((q) => {
+      const lines = loadQuery(`facts/${q.name}`).split('\n');
+      const end = lines.findIndex((l) => !l.startsWith('--'));
+      return word.test(lines.slice(0, end === -1 ? lines.length : end).join('\n'));
+    })
+    .map((q) => `facts/${q.name}`);
+}
+
+/**
  * A query file's statements. Most files are one SELECT. A query whose
  * intermediate results grow with the log builds them first, as TEMP tables
  * (`CREATE TEMP TABLE name AS …;` and their `CREATE INDEX temp.… ON name (…);`),

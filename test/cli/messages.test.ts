@@ -69,4 +69,19 @@ describe('query with a misspelled query name', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--list/);
   });
+
+  it('points a rule judged in its module (no rules/<id>.sql) at its module and the facts it asks', async () => {
+    const r = await cli('query', 'resume-after-end', 'samples/clean.ndjson');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('"resume-after-end" is a rule judged in its module (src/detect/rules/resume-after-end.ts)');
+    // The fact whose header names it: the session's state at each upgrade.
+    expect(r.err).toContain('facts/session-state-at-upgrade');
+    expect(r.err).toContain('resumescope explain resume-after-end');
+  });
+
+  it('near miss: a rule with its own SQL runs it, and a word that is no rule is no named query', async () => {
+    expect((await cli('query', 'dual-writer', 'samples/clean.ndjson')).code).toBe(0);
+    const r = await cli('query', 'resume-after-ends', 'samples/clean.ndjson');
+    expect(r.err).toContain('no named query "resume-after-ends"');
+  });
 });

@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { DEFAULT_DETECT_OPTIONS, type DetectOptions } from '../../detect/types.js';
-import { listQueries, loadQuery, queryParts, queryPath } from '../../store/queries.js';
+import { factsNaming, listQueries, loadQuery, queryParts, queryPath } from '../../store/queries.js';
+import { isRuleId } from '../../detect/rules/index.js';
 import { derive } from '../../pipeline/derived.js';
 import { refreshStatistics } from '../../store/statistics.js';
 import { isLocked, type Db } from '../../store/db.js';
@@ -53,6 +54,15 @@ export function registerQuery(program: Command, io: Io, done: (code: number) => 
       const named = queryPath(sql) !== undefined;
       // A bare word is a query name, never SQL: say so rather than report a syntax error.
       if (!named && /^[a-z0-9][a-z0-9-]*$/i.test(sql) && !/^(select|with|values|explain|pragma)$/i.test(sql)) {
+        // A rule judged in its module has no rules/<id>.sql: point at the questions it asks.
+        if (isRuleId(sql)) {
+          const facts = factsNaming(sql);
+          throw new UsageError(
+            `"${sql}" is a rule judged in its module (src/detect/rules/${sql}.ts), not one query` +
+              (facts.length > 0 ? `; the questions it asks are ${facts.join(', ')} (resumescope query --list shows those that run by name)` : '') +
+              `; its findings: resumescope analyze --rule ${sql}, or resumescope explain ${sql}`,
+          );
+        }
         throw new UsageError(`no named query "${sql}" (see resumescope query --list)`);
       }
       const text = named ? loadQuery(sql) : sql;
