@@ -182,7 +182,7 @@ function visitSessionlessUpgrades(db: Db, visit: (p: UpgradePoint) => void, vers
       const upgrade = toLoggedUpgrade(row);
       // An initialize selects the legacy revision it negotiated: its session's, which the request may not log.
       const minted = upgrade.newSession === undefined ? undefined : versions.get(upgrade.newSession);
-      const request = withVersion(requestFromUpgrade(upgrade.record), minted, upgrade, minted !== undefined);
+      const request = withVersion(requestFromUpgrade(upgrade.record), minted, upgrade, upgrade.newSession !== undefined);
       visit({ upgrade, request, state: undefined, recordIdAt: () => undefined, createdRecordId: () => undefined, unknowable: upstreamFailure(upgrade) });
     }
     if (rows.length < PAGE) break;
@@ -212,12 +212,25 @@ function sessionVersions(db: Db): Map<string, string> {
  * revision ignores, changes neither.
  */
 function withVersion(request: EngineRequest, sessionVersion: string | undefined, logged: Pick<LoggedUpgrade, 'httpMethod' | 'newSession'>, sessionFirst = false): EngineRequest {
-  const version = sessionFirst ? (sessionVersion ?? request.protocolVersion) : (request.protocolVersion ?? sessionVersion);
-  if (version === undefined) return request;
+  const version = sessionFirst ? (sessionVersion ?? mintedAt(request)) : (request.protocolVersion ?? sessionVersion);
+  if (version === undefined) {
+    const { protocolVersion: _asked, ...unversioned } = request;
+    return unversioned;
+  }
   const revision = revisionOf(version);
   if (request.httpMethod !== undefined || revision === undefined || REVISION_RULES[revision].getStream) return { ...request, protocolVersion: version };
   const post = request.lastEventId !== null || logged.newSession !== undefined || request.isInitialize === true;
   return { ...request, protocolVersion: version, httpMethod: logged.httpMethod?.toUpperCase() ?? (post ? 'POST' : 'GET') };
+}
+
+/**
+ * The version a mint's request logs, where it can be the one it was answered at: an initialize that minted a
+ * session was answered by a revision that has initialize and sessions, so a version without them (2026-07-28,
+ * which a dual-era client asks for first) is the one it asked for and says nothing (the session_versions view).
+ */
+function mintedAt(request: EngineRequest): string | undefined {
+  const revision = request.protocolVersion === undefined ? undefined : revisionOf(request.protocolVersion);
+  return request.isInitialize === true && revision !== undefined && !REVISION_RULES[revision].sessions ? undefined : request.protocolVersion;
 }
 
 /** Upgrades whose Last-Event-ID another session had sent and their own had not (queries/facts/foreign-last-event-ids.sql). */

@@ -70,13 +70,17 @@ describe(RULE, () => {
     expect(findingsOf(mintOnly, RULE)).toEqual([]);
     expect(mintOnly.summary.protocol_versions).toEqual({ unknown: 1 });
     const report = await analyzeLines(dualEraLegacySession(undefined));
-    expect(report.findings.filter((f) => f.severity !== 'info').map((f) => f.rule)).toEqual([]);
+    // Nor does the engine replay judge the initialize at the 2026-07-28 it asked for (a 400 there): no finding at all.
+    expect(report.findings.map((f) => f.rule)).toEqual([]);
+    expect(mintOnly.findings.map((f) => f.rule)).toEqual([]);
     expect(report.summary.protocol_versions).toEqual({ unknown: 1 });
   });
 
   it('the same legacy life fires where the server logged its session created at 2026-07-28', async () => {
     const report = await analyzeLines(dualEraLegacySession('2026-07-28'));
     expect(findingsOf(report, RULE).map((f) => evidenceLines(f))).toEqual([[1, 2]]);
+    // and the engine replay judges the initialize at its session's 2026-07-28: no initialize there
+    expect(findingsOf(report, 'engine-divergence').map((f) => f.message).join('\n')).toContain('initialize_unsupported');
     // the resumption logs no version: the line that shows its session's is cited with it
     const [replay] = findingsOf(report, 'replay-in-stateless-era');
     expect(evidenceLines(replay!)).toEqual([2, 7]);
