@@ -31,7 +31,8 @@ export interface DeriveThreadOptions {
  */
 export async function deriveOnTwoThreads(db: Db, opts: DeriveThreadOptions = {}): Promise<number> {
   const dirty = dirtySessions(db);
-  if (dirty === 0) return 0;
+  // Nothing to fold; what is left (session-less lines to pair) is done on this thread.
+  if (dirty === 0) return deriveTimeline(db);
   const script = opts.script ?? DERIVE_WORKER_SCRIPT;
   if (!secondThreadCan(db, opts.threads ?? 'auto', script, { writing: true })) return deriveTimeline(db);
   // Committed first: the worker reads what is committed, and proxy lines a server line shadows are not folded.

@@ -17,7 +17,12 @@ const DIRTY = 'SELECT session FROM dirty_sessions';
 
 export function deriveTimeline(db: Db): number {
   const dirty = dirtySessions(db);
-  if (dirty === 0) return 0;
+  if (dirty === 0) {
+    // Records without a session make no session dirty, yet a proxy's and a server's of one request pair all the
+    // same: a log of session-less lines alone (a 2026-07-28 deployment's) must pair them as one with a session does.
+    if (!db.readonly && sessionlessPairPending(db)) db.transaction(() => shadowProxyDuplicates(db))();
+    return 0;
+  }
   const garbage = new SoloFoldGarbage();
   db.transaction(() => {
     shadowProxyDuplicates(db);
@@ -167,3 +172,23 @@ export function shadowProxyDuplicates(db: Db): void {
 
 /** How far apart a proxy's and a server's clocks and log points may put one request. */
 export const PAIRING_SLACK_MS = 1000;
+
+/**
+ * Whether a session-less proxy line not yet set aside has a session-less server record of its kind in its time
+ * range: a superset of what shadowProxyDuplicates pairs, asked (both sides through records_session's
+ * session IS NULL) before it is run where no session is dirty.
+ */
+function sessionlessPairPending(db: Db): boolean {
+  return (
+    db
+      .prepare(
+        `SELECT 1 FROM records p
+         WHERE p.session IS NULL AND p.origin = 'proxy' AND p.shadowed = 0 AND p.kind IN ('upgrade', 'session.created', 'call', 'request.answered')
+           AND EXISTS (SELECT 1 FROM records s
+             WHERE s.session IS NULL AND s.kind = p.kind AND s.origin = 'server' AND s.shadowed = 0
+               AND s.ts_ms BETWEEN p.ts_ms - ${PAIRING_SLACK_MS} AND p.ts_ms + COALESCE(p.duration_ms, 0) + ${PAIRING_SLACK_MS})
+         LIMIT 1`,
+      )
+      .get() !== undefined
+  );
+}

@@ -206,11 +206,11 @@ describe('a request logged by both proxy and server', () => {
   // A reviewer's log (min-eiws-268): a session-less resume the server logged 149 ms before the proxy's line of a
   // GET with the same Last-Event-ID and no session. Proxy and server clocks differ, so the window runs both ways,
   // and no session on either side is the same session: one request, as README ("One request in both…") says.
-  // The pairing runs with the derive of the sessions a load touched, so the log has one (S1's stream), as that
-  // log had: a log of session-less lines alone is not paired (a known gap).
-  const sessionless = (serverMs: number, lastEventId: number) => ({
+  // That log also had S1's stream; a log of session-less lines alone (a 2026-07-28 deployment's) pairs the same:
+  // no session is dirty there, and the pairing once ran only with the derive of the sessions a load touched.
+  const sessionless = (serverMs: number, lastEventId: number, withSession = true) => ({
     'server.ndjson': [
-      { ts: new Date(T0_MS - 900).toISOString(), kind: 'stream.opened', session: 'S1', stream: 'st9', via: 'post' },
+      ...(withSession ? [{ ts: new Date(T0_MS - 900).toISOString(), kind: 'stream.opened', session: 'S1', stream: 'st9', via: 'post' }] : []),
       { ts: new Date(T0_MS + serverMs).toISOString(), kind: 'upgrade', session: null, last_event_id: lastEventId, new_stream: 'st10', decision: 'resume', status: 200, replayed: 0 },
     ],
     'proxy.ndjson': [{ ts: T0, kind: 'http', method: 'GET', path: '/mcp', status: 200, duration_ms: 30, req_headers: { 'last-event-id': '58', accept: 'text/event-stream' }, resp_headers: SSE, node: 'proxy' }],
@@ -219,6 +219,14 @@ describe('a request logged by both proxy and server', () => {
   it('without a shared req or a session, is the session-less server record of its Last-Event-ID within a second either side', async () => {
     const { db } = await ingestFiles(sessionless(-149, 58));
     expect(rows(db, 'SELECT origin FROM upgrades')).toEqual([{ origin: 'server' }]);
+  });
+
+  it('pairs them in a log of session-less lines alone, as beside a session', async () => {
+    const { db } = await ingestFiles(sessionless(-149, 58, false));
+    expect(rows(db, 'SELECT origin FROM upgrades')).toEqual([{ origin: 'server' }]);
+    // near miss: another Last-Event-ID is another request there too
+    const other = await ingestFiles(sessionless(-149, 57, false));
+    expect(rows(other.db, 'SELECT origin FROM upgrades ORDER BY origin')).toEqual([{ origin: 'proxy' }, { origin: 'server' }]);
   });
 
   it('near misses: a session-less server record more than a second before, or of another Last-Event-ID, is another request', async () => {
