@@ -52,19 +52,25 @@ export function listQueries(): NamedQuery[] {
   );
 }
 
+/** The leading comment lines of a query file: what it asks, and (a facts file) the rules that read it. */
+export function queryHeader(name: string): string {
+  const lines = loadQuery(name).split('\n');
+  const end = lines.findIndex((l) => !l.startsWith('--'));
+  return lines.slice(0, end === -1 ? lines.length : end).join('\n');
+}
+
+/** Whether a query's header names `rule` (a whole id: dual-writer is not named by dual-writer-exemptions). */
+export function headerNames(header: string, rule: string): boolean {
+  return new RegExp(`(?<![\\w-])${rule}(?![\\w-])`).test(header);
+}
+
 /**
- * The facts files whose header (the leading comment lines) names `rule`: the questions a rule judged in
- * its module asks (test/rules/fact-headers.test.ts keeps every header naming the rules that read it).
+ * The facts files whose header names `rule`: the questions a rule judged in its module asks
+ * (test/rules/fact-headers.test.ts keeps every header naming the rules that read it).
  */
 export function factsNaming(rule: string): string[] {
-  const word = new RegExp(`(^|[^a-z0-9-])${rule}($|[^a-z0-9-])`);
   return listQueries()
-    .filter((q) => q.folder === 'facts')
-    .filter((q) => {
-      const lines = loadQuery(`facts/${q.name}`).split('\n');
-      const end = lines.findIndex((l) => !l.startsWith('--'));
-      return word.test(lines.slice(0, end === -1 ? lines.length : end).join('\n'));
-    })
+    .filter((q) => q.folder === 'facts' && headerNames(queryHeader(`facts/${q.name}`), rule))
     .map((q) => `facts/${q.name}`);
 }
 

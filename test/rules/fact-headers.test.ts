@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { headerNames, queryHeader } from '../../src/store/queries.js';
 
 // README "Adding a rule": a rule's SQL is queries/rules/<id>.sql, and the other questions it asks are
 // queries/facts/*.sql "whose header names the rule". Which facts a rule reads is derived from the code: the
@@ -40,15 +41,6 @@ function factsReadBy(rule: string): Set<string> {
   return facts;
 }
 
-/** The leading comment lines of a query file: what it asks and who reads it. */
-function header(name: string): string {
-  const lines = readFileSync(join(FACTS_DIR, `${name}.sql`), 'utf8').split('\n');
-  const end = lines.findIndex((l) => !l.startsWith('--'));
-  return lines.slice(0, end === -1 ? lines.length : end).join('\n');
-}
-
-const names = (text: string, id: string) => new RegExp(`(?<![\\w-])${id}(?![\\w-])`).test(text);
-
 const rules = readdirSync(RULES_DIR)
   .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
   .map((f) => ({ id: f.slice(0, -3), file: join(RULES_DIR, f) }));
@@ -63,7 +55,7 @@ describe('queries/facts headers', () => {
   });
 
   it.each(rules)('$id: every facts file it reads names it in its header', ({ id, file }) => {
-    const unnamed = [...factsReadBy(file)].filter((fact) => !names(header(fact), id));
+    const unnamed = [...factsReadBy(file)].filter((fact) => !headerNames(queryHeader(`facts/${fact}`), id));
     expect(unnamed, `queries/facts/<name>.sql headers that do not name ${id}`).toEqual([]);
   });
 
